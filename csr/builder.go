@@ -1,0 +1,211 @@
+package csr
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// maxIDs bounds node and edge counts so that ids fit in uint32.
+const maxIDs = math.MaxUint32
+
+// Builder collects an edge stream and produces a Graph. The zero value is not
+// usable; call NewBuilder. A Builder is not safe for concurrent use.
+type Builder struct {
+	directed bool
+
+	ids   map[string]uint32
+	names []string
+
+	src, dst []uint32
+	weight   []float64
+	channel  []uint32
+	relation []uint32
+
+	channelIDs   map[string]uint32
+	channels     []string
+	relationIDs  map[string]uint32
+	relations    []string
+	hasRelations bool
+}
+
+// NewBuilder returns an empty builder for a directed or undirected graph.
+func NewBuilder(directed bool) *Builder {
+	return &Builder{
+		directed:    directed,
+		ids:         make(map[string]uint32),
+		channelIDs:  make(map[string]uint32),
+		relationIDs: make(map[string]uint32),
+	}
+}
+
+// NumNodes returns the number of nodes added so far.
+func (b *Builder) NumNodes() int { return len(b.names) }
+
+// NumEdges returns the number of edges added so far.
+func (b *Builder) NumEdges() int { return len(b.src) }
+
+// AddNode returns the id of the named node, creating it if it is new. Use it
+// for nodes without edges, or to fix the id order before streaming edges.
+func (b *Builder) AddNode(name string) (uint32, error) {
+	if name == "" {
+		return 0, errors.New("csr: node name is empty")
+	}
+	if id, ok := b.ids[name]; ok {
+		return id, nil
+	}
+	if len(b.names) >= maxIDs {
+		return 0, fmt.Errorf("csr: more than %d nodes", maxIDs)
+	}
+	id := uint32(len(b.names))
+	b.ids[name] = id
+	b.names = append(b.names, name)
+	return id, nil
+}
+
+// Input is one edge of a stream, by node names. An empty Channel means
+// DefaultChannel; an empty Relation means none.
+type Input struct {
+	Src, Dst string
+	Weight   float64
+	Channel  string
+	Relation string
+}
+
+// AddEdge appends an edge and returns its id. The source is named (and so
+// numbered) before the destination. The weight must be finite and
+// non-negative; on error nothing is added.
+func (b *Builder) AddEdge(in Input) (uint32, error) {
+	e := len(b.src)
+	if math.IsNaN(in.Weight) || math.IsInf(in.Weight, 0) || in.Weight < 0 {
+		return 0, fmt.Errorf("csr: edge %d (%s -> %s): weight %v, want finite and non-negative", e, in.Src, in.Dst, in.Weight)
+	}
+	if in.Src == "" || in.Dst == "" {
+		return 0, fmt.Errorf("csr: edge %d: empty node name", e)
+	}
+	if e >= maxIDs {
+		return 0, fmt.Errorf("csr: more than %d edges", maxIDs)
+	}
+	// Check capacity for new names before creating either, so a failure adds nothing.
+	_, srcKnown := b.ids[in.Src]
+	_, dstKnown := b.ids[in.Dst]
+	fresh := 0
+	if !srcKnown {
+		fresh++
+	}
+	if !dstKnown && in.Dst != in.Src {
+		fresh++
+	}
+	if len(b.names)+fresh > maxIDs {
+		return 0, fmt.Errorf("csr: edge %d: more than %d nodes", e, maxIDs)
+	}
+	s, _ := b.AddNode(in.Src)
+	d, _ := b.AddNode(in.Dst)
+	channel := in.Channel
+	if channel == "" {
+		channel = DefaultChannel
+	}
+	b.src = append(b.src, s)
+	b.dst = append(b.dst, d)
+	b.weight = append(b.weight, in.Weight)
+	b.channel = append(b.channel, intern(channel, b.channelIDs, &b.channels))
+	if in.Relation != "" && !b.hasRelations {
+		b.hasRelations = true
+		b.relation = make([]uint32, e, cap(b.src))
+		b.relations = append(b.relations, "") // index 0: no relation
+		b.relationIDs[""] = 0
+	}
+	if b.hasRelations {
+		b.relation = append(b.relation, intern(in.Relation, b.relationIDs, &b.relations))
+	}
+	return uint32(e), nil
+}
+
+func intern(s string, ids map[string]uint32, list *[]string) uint32 {
+	if id, ok := ids[s]; ok {
+		return id
+	}
+	id := uint32(len(*list))
+	ids[s] = id
+	*list = append(*list, s)
+	return id
+}
+
+// Build returns the snapshot. The builder may not be used afterwards (the
+// snapshot takes over its arrays).
+func (b *Builder) Build() (*Graph, error) {
+	if len(b.names) == 0 {
+		return nil, errors.New("csr: graph has no nodes")
+	}
+	g := &Graph{
+		directed:     b.directed,
+		names:        b.names,
+		ids:          b.ids,
+		edgeSrc:      b.src,
+		edgeDst:      b.dst,
+		edgeWeight:   b.weight,
+		edgeChannel:  b.channel,
+		edgeRelation: b.relation,
+		channels:     b.channels,
+		relations:    b.relations,
+	}
+	if g.channels == nil {
+		g.channels = []string{}
+	}
+	n := len(b.names)
+	if b.directed {
+		g.out = buildAdjacency(n, b.src, b.dst, b.weight, nil, nil)
+		g.in = buildAdjacency(n, b.dst, b.src, b.weight, nil, nil)
+	} else {
+		// Each edge e contributes src->dst and dst->src. Arcs are placed in
+		// edge order, so both arcs of a self-loop are consecutive.
+		g.out = buildAdjacency(n, b.src, b.dst, b.weight, b.dst, b.src)
+		g.in = g.out
+	}
+	g.outWeight = make([]float64, n)
+	for u := range n {
+		lo, hi := g.out.Span(uint32(u))
+		g.outWeight[u] = sumWeights(g.out.Weight[lo:hi])
+	}
+	*b = Builder{}
+	return g, nil
+}
+
+// buildAdjacency places arc from[e]->to[e] for every edge e, and when from2
+// is not nil also from2[e]->to2[e], grouped by the arc's first endpoint and
+// ordered by edge id within a group (a stable counting sort).
+func buildAdjacency(n int, from, to []uint32, weight []float64, from2, to2 []uint32) Adjacency {
+	offsets := make([]int, n+1)
+	for _, u := range from {
+		offsets[u+1]++
+	}
+	for _, u := range from2 {
+		offsets[u+1]++
+	}
+	for u := range n {
+		offsets[u+1] += offsets[u]
+	}
+	arcs := offsets[n]
+	a := Adjacency{
+		Offsets: offsets,
+		Nbr:     make([]uint32, arcs),
+		Weight:  make([]float64, arcs),
+		Edge:    make([]uint32, arcs),
+	}
+	next := make([]int, n)
+	copy(next, offsets[:n])
+	place := func(u, v uint32, e int) {
+		p := next[u]
+		next[u]++
+		a.Nbr[p] = v
+		a.Weight[p] = weight[e]
+		a.Edge[p] = uint32(e)
+	}
+	for e := range from {
+		place(from[e], to[e], e)
+		if from2 != nil {
+			place(from2[e], to2[e], e)
+		}
+	}
+	return a
+}

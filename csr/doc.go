@@ -1,0 +1,34 @@
+// Package csr builds immutable graph snapshots: dense node ids with a name
+// dictionary, out- and in-adjacency in compressed sparse row form, and a
+// stable id for every edge so that provenance masks can name edges.
+//
+// # Invariants
+//
+//   - Node ids are dense, 0..NumNodes()-1, in order of first appearance in the
+//     edge stream (source before destination), the same order as
+//     shared/anchors/igraph_oracle.py, so ties broken by node id agree.
+//   - Edge ids are dense, 0..NumEdges()-1, in stream order, and never change.
+//     Edges are never merged: parallel edges (even from the same channel) are
+//     separate edges, each maskable on its own.
+//   - A directed edge u->v is one arc, in u's out-list and v's in-list. An
+//     undirected edge {u,v} is one edge stored as two arcs u->v and v->u, both
+//     carrying the same edge id, so masking the edge removes both; for an
+//     undirected graph the in-adjacency is the out-adjacency (same slices).
+//   - Within each node's list arcs are ordered by edge id (an undirected
+//     self-loop gives two consecutive arcs). Every sum over a node's arcs in
+//     this package and in the kernels runs in that order.
+//   - Self-loops are kept, as igraph keeps them: a directed self-loop u->u is
+//     one arc; an undirected self-loop is two arcs u->u, so it counts twice in
+//     W(u), exactly as igraph's PRPACK counts it.
+//   - Weights are finite and non-negative. A zero-weight edge exists (it can
+//     be masked, it has an id) but carries no mass; a node whose out-weight is
+//     zero is dangling.
+//
+// # Errors
+//
+// Bad input is an error, never a panic: readers return *ParseError naming the
+// file, the line and what was expected; the builder names the edge. Accessors
+// that take a node or edge id trust their argument (ids come from this
+// package); Validate checks a snapshot built elsewhere (for example loaded
+// from disk) before such trust is given.
+package csr

@@ -1,0 +1,221 @@
+package csr
+
+import (
+	"fmt"
+	"math"
+)
+
+// DefaultChannel is the channel of an edge written without one.
+const DefaultChannel = "default"
+
+// Adjacency is one direction of a graph in CSR form. The arcs of node u are
+// the positions Offsets[u]..Offsets[u+1]-1 of Nbr (the other endpoint),
+// Weight and Edge (the id of the edge the arc belongs to). The slices belong
+// to the snapshot and must not be modified.
+type Adjacency struct {
+	Offsets []int
+	Nbr     []uint32
+	Weight  []float64
+	Edge    []uint32
+}
+
+// Span returns the arc positions [lo, hi) of node u.
+func (a Adjacency) Span(u uint32) (lo, hi int) {
+	return a.Offsets[u], a.Offsets[u+1]
+}
+
+// Edge describes one edge of a snapshot by node ids.
+type Edge struct {
+	Src, Dst uint32
+	Weight   float64
+	Channel  string
+	Relation string // empty when the stream carried no relation
+}
+
+// Graph is an immutable snapshot. Build one with a Builder or a reader.
+type Graph struct {
+	directed bool
+
+	names []string
+	ids   map[string]uint32
+
+	// Per edge, indexed by edge id.
+	edgeSrc, edgeDst []uint32
+	edgeWeight       []float64
+	edgeChannel      []uint32 // index into channels
+	edgeRelation     []uint32 // index into relations; nil when no relations
+	channels         []string
+	relations        []string
+
+	out, in   Adjacency
+	outWeight []float64 // W(u): sum of u's out-arc weights, in arc order
+}
+
+// Directed reports whether edges are directed.
+func (g *Graph) Directed() bool { return g.directed }
+
+// NumNodes returns the number of nodes.
+func (g *Graph) NumNodes() int { return len(g.names) }
+
+// NumEdges returns the number of edges (an undirected edge counts once).
+func (g *Graph) NumEdges() int { return len(g.edgeSrc) }
+
+// NumArcs returns the number of stored arcs: NumEdges for a directed graph,
+// twice that for an undirected one.
+func (g *Graph) NumArcs() int { return len(g.out.Nbr) }
+
+// Name returns the name of node u.
+func (g *Graph) Name(u uint32) string { return g.names[u] }
+
+// Names returns all node names, indexed by id. The slice must not be modified.
+func (g *Graph) Names() []string { return g.names }
+
+// ID returns the id of the node with the given name.
+func (g *Graph) ID(name string) (uint32, bool) {
+	id, ok := g.ids[name]
+	return id, ok
+}
+
+// Out returns the out-adjacency.
+func (g *Graph) Out() Adjacency { return g.out }
+
+// In returns the in-adjacency (the out-adjacency itself when undirected).
+func (g *Graph) In() Adjacency { return g.in }
+
+// OutWeight returns W(u), the total weight of u's out-arcs.
+func (g *Graph) OutWeight(u uint32) float64 { return g.outWeight[u] }
+
+// OutWeights returns W for every node. The slice must not be modified.
+func (g *Graph) OutWeights() []float64 { return g.outWeight }
+
+// Edge returns edge e.
+func (g *Graph) Edge(e uint32) Edge {
+	out := Edge{
+		Src:     g.edgeSrc[e],
+		Dst:     g.edgeDst[e],
+		Weight:  g.edgeWeight[e],
+		Channel: g.channels[g.edgeChannel[e]],
+	}
+	if g.edgeRelation != nil {
+		out.Relation = g.relations[g.edgeRelation[e]]
+	}
+	return out
+}
+
+// Channels returns the channel names in order of first appearance; an edge's
+// channel index (EdgeChannel) points into it. Must not be modified.
+func (g *Graph) Channels() []string { return g.channels }
+
+// EdgeChannel returns the index into Channels of the channel that wrote e.
+func (g *Graph) EdgeChannel(e uint32) uint32 { return g.edgeChannel[e] }
+
+// Validate checks every invariant stated in the package doc. A snapshot made
+// by Builder always passes; Validate is for snapshots that come from outside.
+func (g *Graph) Validate() error {
+	n, m := len(g.names), len(g.edgeSrc)
+	if len(g.edgeDst) != m || len(g.edgeWeight) != m || len(g.edgeChannel) != m {
+		return fmt.Errorf("csr: edge arrays have lengths %d, %d, %d, %d; want all %d",
+			m, len(g.edgeDst), len(g.edgeWeight), len(g.edgeChannel), m)
+	}
+	if g.edgeRelation != nil && len(g.edgeRelation) != m {
+		return fmt.Errorf("csr: %d edge relations for %d edges", len(g.edgeRelation), m)
+	}
+	if len(g.ids) != n {
+		return fmt.Errorf("csr: name dictionary has %d entries for %d nodes (duplicate names?)", len(g.ids), n)
+	}
+	for i, name := range g.names {
+		if id, ok := g.ids[name]; !ok || id != uint32(i) {
+			return fmt.Errorf("csr: node %d: name %q maps to another id", i, name)
+		}
+	}
+	for e := 0; e < m; e++ {
+		if g.edgeSrc[e] >= uint32(n) || g.edgeDst[e] >= uint32(n) {
+			return fmt.Errorf("csr: edge %d: endpoint out of range (want < %d nodes)", e, n)
+		}
+		if w := g.edgeWeight[e]; math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
+			return fmt.Errorf("csr: edge %d: weight %v, want finite and non-negative", e, w)
+		}
+		if int(g.edgeChannel[e]) >= len(g.channels) {
+			return fmt.Errorf("csr: edge %d: channel index %d out of range", e, g.edgeChannel[e])
+		}
+		if g.edgeRelation != nil && int(g.edgeRelation[e]) >= len(g.relations) {
+			return fmt.Errorf("csr: edge %d: relation index %d out of range", e, g.edgeRelation[e])
+		}
+	}
+	arcs := m
+	if !g.directed {
+		arcs = 2 * m
+	}
+	if err := g.validateAdjacency("out", g.out, n, arcs, true); err != nil {
+		return err
+	}
+	if err := g.validateAdjacency("in", g.in, n, arcs, false); err != nil {
+		return err
+	}
+	for u := 0; u < n; u++ {
+		lo, hi := g.out.Span(uint32(u))
+		if w := sumWeights(g.out.Weight[lo:hi]); w != g.outWeight[u] {
+			return fmt.Errorf("csr: node %d: out-weight %v, arcs sum to %v", u, g.outWeight[u], w)
+		}
+	}
+	return nil
+}
+
+// validateAdjacency checks one CSR direction: shape, ordering by edge id, and
+// that every edge is represented by exactly the arcs it should be.
+func (g *Graph) validateAdjacency(dir string, a Adjacency, n, arcs int, outgoing bool) error {
+	if len(a.Offsets) != n+1 || a.Offsets[0] != 0 || a.Offsets[n] != arcs {
+		return fmt.Errorf("csr: %s-adjacency: offsets malformed (want %d entries from 0 to %d arcs)", dir, n+1, arcs)
+	}
+	if len(a.Nbr) != arcs || len(a.Weight) != arcs || len(a.Edge) != arcs {
+		return fmt.Errorf("csr: %s-adjacency: arc arrays have lengths %d, %d, %d; want %d",
+			dir, len(a.Nbr), len(a.Weight), len(a.Edge), arcs)
+	}
+	seen := make([]uint8, len(g.edgeSrc))
+	for u := 0; u < n; u++ {
+		lo, hi := a.Offsets[u], a.Offsets[u+1]
+		if lo > hi {
+			return fmt.Errorf("csr: %s-adjacency: node %d: offsets decrease", dir, u)
+		}
+		for p := lo; p < hi; p++ {
+			e := a.Edge[p]
+			if int(e) >= len(g.edgeSrc) {
+				return fmt.Errorf("csr: %s-adjacency: node %d arc %d: edge id %d out of range", dir, u, p-lo, e)
+			}
+			if p > lo && a.Edge[p-1] > e {
+				return fmt.Errorf("csr: %s-adjacency: node %d: arcs not ordered by edge id", dir, u)
+			}
+			src, dst := g.edgeSrc[e], g.edgeDst[e]
+			here, there := src, dst
+			if !outgoing {
+				here, there = dst, src
+			}
+			ok := here == uint32(u) && a.Nbr[p] == there
+			if !g.directed {
+				ok = (src == uint32(u) && a.Nbr[p] == dst) || (dst == uint32(u) && a.Nbr[p] == src)
+			}
+			if !ok || a.Weight[p] != g.edgeWeight[e] {
+				return fmt.Errorf("csr: %s-adjacency: node %d arc %d does not match edge %d", dir, u, p-lo, e)
+			}
+			seen[e]++
+		}
+	}
+	want := uint8(1)
+	if !g.directed {
+		want = 2
+	}
+	for e, c := range seen {
+		if c != want {
+			return fmt.Errorf("csr: %s-adjacency: edge %d stored as %d arcs, want %d", dir, e, c, want)
+		}
+	}
+	return nil
+}
+
+func sumWeights(w []float64) float64 {
+	s := 0.0
+	for _, x := range w {
+		s += x
+	}
+	return s
+}

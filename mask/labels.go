@@ -1,0 +1,122 @@
+package mask
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/authppr/authppr/csr"
+)
+
+// Labels records, per channel, which edges it added and which it deleted.
+type Labels struct {
+	numEdges int
+	added    map[string]*roaring.Bitmap
+	deleted  map[string]*roaring.Bitmap
+}
+
+// NewLabels returns empty labels for a snapshot with numEdges edges.
+func NewLabels(numEdges int) *Labels {
+	return &Labels{
+		numEdges: numEdges,
+		added:    make(map[string]*roaring.Bitmap),
+		deleted:  make(map[string]*roaring.Bitmap),
+	}
+}
+
+// FromGraph labels every edge as added by the channel the stream gave it.
+func FromGraph(g *csr.Graph) *Labels {
+	l := NewLabels(g.NumEdges())
+	channels := g.Channels()
+	perChannel := make([][]uint32, len(channels))
+	for e := range g.NumEdges() {
+		c := g.EdgeChannel(uint32(e))
+		perChannel[c] = append(perChannel[c], uint32(e))
+	}
+	for c, edges := range perChannel {
+		l.added[channels[c]] = roaring.BitmapOf(edges...)
+	}
+	return l
+}
+
+// NumEdges returns the edge count the labels were made for.
+func (l *Labels) NumEdges() int { return l.numEdges }
+
+// Add records that channel added the given edges.
+func (l *Labels) Add(channel string, edges ...uint32) error {
+	return l.record(l.added, "add", channel, edges)
+}
+
+// Delete records that channel deleted the given edges.
+func (l *Labels) Delete(channel string, edges ...uint32) error {
+	return l.record(l.deleted, "delete", channel, edges)
+}
+
+func (l *Labels) record(set map[string]*roaring.Bitmap, verb, channel string, edges []uint32) error {
+	if channel == "" {
+		return fmt.Errorf("mask: %s: empty channel name", verb)
+	}
+	for _, e := range edges {
+		if int64(e) >= int64(l.numEdges) {
+			return fmt.Errorf("mask: %s by %q: edge %d out of range (snapshot has %d edges)", verb, channel, e, l.numEdges)
+		}
+	}
+	bm := set[channel]
+	if bm == nil {
+		bm = roaring.New()
+		set[channel] = bm
+	}
+	bm.AddMany(edges)
+	return nil
+}
+
+// Channels returns every channel that added or deleted something, sorted.
+func (l *Labels) Channels() []string {
+	var out []string
+	for c := range l.added {
+		out = append(out, c)
+	}
+	for c := range l.deleted {
+		if _, ok := l.added[c]; !ok {
+			out = append(out, c)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Added returns the edges channel added (nil if none). Must not be modified.
+func (l *Labels) Added(channel string) *roaring.Bitmap { return l.added[channel] }
+
+// Deleted returns the edges channel deleted (nil if none). Must not be modified.
+func (l *Labels) Deleted(channel string) *roaring.Bitmap { return l.deleted[channel] }
+
+// ChannelsOf returns the channels that added edge e, sorted.
+func (l *Labels) ChannelsOf(e uint32) []string {
+	var out []string
+	for c, bm := range l.added {
+		if bm.Contains(e) {
+			out = append(out, c)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// present returns the edges added by a selected channel and deleted by no
+// selected channel.
+func (l *Labels) present(selected func(string) bool) *roaring.Bitmap {
+	in := roaring.New()
+	for c, bm := range l.added {
+		if selected(c) {
+			in.Or(bm)
+		}
+	}
+	for c, bm := range l.deleted {
+		if selected(c) {
+			in.AndNot(bm)
+		}
+	}
+	return in
+}

@@ -1,0 +1,37 @@
+// Package ppr solves Personalized PageRank on any mask.View with one residual
+// engine, and selects top-k.
+//
+// # Definition
+//
+// For damping d in [0, 1) (igraph's: follow an edge with probability d),
+// teleport alpha = 1-d, seeds s (non-negative, normalised to sum 1) and the
+// view's transition matrix P (row u is w(u,v)/W_A(u) over u's surviving
+// arcs, parallel arcs summed; a row with W_A(u) = 0 is dangling and equals s):
+//
+//	pi = alpha*s + d*pi*P
+//
+// This is igraph's personalized_pagerank(..., implementation="prpack") with
+// the reset vector s: PRPACK also sends dangling mass to the reset vector.
+//
+// # The residual engine
+//
+// State is a pair (x, r) with r = alpha*s + d*x*P - x. Then
+// pi - x = r*(I - d*P)^-1, and since every row of P sums to 1,
+// ||pi - x||_1 <= ||r||_1/alpha. Both operations keep that identity exactly
+// (in exact arithmetic), for any start and for signed residuals:
+//
+//   - push u: x(u) += r(u); r(v) += d*r(u)*P[u][v] for every v; r(u) = 0.
+//   - sweep: x += r; r = d*r*P (every node pushed at once; this is the power
+//     iteration x <- alpha*s + d*x*P written on residuals).
+//
+// A native solve starts from x = 0, r = alpha*s; replay and incremental
+// updates start elsewhere (see DESIGN.md). The bound reported as ErrorBound
+// covers the truncation of the series, not floating-point rounding, which
+// adds about 1e-16 relative per sweep.
+//
+// # Errors
+//
+// Solve and NewSeeds validate their inputs (damping, seed ids and weights,
+// tolerance) and return errors prefixed "ppr:"; Engine methods and TopK
+// trust validated arguments and document what they expect.
+package ppr

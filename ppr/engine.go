@@ -1,0 +1,256 @@
+package ppr
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/authppr/authppr/mask"
+)
+
+// Stats counts the work an Engine has done.
+type Stats struct {
+	Sweeps int   // full sweeps
+	Pushes int64 // single-node pushes
+	ArcOps int64 // arcs read by sweeps and pushes (masked arcs included)
+}
+
+// Engine holds a residual state (X, R) for one view, seed vector and damping,
+// and moves it towards the solution with pushes and sweeps. X and R may be
+// read and written between calls; the engine keeps no other copy of them.
+type Engine struct {
+	view    *mask.View
+	seeds   Seeds
+	damping float64
+	alpha   float64
+
+	X, R []float64
+
+	next, factor []float64 // sweep scratch, allocated on first sweep
+	queue        []uint32  // push FIFO scratch
+	queued       []bool
+
+	Stats Stats
+}
+
+// NewEngine returns an engine in the native start state x = 0, r = alpha*s.
+func NewEngine(view *mask.View, seeds Seeds, damping float64) (*Engine, error) {
+	if err := checkDamping(damping); err != nil {
+		return nil, err
+	}
+	n := view.Graph().NumNodes()
+	for i, u := range seeds.Nodes {
+		if int(u) >= n {
+			return nil, fmt.Errorf("ppr: seed %d: node %d out of range (graph has %d nodes)", i, u, n)
+		}
+	}
+	e := &Engine{
+		view:    view,
+		seeds:   seeds,
+		damping: damping,
+		alpha:   1 - damping,
+		X:       make([]float64, n),
+		R:       make([]float64, n),
+	}
+	e.Reset()
+	return e, nil
+}
+
+// Reset returns to x = 0, r = alpha*s and clears the stats.
+func (e *Engine) Reset() {
+	clear(e.X)
+	clear(e.R)
+	for i, u := range e.seeds.Nodes {
+		e.R[u] = e.alpha * e.seeds.Weights[i]
+	}
+	e.Stats = Stats{}
+}
+
+// View returns the view the engine solves on.
+func (e *Engine) View() *mask.View { return e.view }
+
+// Seeds returns the engine's seed vector.
+func (e *Engine) Seeds() Seeds { return e.seeds }
+
+// Damping returns d.
+func (e *Engine) Damping() float64 { return e.damping }
+
+// Alpha returns the teleport probability 1-d.
+func (e *Engine) Alpha() float64 { return e.alpha }
+
+// ResidualL1 returns ||r||_1.
+func (e *Engine) ResidualL1() float64 {
+	s := 0.0
+	for _, v := range e.R {
+		s += math.Abs(v)
+	}
+	return s
+}
+
+// ErrorBound returns ||r||_1/alpha, which bounds ||pi - x||_1 (see the
+// package doc). It is +Inf when alpha is 0.
+func (e *Engine) ErrorBound() float64 {
+	return e.ResidualL1() / e.alpha
+}
+
+// Sweep pushes every node at once: x += r; r = d*r*P. It pulls over the
+// in-adjacency, so each new residual entry is one independent sum, and
+// returns the new ||r||_1.
+func (e *Engine) Sweep() float64 {
+	g := e.view.Graph()
+	n := g.NumNodes()
+	if e.next == nil {
+		e.next = make([]float64, n)
+		e.factor = make([]float64, n)
+	}
+	x, r, next, factor := e.X[:n], e.R[:n], e.next[:n], e.factor[:n]
+	w := e.view.OutWeights()[:n]
+
+	// Per-node factor r(u)/W_A(u), computed once per sweep; the residual of
+	// dangling nodes goes to the seeds instead.
+	dangling := 0.0
+	for u := range n {
+		if w[u] > 0 {
+			factor[u] = r[u] / w[u]
+		} else {
+			factor[u] = 0
+			dangling += r[u]
+		}
+		x[u] += r[u]
+	}
+
+	in := g.In()
+	bits := e.view.MaskedBits()
+	l1 := 0.0
+	for v := range n {
+		lo, hi := in.Offsets[v], in.Offsets[v+1]
+		nbr, wt, eid := in.Nbr[lo:hi], in.Weight[lo:hi], in.Edge[lo:hi]
+		acc := 0.0
+		if bits == nil {
+			for p := range nbr {
+				acc += factor[nbr[p]] * wt[p]
+			}
+		} else {
+			for p := range nbr {
+				if bits[eid[p]/64]&(1<<(eid[p]%64)) == 0 {
+					acc += factor[nbr[p]] * wt[p]
+				}
+			}
+		}
+		next[v] = e.damping * acc
+		l1 += math.Abs(next[v])
+	}
+	if dangling != 0 {
+		for i, u := range e.seeds.Nodes {
+			l1 -= math.Abs(next[u])
+			next[u] += e.damping * dangling * e.seeds.Weights[i]
+			l1 += math.Abs(next[u])
+		}
+	}
+	e.R, e.next = next, r
+	e.Stats.Sweeps++
+	e.Stats.ArcOps += int64(len(in.Nbr))
+	return l1
+}
+
+// PushNode pushes node u once: x(u) += r(u), r(u)'s mass spread over u's
+// surviving out-arcs (to the seeds when u is dangling in the view), r(u) = 0.
+func (e *Engine) PushNode(u uint32) {
+	e.pushNode(u, nil)
+}
+
+// pushNode pushes u and, when visit is not nil, calls it for every node whose
+// residual it changed.
+func (e *Engine) pushNode(u uint32, visit func(v uint32)) {
+	val := e.R[u]
+	if val == 0 {
+		return
+	}
+	e.R[u] = 0
+	e.X[u] += val
+	e.Stats.Pushes++
+	wu := e.view.OutWeight(u)
+	if wu == 0 {
+		c := e.damping * val
+		for i, s := range e.seeds.Nodes {
+			e.R[s] += c * e.seeds.Weights[i]
+			if visit != nil {
+				visit(s)
+			}
+		}
+		return
+	}
+	out := e.view.Graph().Out()
+	lo, hi := out.Span(u)
+	nbr, wt, eid := out.Nbr[lo:hi], out.Weight[lo:hi], out.Edge[lo:hi]
+	e.Stats.ArcOps += int64(len(nbr))
+	c := e.damping * val / wu
+	for p := range nbr {
+		if e.view.MaskedEdge(eid[p]) {
+			continue
+		}
+		e.R[nbr[p]] += c * wt[p]
+		if visit != nil {
+			visit(nbr[p])
+		}
+	}
+}
+
+// overThreshold reports whether u should be pushed at eps: |r(u)| > eps*W_A(u)
+// for a node with out-weight, |r(u)| > eps for a dangling one.
+func (e *Engine) overThreshold(u uint32, eps float64) bool {
+	t := eps * e.view.OutWeight(u)
+	if t == 0 {
+		t = eps
+	}
+	return math.Abs(e.R[u]) > t
+}
+
+// PushUntil runs FIFO local push: starting from the frontier, it pushes any
+// node over its threshold (see overThreshold) and queues the nodes each push
+// lifts over theirs. Nodes over threshold that are neither in the frontier
+// nor reached by a push are left alone: the caller names them.
+//
+// budget caps the arc operations spent (0 = no cap). PushUntil reports
+// whether the queue emptied, that is, whether every node it reached is at or
+// below its threshold. When it returns false the state is still a valid
+// (x, r) pair, only less converged.
+func (e *Engine) PushUntil(eps float64, frontier []uint32, budget int64) bool {
+	n := e.view.Graph().NumNodes()
+	if e.queued == nil {
+		e.queued = make([]bool, n)
+	}
+	queue := e.queue[:0]
+	enqueue := func(v uint32) {
+		if !e.queued[v] && e.overThreshold(v, eps) {
+			e.queued[v] = true
+			queue = append(queue, v)
+		}
+	}
+	for _, u := range frontier {
+		enqueue(u)
+	}
+	start := e.Stats.ArcOps
+	head := 0
+	for head < len(queue) {
+		if budget > 0 && e.Stats.ArcOps-start >= budget {
+			break
+		}
+		u := queue[head]
+		head++
+		e.queued[u] = false
+		if e.overThreshold(u, eps) {
+			e.pushNode(u, enqueue)
+		}
+		// Compact the FIFO once its consumed prefix dominates.
+		if head > 1024 && head*2 > len(queue) {
+			queue = append(queue[:0], queue[head:]...)
+			head = 0
+		}
+	}
+	done := head == len(queue)
+	for _, u := range queue[head:] {
+		e.queued[u] = false
+	}
+	e.queue = queue[:0]
+	return done
+}

@@ -1,0 +1,81 @@
+package ppr
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/authppr/authppr/mask"
+)
+
+// DefaultTol is the default L1 error bound of a solve: PRPACK's tolerance.
+const DefaultTol = 1e-10
+
+// Options controls a solve.
+type Options struct {
+	// Tol is the L1 error bound to reach: the solve stops when
+	// ||r||_1/alpha <= Tol, which proves ||pi - x||_1 <= Tol. Zero means
+	// DefaultTol.
+	Tol float64
+	// MaxSweeps caps the sweeps; zero means enough for Tol in exact
+	// arithmetic plus a margin. Reaching it is an error, not a silent stop.
+	MaxSweeps int
+}
+
+// Result is a solved PPR vector with the evidence of its accuracy.
+type Result struct {
+	Scores     []float64 // x, indexed by node id
+	ResidualL1 float64   // ||r||_1 at the end
+	ErrorBound float64   // ResidualL1/alpha >= ||pi - x||_1
+	Sweeps     int
+}
+
+// Solve computes PPR on view from the native start state by sweeps until
+// the error bound reaches opt.Tol.
+func Solve(view *mask.View, seeds Seeds, damping float64, opt Options) (*Result, error) {
+	e, err := NewEngine(view, seeds, damping)
+	if err != nil {
+		return nil, err
+	}
+	return e.SolveSweeps(opt)
+}
+
+// SolveSweeps sweeps from the engine's current state until the error bound
+// reaches opt.Tol, and returns the engine's X (not a copy) as Scores.
+func (e *Engine) SolveSweeps(opt Options) (*Result, error) {
+	tol := opt.Tol
+	if tol == 0 {
+		tol = DefaultTol
+	}
+	if !(tol > 0) || math.IsInf(tol, 0) {
+		return nil, fmt.Errorf("ppr: tolerance %v, want a positive finite number", opt.Tol)
+	}
+	l1 := e.ResidualL1()
+	maxSweeps := opt.MaxSweeps
+	if maxSweeps == 0 {
+		maxSweeps = sweepsFor(l1, e.alpha, e.damping, tol)
+	}
+	sweeps := 0
+	for l1/e.alpha > tol {
+		if sweeps == maxSweeps {
+			return nil, fmt.Errorf("ppr: error bound %.3g after %d sweeps, tolerance %.3g not reached", l1/e.alpha, sweeps, tol)
+		}
+		l1 = e.Sweep()
+		sweeps++
+	}
+	return &Result{Scores: e.X, ResidualL1: l1, ErrorBound: l1 / e.alpha, Sweeps: sweeps}, nil
+}
+
+// sweepsFor returns a sweep cap for reaching tol from residual mass l1. For a
+// non-negative residual each sweep multiplies ||r||_1 by exactly d, so
+// ceil(log(tol*alpha/l1)/log(d)) sweeps suffice; signed residuals can only
+// shrink faster or as fast (||rP||_1 <= ||r||_1). The margin absorbs rounding.
+func sweepsFor(l1, alpha, d, tol float64) int {
+	if l1/alpha <= tol || d == 0 {
+		return 1
+	}
+	need := math.Log(tol*alpha/l1) / math.Log(d)
+	if need > 1e7 {
+		return 1e7
+	}
+	return int(need) + 10
+}

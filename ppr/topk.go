@@ -1,0 +1,111 @@
+package ppr
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Scored is a node with its score.
+type Scored struct {
+	Node  uint32
+	Score float64
+}
+
+// before reports whether a ranks above b: higher score, then lower node id.
+func before(a, b Scored) bool {
+	return a.Score > b.Score || (a.Score == b.Score && a.Node < b.Node)
+}
+
+// TopK returns the k best nodes, best first, ties broken by lower node id.
+// With candidates nil every node competes; otherwise only the candidates,
+// which must be distinct ids below len(scores) (validate them at the API
+// boundary). Fewer than k competitors give a shorter result.
+func TopK(scores []float64, k int, candidates []uint32) []Scored {
+	if k <= 0 {
+		return nil
+	}
+	count := len(scores)
+	if candidates != nil {
+		count = len(candidates)
+	}
+	at := func(i int) Scored {
+		if candidates != nil {
+			u := candidates[i]
+			return Scored{u, scores[u]}
+		}
+		return Scored{uint32(i), scores[i]}
+	}
+	// A min-heap of the best k so far, the worst of them at the root.
+	heap := make([]Scored, 0, min(k, count))
+	for i := range count {
+		c := at(i)
+		if len(heap) < k {
+			heap = append(heap, c)
+			siftUp(heap, len(heap)-1)
+		} else if before(c, heap[0]) {
+			heap[0] = c
+			siftDown(heap, 0)
+		}
+	}
+	slices.SortFunc(heap, func(a, b Scored) int {
+		if before(a, b) {
+			return -1
+		}
+		if before(b, a) {
+			return 1
+		}
+		return cmp.Compare(a.Node, b.Node)
+	})
+	return heap
+}
+
+// The heap orders by "ranks below": the root ranks below every other entry.
+func siftUp(h []Scored, i int) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !before(h[parent], h[i]) {
+			return
+		}
+		h[parent], h[i] = h[i], h[parent]
+		i = parent
+	}
+}
+
+func siftDown(h []Scored, i int) {
+	for {
+		worst, l, r := i, 2*i+1, 2*i+2
+		if l < len(h) && before(h[worst], h[l]) {
+			worst = l
+		}
+		if r < len(h) && before(h[worst], h[r]) {
+			worst = r
+		}
+		if worst == i {
+			return
+		}
+		h[i], h[worst] = h[worst], h[i]
+		i = worst
+	}
+}
+
+// TopKReference is TopK by sorting every competitor: the plain version the
+// heap is tested against.
+func TopKReference(scores []float64, k int, candidates []uint32) []Scored {
+	var all []Scored
+	if candidates == nil {
+		for u, s := range scores {
+			all = append(all, Scored{uint32(u), s})
+		}
+	} else {
+		for _, u := range candidates {
+			all = append(all, Scored{u, scores[u]})
+		}
+	}
+	slices.SortFunc(all, func(a, b Scored) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Node, b.Node)
+	})
+	return all[:min(k, len(all))]
+}
