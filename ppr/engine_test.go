@@ -1,0 +1,300 @@
+package ppr
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/mask"
+)
+
+// randomCase is a small random graph with random labels, an untrusted view
+// and seeds, for property tests.
+type randomCase struct {
+	g       *csr.Graph
+	native  *mask.View
+	auth    *mask.View
+	seeds   Seeds
+	damping float64
+}
+
+func newRandomCase(t testing.TB, rng *rand.Rand) randomCase {
+	t.Helper()
+	n := 1 + rng.IntN(30)
+	m := rng.IntN(4 * n)
+	b := csr.NewBuilder(rng.IntN(2) == 0)
+	for u := range n {
+		_, err := b.AddNode(fmt.Sprint("n", u))
+		require.NoError(t, err)
+	}
+	channels := []string{"trusted", "peer", "bot"}
+	for range m {
+		w := 1.0
+		switch rng.IntN(4) {
+		case 0:
+			w = rng.Float64() * 3
+		case 1:
+			w = 0
+		}
+		_, err := b.AddEdge(csr.Input{
+			Src:     fmt.Sprint("n", rng.IntN(n)),
+			Dst:     fmt.Sprint("n", rng.IntN(n)),
+			Weight:  w,
+			Channel: channels[rng.IntN(len(channels))],
+		})
+		require.NoError(t, err)
+	}
+	g, err := b.Build()
+	require.NoError(t, err)
+	labels := mask.FromGraph(g)
+	// Untrusted deletions of a few edges.
+	for range rng.IntN(3) {
+		if g.NumEdges() > 0 {
+			require.NoError(t, labels.Delete("peer", uint32(rng.IntN(g.NumEdges()))))
+		}
+	}
+	native, err := mask.Native(g, labels)
+	require.NoError(t, err)
+	auth, err := mask.Authenticated(g, labels, mask.Trust("trusted"))
+	require.NoError(t, err)
+	var raw []Seed
+	for range 1 + rng.IntN(3) {
+		raw = append(raw, Seed{Node: uint32(rng.IntN(n)), Weight: 0.1 + rng.Float64()})
+	}
+	seeds, err := NewSeeds(n, raw)
+	require.NoError(t, err)
+	damping := []float64{0, 0.5, 0.85, 0.99}[rng.IntN(4)]
+	return randomCase{g, native, auth, seeds, damping}
+}
+
+// denseP returns the view's transition matrix with dangling rows set to s.
+func denseP(v *mask.View, s Seeds) *mat.Dense {
+	g := v.Graph()
+	n := g.NumNodes()
+	P := mat.NewDense(n, n, nil)
+	out := g.Out()
+	dense := s.Dense(n)
+	for u := range n {
+		wu := v.OutWeight(uint32(u))
+		if wu == 0 {
+			P.SetRow(u, dense)
+			continue
+		}
+		for p := out.Offsets[u]; p < out.Offsets[u+1]; p++ {
+			if !v.MaskedEdge(out.Edge[p]) {
+				P.Set(u, int(out.Nbr[p]), P.At(u, int(out.Nbr[p]))+out.Weight[p]/wu)
+			}
+		}
+	}
+	return P
+}
+
+// exactPPR solves (I - d*P)^T pi = alpha*s with a dense LU factorisation.
+func exactPPR(t testing.TB, v *mask.View, s Seeds, d float64) []float64 {
+	t.Helper()
+	n := v.Graph().NumNodes()
+	P := denseP(v, s)
+	A := mat.NewDense(n, n, nil)
+	for i := range n {
+		for j := range n {
+			id := 0.0
+			if i == j {
+				id = 1
+			}
+			A.Set(j, i, id-d*P.At(i, j)) // transposed
+		}
+	}
+	rhs := mat.NewVecDense(n, s.Dense(n))
+	rhs.ScaleVec(1-d, rhs)
+	var pi mat.VecDense
+	require.NoError(t, pi.SolveVec(A, rhs))
+	return pi.RawVector().Data
+}
+
+// residualOf returns alpha*s + d*x*P - x.
+func residualOf(v *mask.View, s Seeds, d float64, x []float64) []float64 {
+	n := len(x)
+	P := denseP(v, s)
+	r := s.Dense(n)
+	for j := range n {
+		r[j] *= 1 - d
+		for i := range n {
+			r[j] += d * x[i] * P.At(i, j)
+		}
+		r[j] -= x[j]
+	}
+	return r
+}
+
+func l1Diff(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		s += math.Abs(a[i] - b[i])
+	}
+	return s
+}
+
+func TestSolveMatchesExactOnRandomGraphs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 300 {
+		c := newRandomCase(t, rng)
+		for _, v := range []*mask.View{c.native, c.auth} {
+			want := exactPPR(t, v, c.seeds, c.damping)
+			res, err := Solve(v, c.seeds, c.damping, Options{Tol: 1e-12})
+			require.NoError(t, err)
+			diff := l1Diff(res.Scores, want)
+			require.LessOrEqualf(t, diff, res.ErrorBound+1e-12, "case %d view %s: L1 error %g above reported bound %g", i, v.Name(), diff, res.ErrorBound)
+			require.LessOrEqual(t, res.ErrorBound, 1e-12)
+
+			ref, _ := ReferencePowerIteration(v, c.seeds, c.damping, 1e-13, 100000)
+			require.LessOrEqualf(t, l1Diff(ref, want), 1e-12, "case %d view %s: reference power iteration", i, v.Name())
+		}
+	}
+}
+
+// Every push and sweep keeps r = alpha*s + d*x*P - x, from any start (x, r)
+// with r consistent, signed entries included.
+func TestEngineKeepsResidualIdentity(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range 200 {
+		c := newRandomCase(t, rng)
+		v := c.auth
+		e, err := NewEngine(v, c.seeds, c.damping)
+		require.NoError(t, err)
+		n := c.g.NumNodes()
+		// Arbitrary signed start x; r computed to match.
+		for u := range n {
+			e.X[u] = rng.Float64()*2 - 0.5
+		}
+		copy(e.R, residualOf(v, c.seeds, c.damping, e.X))
+		for step := range 20 {
+			if rng.IntN(3) == 0 {
+				e.Sweep()
+			} else {
+				e.PushNode(uint32(rng.IntN(n)))
+			}
+			want := residualOf(v, c.seeds, c.damping, e.X)
+			require.LessOrEqualf(t, l1Diff(e.R, want), 1e-10, "case %d step %d", i, step)
+		}
+	}
+}
+
+func TestSweepReturnsResidualL1(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 100 {
+		c := newRandomCase(t, rng)
+		e, err := NewEngine(c.native, c.seeds, c.damping)
+		require.NoError(t, err)
+		for range 5 {
+			got := e.Sweep()
+			require.InDelta(t, e.ResidualL1(), got, 1e-15)
+		}
+	}
+}
+
+func TestPushUntilReachesThreshold(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for i := range 200 {
+		c := newRandomCase(t, rng)
+		v := c.auth
+		e, err := NewEngine(v, c.seeds, c.damping)
+		require.NoError(t, err)
+		const eps = 1e-9
+		require.True(t, e.PushUntil(eps, c.seeds.Nodes, 0))
+		for u := range c.g.NumNodes() {
+			require.Falsef(t, e.overThreshold(uint32(u), eps), "case %d node %d: r=%g W=%g", i, u, e.R[u], v.OutWeight(uint32(u)))
+		}
+		want := exactPPR(t, v, c.seeds, c.damping)
+		require.LessOrEqual(t, l1Diff(e.X, want), e.ErrorBound()+1e-12)
+	}
+}
+
+func TestPushUntilBudgetLeavesValidState(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for range 100 {
+		c := newRandomCase(t, rng)
+		if c.damping == 0 {
+			continue
+		}
+		e, err := NewEngine(c.native, c.seeds, c.damping)
+		require.NoError(t, err)
+		e.PushUntil(1e-12, c.seeds.Nodes, 3)
+		want := residualOf(c.native, c.seeds, c.damping, e.X)
+		require.LessOrEqual(t, l1Diff(e.R, want), 1e-12)
+		// Finishing with sweeps from that state reaches the solution.
+		res, err := e.SolveSweeps(Options{Tol: 1e-12})
+		require.NoError(t, err)
+		require.LessOrEqual(t, l1Diff(res.Scores, exactPPR(t, c.native, c.seeds, c.damping)), 1e-11)
+	}
+}
+
+func TestSolveRejectsBadInput(t *testing.T) {
+	b := csr.NewBuilder(true)
+	_, err := b.AddEdge(csr.Input{Src: "a", Dst: "b", Weight: 1})
+	require.NoError(t, err)
+	g, err := b.Build()
+	require.NoError(t, err)
+	v := mask.Full(g)
+	seeds, err := NewSeeds(2, []Seed{{0, 1}})
+	require.NoError(t, err)
+	for _, d := range []float64{1, -0.1, math.NaN(), 2} {
+		_, err := Solve(v, seeds, d, Options{})
+		require.ErrorContains(t, err, "ppr: damping")
+	}
+	for _, tol := range []float64{-1, math.NaN(), math.Inf(1)} {
+		_, err := Solve(v, seeds, 0.85, Options{Tol: tol})
+		require.ErrorContains(t, err, "ppr: tolerance")
+	}
+	_, err = Solve(v, seeds, 0.99, Options{Tol: 1e-12, MaxSweeps: 3})
+	require.ErrorContains(t, err, "not reached")
+
+	for name, raw := range map[string][]Seed{
+		"no seeds":     nil,
+		"out of range": {{5, 1}},
+		"negative":     {{0, -1}},
+		"NaN":          {{0, math.NaN()}},
+		"Inf":          {{0, math.Inf(1)}},
+		"all zero":     {{0, 0}, {1, 0}},
+	} {
+		_, err := NewSeeds(2, raw)
+		require.Errorf(t, err, name)
+		require.Containsf(t, err.Error(), "ppr:", name)
+	}
+}
+
+func TestNewSeedsMergesAndNormalises(t *testing.T) {
+	s, err := NewSeeds(5, []Seed{{3, 1}, {1, 2}, {3, 1}, {4, 0}})
+	require.NoError(t, err)
+	require.Equal(t, []uint32{1, 3}, s.Nodes)
+	require.Equal(t, []float64{0.5, 0.5}, s.Weights)
+}
+
+func TestTopKMatchesSortReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for range 500 {
+		n := rng.IntN(60)
+		scores := make([]float64, n)
+		for i := range scores {
+			scores[i] = float64(rng.IntN(8)) / 8 // many ties
+		}
+		var cands []uint32
+		if rng.IntN(2) == 0 {
+			cands = []uint32{}
+			for _, u := range rng.Perm(n)[:rng.IntN(n+1)] {
+				cands = append(cands, uint32(u))
+			}
+		}
+		k := rng.IntN(n + 3)
+		want, got := TopKReference(scores, k, cands), TopK(scores, k, cands)
+		require.Len(t, got, len(want))
+		if len(want) > 0 {
+			require.Equal(t, want, got)
+		}
+	}
+	require.Nil(t, TopK([]float64{1, 2}, 0, nil))
+}
