@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/mask"
+	"github.com/authppr/authppr/ppr"
+)
+
+// graphFlags are the flags that name and parse a graph file.
+type graphFlags struct {
+	path       string
+	format     string
+	undirected bool
+}
+
+func (f *graphFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.path, "graph", "", "graph file (gzip detected automatically)")
+	fs.StringVar(&f.format, "format", "edges", "file format: edges ('src dst [weight [channel]]') or triples ('head relation tail [channel]')")
+	fs.BoolVar(&f.undirected, "undirected", false, "treat edges as undirected")
+}
+
+// load reads the graph and reports how long that took.
+func (f *graphFlags) load() (*csr.Graph, time.Duration, error) {
+	if f.path == "" {
+		return nil, 0, fmt.Errorf("%w: --graph is required", errUsage)
+	}
+	format, err := csr.ParseFormat(f.format)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%w: --format: %v", errUsage, err)
+	}
+	start := time.Now()
+	g, err := csr.ReadFile(f.path, format, !f.undirected)
+	return g, time.Since(start), err
+}
+
+// viewFlags choose the view to solve on.
+type viewFlags struct {
+	trust string
+	view  string
+}
+
+func (f *viewFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.trust, "trust", "", "comma-separated trusted channels (for --view auth)")
+	fs.StringVar(&f.view, "view", "native", "native (every edge) or auth (only edges of trusted channels)")
+}
+
+// build returns the chosen view of g, with labels taken from the file's
+// channel column.
+func (f *viewFlags) build(g *csr.Graph) (*mask.View, error) {
+	labels := mask.FromGraph(g)
+	trusted := splitList(f.trust)
+	policy := mask.Trust(trusted...)
+	if len(trusted) > 0 {
+		if err := policy.Check(labels); err != nil {
+			return nil, err
+		}
+	}
+	switch f.view {
+	case "native":
+		return mask.Native(g, labels)
+	case "auth":
+		if len(trusted) == 0 {
+			return nil, fmt.Errorf("%w: --view auth needs --trust CH,...", errUsage)
+		}
+		return mask.Authenticated(g, labels, policy)
+	}
+	return nil, fmt.Errorf("%w: --view %q, want native or auth", errUsage, f.view)
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+// parseSeeds reads "NAME[:WEIGHT],...". The weight is the text after the
+// last ':' when it parses as a number; a name that itself contains ':' must
+// therefore be given with an explicit weight ("a:b:1"). Every unknown name
+// is reported at once.
+func parseSeeds(g *csr.Graph, spec string) ([]ppr.Seed, error) {
+	items := splitList(spec)
+	if len(items) == 0 {
+		return nil, fmt.Errorf("%w: --seeds is required (NAME[:WEIGHT],...)", errUsage)
+	}
+	var seeds []ppr.Seed
+	var unknown []string
+	for _, item := range items {
+		name, weight := item, 1.0
+		if i := strings.LastIndexByte(item, ':'); i >= 0 {
+			if w, err := strconv.ParseFloat(item[i+1:], 64); err == nil {
+				name, weight = item[:i], w
+			}
+		}
+		id, ok := g.ID(name)
+		if !ok {
+			unknown = append(unknown, strconv.Quote(name))
+			continue
+		}
+		seeds = append(seeds, ppr.Seed{Node: id, Weight: weight})
+	}
+	if len(unknown) > 0 {
+		return nil, fmt.Errorf("unknown seed node(s): %s", strings.Join(unknown, ", "))
+	}
+	return seeds, nil
+}
+
+// readCandidates reads one node name per line ('#' comments and blank lines
+// skipped). Unknown names are errors with their line numbers; repeats are
+// kept once (a candidate set has no multiplicity).
+func readCandidates(g *csr.Graph, path string) ([]uint32, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []uint32
+	seen := make(map[uint32]bool)
+	var unknown []string
+	sc := bufio.NewScanner(f)
+	line := 0
+	for sc.Scan() {
+		line++
+		name := strings.TrimSpace(sc.Text())
+		if name == "" || name[0] == '#' {
+			continue
+		}
+		id, ok := g.ID(name)
+		if !ok {
+			unknown = append(unknown, fmt.Sprintf("%s:%d: %q", path, line, name))
+			continue
+		}
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s:%d: %v", path, line+1, err)
+	}
+	if len(unknown) > 0 {
+		if len(unknown) > 5 {
+			unknown = append(unknown[:5], fmt.Sprintf("and %d more", len(unknown)-5))
+		}
+		return nil, fmt.Errorf("unknown candidate node(s): %s", strings.Join(unknown, "; "))
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no candidates", path)
+	}
+	return out, nil
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+// command is one subcommand.
+type command struct {
+	name    string
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) error
+}
+
+func commands() []command {
+	return []command{
+		{"solve", "solve PPR for one seed set on a graph file and print the top-k", runSolve},
+	}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// errUsage marks errors caused by how the command was called.
+var errUsage = errors.New("usage")
+
+func run(args []string, stdout, stderr io.Writer) int {
+	var err error
+	switch {
+	case len(args) == 0:
+		err = runDefault(stdout)
+	case args[0] == "help" || args[0] == "-h" || args[0] == "--help":
+		usage(stderr)
+		return 0
+	default:
+		found := false
+		for _, c := range commands() {
+			if c.name == args[0] {
+				found = true
+				err = c.run(args[1:], stdout, stderr)
+			}
+		}
+		if !found {
+			fmt.Fprintf(stderr, "pprbench: unknown command %q\n", args[0])
+			usage(stderr)
+			return 2
+		}
+	}
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		fmt.Fprintln(stderr, "pprbench:", err)
+		return 2
+	default:
+		fmt.Fprintln(stderr, "pprbench:", err)
+		return 1
+	}
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: pprbench [COMMAND [FLAGS]]")
+	fmt.Fprintln(w, "\nWith no command, runs the built-in default workload.")
+	fmt.Fprintln(w, "\nCommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'pprbench COMMAND -h' for a command's flags.")
+}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// tiny is a small memory graph: q seeds it, an untrusted edge from "x" to
+// "spam" pulls mass towards spam.
+const tiny = `# src dst weight channel
+q a 1 default
+q b 1 default
+a p1 1 default
+b p2 1 default
+p2 q 1 default
+x spam 1 peer
+q x 5 peer
+`
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+	return path
+}
+
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+type solveJSON struct {
+	TopK []struct {
+		Node  string  `json:"node"`
+		Score float64 `json:"score"`
+	} `json:"topk"`
+	Iterations int     `json:"iterations"`
+	ResidualL1 float64 `json:"residual_l1"`
+	ErrorBound float64 `json:"error_bound_l1"`
+	View       string  `json:"view"`
+	Masked     int     `json:"masked_edges"`
+}
+
+func TestSolveJSONNativeAndAuth(t *testing.T) {
+	graph := writeFile(t, "g.tsv", tiny)
+	code, out, errOut := runCLI("solve", "--graph", graph, "--seeds", "q", "--k", "3", "--json")
+	require.Equal(t, 0, code, errOut)
+	var native solveJSON
+	require.NoError(t, json.Unmarshal([]byte(out), &native))
+	require.Len(t, native.TopK, 3)
+	require.Equal(t, "native", native.View)
+	require.LessOrEqual(t, native.ErrorBound, 1e-10)
+	require.Positive(t, native.Iterations)
+	names := []string{native.TopK[0].Node, native.TopK[1].Node, native.TopK[2].Node}
+	require.Contains(t, names, "x", "the untrusted edge q->x (weight 5) dominates natively")
+
+	code, out, errOut = runCLI("solve", "--graph", graph, "--seeds", "q", "--k", "3", "--json", "--view", "auth", "--trust", "default")
+	require.Equal(t, 0, code, errOut)
+	var auth solveJSON
+	require.NoError(t, json.Unmarshal([]byte(out), &auth))
+	require.Equal(t, 2, auth.Masked)
+	for _, e := range auth.TopK {
+		require.NotEqual(t, "x", e.Node)
+		require.NotEqual(t, "spam", e.Node)
+	}
+}
+
+func TestSolveCandidates(t *testing.T) {
+	graph := writeFile(t, "g.tsv", tiny)
+	cands := writeFile(t, "c.txt", "# passages\np1\np2\np1\n")
+	code, out, errOut := runCLI("solve", "--graph", graph, "--seeds", "q", "--k", "5", "--candidates", cands, "--json")
+	require.Equal(t, 0, code, errOut)
+	var res solveJSON
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	require.Len(t, res.TopK, 2, "two distinct candidates")
+	require.ElementsMatch(t, []string{"p1", "p2"}, []string{res.TopK[0].Node, res.TopK[1].Node})
+
+	bad := writeFile(t, "bad.txt", "p1\nnowhere\n")
+	code, _, errOut = runCLI("solve", "--graph", graph, "--seeds", "q", "--candidates", bad)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "bad.txt:2")
+	require.Contains(t, errOut, "nowhere")
+}
+
+func TestSolveErrors(t *testing.T) {
+	graph := writeFile(t, "g.tsv", tiny)
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"solve", "--seeds", "q"}, 2, "--graph is required"},
+		{[]string{"solve", "--graph", graph}, 2, "--seeds is required"},
+		{[]string{"solve", "--graph", graph, "--seeds", "q,nope,zz"}, 1, `unknown seed node(s): "nope", "zz"`},
+		{[]string{"solve", "--graph", graph, "--seeds", "q", "--view", "auth"}, 2, "needs --trust"},
+		{[]string{"solve", "--graph", graph, "--seeds", "q", "--view", "auth", "--trust", "defualt"}, 1, "defualt label no edge"},
+		{[]string{"solve", "--graph", graph, "--seeds", "q", "--damping", "1"}, 1, "damping"},
+		{[]string{"solve", "--graph", graph, "--seeds", "q:-1"}, 1, "non-negative"},
+		{[]string{"solve", "--graph", graph, "--seeds", "q", "--format", "csv"}, 2, "unknown format"},
+		{[]string{"solve", "--graph", writeFile(t, "bad.tsv", "a b 1\nc d nan\n"), "--seeds", "a"}, 1, "bad.tsv:2"},
+		{[]string{"frobnicate"}, 2, "unknown command"},
+	}
+	for _, c := range cases {
+		code, _, errOut := runCLI(c.args...)
+		require.Equalf(t, c.code, code, "%v: %s", c.args, errOut)
+		require.Containsf(t, errOut, c.want, "%v", c.args)
+	}
+}
+
+func TestSolveText(t *testing.T) {
+	graph := writeFile(t, "g.tsv", tiny)
+	code, out, errOut := runCLI("solve", "--graph", graph, "--seeds", "q:2,a", "--k", "2")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "7 nodes, 7 edges (directed)")
+	require.Equal(t, 2, strings.Count(out, "\n1 ")+strings.Count(out, "\n2 "))
+}
+
+func TestDefaultWorkload(t *testing.T) {
+	if testing.Short() {
+		t.Skip("default workload takes a few seconds")
+	}
+	code, out, errOut := runCLI()
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "default workload")
+	require.Contains(t, out, "selections changed by untrusted structure")
+}
