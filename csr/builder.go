@@ -107,7 +107,7 @@ func (b *Builder) AddEdge(in Input) (uint32, error) {
 	}
 	b.src = append(b.src, s)
 	b.dst = append(b.dst, d)
-	b.weight = append(b.weight, in.Weight)
+	b.weight = append(b.weight, in.Weight+0) // +0 turns -0 into 0
 	b.channel = append(b.channel, intern(channel, b.channelIDs, &b.channels))
 	if in.Relation != "" && !b.hasRelations {
 		b.hasRelations = true

@@ -152,6 +152,9 @@ func (g *Graph) Validate() error {
 	if err := g.validateAdjacency("in", g.in, n, arcs, false); err != nil {
 		return err
 	}
+	if len(g.outWeight) != n {
+		return fmt.Errorf("csr: %d out-weights for %d nodes", len(g.outWeight), n)
+	}
 	for u := 0; u < n; u++ {
 		lo, hi := g.out.Span(uint32(u))
 		if w := sumWeights(g.out.Weight[lo:hi]); w != g.outWeight[u] {
@@ -171,12 +174,23 @@ func (g *Graph) validateAdjacency(dir string, a Adjacency, n, arcs int, outgoing
 		return fmt.Errorf("csr: %s-adjacency: arc arrays have lengths %d, %d, %d; want %d",
 			dir, len(a.Nbr), len(a.Weight), len(a.Edge), arcs)
 	}
-	seen := make([]uint8, len(g.edgeSrc))
+	// Check every span before reading arcs: with Offsets[0] = 0 and
+	// Offsets[n] = arcs, non-decreasing offsets keep every span in range.
 	for u := 0; u < n; u++ {
-		lo, hi := a.Offsets[u], a.Offsets[u+1]
-		if lo > hi {
+		if a.Offsets[u] > a.Offsets[u+1] {
 			return fmt.Errorf("csr: %s-adjacency: node %d: offsets decrease", dir, u)
 		}
+	}
+	seen := make([]uint8, len(g.edgeSrc))
+	// atSrc counts, for an undirected edge {u,v} with u != v, its arcs
+	// stored at u; the arc count alone cannot tell u->v twice from u->v
+	// and v->u.
+	var atSrc []uint8
+	if !g.directed {
+		atSrc = make([]uint8, len(g.edgeSrc))
+	}
+	for u := 0; u < n; u++ {
+		lo, hi := a.Offsets[u], a.Offsets[u+1]
 		for p := lo; p < hi; p++ {
 			e := a.Edge[p]
 			if int(e) >= len(g.edgeSrc) {
@@ -198,6 +212,9 @@ func (g *Graph) validateAdjacency(dir string, a Adjacency, n, arcs int, outgoing
 				return fmt.Errorf("csr: %s-adjacency: node %d arc %d does not match edge %d", dir, u, p-lo, e)
 			}
 			seen[e]++
+			if atSrc != nil && src == uint32(u) {
+				atSrc[e]++
+			}
 		}
 	}
 	want := uint8(1)
@@ -207,6 +224,10 @@ func (g *Graph) validateAdjacency(dir string, a Adjacency, n, arcs int, outgoing
 	for e, c := range seen {
 		if c != want {
 			return fmt.Errorf("csr: %s-adjacency: edge %d stored as %d arcs, want %d", dir, e, c, want)
+		}
+		if atSrc != nil && g.edgeSrc[e] != g.edgeDst[e] && atSrc[e] != 1 {
+			return fmt.Errorf("csr: %s-adjacency: edge %d (%d -- %d) has %d of its 2 arcs at node %d, want one at each endpoint",
+				dir, e, g.edgeSrc[e], g.edgeDst[e], atSrc[e], g.edgeSrc[e])
 		}
 	}
 	return nil

@@ -94,8 +94,18 @@ func Stream(r io.Reader, name string, format Format, add func(in Input, line int
 		return err
 	}
 	defer closeSrc()
-	sc := bufio.NewScanner(src)
+	failed := &errMemo{r: src}
+	sc := bufio.NewScanner(failed)
 	sc.Buffer(make([]byte, 64*1024), maxLine)
+	// A last line without its newline is a line only at a clean end of
+	// input; after a read error (a truncated gzip stream) it is the cut-off
+	// start of a line and must not become an edge.
+	sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
+		if atEOF && failed.err != nil && bytes.IndexByte(data, '\n') < 0 {
+			return 0, nil, failed.err
+		}
+		return bufio.ScanLines(data, atEOF)
+	})
 	line := 0
 	for sc.Scan() {
 		line++
@@ -121,6 +131,20 @@ func Stream(r io.Reader, name string, format Format, add func(in Input, line int
 		return &ParseError{File: name, Line: line + 1, Msg: err.Error()}
 	}
 	return nil
+}
+
+// errMemo remembers the first error other than io.EOF that r returned.
+type errMemo struct {
+	r   io.Reader
+	err error
+}
+
+func (m *errMemo) Read(p []byte) (int, error) {
+	n, err := m.r.Read(p)
+	if err != nil && err != io.EOF && m.err == nil {
+		m.err = err
+	}
+	return n, err
 }
 
 // maybeGunzip peeks at the first two bytes and unwraps gzip when present.

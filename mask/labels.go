@@ -62,6 +62,12 @@ func (l *Labels) record(set map[string]*roaring.Bitmap, verb, channel string, ed
 			return fmt.Errorf("mask: %s by %q: edge %d out of range (snapshot has %d edges)", verb, channel, e, l.numEdges)
 		}
 	}
+	if len(edges) == 0 {
+		// Recording nothing must not create an empty bitmap: the channel
+		// would be listed by Channels and pass Policy.Check while labelling
+		// no edge, and it would vanish in a WriteTo/ReadLabels round trip.
+		return nil
+	}
 	bm := set[channel]
 	if bm == nil {
 		bm = roaring.New()

@@ -179,4 +179,3 @@ func (p *parser) u64(what string) uint64 {
 	}
 	return binary.LittleEndian.Uint64(b)
 }
-

@@ -38,8 +38,10 @@ func Full(g *csr.Graph) *View {
 	return &View{g: g, name: "full", masked: roaring.New(), outWeight: g.OutWeights()}
 }
 
-// FromMasked returns the view of g without the given edges.
+// FromMasked returns the view of g without the given edges. The view keeps
+// its own copy of masked, so later changes to the argument do not reach it.
 func FromMasked(g *csr.Graph, name string, masked *roaring.Bitmap) (*View, error) {
+	masked = masked.Clone()
 	if !masked.IsEmpty() && int64(masked.Maximum()) >= int64(g.NumEdges()) {
 		return nil, fmt.Errorf("mask: view %s: masked edge %d out of range (snapshot has %d edges)", name, masked.Maximum(), g.NumEdges())
 	}
