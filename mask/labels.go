@@ -99,9 +99,14 @@ func (l *Labels) Added(channel string) *roaring.Bitmap { return l.added[channel]
 func (l *Labels) Deleted(channel string) *roaring.Bitmap { return l.deleted[channel] }
 
 // ChannelsOf returns the channels that added edge e, sorted.
-func (l *Labels) ChannelsOf(e uint32) []string {
+func (l *Labels) ChannelsOf(e uint32) []string { return holders(l.added, e) }
+
+// DeletersOf returns the channels that deleted edge e, sorted.
+func (l *Labels) DeletersOf(e uint32) []string { return holders(l.deleted, e) }
+
+func holders(set map[string]*roaring.Bitmap, e uint32) []string {
 	var out []string
-	for c, bm := range l.added {
+	for c, bm := range set {
 		if bm.Contains(e) {
 			out = append(out, c)
 		}

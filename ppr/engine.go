@@ -29,30 +29,81 @@ type Engine struct {
 	queue        []uint32  // push FIFO scratch
 	queued       []bool
 
+	// Support, when not nil, records every node whose X or R a push
+	// changes, so a caller working on sparse states can read or clear
+	// exactly those entries.
+	Support *Support
+	// KeepDangling makes pushes skip nodes that are dangling in the view:
+	// their residual stays in R (callers bound it in L1) instead of being
+	// spread over every seed, which costs |seeds| per push.
+	KeepDangling bool
+
 	Stats Stats
+}
+
+// Support is a set of node ids with O(1) insertion and O(size) reset.
+type Support struct {
+	mark  []bool
+	Nodes []uint32 // in insertion order
+}
+
+// NewSupport returns an empty set over n nodes.
+func NewSupport(n int) *Support { return &Support{mark: make([]bool, n)} }
+
+// Add inserts v.
+func (s *Support) Add(v uint32) {
+	if !s.mark[v] {
+		s.mark[v] = true
+		s.Nodes = append(s.Nodes, v)
+	}
+}
+
+// Has reports whether v is in the set.
+func (s *Support) Has(v uint32) bool { return s.mark[v] }
+
+// Reset empties the set.
+func (s *Support) Reset() {
+	for _, v := range s.Nodes {
+		s.mark[v] = false
+	}
+	s.Nodes = s.Nodes[:0]
 }
 
 // NewEngine returns an engine in the native start state x = 0, r = alpha*s.
 func NewEngine(view *mask.View, seeds Seeds, damping float64) (*Engine, error) {
-	if err := checkDamping(damping); err != nil {
-		return nil, err
-	}
 	n := view.Graph().NumNodes()
-	for i, u := range seeds.Nodes {
-		if int(u) >= n {
-			return nil, fmt.Errorf("ppr: seed %d: node %d out of range (graph has %d nodes)", i, u, n)
-		}
-	}
-	e := &Engine{
-		view:    view,
-		seeds:   seeds,
-		damping: damping,
-		alpha:   1 - damping,
-		X:       make([]float64, n),
-		R:       make([]float64, n),
+	e := &Engine{view: view, X: make([]float64, n), R: make([]float64, n)}
+	if err := e.SetProblem(seeds, damping); err != nil {
+		return nil, err
 	}
 	e.Reset()
 	return e, nil
+}
+
+// SetProblem switches the engine to other seeds and damping, keeping its
+// arrays and leaving X and R as they are (the caller sets them); use Restart
+// for the native start state.
+func (e *Engine) SetProblem(seeds Seeds, damping float64) error {
+	if err := checkDamping(damping); err != nil {
+		return err
+	}
+	n := e.view.Graph().NumNodes()
+	for i, u := range seeds.Nodes {
+		if int(u) >= n {
+			return fmt.Errorf("ppr: seed %d: node %d out of range (graph has %d nodes)", i, u, n)
+		}
+	}
+	e.seeds, e.damping, e.alpha = seeds, damping, 1-damping
+	return nil
+}
+
+// Restart is SetProblem followed by Reset: a new query on the same arrays.
+func (e *Engine) Restart(seeds Seeds, damping float64) error {
+	if err := e.SetProblem(seeds, damping); err != nil {
+		return err
+	}
+	e.Reset()
+	return nil
 }
 
 // Reset returns to x = 0, r = alpha*s and clears the stats.
@@ -154,6 +205,7 @@ func (e *Engine) Sweep() float64 {
 
 // PushNode pushes node u once: x(u) += r(u), r(u)'s mass spread over u's
 // surviving out-arcs (to the seeds when u is dangling in the view), r(u) = 0.
+// With KeepDangling set, a dangling node is left as it is.
 func (e *Engine) PushNode(u uint32) {
 	e.pushNode(u, nil)
 }
@@ -165,14 +217,23 @@ func (e *Engine) pushNode(u uint32, visit func(v uint32)) {
 	if val == 0 {
 		return
 	}
+	wu := e.view.OutWeight(u)
+	if wu == 0 && e.KeepDangling {
+		return
+	}
 	e.R[u] = 0
 	e.X[u] += val
 	e.Stats.Pushes++
-	wu := e.view.OutWeight(u)
+	if e.Support != nil {
+		e.Support.Add(u)
+	}
 	if wu == 0 {
 		c := e.damping * val
 		for i, s := range e.seeds.Nodes {
 			e.R[s] += c * e.seeds.Weights[i]
+			if e.Support != nil {
+				e.Support.Add(s)
+			}
 			if visit != nil {
 				visit(s)
 			}
@@ -189,6 +250,9 @@ func (e *Engine) pushNode(u uint32, visit func(v uint32)) {
 			continue
 		}
 		e.R[nbr[p]] += c * wt[p]
+		if e.Support != nil {
+			e.Support.Add(nbr[p])
+		}
 		if visit != nil {
 			visit(nbr[p])
 		}
@@ -200,6 +264,9 @@ func (e *Engine) pushNode(u uint32, visit func(v uint32)) {
 func (e *Engine) overThreshold(u uint32, eps float64) bool {
 	t := eps * e.view.OutWeight(u)
 	if t == 0 {
+		if e.KeepDangling {
+			return false
+		}
 		t = eps
 	}
 	return math.Abs(e.R[u]) > t

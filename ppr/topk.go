@@ -35,6 +35,30 @@ func TopK(scores []float64, k int, candidates []uint32) []Scored {
 		}
 		return Scored{uint32(i), scores[i]}
 	}
+	return topK(count, k, at)
+}
+
+// TopKBy is TopK over scores computed by a function: score(u) for every
+// candidate, or for every u < n when candidates is nil.
+func TopKBy(n, k int, candidates []uint32, score func(u uint32) float64) []Scored {
+	if k <= 0 {
+		return nil
+	}
+	count := n
+	if candidates != nil {
+		count = len(candidates)
+	}
+	at := func(i int) Scored {
+		u := uint32(i)
+		if candidates != nil {
+			u = candidates[i]
+		}
+		return Scored{u, score(u)}
+	}
+	return topK(count, k, at)
+}
+
+func topK(count, k int, at func(i int) Scored) []Scored {
 	// A min-heap of the best k so far, the worst of them at the root.
 	heap := make([]Scored, 0, min(k, count))
 	for i := range count {

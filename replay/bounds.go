@@ -1,0 +1,154 @@
+package replay
+
+import (
+	"math"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/authppr/authppr/mask"
+)
+
+// touchedRows returns the nodes whose out-rows differ between the native and
+// the authenticated view, with l_u, an upper bound on ||P_A[u] - P_G[u]||_1
+// that does not depend on the query:
+//
+//   - both rows dangling (both equal the seeds): l_u = 0, node dropped;
+//   - exactly one dangling: ||s - p||_1 <= ||s||_1 + ||p||_1 = 2;
+//   - neither: sum over u's arcs of |w*(a/W_A - g/W_G)|, where a and g say
+//     whether the arc survives in each view. Summing per arc bounds the
+//     per-neighbour sum by the triangle inequality (parallel arcs), and for
+//     plain masking (g = 1 on every arc) it equals 2*f_u with
+//     f_u = 1 - W_A/W_G: surviving arcs give W_A*(1/W_A - 1/W_G) = f_u,
+//     masked ones (W_G - W_A)/W_G = f_u.
+//
+// A node is only listed when l_u > 0: masking zero-weight arcs changes no row.
+func touchedRows(native, auth *mask.View) (nodes []uint32, rowDiff []float64) {
+	g := native.Graph()
+	diff := roaring.Xor(native.Masked(), auth.Masked())
+	candidates := roaring.New()
+	it := diff.Iterator()
+	for it.HasNext() {
+		e := g.Edge(it.Next())
+		candidates.Add(e.Src)
+		if !g.Directed() {
+			candidates.Add(e.Dst)
+		}
+	}
+	out := g.Out()
+	cit := candidates.Iterator()
+	for cit.HasNext() {
+		u := cit.Next()
+		wg, wa := native.OutWeight(u), auth.OutWeight(u)
+		l := 0.0
+		switch {
+		case wg == 0 && wa == 0:
+		case wg == 0 || wa == 0:
+			l = 2
+		default:
+			lo, hi := out.Span(u)
+			for p := lo; p < hi; p++ {
+				e := out.Edge[p]
+				coef := 0.0
+				if !auth.MaskedEdge(e) {
+					coef += 1 / wa
+				}
+				if !native.MaskedEdge(e) {
+					coef -= 1 / wg
+				}
+				l += math.Abs(out.Weight[p] * coef)
+			}
+			l = min(l, 2) // rows are distributions: never more than 2 apart
+		}
+		if l > 0 {
+			nodes = append(nodes, u)
+			rowDiff = append(rowDiff, l)
+		}
+	}
+	return nodes, rowDiff
+}
+
+// errorModel bounds the authenticated vector around an estimate x:
+//
+//	pi_A(v) = x(v) + a(v) + b(v),  |a(v)| <= Coord*W_A(v),  ||b||_1 <= L1.
+//
+// The a part comes from residual on nodes with out-weight in an undirected
+// view (the per-coordinate bound), the b part from every other residual.
+type errorModel struct {
+	Coord float64
+	L1    float64
+}
+
+// perCoordinateBound returns Coord for a residual supported on nodes with
+// out-weight in a symmetric view: max_u |r(u)|/W_A(u) / alpha.
+//
+// Proof. With A symmetric, D = diag(W_A) on the nodes with out-weight and
+// P = D^-1*A, (I - d*P)^-1 = (D - d*A)^-1 * D and K = (D - d*A)^-1 is
+// symmetric with non-negative entries (D - d*A is a diagonally dominant
+// M-matrix for d < 1). So
+//
+//	|(r*(I-dP)^-1)(v)| = |sum_u r(u)*K[u][v]| * W(v)
+//	                   <= max_u(|r(u)|/W(u)) * W(v) * sum_u W(u)*K[u][v]
+//
+// and sum_u W(u)*K[u][v] = (K*W)(v) = ((I-dP)^-1 * 1)(v) = 1/alpha, because
+// P's rows sum to 1. No arc of positive weight enters a node without
+// out-weight (the view is symmetric), so such a walk never reaches a
+// dangling row and the seeds' row plays no part.
+func perCoordinateBound(maxRatio, alpha float64) float64 { return maxRatio / alpha }
+
+// gapInterval proves bounds on gapA = min_{v in sel} pi_A(v) -
+// max_{u in cands \ sel} pi_A(u) from the estimate x(v) = xg[v] + dx[v]
+// and the error model. inSel marks sel. cands nil means every node.
+//
+// Proof. Let v*, u* attain the min and the max for pi_A. Then
+// gapA = x(v*) - x(u*) + a(v*) - a(u*) + b(v*) - b(u*), and
+// |b(v*)| + |b(u*)| <= ||b||_1, so
+// gapA >= min_sel(x - Coord*W) - max_rest(x + Coord*W) - L1. For any v' in
+// sel and u' in the rest gapA <= pi_A(v') - pi_A(u'); taking v' that
+// minimises x + Coord*W and u' that maximises x - Coord*W gives
+// gapA <= min_sel(x + Coord*W) - max_rest(x - Coord*W) + L1.
+//
+// It also returns the largest per-coordinate term among the candidates.
+func gapInterval(xg, dx, w []float64, inSel []bool, sel, cands []uint32, em errorModel) (Interval, float64) {
+	minLo, minHi := math.Inf(1), math.Inf(1)
+	maxLo, maxHi := math.Inf(-1), math.Inf(-1)
+	worst := 0.0
+	visit := func(v uint32) {
+		x := xg[v] + dx[v]
+		c := em.Coord * w[v]
+		worst = max(worst, c)
+		if inSel[v] {
+			minLo = min(minLo, x-c)
+			minHi = min(minHi, x+c)
+		} else {
+			maxLo = max(maxLo, x-c)
+			maxHi = max(maxHi, x+c)
+		}
+	}
+	if cands == nil {
+		for v := range xg {
+			visit(uint32(v))
+		}
+	} else {
+		for _, v := range cands {
+			visit(v)
+		}
+	}
+	if math.IsInf(maxHi, -1) { // everything selected
+		return Interval{math.Inf(1), math.Inf(1)}, worst
+	}
+	return Interval{Lo: minLo - maxHi - em.L1, Hi: minHi - maxLo + em.L1}, worst
+}
+
+// classify maps a proved interval for gapA to an outcome, or reports that
+// the interval straddles a boundary at +-tie and more precision is needed.
+func classify(iv Interval, tie float64) (Outcome, bool) {
+	switch {
+	case iv.Lo > tie:
+		return Same, true
+	case iv.Hi < -tie:
+		return Divergent, true
+	case iv.Lo >= -tie && iv.Hi <= tie:
+		return Tie, true
+	}
+	return 0, false
+}

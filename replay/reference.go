@@ -1,0 +1,79 @@
+package replay
+
+import (
+	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/mask"
+	"github.com/authppr/authppr/ppr"
+)
+
+// ReferenceTol is the L1 tolerance of Reference's authenticated solve.
+const ReferenceTol = 1e-14
+
+// ReferenceDecision is the decision of two from-scratch solves: the native
+// one exactly as a Guard runs it, and the authenticated one to
+// ReferenceTol, classified by the estimated gap itself.
+type ReferenceDecision struct {
+	Native  []ppr.Scored
+	Auth    []ppr.Scored // top-k of the authenticated solve
+	Outcome Outcome
+	GapA    float64   // estimated gapA; |error| <= ReferenceTol
+	AuthPPR []float64 // the authenticated solve, for checking claims
+}
+
+// Reference decides q the plain way: no paths, no bounds, two solves. It is
+// the model every Guard path is tested against.
+func Reference(g *csr.Graph, labels *mask.Labels, trust mask.Policy, q Query, opt Options) (*ReferenceDecision, error) {
+	if opt.Tol == 0 {
+		opt.Tol = ppr.DefaultTol
+	}
+	if opt.TieTol == 0 {
+		opt.TieTol = 10 * opt.Tol
+	}
+	native, err := mask.Native(g, labels)
+	if err != nil {
+		return nil, err
+	}
+	auth, err := mask.Authenticated(g, labels, trust)
+	if err != nil {
+		return nil, err
+	}
+	seeds, err := ppr.NewSeeds(g.NumNodes(), q.Seeds)
+	if err != nil {
+		return nil, err
+	}
+	k := q.K
+	if q.Candidates != nil {
+		k = min(k, len(q.Candidates))
+	} else {
+		k = min(k, g.NumNodes())
+	}
+	xg, err := ppr.Solve(native, seeds, q.Damping, ppr.Options{Tol: opt.Tol})
+	if err != nil {
+		return nil, err
+	}
+	xa, err := ppr.Solve(auth, seeds, q.Damping, ppr.Options{Tol: ReferenceTol})
+	if err != nil {
+		return nil, err
+	}
+	ref := &ReferenceDecision{
+		Native:  ppr.TopK(xg.Scores, k, q.Candidates),
+		Auth:    ppr.TopK(xa.Scores, k, q.Candidates),
+		AuthPPR: xa.Scores,
+	}
+	ref.GapA = SelectionGap(xa.Scores, ref.Native, q.Candidates)
+	ref.Outcome, _ = classify(Interval{ref.GapA, ref.GapA}, opt.TieTol)
+	return ref, nil
+}
+
+// SelectionGap returns min_{v in sel} scores[v] - max_{u in cands \ sel}
+// scores[u] (+Inf when every candidate is selected); cands nil means all.
+func SelectionGap(scores []float64, sel []ppr.Scored, cands []uint32) float64 {
+	in := make([]bool, len(scores))
+	nodes := make([]uint32, len(sel))
+	for i, s := range sel {
+		in[s.Node] = true
+		nodes[i] = s.Node
+	}
+	iv, _ := gapInterval(scores, make([]float64, len(scores)), make([]float64, len(scores)), in, nodes, cands, errorModel{})
+	return iv.Lo
+}

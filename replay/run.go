@@ -1,0 +1,400 @@
+package replay
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/authppr/authppr/ppr"
+)
+
+// precisionFloor is where refinement stops: below it float64 rounding of
+// scores near 1 dominates any bound, and the estimate itself decides.
+const precisionFloor = 1e-15
+
+// maxFullSweeps caps the full path; reaching it decides by the estimate.
+const maxFullSweeps = 100000
+
+// run is one query's replay after the native solve.
+type run struct {
+	gd    *Guard
+	ws    *workspace
+	q     Query
+	k     int
+	d     *Decision
+	seeds ppr.Seeds
+	tauG  float64 // native L1 error bound ||r_G||_1/alpha
+
+	// The authenticated estimate is x[v] + dx[v]: x_G plus the sparse
+	// delta, or, on the full path, the dense state with dx all zero.
+	x, dx []float64
+
+	sel       []uint32 // native selection
+	skipped   float64  // sum of x_G(u)*l_u over touched rows not yet materialized
+	done      []bool   // per touched index: row materialized
+	rowArcOps int64
+}
+
+func (r *run) alpha() float64   { return 1 - r.q.Damping }
+func (r *run) damping() float64 { return r.q.Damping }
+
+// decide runs the paths, cheapest first, and fills r.d.
+func (r *run) decide() {
+	ws, gd := r.ws, r.gd
+	xg := ws.nativeEng.X
+	r.x, r.dx = xg, ws.deltaEng.X
+	for _, s := range r.d.Native {
+		r.sel = append(r.sel, s.Node)
+		ws.inSel[s.Node] = true
+	}
+	defer func() {
+		for _, v := range r.sel {
+			ws.inSel[v] = false
+		}
+	}()
+
+	// Native mass on touched rows: B = sum x_G(u)*l_u. One pass over T.
+	ws.xTouched = ws.xTouched[:0]
+	B := 0.0
+	for i, u := range gd.touched {
+		ws.xTouched = append(ws.xTouched, xg[u])
+		B += xg[u] * gd.rowDiff[i]
+	}
+	r.skipped = B
+	w := gd.auth.OutWeights()
+	gapNative, _ := gapInterval(r.x, r.dx, w, ws.inSel, r.sel, r.q.Candidates, errorModel{})
+	gx := gapNative.Lo // exact gap of x_G (no error terms)
+
+	if gd.opt.Force == PathAuto {
+		// Untouched: no touched row carries native mass, so the correction
+		// is zero and r_A = r_G: x_G is as good for pi_A as for pi_G.
+		if B == 0 {
+			iv := Interval{gx - r.tauG, gx + r.tauG}
+			if out, ok := classify(iv, gd.opt.TieTol); ok {
+				r.finish(PathUntouched, out, iv, r.tauG)
+				return
+			}
+		}
+		// Certificate: pi_A - x_G = r_A*(I-dP_A)^-1 with
+		// ||r_A||_1 <= ||r_G||_1 + d*B, so every pairwise gap of x_G is
+		// within tau_G + d*B/alpha of pi_A's.
+		eps := r.tauG + r.damping()*B/r.alpha()
+		iv := Interval{gx - eps, gx + eps}
+		if out, ok := classify(iv, gd.opt.TieTol); ok {
+			r.finish(PathCertificate, out, iv, eps)
+			return
+		}
+	}
+	if gd.opt.Force != PathFull && r.delta(gx) {
+		return
+	}
+	r.full()
+}
+
+// materialize adds d*x_G(u)*(P_A[u] - P_G[u]) to dr for the touched rows
+// whose native mass times l_u is at least theta, and removes them from
+// skipped. The rows left out are bounded in L1 by d*skipped.
+func (r *run) materialize(theta float64) {
+	gd, ws := r.gd, r.ws
+	if r.done == nil {
+		r.done = make([]bool, len(gd.touched))
+	}
+	g := gd.g
+	out := g.Out()
+	dr := ws.deltaEng.R
+	sup := ws.support
+	addSeeds := func(a float64) {
+		for i, s := range r.seeds.Nodes {
+			dr[s] += a * r.seeds.Weights[i]
+			sup.Add(s)
+		}
+	}
+	for i, u := range gd.touched {
+		m := ws.xTouched[i] * gd.rowDiff[i]
+		if r.done[i] || m < theta || m == 0 {
+			continue
+		}
+		r.done[i] = true
+		r.skipped -= m
+		a := r.damping() * ws.xTouched[i]
+		wg, wa := gd.native.OutWeight(u), gd.auth.OutWeight(u)
+		if wa == 0 {
+			addSeeds(a)
+		}
+		if wg == 0 {
+			addSeeds(-a)
+		}
+		if wa == 0 && wg == 0 {
+			continue
+		}
+		lo, hi := out.Span(u)
+		r.rowArcOps += int64(hi - lo)
+		for p := lo; p < hi; p++ {
+			e := out.Edge[p]
+			coef := 0.0
+			if wa > 0 && !gd.auth.MaskedEdge(e) {
+				coef += 1 / wa
+			}
+			if wg > 0 && !gd.native.MaskedEdge(e) {
+				coef -= 1 / wg
+			}
+			if coef != 0 {
+				v := out.Nbr[p]
+				dr[v] += a * out.Weight[p] * coef
+				sup.Add(v)
+			}
+		}
+	}
+	if r.skipped < 0 || allDone(r.done) {
+		r.skipped = 0 // rounding: every row is in
+	}
+}
+
+func allDone(done []bool) bool {
+	for _, d := range done {
+		if !d {
+			return false
+		}
+	}
+	return true
+}
+
+// deltaModel bounds pi_A around x_G + dx from the sparse residual dr:
+// r_A = r_G + dr + (rows not materialized), with r_G in L1 (tau_G), the
+// rows left out in L1 (d*skipped/alpha), and dr per coordinate on nodes
+// with out-weight when the view is undirected, in L1 otherwise.
+func (r *run) deltaModel() errorModel {
+	gd, ws := r.gd, r.ws
+	alpha := r.alpha()
+	dr := ws.deltaEng.R
+	w := gd.auth.OutWeights()
+	maxRatio, danglingL1, l1 := 0.0, 0.0, 0.0
+	for _, v := range ws.support.Nodes {
+		a := math.Abs(dr[v])
+		l1 += a
+		if w[v] > 0 {
+			maxRatio = max(maxRatio, a/w[v])
+		} else {
+			danglingL1 += a
+		}
+	}
+	base := r.tauG + r.damping()*r.skipped/alpha
+	if gd.g.Directed() {
+		return errorModel{L1: base + l1/alpha}
+	}
+	return errorModel{Coord: perCoordinateBound(maxRatio, alpha), L1: base + danglingL1/alpha}
+}
+
+// delta runs the signed push of dr on the authenticated view, refining
+// until the bounds decide or the budget runs out. It reports whether it
+// decided.
+func (r *run) delta(gx float64) bool {
+	gd, ws := r.gd, r.ws
+	alpha, tie := r.alpha(), gd.opt.TieTol
+	// Aim the first round at a bound a quarter of the distance between the
+	// native gap and the tie band; later rounds tighten by 8x.
+	want := max(gx-tie, tie) / 4
+	theta := 0.0
+	if n := len(gd.touched); n > 0 {
+		// Each row left out carries less than theta, so they add less than
+		// n*theta*d/alpha = want/2 to the L1 term.
+		theta = want / 2 * alpha / (r.damping() * float64(n))
+	}
+	r.materialize(theta)
+	wref := 0.0
+	for _, v := range r.sel {
+		wref = max(wref, gd.auth.OutWeight(v))
+	}
+	if wref == 0 {
+		wref = 1
+	}
+	eps := alpha * want / (4 * wref)
+	eng := ws.deltaEng
+	budget := gd.opt.DeltaBudget
+	for {
+		spent := eng.Stats.ArcOps + r.rowArcOps
+		if spent >= budget {
+			return false
+		}
+		finished := eng.PushUntil(eps, ws.support.Nodes, budget-spent)
+		em := r.deltaModel()
+		if r.tryFinish(PathDelta, em) {
+			return true
+		}
+		if !finished || eps < precisionFloor {
+			return false
+		}
+		if r.skipped > 0 {
+			r.materialize(0)
+		}
+		eps /= 8
+	}
+}
+
+// tryFinish classifies with the current state and error model and, when it
+// decides (a divergence also needs a proved authenticated selection),
+// finishes with the given path.
+func (r *run) tryFinish(path Path, em errorModel) bool {
+	gd, ws := r.gd, r.ws
+	w := gd.auth.OutWeights()
+	iv, worst := gapInterval(r.x, r.dx, w, ws.inSel, r.sel, r.q.Candidates, em)
+	out, ok := classify(iv, gd.opt.TieTol)
+	if !ok {
+		return false
+	}
+	if out == Divergent && !r.authProved(em) {
+		return false
+	}
+	r.finish(path, out, iv, em.L1+worst)
+	return true
+}
+
+// authEstimate returns the top-k of x_G + dx over the candidates.
+func (r *run) authEstimate() []ppr.Scored {
+	x, dx := r.x, r.dx
+	return ppr.TopKBy(len(x), r.k, r.q.Candidates, func(v uint32) float64 { return x[v] + dx[v] })
+}
+
+// authProved checks that the estimated authenticated top-k is a top-k of
+// pi_A up to the tie tolerance: its own gap interval has Lo >= -TieTol.
+func (r *run) authProved(em errorModel) bool {
+	ws, gd := r.ws, r.gd
+	auth := r.authEstimate()
+	mark := make([]bool, len(ws.inSel))
+	nodes := make([]uint32, len(auth))
+	for i, s := range auth {
+		mark[s.Node] = true
+		nodes[i] = s.Node
+	}
+	iv, _ := gapInterval(r.x, r.dx, gd.auth.OutWeights(), mark, nodes, r.q.Candidates, em)
+	return iv.Lo >= -gd.opt.TieTol
+}
+
+// full copies x_G + dx and r_G + dr (every row materialized) into the dense
+// authenticated engine, a valid authenticated state warm-started from the
+// native solution, and sweeps until the bounds decide (or the precision
+// floor, where the estimate decides).
+func (r *run) full() {
+	gd, ws := r.gd, r.ws
+	r.materialize(0)
+	eng := ws.authEng
+	if err := eng.SetProblem(r.seeds, r.q.Damping); err != nil {
+		panic(err) // validated when the native engine took the same problem
+	}
+	eng.Stats = ppr.Stats{}
+	copy(eng.X, ws.nativeEng.X)
+	copy(eng.R, ws.nativeEng.R)
+	dx, dr := ws.deltaEng.X, ws.deltaEng.R
+	for _, v := range ws.support.Nodes {
+		eng.X[v] += dx[v]
+		eng.R[v] += dr[v]
+		dx[v], dr[v] = 0, 0
+	}
+	r.x, r.dx = eng.X, dx // dx is all zero now
+	alpha := r.alpha()
+	w := gd.auth.OutWeights()
+	for {
+		var em errorModel
+		if gd.g.Directed() {
+			em.L1 = eng.ResidualL1() / alpha
+		} else {
+			maxRatio, danglingL1 := 0.0, 0.0
+			for v, rv := range eng.R {
+				if w[v] > 0 {
+					maxRatio = max(maxRatio, math.Abs(rv)/w[v])
+				} else {
+					danglingL1 += math.Abs(rv)
+				}
+			}
+			em = errorModel{Coord: perCoordinateBound(maxRatio, alpha), L1: danglingL1 / alpha}
+		}
+		if r.tryFinish(PathFull, em) {
+			break
+		}
+		_, worst := gapInterval(r.x, r.dx, w, ws.inSel, r.sel, r.q.Candidates, em)
+		if em.L1+worst < precisionFloor || eng.Stats.Sweeps >= maxFullSweeps {
+			// Out of precision: the estimate decides (see the package doc).
+			iv, _ := gapInterval(r.x, r.dx, w, ws.inSel, r.sel, r.q.Candidates, errorModel{})
+			out, _ := classify(iv, gd.opt.TieTol)
+			r.finish(PathFull, out, iv, em.L1+worst)
+			break
+		}
+		eng.Sweep()
+	}
+	r.d.ReplaySweeps = eng.Stats.Sweeps
+	r.d.ReplayArcOps += eng.Stats.ArcOps
+}
+
+// finish records the decision.
+func (r *run) finish(path Path, out Outcome, iv Interval, bound float64) {
+	d := r.d
+	d.Path, d.Outcome, d.Gap, d.Bound = path, out, iv, bound
+	x, dx := r.x, r.dx
+	score := func(v uint32) float64 { return x[v] + dx[v] }
+	if out == Divergent {
+		d.Auth = r.authEstimate()
+		d.Suspects = r.suspects()
+	} else {
+		d.Auth = ppr.TopKBy(len(x), r.k, r.sel, score)
+	}
+	d.ReplayArcOps = r.ws.deltaEng.Stats.ArcOps + r.rowArcOps
+}
+
+// suspects returns the edges whose trust status differs between the views,
+// ranked by the native mass they carried: for an untrusted edge u->v,
+// d*x_G(u)*w/W_G(u); for a trusted edge an untrusted channel deleted,
+// d*x_G(u)*w/W_A(u), the mass it would have carried. These are the largest
+// terms of the replay's start residual.
+func (r *run) suspects() []Suspect {
+	gd := r.gd
+	g := gd.g
+	out := g.Out()
+	mass := make(map[uint32]float64)
+	for i, u := range gd.touched {
+		xu := r.ws.xTouched[i]
+		if xu == 0 {
+			continue
+		}
+		wg, wa := gd.native.OutWeight(u), gd.auth.OutWeight(u)
+		lo, hi := out.Span(u)
+		for p := lo; p < hi; p++ {
+			e := out.Edge[p]
+			inG, inA := !gd.native.MaskedEdge(e), !gd.auth.MaskedEdge(e)
+			switch {
+			case inG && !inA:
+				mass[e] += r.damping() * xu * out.Weight[p] / wg
+			case inA && !inG:
+				mass[e] += r.damping() * xu * out.Weight[p] / wa
+			}
+		}
+	}
+	list := make([]Suspect, 0, len(mass))
+	for e, m := range mass {
+		edge := g.Edge(e)
+		s := Suspect{Edge: e, Src: edge.Src, Dst: edge.Dst, Mass: m}
+		if gd.auth.MaskedEdge(e) {
+			s.Channels = untrusted(gd.labels.ChannelsOf(e), gd)
+		} else {
+			s.Deleted = true
+			s.Channels = untrusted(gd.labels.DeletersOf(e), gd)
+		}
+		list = append(list, s)
+	}
+	slices.SortFunc(list, func(a, b Suspect) int {
+		if c := cmp.Compare(b.Mass, a.Mass); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Edge, b.Edge)
+	})
+	return list[:min(len(list), gd.opt.MaxSuspects)]
+}
+
+func untrusted(channels []string, gd *Guard) []string {
+	var out []string
+	for _, c := range channels {
+		if !gd.trust.Trusts(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
