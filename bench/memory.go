@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 
 	"github.com/authppr/authppr/csr"
 	"github.com/authppr/authppr/ppr"
@@ -14,22 +15,32 @@ const (
 	UntrustedChannel = "peer"
 )
 
-// MemoryConfig shapes a HippoRAG-like memory graph: entity nodes, passage
-// nodes, passage-entity (mention) edges, power-law entity-entity relation
-// edges and synonym edges, undirected.
+// MemoryConfig shapes a HippoRAG-like memory graph (undirected): entity
+// nodes, passage nodes, passage-entity mention edges (entities drawn from a
+// Zipf popularity law), relation edges between entities mentioned in the
+// same passage (the extracted triples) and synonym edges between entities.
 type MemoryConfig struct {
-	Entities, Passages int
-	Mentions           int     // entity mentions per passage (1..2*Mentions-1, mean Mentions)
-	Relations          float64 // relation edges per entity
-	Synonyms           float64 // synonym edges per entity
-	UntrustedShare     float64 // each edge is written by UntrustedChannel with this probability
-	Seed               uint64
+	Entities, Passages       int
+	MentionsMin, MentionsMax int     // entity mentions per passage, uniform in [min, max]
+	Relations                int     // relation edges per passage, among its entities
+	Synonyms                 float64 // synonym edges per entity
+	UntrustedShare           float64 // each edge is written by UntrustedChannel with this probability
+	Seed                     uint64
+	// Extra edges are appended after the generated ones (attacks use this).
+	Extra []csr.Input
 }
 
 // DefaultMemory is a small memory graph that builds in well under a second.
 var DefaultMemory = MemoryConfig{
-	Entities: 40000, Passages: 10000, Mentions: 6, Relations: 2, Synonyms: 0.2,
+	Entities: 40000, Passages: 10000, MentionsMin: 3, MentionsMax: 9, Relations: 2, Synonyms: 0.2,
 	UntrustedShare: 0.01, Seed: 1,
+}
+
+// HippoMemory is the size the replay targets are stated for: 250k nodes and
+// about 2.5M arcs, like shared/anchors' KG generator.
+var HippoMemory = MemoryConfig{
+	Entities: 200000, Passages: 50000, MentionsMin: 5, MentionsMax: 20, Relations: 6, Synonyms: 0.25,
+	Seed: 1,
 }
 
 // Memory is a generated memory graph with its node roles.
@@ -40,11 +51,15 @@ type Memory struct {
 	config   MemoryConfig
 }
 
-// NewMemory generates the graph. Node names are "e<i>" and "p<i>"; entities
-// take ids 0..Entities-1 and passages the ids after them.
+// EntityName and PassageName give generated node names.
+func EntityName(i int) string  { return "e" + strconv.Itoa(i) }
+func PassageName(i int) string { return "p" + strconv.Itoa(i) }
+
+// NewMemory generates the graph. Entities take ids 0..Entities-1 and
+// passages the ids after them.
 func NewMemory(c MemoryConfig) (*Memory, error) {
-	if c.Entities < 2 || c.Passages < 1 || c.Mentions < 1 {
-		return nil, fmt.Errorf("bench: memory config %+v: need at least 2 entities, 1 passage, 1 mention", c)
+	if c.Entities < 2 || c.Passages < 1 || c.MentionsMin < 1 || c.MentionsMax < c.MentionsMin {
+		return nil, fmt.Errorf("bench: memory config %+v: need at least 2 entities, 1 passage, 1 <= MentionsMin <= MentionsMax", c)
 	}
 	if c.UntrustedShare < 0 || c.UntrustedShare > 1 {
 		return nil, fmt.Errorf("bench: untrusted share %v, want [0, 1]", c.UntrustedShare)
@@ -55,14 +70,14 @@ func NewMemory(c MemoryConfig) (*Memory, error) {
 	b := csr.NewBuilder(false)
 	m := &Memory{config: c}
 	for i := range c.Entities {
-		id, err := b.AddNode(fmt.Sprint("e", i))
+		id, err := b.AddNode(EntityName(i))
 		if err != nil {
 			return nil, err
 		}
 		m.Entities = append(m.Entities, id)
 	}
 	for i := range c.Passages {
-		id, err := b.AddNode(fmt.Sprint("p", i))
+		id, err := b.AddNode(PassageName(i))
 		if err != nil {
 			return nil, err
 		}
@@ -70,30 +85,46 @@ func NewMemory(c MemoryConfig) (*Memory, error) {
 	}
 	add := func(src, dst string, w float64) error {
 		ch := TrustedChannel
-		if rng.Float64() < c.UntrustedShare {
+		if c.UntrustedShare > 0 && rng.Float64() < c.UntrustedShare {
 			ch = UntrustedChannel
 		}
 		_, err := b.AddEdge(csr.Input{Src: src, Dst: dst, Weight: w, Channel: ch})
 		return err
 	}
+	var mentioned []string
 	for p := range c.Passages {
-		for range 1 + rng.IntN(2*c.Mentions-1) {
-			if err := add(fmt.Sprint("p", p), fmt.Sprint("e", popular.Uint64()), 1); err != nil {
+		mentioned = mentioned[:0]
+		for range c.MentionsMin + rng.IntN(c.MentionsMax-c.MentionsMin+1) {
+			e := EntityName(int(popular.Uint64()))
+			mentioned = append(mentioned, e)
+			if err := add(PassageName(p), e, 1); err != nil {
+				return nil, err
+			}
+		}
+		for range c.Relations {
+			i, j := rng.IntN(len(mentioned)), rng.IntN(len(mentioned))
+			if mentioned[i] == mentioned[j] {
+				continue
+			}
+			if err := add(mentioned[i], mentioned[j], 1); err != nil {
 				return nil, err
 			}
 		}
 	}
-	for range int(c.Relations * float64(c.Entities)) {
-		if err := add(fmt.Sprint("e", popular.Uint64()), fmt.Sprint("e", rng.IntN(c.Entities)), 1); err != nil {
+	// Synonyms link entities by embedding similarity, with the similarity as
+	// weight, as HippoRAG2 builds them.
+	for range int(c.Synonyms * float64(c.Entities)) {
+		e, f := rng.IntN(c.Entities), rng.IntN(c.Entities)
+		if e == f {
+			continue
+		}
+		if err := add(EntityName(e), EntityName(f), 0.8+0.2*rng.Float64()); err != nil {
 			return nil, err
 		}
 	}
-	// Synonyms link entities with similar names, here neighbouring ids, with
-	// a similarity weight as HippoRAG2 gives them.
-	for range int(c.Synonyms * float64(c.Entities)) {
-		e := rng.IntN(c.Entities - 1)
-		if err := add(fmt.Sprint("e", e), fmt.Sprint("e", e+1), 0.8+0.2*rng.Float64()); err != nil {
-			return nil, err
+	for i, in := range c.Extra {
+		if _, err := b.AddEdge(in); err != nil {
+			return nil, fmt.Errorf("bench: extra edge %d: %w", i, err)
 		}
 	}
 	g, err := b.Build()

@@ -22,7 +22,11 @@ import (
 //     masked ones (W_G - W_A)/W_G = f_u.
 //
 // A node is only listed when l_u > 0: masking zero-weight arcs changes no row.
-func touchedRows(native, auth *mask.View) (nodes []uint32, rowDiff []float64) {
+//
+// It also lists, per touched node, the arcs whose status differs (their
+// neighbour and signed weight: + for authenticated-only, - for native-only),
+// so replay can build the start residual in O(differing arcs).
+func touchedRows(native, auth *mask.View) (t touched) {
 	g := native.Graph()
 	diff := roaring.Xor(native.Masked(), auth.Masked())
 	candidates := roaring.New()
@@ -40,12 +44,24 @@ func touchedRows(native, auth *mask.View) (nodes []uint32, rowDiff []float64) {
 		u := cit.Next()
 		wg, wa := native.OutWeight(u), auth.OutWeight(u)
 		l := 0.0
+		first := len(t.arcs)
+		lo, hi := out.Span(u)
+		for p := lo; p < hi; p++ {
+			e := out.Edge[p]
+			inA, inG := !auth.MaskedEdge(e), !native.MaskedEdge(e)
+			if inA != inG && out.Weight[p] != 0 {
+				w := out.Weight[p]
+				if inG {
+					w = -w
+				}
+				t.arcs = append(t.arcs, diffArc{nbr: out.Nbr[p], weight: w})
+			}
+		}
 		switch {
 		case wg == 0 && wa == 0:
 		case wg == 0 || wa == 0:
 			l = 2
 		default:
-			lo, hi := out.Span(u)
 			for p := lo; p < hi; p++ {
 				e := out.Edge[p]
 				coef := 0.0
@@ -60,11 +76,30 @@ func touchedRows(native, auth *mask.View) (nodes []uint32, rowDiff []float64) {
 			l = min(l, 2) // rows are distributions: never more than 2 apart
 		}
 		if l > 0 {
-			nodes = append(nodes, u)
-			rowDiff = append(rowDiff, l)
+			t.nodes = append(t.nodes, u)
+			t.rowDiff = append(t.rowDiff, l)
+			t.arcStart = append(t.arcStart, first)
+		} else {
+			t.arcs = t.arcs[:first]
 		}
 	}
-	return nodes, rowDiff
+	t.arcStart = append(t.arcStart, len(t.arcs))
+	return t
+}
+
+// touched describes the rows that differ between the views.
+type touched struct {
+	nodes    []uint32
+	rowDiff  []float64 // l_u per node
+	arcStart []int     // node i's differing arcs are arcs[arcStart[i]:arcStart[i+1]]
+	arcs     []diffArc
+}
+
+// diffArc is an arc present in one view only: weight > 0 when only the
+// authenticated view has it, < 0 when only the native one does.
+type diffArc struct {
+	nbr    uint32
+	weight float64
 }
 
 // errorModel bounds the authenticated vector around an estimate x:

@@ -41,8 +41,7 @@ type Guard struct {
 	auth   *mask.View
 	opt    Options
 
-	touched []uint32  // nodes whose out-rows differ between the views
-	rowDiff []float64 // l_u for each touched node (see touchedRows)
+	touched // rows that differ between the views (see touchedRows)
 
 	pool sync.Pool // *workspace
 }
@@ -79,7 +78,7 @@ func New(g *csr.Graph, labels *mask.Labels, trust mask.Policy, opt Options) (*Gu
 		return nil, err
 	}
 	gd := &Guard{g: g, labels: labels, trust: trust, native: native, auth: auth, opt: opt}
-	gd.touched, gd.rowDiff = touchedRows(native, auth)
+	gd.touched = touchedRows(native, auth)
 	return gd, nil
 }
 
@@ -90,7 +89,7 @@ func (gd *Guard) Native() *mask.View { return gd.native }
 func (gd *Guard) Auth() *mask.View { return gd.auth }
 
 // Touched returns the nodes whose out-rows differ between the views.
-func (gd *Guard) Touched() []uint32 { return gd.touched }
+func (gd *Guard) Touched() []uint32 { return gd.touched.nodes }
 
 // Options returns the options in effect (defaults filled in).
 func (gd *Guard) Options() Options { return gd.opt }

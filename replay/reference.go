@@ -1,6 +1,9 @@
 package replay
 
 import (
+	"fmt"
+	"math"
+
 	"github.com/authppr/authppr/csr"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
@@ -76,4 +79,44 @@ func SelectionGap(scores []float64, sel []ppr.Scored, cands []uint32) float64 {
 	}
 	iv, _ := gapInterval(scores, make([]float64, len(scores)), make([]float64, len(scores)), in, nodes, cands, errorModel{})
 	return iv.Lo
+}
+
+// AmbiguityMargin is how close to the tie band's edge (+-TieTol) the
+// reference gap may lie before either outcome is accepted: the reference's
+// own error, the guard's precision floor and rounding, with room to spare.
+const AmbiguityMargin = 1e-12
+
+// Check compares a guard's decision for the same query and options with the
+// reference: the native selection, the proved gap interval (it must hold
+// the reference gap), the authenticated selection (a top-k of the reference
+// vector up to tieTol) and, unless the case is ambiguous, the outcome. It
+// reports whether the case was ambiguous.
+func (ref *ReferenceDecision) Check(d *Decision, q Query, tieTol float64) (ambiguous bool, err error) {
+	if len(ref.Native) != len(d.Native) {
+		return false, fmt.Errorf("native selection %v, reference %v", d.Native, ref.Native)
+	}
+	for i := range ref.Native {
+		if ref.Native[i] != d.Native[i] {
+			return false, fmt.Errorf("native selection %v, reference %v", d.Native, ref.Native)
+		}
+	}
+	if d.Gap.Lo > ref.GapA+AmbiguityMargin || d.Gap.Hi < ref.GapA-AmbiguityMargin {
+		return false, fmt.Errorf("path %s: proved gap interval [%g, %g] misses the reference gap %g", d.Path, d.Gap.Lo, d.Gap.Hi, ref.GapA)
+	}
+	if len(d.Auth) != len(ref.Auth) {
+		return false, fmt.Errorf("path %s: auth selection has %d nodes, reference %d", d.Path, len(d.Auth), len(ref.Auth))
+	}
+	if g := SelectionGap(ref.AuthPPR, d.Auth, q.Candidates); g < -tieTol-AmbiguityMargin {
+		return false, fmt.Errorf("path %s: auth selection %v is not a top-k of the authenticated vector (gap %g)", d.Path, d.Auth, g)
+	}
+	if d.Divergent != (d.Outcome == Divergent) {
+		return false, fmt.Errorf("divergent flag %v with outcome %s", d.Divergent, d.Outcome)
+	}
+	if math.Abs(math.Abs(ref.GapA)-tieTol) < AmbiguityMargin {
+		return true, nil
+	}
+	if d.Outcome != ref.Outcome {
+		return false, fmt.Errorf("path %s: outcome %s, reference %s (interval [%g, %g], reference gap %g)", d.Path, d.Outcome, ref.Outcome, d.Gap.Lo, d.Gap.Hi, ref.GapA)
+	}
+	return false, nil
 }

@@ -56,9 +56,9 @@ func (r *run) decide() {
 	// Native mass on touched rows: B = sum x_G(u)*l_u. One pass over T.
 	ws.xTouched = ws.xTouched[:0]
 	B := 0.0
-	for i, u := range gd.touched {
+	for i, u := range gd.touched.nodes {
 		ws.xTouched = append(ws.xTouched, xg[u])
-		B += xg[u] * gd.rowDiff[i]
+		B += xg[u] * gd.touched.rowDiff[i]
 	}
 	r.skipped = B
 	w := gd.auth.OutWeights()
@@ -91,58 +91,63 @@ func (r *run) decide() {
 	r.full()
 }
 
-// materialize adds d*x_G(u)*(P_A[u] - P_G[u]) to dr for the touched rows
-// whose native mass times l_u is at least theta, and removes them from
-// skipped. The rows left out are bounded in L1 by d*skipped.
+// materialize adds d*x_G(u)*(P_A[u] - P_G[u]) to the replay state for the
+// touched rows whose native mass times l_u is at least theta, and removes
+// them from skipped. The rows left out are bounded in L1 by d*skipped.
+//
+// A row costs O(its differing arcs), not O(its degree). With W_A, W_G > 0,
+// splitting u's arcs into common ones, A-only and G-only,
+//
+//	P_A[u] - P_G[u] = (1 - W_A/W_G)*P_A[u] + (sum_{A-only} w*e_v - sum_{G-only} w*e_v)/W_G
+//
+// and a residual d*rho*P_A[u] is the same state as moving rho from x(u)
+// into r(u): for x' = x - rho*e_u, the residual of x' is
+// r - d*rho*e_u*P_A + rho*e_u. So the first term is dx(u) -= rho,
+// dr(u) += rho with rho = x_G(u)*(1 - W_A/W_G), and only the differing arcs
+// are touched one by one. A row dangling in the authenticated view equals s
+// = e_u*P_A, so rho = x_G(u) and every native arc differs; a row dangling
+// natively is P_A[u] - s: rho = x_G(u) and -d*x_G(u)*s on the seeds.
 func (r *run) materialize(theta float64) {
 	gd, ws := r.gd, r.ws
 	if r.done == nil {
-		r.done = make([]bool, len(gd.touched))
+		r.done = make([]bool, len(gd.touched.nodes))
 	}
-	g := gd.g
-	out := g.Out()
-	dr := ws.deltaEng.R
+	dx, dr := ws.deltaEng.X, ws.deltaEng.R
 	sup := ws.support
-	addSeeds := func(a float64) {
-		for i, s := range r.seeds.Nodes {
-			dr[s] += a * r.seeds.Weights[i]
-			sup.Add(s)
-		}
-	}
-	for i, u := range gd.touched {
-		m := ws.xTouched[i] * gd.rowDiff[i]
+	d := r.damping()
+	for i, u := range gd.touched.nodes {
+		m := ws.xTouched[i] * gd.touched.rowDiff[i]
 		if r.done[i] || m < theta || m == 0 {
 			continue
 		}
 		r.done[i] = true
 		r.skipped -= m
-		a := r.damping() * ws.xTouched[i]
+		xu := ws.xTouched[i]
 		wg, wa := gd.native.OutWeight(u), gd.auth.OutWeight(u)
-		if wa == 0 {
-			addSeeds(a)
+		rho := xu
+		if wa > 0 && wg > 0 {
+			rho = xu * (1 - wa/wg)
+		}
+		dx[u] -= rho
+		dr[u] += rho
+		sup.Add(u)
+		if wg == 0 {
+			for j, s := range r.seeds.Nodes {
+				dr[s] -= d * xu * r.seeds.Weights[j]
+				sup.Add(s)
+			}
+			r.rowArcOps += int64(len(r.seeds.Nodes))
 		}
 		if wg == 0 {
-			addSeeds(-a)
+			continue // A-only arcs are in rho's P_A[u]; there are no G arcs
 		}
-		if wa == 0 && wg == 0 {
-			continue
-		}
-		lo, hi := out.Span(u)
-		r.rowArcOps += int64(hi - lo)
-		for p := lo; p < hi; p++ {
-			e := out.Edge[p]
-			coef := 0.0
-			if wa > 0 && !gd.auth.MaskedEdge(e) {
-				coef += 1 / wa
-			}
-			if wg > 0 && !gd.native.MaskedEdge(e) {
-				coef -= 1 / wg
-			}
-			if coef != 0 {
-				v := out.Nbr[p]
-				dr[v] += a * out.Weight[p] * coef
-				sup.Add(v)
-			}
+		// Differing arcs: A-only ones add d*x*w/W_G, G-only ones subtract it
+		// (diffArc weights carry the sign).
+		arcs := gd.touched.arcs[gd.touched.arcStart[i]:gd.touched.arcStart[i+1]]
+		r.rowArcOps += int64(len(arcs))
+		for _, a := range arcs {
+			dr[a.nbr] += d * xu * a.weight / wg
+			sup.Add(a.nbr)
 		}
 	}
 	if r.skipped < 0 || allDone(r.done) {
@@ -195,7 +200,7 @@ func (r *run) delta(gx float64) bool {
 	// native gap and the tie band; later rounds tighten by 8x.
 	want := max(gx-tie, tie) / 4
 	theta := 0.0
-	if n := len(gd.touched); n > 0 {
+	if n := len(gd.touched.nodes); n > 0 {
 		// Each row left out carries less than theta, so they add less than
 		// n*theta*d/alpha = want/2 to the L1 term.
 		theta = want / 2 * alpha / (r.damping() * float64(n))
@@ -350,7 +355,7 @@ func (r *run) suspects() []Suspect {
 	g := gd.g
 	out := g.Out()
 	mass := make(map[uint32]float64)
-	for i, u := range gd.touched {
+	for i, u := range gd.touched.nodes {
 		xu := r.ws.xTouched[i]
 		if xu == 0 {
 			continue

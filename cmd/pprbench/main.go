@@ -18,6 +18,8 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"solve", "solve PPR for one seed set on a graph file and print the top-k", runSolve},
+		{"overhead", "measure replay overhead against the native solve on a generated or real workload", runOverhead},
+		{"replay", "guard a file of queries: native selection, authenticated replay, decision per query", runReplay},
 	}
 }
 
@@ -58,6 +60,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case errors.Is(err, errUsage):
 		fmt.Fprintln(stderr, "pprbench:", err)
 		return 2
+	case errors.Is(err, errEscalated):
+		fmt.Fprintln(stderr, "pprbench:", err)
+		return 3
 	default:
 		fmt.Fprintln(stderr, "pprbench:", err)
 		return 1

@@ -129,5 +129,74 @@ func TestDefaultWorkload(t *testing.T) {
 	code, out, errOut := runCLI()
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, "default workload")
-	require.Contains(t, out, "selections changed by untrusted structure")
+	require.Contains(t, out, "replay: 50 queries")
+	require.Contains(t, out, "overhead (replay/native)")
+}
+
+func TestReplayCommand(t *testing.T) {
+	graph := writeFile(t, "g.tsv", `q alice 1 default
+q bob 1 default
+alice p1 1 default
+bob p2 1 default
+alice p2 0.5 default
+carol p3 1 default
+bob carol 0.2 default
+q p3 3 mallory
+`)
+	queries := writeFile(t, "q.jsonl", `{"id":"q1","seeds":{"q":1},"k":1,"candidates":["p1","p2","p3"]}
+{"id":"q2","seeds":{"bob":1},"k":2}
+`)
+	outPath := filepath.Join(t.TempDir(), "out.jsonl")
+	code, _, errOut := runCLI("replay", "--graph", graph, "--undirected", "--damping", "0.5", "--trust", "default", "--queries", queries, "--out", outPath)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, "2 queries, 1 divergent")
+	raw, err := os.ReadFile(outPath)
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	require.Len(t, lines, 2)
+	var rec struct {
+		ID        string   `json:"id"`
+		Native    []string `json:"native"`
+		Auth      []string `json:"auth"`
+		Divergent bool     `json:"divergent"`
+		Path      string   `json:"path"`
+		NativeUS  *int64   `json:"native_us"`
+		ReplayUS  *int64   `json:"replay_us"`
+		Suspects  []struct {
+			Channel string    `json:"channel"`
+			Edge    [2]string `json:"edge"`
+			Mass    float64   `json:"mass"`
+		} `json:"suspects"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(lines[0]), &rec))
+	require.Equal(t, "q1", rec.ID)
+	require.Equal(t, []string{"p3"}, rec.Native)
+	require.Equal(t, []string{"p2"}, rec.Auth)
+	require.True(t, rec.Divergent)
+	require.NotNil(t, rec.NativeUS)
+	require.NotNil(t, rec.ReplayUS)
+	require.Contains(t, []string{"untouched", "certificate", "delta", "full"}, rec.Path)
+	require.Equal(t, "mallory", rec.Suspects[0].Channel)
+	require.ElementsMatch(t, []string{"q", "p3"}, rec.Suspects[0].Edge[:])
+
+	// Escalate refuses with exit status 3.
+	code, _, errOut = runCLI("replay", "--graph", graph, "--undirected", "--damping", "0.5", "--trust", "default", "--queries", queries, "--out", outPath, "--policy", "escalate")
+	require.Equal(t, 3, code)
+	require.Contains(t, errOut, "1 of 2 selections diverged")
+
+	bad := writeFile(t, "bad.jsonl", `{"id":"q1","seeds":{"nobody":1}}`+"\n")
+	code, _, errOut = runCLI("replay", "--graph", graph, "--trust", "default", "--queries", bad)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "bad.jsonl:1")
+	require.Contains(t, errOut, `"nobody"`)
+	code, _, errOut = runCLI("replay", "--graph", graph, "--queries", queries)
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "--trust")
+}
+
+func TestOverheadCommand(t *testing.T) {
+	code, out, errOut := runCLI("overhead", "--nodes", "5000", "--queries", "10", "--regime", "few", "--check")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "replay overhead")
+	require.Contains(t, out, "10 of 10 agree")
 }

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"text/tabwriter"
+	"time"
+
+	"github.com/authppr/authppr/bench"
+	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/replay"
+)
+
+func runOverhead(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("overhead", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	workload := fs.String("workload", "memory", "memory (generated HippoRAG-like), wn18rr (undirected, d=0.5) or rmat (directed, d=0.85)")
+	nodes := fs.Int("nodes", 250000, "memory graph size (entities + passages, 4:1)")
+	scale := fs.Int("scale", 16, "R-MAT scale (2^scale nodes, 16 edges per node)")
+	regimeName := fs.String("regime", "one-percent", "few (0.01% untrusted edges), one-percent, or attack (memory only)")
+	count := fs.Int("queries", 200, "number of queries")
+	data := fs.String("data", filepath.Join("..", "shared", "data"), "directory with wn18rr-train.txt.gz")
+	force := fs.String("force", "auto", "start replay at this path: auto, delta or full")
+	check := fs.Bool("check", false, "also check every decision against two from-scratch solves (slow)")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	regime, err := bench.ParseRegime(*regimeName)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	path, err := replay.ParsePath(*force)
+	if err != nil {
+		return fmt.Errorf("%w: --force: %v", errUsage, err)
+	}
+	start := time.Now()
+	var w *bench.Workload
+	switch *workload {
+	case "memory":
+		c := bench.HippoMemory
+		c.Entities, c.Passages = *nodes*4/5, *nodes/5
+		w, err = bench.MemoryWorkload(c, regime, *count, 1)
+	case "wn18rr":
+		var g *csr.Graph
+		if g, err = csr.ReadFile(filepath.Join(*data, "wn18rr-train.txt.gz"), csr.FormatTriples, false); err == nil {
+			w, err = bench.GraphWorkload("wn18rr", g, regime, 0.5, *count, 5, 1)
+		}
+	case "rmat":
+		var g *csr.Graph
+		if g, err = bench.RMAT(*scale, 16, 1); err == nil {
+			w, err = bench.GraphWorkload(fmt.Sprintf("rmat%d", *scale), g, regime, 0.85, *count, 10, 1)
+		}
+	default:
+		return fmt.Errorf("%w: --workload %q, want memory, wn18rr or rmat", errUsage, *workload)
+	}
+	if err != nil {
+		return err
+	}
+	setup := time.Since(start)
+	guard, err := replay.New(w.Graph, w.Labels, w.Trust, replay.Options{Force: path})
+	if err != nil {
+		return err
+	}
+	var sum replaySummary
+	arcOps := map[string][]float64{}
+	var checked, ambiguous int
+	for _, q := range w.Queries {
+		rq := replay.Query{Seeds: q.Seeds, K: q.K, Candidates: q.Candidates, Damping: w.Damping}
+		d, err := guard.Select(rq)
+		if err != nil {
+			return fmt.Errorf("query %s: %w", q.ID, err)
+		}
+		sum.add(d)
+		arcOps[d.Path.String()] = append(arcOps[d.Path.String()], float64(d.ReplayArcOps))
+		if *check {
+			ref, err := replay.Reference(w.Graph, w.Labels, w.Trust, rq, guard.Options())
+			if err != nil {
+				return err
+			}
+			amb, err := ref.Check(d, rq, guard.Options().TieTol)
+			if err != nil {
+				return fmt.Errorf("query %s: decision differs from the from-scratch reference: %w", q.ID, err)
+			}
+			checked++
+			if amb {
+				ambiguous++
+			}
+		}
+	}
+	g := w.Graph
+	if *asJSON {
+		out := map[string]any{
+			"workload": w.Name, "nodes": g.NumNodes(), "edges": g.NumEdges(), "arcs": g.NumArcs(),
+			"masked_auth": guard.Auth().Masked().GetCardinality(), "touched_nodes": len(guard.Touched()),
+			"queries": sum.queries, "divergent": sum.divergent, "ties": sum.ties, "paths": sum.paths,
+			"overhead_median": quantile(sum.overhead, 0.5), "overhead_p99": quantile(sum.overhead, 0.99),
+			"checked": checked, "ambiguous": ambiguous,
+		}
+		ops := map[string]float64{}
+		for p, xs := range arcOps {
+			ops[p] = quantile(xs, 0.5)
+		}
+		out["replay_arc_ops_median"] = ops
+		return json.NewEncoder(stdout).Encode(out)
+	}
+	fmt.Fprintf(stdout, "workload %s: %d nodes, %d edges (%d arcs), %d masked in the authenticated view, %d touched nodes; set up in %v\n",
+		w.Name, g.NumNodes(), g.NumEdges(), g.NumArcs(), guard.Auth().Masked().GetCardinality(), len(guard.Touched()), setup.Round(time.Millisecond))
+	fmt.Fprintf(stdout, "%d queries, d=%.2g: %d divergent, %d ties\n", sum.queries, w.Damping, sum.divergent, sum.ties)
+	fmt.Fprintf(stdout, "replay overhead (replay time / native time, same query, same run): median %.2f%%, p99 %.2f%%\n\n",
+		100*quantile(sum.overhead, 0.5), 100*quantile(sum.overhead, 0.99))
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "path\tqueries\tmedian replay arc ops\tmax replay arc ops")
+	for _, p := range []string{"untouched", "certificate", "delta", "full"} {
+		if xs := arcOps[p]; len(xs) > 0 {
+			fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\n", p, len(xs), quantile(xs, 0.5), quantile(xs, 1))
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if *check {
+		fmt.Fprintf(stdout, "\nchecked against from-scratch solves: %d of %d agree (%d ambiguous at the tie band's edge)\n", checked, sum.queries, ambiguous)
+	}
+	return nil
+}

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/mask"
+	"github.com/authppr/authppr/ppr"
+	"github.com/authppr/authppr/replay"
+)
+
+// errEscalated is returned when the escalate policy refused selections.
+var errEscalated = errors.New("escalated")
+
+func runReplay(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var gf graphFlags
+	gf.register(fs)
+	damping := fs.Float64("damping", 0.85, "damping d as in igraph (teleport 1-d)")
+	trust := fs.String("trust", "", "comma-separated trusted channels (required)")
+	queryPath := fs.String("queries", "", "JSON-lines query file (required)")
+	outPath := fs.String("out", "", "write decisions here instead of stdout")
+	policyName := fs.String("policy", "reject", "on divergence: reject (hand over the authenticated selection), escalate (refuse, exit status 3), report (pass the native one, flagged)")
+	tol := fs.Float64("tol", ppr.DefaultTol, "native solve L1 error bound")
+	tieTol := fs.Float64("tie-tol", 0, "scores within this are a tie (default 10*tol)")
+	force := fs.String("force", "auto", "start replay at this path: auto, delta or full")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if *queryPath == "" {
+		return fmt.Errorf("%w: --queries is required", errUsage)
+	}
+	trusted := splitList(*trust)
+	if len(trusted) == 0 {
+		return fmt.Errorf("%w: --trust CH,... is required", errUsage)
+	}
+	policy, err := replay.ParsePolicy(*policyName)
+	if err != nil {
+		return fmt.Errorf("%w: --policy: %v", errUsage, err)
+	}
+	path, err := replay.ParsePath(*force)
+	if err != nil {
+		return fmt.Errorf("%w: --force: %v", errUsage, err)
+	}
+	g, _, err := gf.load()
+	if err != nil {
+		return err
+	}
+	labels := mask.FromGraph(g)
+	trustPolicy := mask.Trust(trusted...)
+	if err := trustPolicy.Check(labels); err != nil {
+		return err
+	}
+	queries, err := readQueries(g, *queryPath)
+	if err != nil {
+		return err
+	}
+	guard, err := replay.New(g, labels, trustPolicy, replay.Options{Tol: *tol, TieTol: *tieTol, Policy: policy, Force: path})
+	if err != nil {
+		return err
+	}
+	out := stdout
+	if *outPath != "" {
+		f, err := os.Create(*outPath)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		out = f
+	}
+	w := bufio.NewWriter(out)
+	var sum replaySummary
+	for _, q := range queries {
+		d, err := guard.Select(replay.Query{Seeds: q.Seeds, K: q.K, Candidates: q.Candidates, Damping: *damping})
+		var div *replay.DivergenceError
+		if err != nil && !errors.As(err, &div) {
+			return fmt.Errorf("query %s: %w", q.ID, err)
+		}
+		rec := decisionRecord(g, q.ID, d)
+		if div != nil {
+			rec.Error = div.Error()
+		}
+		sum.add(d)
+		b, err := json.Marshal(rec)
+		if err != nil {
+			return err
+		}
+		w.Write(b)
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	sum.print(stderr)
+	if policy == replay.Escalate && sum.divergent > 0 {
+		return fmt.Errorf("%w: %d of %d selections diverged and were refused", errEscalated, sum.divergent, sum.queries)
+	}
+	return nil
+}
+
+type suspectRecord struct {
+	Channel  string    `json:"channel"`
+	Channels []string  `json:"channels"`
+	Edge     [2]string `json:"edge"`
+	EdgeID   uint32    `json:"edge_id"`
+	Deleted  bool      `json:"deleted,omitempty"`
+	Mass     float64   `json:"mass"`
+}
+
+type decisionJSON struct {
+	ID           string          `json:"id"`
+	Native       []string        `json:"native"`
+	Auth         []string        `json:"auth"`
+	Selected     []string        `json:"selected"`
+	Divergent    bool            `json:"divergent"`
+	Outcome      string          `json:"outcome"`
+	Path         string          `json:"path"`
+	Gap          [2]float64      `json:"gap"`
+	Bound        float64         `json:"bound"`
+	NativeUS     int64           `json:"native_us"`
+	ReplayUS     int64           `json:"replay_us"`
+	NativeSweeps int             `json:"native_sweeps"`
+	ReplayArcOps int64           `json:"replay_arc_ops"`
+	Suspects     []suspectRecord `json:"suspects"`
+	Error        string          `json:"error,omitempty"`
+}
+
+func decisionRecord(g *csr.Graph, id string, d *replay.Decision) decisionJSON {
+	names := func(s []ppr.Scored) []string {
+		out := make([]string, len(s))
+		for i, x := range s {
+			out[i] = g.Name(x.Node)
+		}
+		return out
+	}
+	rec := decisionJSON{
+		ID: id, Native: names(d.Native), Auth: names(d.Auth), Selected: names(d.Selected),
+		Divergent: d.Divergent, Outcome: d.Outcome.String(), Path: d.Path.String(),
+		Gap: [2]float64{finite(d.Gap.Lo), finite(d.Gap.Hi)}, Bound: d.Bound,
+		NativeUS: d.NativeTime.Microseconds(), ReplayUS: d.ReplayTime.Microseconds(),
+		NativeSweeps: d.NativeSweeps, ReplayArcOps: d.ReplayArcOps,
+		Suspects: []suspectRecord{},
+	}
+	for _, s := range d.Suspects {
+		rec.Suspects = append(rec.Suspects, suspectRecord{
+			Channel: strings.Join(s.Channels, ","), Channels: s.Channels,
+			Edge: [2]string{g.Name(s.Src), g.Name(s.Dst)}, EdgeID: s.Edge, Deleted: s.Deleted, Mass: s.Mass,
+		})
+	}
+	return rec
+}
+
+// finite maps +-Inf (every candidate selected) to the largest float, which
+// JSON can carry.
+func finite(x float64) float64 {
+	switch {
+	case x > 1e308:
+		return 1e308
+	case x < -1e308:
+		return -1e308
+	}
+	return x
+}
+
+// replaySummary aggregates decisions for the stderr summary.
+type replaySummary struct {
+	queries, divergent, ties int
+	paths                    map[string]int
+	overhead                 []float64 // replay time / native time per query
+}
+
+func (s *replaySummary) add(d *replay.Decision) {
+	if s.paths == nil {
+		s.paths = map[string]int{}
+	}
+	s.queries++
+	if d.Divergent {
+		s.divergent++
+	}
+	if d.Outcome == replay.Tie {
+		s.ties++
+	}
+	s.paths[d.Path.String()]++
+	s.overhead = append(s.overhead, ratio(d.ReplayTime, d.NativeTime))
+}
+
+func ratio(a, b time.Duration) float64 {
+	if b <= 0 {
+		b = 1
+	}
+	return float64(a) / float64(b)
+}
+
+func (s *replaySummary) print(w io.Writer) {
+	var mix []string
+	for _, p := range []string{"untouched", "certificate", "delta", "full"} {
+		if c := s.paths[p]; c > 0 {
+			mix = append(mix, fmt.Sprintf("%s %d", p, c))
+		}
+	}
+	fmt.Fprintf(w, "replay: %d queries, %d divergent, %d ties; paths: %s; overhead (replay/native) median %.2f%%, p99 %.2f%%\n",
+		s.queries, s.divergent, s.ties, strings.Join(mix, ", "), 100*quantile(s.overhead, 0.5), 100*quantile(s.overhead, 0.99))
+}
+
+// quantile returns the q-quantile (nearest rank) of xs.
+func quantile(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	i := int(q*float64(len(s))+0.5) - 1
+	return s[max(0, min(i, len(s)-1))]
+}
