@@ -96,24 +96,55 @@ func RelabelRandom(g *csr.Graph, share float64, seed uint64) *mask.Labels {
 	return l
 }
 
-// HippoQueries returns HippoRAG2-style retrievals: a few entity seeds with
-// weight 1 each, plus a dense reset over every passage at 0.05 times a
-// dense-retrieval score in [0, 1) (HippoRAG2's passage node weight), top-k
-// over the passages.
+// HippoQueries returns HippoRAG2-style retrievals on the memory graph (see
+// DenseQueries).
 func (m *Memory) HippoQueries(count, k int, seed uint64) []Query {
+	return DenseQueries(m.Entities, m.Passages, count, k, seed)
+}
+
+// DenseQueries returns HippoRAG2-style retrievals, shaped like
+// shared/anchors/igraph_ppr.py's dense reset: 2-4 entity seeds with weight
+// 1 each, plus every passage at 0.05 times a dense-retrieval score in
+// [0, 1) (HippoRAG2's passage node weight), top-k over the passages.
+func DenseQueries(entities, passages []uint32, count, k int, seed uint64) []Query {
 	rng := rand.New(rand.NewPCG(seed, 0x686970706f))
 	qs := make([]Query, count)
 	for i := range qs {
-		q := Query{ID: "q" + strconv.Itoa(i), K: k, Candidates: m.Passages}
+		q := Query{ID: "q" + strconv.Itoa(i), K: k, Candidates: passages}
 		for range 2 + rng.IntN(3) {
-			q.Seeds = append(q.Seeds, ppr.Seed{Node: m.Entities[rng.IntN(len(m.Entities))], Weight: 1})
+			q.Seeds = append(q.Seeds, ppr.Seed{Node: entities[rng.IntN(len(entities))], Weight: 1})
 		}
-		for _, p := range m.Passages {
+		for _, p := range passages {
 			q.Seeds = append(q.Seeds, ppr.Seed{Node: p, Weight: 0.05 * rng.Float64()})
 		}
 		qs[i] = q
 	}
 	return qs
+}
+
+// KGWorkload labels a graph from shared/anchors' KG generator (entity ids
+// 0..entities-1, passages after them) under a random regime, with count
+// dense HippoRAG-style queries (d = 0.5, top-5 passages).
+func KGWorkload(name string, g *csr.Graph, entities int, regime Regime, count int, seed uint64) (*Workload, error) {
+	if regime == Attack {
+		return nil, fmt.Errorf("bench: %s: the attack regime needs a generated memory graph", name)
+	}
+	n := g.NumNodes()
+	if entities < 1 || entities >= n {
+		return nil, fmt.Errorf("bench: %s: %d entities in a %d-node graph", name, entities, n)
+	}
+	ids := make([]uint32, n)
+	for i := range ids {
+		ids[i] = uint32(i)
+	}
+	return &Workload{
+		Name:    fmt.Sprintf("%s/%s", name, regime),
+		Graph:   g,
+		Labels:  RelabelRandom(g, regime.share(), seed),
+		Trust:   mask.Trust(TrustedChannel),
+		Damping: 0.5,
+		Queries: DenseQueries(ids[:entities], ids[entities:], count, 5, seed),
+	}, nil
 }
 
 // MemoryWorkload generates a memory graph of the given shape under a regime,

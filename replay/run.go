@@ -196,14 +196,15 @@ func (r *run) deltaModel() errorModel {
 func (r *run) delta(gx float64) bool {
 	gd, ws := r.gd, r.ws
 	alpha, tie := r.alpha(), gd.opt.TieTol
-	// Aim the first round at a bound a quarter of the distance between the
-	// native gap and the tie band; later rounds tighten by 8x.
-	want := max(gx-tie, tie) / 4
+	// The first round aims the bound at a third of the distance between the
+	// native gap and the tie band (the interval must shrink below it on
+	// both sides); each later round tightens the threshold 4x.
+	margin := max(gx-tie, tie)
 	theta := 0.0
 	if n := len(gd.touched.nodes); n > 0 {
-		// Each row left out carries less than theta, so they add less than
-		// n*theta*d/alpha = want/2 to the L1 term.
-		theta = want / 2 * alpha / (r.damping() * float64(n))
+		// Each row left out carries less than theta, so together they add
+		// less than n*theta*d/alpha = margin/4 to the L1 term.
+		theta = margin / 4 * alpha / (r.damping() * float64(n))
 	}
 	r.materialize(theta)
 	wref := 0.0
@@ -213,7 +214,9 @@ func (r *run) delta(gx float64) bool {
 	if wref == 0 {
 		wref = 1
 	}
-	eps := alpha * want / (4 * wref)
+	// After a finished push every pushed node has |dr(u)| <= eps*W(u), so
+	// the per-coordinate term at the selection is at most eps*wref/alpha.
+	eps := alpha * margin / (3 * wref)
 	eng := ws.deltaEng
 	budget := gd.opt.DeltaBudget
 	for {
@@ -232,7 +235,7 @@ func (r *run) delta(gx float64) bool {
 		if r.skipped > 0 {
 			r.materialize(0)
 		}
-		eps /= 8
+		eps /= 4
 	}
 }
 

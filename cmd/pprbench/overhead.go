@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"text/tabwriter"
 	"time"
 
@@ -17,7 +19,9 @@ import (
 func runOverhead(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("overhead", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	workload := fs.String("workload", "memory", "memory (generated HippoRAG-like), wn18rr (undirected, d=0.5) or rmat (directed, d=0.85)")
+	workload := fs.String("workload", "memory", "memory (generated HippoRAG-like), kg (shared/anchors' KG file, see --kg), wn18rr (undirected, d=0.5) or rmat (directed, d=0.85)")
+	kgPath := fs.String("kg", "", "PPREDGE1 file from shared/anchors/gen_graph.py kg (for --workload kg)")
+	kgEntities := fs.Int("kg-entities", 200000, "entity count of the --kg graph (its passages follow)")
 	nodes := fs.Int("nodes", 250000, "memory graph size (entities + passages, 4:1)")
 	scale := fs.Int("scale", 16, "R-MAT scale (2^scale nodes, 16 edges per node)")
 	regimeName := fs.String("regime", "one-percent", "few (0.01% untrusted edges), one-percent, or attack (memory only)")
@@ -26,6 +30,7 @@ func runOverhead(args []string, stdout, stderr io.Writer) error {
 	force := fs.String("force", "auto", "start replay at this path: auto, delta or full")
 	check := fs.Bool("check", false, "also check every decision against two from-scratch solves (slow)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the query loop to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -47,6 +52,14 @@ func runOverhead(args []string, stdout, stderr io.Writer) error {
 		c := bench.HippoMemory
 		c.Entities, c.Passages = *nodes*4/5, *nodes/5
 		w, err = bench.MemoryWorkload(c, regime, *count, 1)
+	case "kg":
+		if *kgPath == "" {
+			return fmt.Errorf("%w: --workload kg needs --kg FILE (shared/anchors/gen_graph.py kg --out FILE)", errUsage)
+		}
+		var g *csr.Graph
+		if g, err = bench.ReadPPREDGE1(*kgPath); err == nil {
+			w, err = bench.KGWorkload(filepath.Base(*kgPath), g, *kgEntities, regime, *count, 1)
+		}
 	case "wn18rr":
 		var g *csr.Graph
 		if g, err = csr.ReadFile(filepath.Join(*data, "wn18rr-train.txt.gz"), csr.FormatTriples, false); err == nil {
@@ -67,6 +80,17 @@ func runOverhead(args []string, stdout, stderr io.Writer) error {
 	guard, err := replay.New(w.Graph, w.Labels, w.Trust, replay.Options{Force: path})
 	if err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	var sum replaySummary
 	arcOps := map[string][]float64{}

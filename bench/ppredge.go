@@ -1,0 +1,73 @@
+package bench
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+
+	"github.com/authppr/authppr/csr"
+)
+
+// ppredgeMagic opens the binary edge lists of shared/anchors/gen_graph.py.
+const ppredgeMagic = "PPREDGE1"
+
+// ReadPPREDGE1 reads a binary edge list written by shared/anchors/gen_graph.py
+// (little-endian: magic "PPREDGE1", uint64 n, m, flags (bit 0: undirected),
+// uint32 src[m], uint32 dst[m], float32 weight[m]) into a snapshot whose
+// node ids equal the file's ids (names are the ids in decimal), so results
+// compare with the anchors id for id. Every edge gets the default channel.
+func ReadPPREDGE1(path string) (*csr.Graph, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	defer f.Close()
+	var head [32]byte
+	if _, err := io.ReadFull(f, head[:]); err != nil {
+		return nil, fmt.Errorf("bench: %s: header: %w (want 32 bytes)", path, err)
+	}
+	if string(head[:8]) != ppredgeMagic {
+		return nil, fmt.Errorf("bench: %s: magic %q, want %q", path, head[:8], ppredgeMagic)
+	}
+	n := binary.LittleEndian.Uint64(head[8:])
+	m := binary.LittleEndian.Uint64(head[16:])
+	flags := binary.LittleEndian.Uint64(head[24:])
+	if n == 0 || n > math.MaxUint32 || m > math.MaxUint32 {
+		return nil, fmt.Errorf("bench: %s: %d nodes, %d edges: out of range", path, n, m)
+	}
+	if st, err := f.Stat(); err == nil && uint64(st.Size()) != 32+12*m {
+		return nil, fmt.Errorf("bench: %s: %d bytes, want %d for %d edges (truncated or corrupt)", path, st.Size(), 32+12*m, m)
+	}
+	body := make([]byte, 12*m)
+	if _, err := io.ReadFull(f, body); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, fmt.Errorf("bench: %s: truncated edge arrays", path)
+		}
+		return nil, fmt.Errorf("bench: %s: %w", path, err)
+	}
+	b := csr.NewBuilder(flags&1 == 0)
+	names := make([]string, n)
+	for u := range n {
+		names[u] = strconv.FormatUint(u, 10)
+		if _, err := b.AddNode(names[u]); err != nil {
+			return nil, err
+		}
+	}
+	src, dst, w := body[:4*m], body[4*m:8*m], body[8*m:]
+	for e := range m {
+		s := binary.LittleEndian.Uint32(src[4*e:])
+		d := binary.LittleEndian.Uint32(dst[4*e:])
+		wt := float64(math.Float32frombits(binary.LittleEndian.Uint32(w[4*e:])))
+		if uint64(s) >= n || uint64(d) >= n {
+			return nil, fmt.Errorf("bench: %s: edge %d: endpoint %d -> %d out of range (%d nodes)", path, e, s, d, n)
+		}
+		if _, err := b.AddEdge(csr.Input{Src: names[s], Dst: names[d], Weight: wt}); err != nil {
+			return nil, fmt.Errorf("bench: %s: %w", path, err)
+		}
+	}
+	return b.Build()
+}
