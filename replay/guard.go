@@ -3,6 +3,7 @@ package replay
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -208,12 +209,18 @@ func (gd *Guard) Select(q Query) (*Decision, error) {
 	} else {
 		k = min(k, gd.g.NumNodes())
 	}
-	native := ppr.TopK(res.Scores, k, q.Candidates)
+	// One more than k gives the native boundary gap for free: the k-th
+	// score minus the best unselected one (+Inf when all are selected).
+	top := ppr.TopK(res.Scores, k+1, q.Candidates)
+	native, gx := top, math.Inf(1)
+	if len(top) > k {
+		native, gx = top[:k], top[k-1].Score-top[k].Score
+	}
 	d := &Decision{Native: native, NativeSweeps: res.Sweeps}
 	d.NativeTime = time.Since(start)
 
 	start = time.Now()
-	r := &run{gd: gd, ws: ws, q: q, k: k, d: d, seeds: seeds, tauG: res.ErrorBound}
+	r := &run{gd: gd, ws: ws, q: q, k: k, d: d, seeds: seeds, tauG: res.ErrorBound, gx: gx}
 	r.decide()
 	d.ReplayTime = time.Since(start)
 	d.Divergent = d.Outcome == Divergent

@@ -24,6 +24,7 @@ type run struct {
 	d     *Decision
 	seeds ppr.Seeds
 	tauG  float64 // native L1 error bound ||r_G||_1/alpha
+	gx    float64 // native boundary gap of x_G: k-th minus (k+1)-th candidate
 
 	// The authenticated estimate is x[v] + dx[v]: x_G plus the sparse
 	// delta, or, on the full path, the dense state with dx all zero.
@@ -61,9 +62,7 @@ func (r *run) decide() {
 		B += xg[u] * gd.touched.rowDiff[i]
 	}
 	r.skipped = B
-	w := gd.auth.OutWeights()
-	gapNative, _ := gapInterval(r.x, r.dx, w, ws.inSel, r.sel, r.q.Candidates, errorModel{})
-	gx := gapNative.Lo // exact gap of x_G (no error terms)
+	gx := r.gx
 
 	if gd.opt.Force == PathAuto {
 		// Untouched: no touched row carries native mass, so the correction
