@@ -173,9 +173,12 @@ func TestEngineKeepsResidualIdentity(t *testing.T) {
 		}
 		copy(e.R, residualOf(v, c.seeds, c.damping, e.X))
 		for step := range 20 {
-			if rng.IntN(3) == 0 {
+			switch rng.IntN(4) {
+			case 0:
 				e.Sweep()
-			} else {
+			case 1:
+				e.PushSweep()
+			default:
 				e.PushNode(uint32(rng.IntN(n)))
 			}
 			want := residualOf(v, c.seeds, c.damping, e.X)

@@ -326,7 +326,7 @@ func (r *run) full() {
 			r.finish(PathFull, out, iv, em.L1+worst)
 			break
 		}
-		eng.Sweep()
+		eng.PushSweep()
 	}
 	r.d.ReplaySweeps = eng.Stats.Sweeps
 	r.d.ReplayArcOps += eng.Stats.ArcOps
