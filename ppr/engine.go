@@ -282,6 +282,120 @@ func (e *Engine) overThreshold(u uint32, eps float64) bool {
 // below its threshold. When it returns false the state is still a valid
 // (x, r) pair, only less converged.
 func (e *Engine) PushUntil(eps float64, frontier []uint32, budget int64) bool {
+	g := e.view.Graph()
+	n := g.NumNodes()
+	if e.queued == nil {
+		e.queued = make([]bool, n)
+	}
+	x, r, queued := e.X[:n], e.R[:n], e.queued[:n]
+	w := e.view.OutWeights()[:n]
+	out := g.Out()
+	bits := e.view.MaskedBits()
+	sup := e.Support
+	d := e.damping
+	// over is overThreshold, inlined by hand below where it matters.
+	over := func(v uint32) bool {
+		t := eps * w[v]
+		if t == 0 {
+			if e.KeepDangling {
+				return false
+			}
+			t = eps
+		}
+		return math.Abs(r[v]) > t
+	}
+	queue := e.queue[:0]
+	for _, u := range frontier {
+		if !queued[u] && over(u) {
+			queued[u] = true
+			queue = append(queue, u)
+		}
+	}
+	start := e.Stats.ArcOps
+	head := 0
+	for head < len(queue) {
+		if budget > 0 && e.Stats.ArcOps-start >= budget {
+			break
+		}
+		u := queue[head]
+		head++
+		queued[u] = false
+		if !over(u) {
+			continue
+		}
+		val := r[u]
+		if w[u] == 0 {
+			// Dangling (KeepDangling is off, or over would be false).
+			r[u] = 0
+			x[u] += val
+			e.Stats.Pushes++
+			if sup != nil {
+				sup.Add(u)
+			}
+			for i, s := range e.seeds.Nodes {
+				r[s] += d * val * e.seeds.Weights[i]
+				if sup != nil {
+					sup.Add(s)
+				}
+				if !queued[s] && over(s) {
+					queued[s] = true
+					queue = append(queue, s)
+				}
+			}
+			continue
+		}
+		r[u] = 0
+		x[u] += val
+		e.Stats.Pushes++
+		if sup != nil {
+			sup.Add(u)
+		}
+		lo, hi := out.Offsets[u], out.Offsets[u+1]
+		nbr, wt, eid := out.Nbr[lo:hi], out.Weight[lo:hi], out.Edge[lo:hi]
+		e.Stats.ArcOps += int64(len(nbr))
+		c := d * val / w[u]
+		for p := range nbr {
+			if bits != nil && bits[eid[p]/64]&(1<<(eid[p]%64)) != 0 {
+				continue
+			}
+			v := nbr[p]
+			r[v] += c * wt[p]
+			if sup != nil {
+				sup.Add(v)
+			}
+			if queued[v] {
+				continue
+			}
+			t := eps * w[v]
+			if t == 0 {
+				if e.KeepDangling {
+					continue
+				}
+				t = eps
+			}
+			if math.Abs(r[v]) > t {
+				queued[v] = true
+				queue = append(queue, v)
+			}
+		}
+		// Compact the FIFO once its consumed prefix dominates.
+		if head > 1024 && head*2 > len(queue) {
+			queue = append(queue[:0], queue[head:]...)
+			head = 0
+		}
+	}
+	done := head == len(queue)
+	for _, u := range queue[head:] {
+		queued[u] = false
+	}
+	e.queue = queue[:0]
+	return done
+}
+
+// pushUntilReference is PushUntil written with the plain pushNode and
+// overThreshold: the specification the fast loop is tested against
+// (TestPushUntilMatchesReference: same pushes, same order, same bits).
+func (e *Engine) pushUntilReference(eps float64, frontier []uint32, budget int64) bool {
 	n := e.view.Graph().NumNodes()
 	if e.queued == nil {
 		e.queued = make([]bool, n)

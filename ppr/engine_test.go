@@ -301,3 +301,27 @@ func TestTopKMatchesSortReference(t *testing.T) {
 	}
 	require.Nil(t, TopK([]float64{1, 2}, 0, nil))
 }
+
+func TestPushUntilMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for i := range 300 {
+		c := newRandomCase(t, rng)
+		for _, keep := range []bool{false, true} {
+			fast, err := NewEngine(c.auth, c.seeds, c.damping)
+			require.NoError(t, err)
+			ref, err := NewEngine(c.auth, c.seeds, c.damping)
+			require.NoError(t, err)
+			fast.KeepDangling, ref.KeepDangling = keep, keep
+			fast.Support, ref.Support = NewSupport(c.g.NumNodes()), NewSupport(c.g.NumNodes())
+			eps := []float64{1e-2, 1e-5, 1e-8}[rng.IntN(3)]
+			budget := []int64{0, 5, 50}[rng.IntN(3)]
+			doneFast := fast.PushUntil(eps, c.seeds.Nodes, budget)
+			doneRef := ref.pushUntilReference(eps, c.seeds.Nodes, budget)
+			require.Equalf(t, doneRef, doneFast, "case %d", i)
+			require.Equalf(t, ref.X, fast.X, "case %d", i)
+			require.Equalf(t, ref.R, fast.R, "case %d", i)
+			require.Equal(t, ref.Stats, fast.Stats)
+			require.ElementsMatch(t, ref.Support.Nodes, fast.Support.Nodes)
+		}
+	}
+}
