@@ -174,11 +174,12 @@ func gapInterval(xg, dx, w []float64, inSel []bool, sel, cands []uint32, em erro
 	return Interval{Lo: minLo - maxHi - em.L1, Hi: minHi - maxLo + em.L1}, worst
 }
 
-// classify maps a proved interval for gapA to an outcome, or reports that
-// the interval straddles a boundary at +-tie and more precision is needed.
+// classify maps a proved interval for gapA to an outcome (see the package
+// doc), or reports that more precision is needed: the interval straddles
+// -tie, or it reaches above tie without lying above 0.
 func classify(iv Interval, tie float64) (Outcome, bool) {
 	switch {
-	case iv.Lo > tie:
+	case iv.Lo > 0:
 		return Same, true
 	case iv.Hi < -tie:
 		return Divergent, true

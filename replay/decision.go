@@ -11,11 +11,12 @@ import (
 type Outcome int
 
 const (
-	// Same: the native selection is the authenticated one, with every
-	// selected candidate more than TieTol above every other.
+	// Same: the native selection is the authenticated one, every selected
+	// candidate strictly above every other (gapA > 0, proved).
 	Same Outcome = iota
 	// Tie: no candidate outside the native selection beats one inside by
-	// more than TieTol on the authenticated graph, but some are within it.
+	// more than TieTol on the authenticated graph, and the guard proved
+	// |gapA| <= TieTol without proving gapA > 0. Accepted, reported.
 	Tie
 	// Divergent: untrusted structure changed the selection.
 	Divergent
@@ -129,6 +130,10 @@ type Decision struct {
 	// Divergent is Outcome == Divergent; a Tie is never a divergence.
 	Divergent bool
 	Path      Path
+	// NativeGap is the native boundary gap: the k-th native score minus the
+	// best unselected candidate's (+Inf when every candidate is selected).
+	// The smaller it is, the more precision a decision needs.
+	NativeGap float64
 	// Gap holds gapA (see the package doc) as proved by the path.
 	Gap Interval
 	// Bound is the largest error term of the bound that decided: the L1

@@ -11,22 +11,25 @@
 //
 //	gapA = min_{v in N} pi_A(v) - max_{u in candidates, u not in N} pi_A(u)
 //
-// (+Inf when every candidate is selected). The outcome is
+// (+Inf when every candidate is selected). The guard proves an interval
+// [lo, hi] that holds gapA and answers
 //
-//	Same       gapA >  delta: N is the authenticated selection, strictly;
-//	Tie        |gapA| <= delta: N is an authenticated selection up to
-//	           scores within delta of each other, reported, not refused;
-//	Divergent  gapA < -delta: some unselected candidate beats a selected one
-//	           by more than delta on the authenticated graph.
+//	Same       lo > 0: N is the authenticated selection, strictly;
+//	Tie        -delta <= lo and hi <= delta (and Same not proved): N is an
+//	           authenticated selection up to scores within delta of each
+//	           other; reported, never refused;
+//	Divergent  hi < -delta: some unselected candidate beats a selected one
+//	           by more than delta on the authenticated graph; refused.
 //
-// A guard decides by proving an interval [lo, hi] that holds gapA and lies
-// inside one of the three ranges; it refines until it does. This is the
-// decision two from-scratch exact solves give (Reference), except when gapA
-// lies within the guard's final precision of +-delta, where either answer
-// is within tolerance; the fuzz target counts and skips exactly those cases.
-// Auth, the authenticated selection reported, is proved to be a top-k of
-// pi_A up to delta: no candidate outside it beats one inside by more than
-// delta.
+// It refines until one holds. The refusal is a function of gapA alone:
+// Divergent exactly when gapA < -delta, as two from-scratch exact solves
+// (Reference) decide, except when gapA lies within the guard's final
+// precision of -delta, where either answer is within tolerance (the fuzz
+// target counts those cases). Same and Tie overlap on purpose for
+// 0 < gapA <= delta, where both are true: a guard that has proved one need
+// not refine further, so a native gap near the tie band costs nothing. Auth,
+// the authenticated selection reported, is proved to be a top-k of pi_A up
+// to delta: no candidate outside it beats one inside by more than delta.
 //
 // # The residual identity and the start state
 //

@@ -216,7 +216,7 @@ func (gd *Guard) Select(q Query) (*Decision, error) {
 	if len(top) > k {
 		native, gx = top[:k], top[k-1].Score-top[k].Score
 	}
-	d := &Decision{Native: native, NativeSweeps: res.Sweeps}
+	d := &Decision{Native: native, NativeSweeps: res.Sweeps, NativeGap: gx}
 	d.NativeTime = time.Since(start)
 
 	start = time.Now()

@@ -64,7 +64,7 @@ func Reference(g *csr.Graph, labels *mask.Labels, trust mask.Policy, q Query, op
 		AuthPPR: xa.Scores,
 	}
 	ref.GapA = SelectionGap(xa.Scores, ref.Native, q.Candidates)
-	ref.Outcome, _ = classify(Interval{ref.GapA, ref.GapA}, opt.TieTol)
+	ref.Outcome, _ = classify(Interval{ref.GapA, ref.GapA}, opt.TieTol) // a point always classifies
 	return ref, nil
 }
 
@@ -112,11 +112,25 @@ func (ref *ReferenceDecision) Check(d *Decision, q Query, tieTol float64) (ambig
 	if d.Divergent != (d.Outcome == Divergent) {
 		return false, fmt.Errorf("divergent flag %v with outcome %s", d.Divergent, d.Outcome)
 	}
-	if math.Abs(math.Abs(ref.GapA)-tieTol) < AmbiguityMargin {
+	// The refusal is decided by gapA < -tieTol alone; near that edge either
+	// answer is within tolerance.
+	if math.Abs(ref.GapA+tieTol) < AmbiguityMargin {
 		return true, nil
 	}
-	if d.Outcome != ref.Outcome {
-		return false, fmt.Errorf("path %s: outcome %s, reference %s (interval [%g, %g], reference gap %g)", d.Path, d.Outcome, ref.Outcome, d.Gap.Lo, d.Gap.Hi, ref.GapA)
+	if d.Divergent != (ref.GapA < -tieTol) {
+		return false, fmt.Errorf("path %s: divergent %v, reference gap %g with tie tolerance %g (interval [%g, %g])", d.Path, d.Divergent, ref.GapA, tieTol, d.Gap.Lo, d.Gap.Hi)
+	}
+	// Same claims gapA > 0, Tie claims |gapA| <= tieTol; both overlap on
+	// (0, tieTol], so check each claim rather than one label.
+	switch d.Outcome {
+	case Same:
+		if ref.GapA <= -AmbiguityMargin {
+			return false, fmt.Errorf("path %s: same, but the reference gap is %g", d.Path, ref.GapA)
+		}
+	case Tie:
+		if math.Abs(ref.GapA) > tieTol+AmbiguityMargin {
+			return false, fmt.Errorf("path %s: tie, but the reference gap is %g (tie tolerance %g)", d.Path, ref.GapA, tieTol)
+		}
 	}
 	return false, nil
 }

@@ -195,10 +195,11 @@ func (r *run) deltaModel() errorModel {
 func (r *run) delta(gx float64) bool {
 	gd, ws := r.gd, r.ws
 	alpha, tie := r.alpha(), gd.opt.TieTol
-	// The first round aims the bound at a third of the distance between the
-	// native gap and the tie band (the interval must shrink below it on
-	// both sides); each later round tightens the threshold 4x.
-	margin := max(gx-tie, tie)
+	// The first round aims the bound at a third of the error that lets the
+	// native gap decide: below gx proves gapA > 0 (same), below tie - gx
+	// proves |gapA| <= tie (tie), so the larger of the two, never under
+	// tie/2. Each later round tightens the threshold 4x.
+	margin := max(gx, tie-gx)
 	theta := 0.0
 	if n := len(gd.touched.nodes); n > 0 {
 		// Each row left out carries less than theta, so together they add

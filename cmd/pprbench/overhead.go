@@ -94,6 +94,7 @@ func runOverhead(args []string, stdout, stderr io.Writer) error {
 	}
 	var sum replaySummary
 	arcOps := map[string][]float64{}
+	nativeGaps := map[string][]float64{}
 	var checked, ambiguous int
 	for _, q := range w.Queries {
 		rq := replay.Query{Seeds: q.Seeds, K: q.K, Candidates: q.Candidates, Damping: w.Damping}
@@ -103,6 +104,7 @@ func runOverhead(args []string, stdout, stderr io.Writer) error {
 		}
 		sum.add(d)
 		arcOps[d.Path.String()] = append(arcOps[d.Path.String()], float64(d.ReplayArcOps))
+		nativeGaps[d.Path.String()] = append(nativeGaps[d.Path.String()], d.NativeGap)
 		if *check {
 			ref, err := replay.Reference(w.Graph, w.Labels, w.Trust, rq, guard.Options())
 			if err != nil {
@@ -140,10 +142,10 @@ func runOverhead(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "replay overhead (replay time / native time, same query, same run): median %.2f%%, p99 %.2f%%\n\n",
 		100*quantile(sum.overhead, 0.5), 100*quantile(sum.overhead, 0.99))
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "path\tqueries\tmedian replay arc ops\tmax replay arc ops")
+	fmt.Fprintln(tw, "path\tqueries\tmedian replay arc ops\tmax replay arc ops\tmedian native gap")
 	for _, p := range []string{"untouched", "certificate", "delta", "full"} {
 		if xs := arcOps[p]; len(xs) > 0 {
-			fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\n", p, len(xs), quantile(xs, 0.5), quantile(xs, 1))
+			fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.2g\n", p, len(xs), quantile(xs, 0.5), quantile(xs, 1), quantile(nativeGaps[p], 0.5))
 		}
 	}
 	if err := tw.Flush(); err != nil {
