@@ -8,9 +8,15 @@ import (
 	"github.com/authppr/authppr/ppr"
 )
 
+// roundingSlack widens every proved interval by the float64 rounding the
+// bounds leave out: they hold in exact arithmetic, and the vectors (which
+// sum to 1) carry about 1e-16 of rounding per coordinate per sweep or push
+// generation, far below this for any solve that finishes.
+const roundingSlack = 1e-13
+
 // precisionFloor is where refinement stops: below it float64 rounding of
 // scores near 1 dominates any bound, and the estimate itself decides.
-const precisionFloor = 1e-15
+const precisionFloor = 2 * roundingSlack
 
 // maxFullSweeps caps the full path; reaching it decides by the estimate.
 const maxFullSweeps = 100000
@@ -68,16 +74,17 @@ func (r *run) decide() {
 		// Untouched: no touched row carries native mass, so the correction
 		// is zero and r_A = r_G: x_G is as good for pi_A as for pi_G.
 		if B == 0 {
-			iv := Interval{gx - r.tauG, gx + r.tauG}
+			eps := r.tauG + roundingSlack
+			iv := Interval{gx - eps, gx + eps}
 			if out, ok := classify(iv, gd.opt.TieTol); ok {
-				r.finish(PathUntouched, out, iv, r.tauG)
+				r.finish(PathUntouched, out, iv, eps)
 				return
 			}
 		}
 		// Certificate: pi_A - x_G = r_A*(I-dP_A)^-1 with
 		// ||r_A||_1 <= ||r_G||_1 + d*B, so every pairwise gap of x_G is
 		// within tau_G + d*B/alpha of pi_A's.
-		eps := r.tauG + r.damping()*B/r.alpha()
+		eps := r.tauG + r.damping()*B/r.alpha() + roundingSlack
 		iv := Interval{gx - eps, gx + eps}
 		if out, ok := classify(iv, gd.opt.TieTol); ok {
 			r.finish(PathCertificate, out, iv, eps)
@@ -105,7 +112,9 @@ func (r *run) decide() {
 // dr(u) += rho with rho = x_G(u)*(1 - W_A/W_G), and only the differing arcs
 // are touched one by one. A row dangling in the authenticated view equals s
 // = e_u*P_A, so rho = x_G(u) and every native arc differs; a row dangling
-// natively is P_A[u] - s: rho = x_G(u) and -d*x_G(u)*s on the seeds.
+// natively is P_A[u] - s: rho = x_G(u) and -d*x_G(u)*s on the seeds. So
+// 0 <= rho <= x_G(u) always: when W_A > W_G > 0 (an untrusted deletion) the
+// split would need a large negative rho, and that row is written arc by arc.
 func (r *run) materialize(theta float64) {
 	gd, ws := r.gd, r.ws
 	if r.done == nil {
@@ -123,7 +132,31 @@ func (r *run) materialize(theta float64) {
 		r.skipped -= m
 		xu := ws.xTouched[i]
 		wg, wa := gd.native.OutWeight(u), gd.auth.OutWeight(u)
-		rho := xu
+		if wa > wg && wg > 0 {
+			// An untrusted deletion left the native row lighter: the split
+			// below would need rho = x*(1 - W_A/W_G) < 0, as large as
+			// x*W_A/W_G, and the cancellation costs precision. Write the
+			// row difference arc by arc instead (O(degree), rare).
+			out := gd.g.Out()
+			lo, hi := out.Span(u)
+			r.rowArcOps += int64(hi - lo)
+			for p := lo; p < hi; p++ {
+				e := out.Edge[p]
+				coef := 0.0
+				if !gd.auth.MaskedEdge(e) {
+					coef += 1 / wa
+				}
+				if !gd.native.MaskedEdge(e) {
+					coef -= 1 / wg
+				}
+				if coef != 0 && out.Weight[p] != 0 {
+					dr[out.Nbr[p]] += d * xu * out.Weight[p] * coef
+					sup.Add(out.Nbr[p])
+				}
+			}
+			continue
+		}
+		rho := xu // 0 <= rho <= x_G(u) in every case below
 		if wa > 0 && wg > 0 {
 			rho = xu * (1 - wa/wg)
 		}
@@ -136,8 +169,6 @@ func (r *run) materialize(theta float64) {
 				sup.Add(s)
 			}
 			r.rowArcOps += int64(len(r.seeds.Nodes))
-		}
-		if wg == 0 {
 			continue // A-only arcs are in rho's P_A[u]; there are no G arcs
 		}
 		// Differing arcs: A-only ones add d*x*w/W_G, G-only ones subtract it
@@ -245,6 +276,7 @@ func (r *run) delta(gx float64) bool {
 func (r *run) tryFinish(path Path, em errorModel) bool {
 	gd, ws := r.gd, r.ws
 	w := gd.auth.OutWeights()
+	em.L1 += roundingSlack
 	iv, worst := gapInterval(r.x, r.dx, w, ws.inSel, r.sel, r.q.Candidates, em)
 	out, ok := classify(iv, gd.opt.TieTol)
 	if !ok {
