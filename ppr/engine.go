@@ -486,3 +486,62 @@ func (e *Engine) PushSweep() float64 {
 	e.Stats.ArcOps += int64(len(out.Nbr))
 	return e.ResidualL1()
 }
+
+// PushScan pushes, in one pass in id order with the residual updated in
+// place, every node over its threshold (see PushUntil). It is PushSweep
+// restricted to the nodes that matter: with eps = 0 it is PushSweep. A scan
+// reads every node once, and no queue, so when most nodes are active it is
+// much cheaper per arc than PushUntil's FIFO. It returns the pushes made.
+func (e *Engine) PushScan(eps float64) int {
+	g := e.view.Graph()
+	n := g.NumNodes()
+	x, r := e.X[:n], e.R[:n]
+	w := e.view.OutWeights()[:n]
+	out := g.Out()
+	bits := e.view.MaskedBits()
+	d := e.damping
+	pushes := 0
+	for u := range n {
+		val := r[u]
+		if val == 0 {
+			continue
+		}
+		wu := w[u]
+		if wu == 0 {
+			if e.KeepDangling || math.Abs(val) <= eps {
+				continue
+			}
+			r[u] = 0
+			x[u] += val
+			pushes++
+			for i, s := range e.seeds.Nodes {
+				r[s] += d * val * e.seeds.Weights[i]
+			}
+			continue
+		}
+		if math.Abs(val) <= eps*wu {
+			continue
+		}
+		r[u] = 0
+		x[u] += val
+		pushes++
+		c := d * val / wu
+		lo, hi := out.Offsets[u], out.Offsets[u+1]
+		nbr, wt, eid := out.Nbr[lo:hi], out.Weight[lo:hi], out.Edge[lo:hi]
+		e.Stats.ArcOps += int64(len(nbr))
+		if bits == nil {
+			for p := range nbr {
+				r[nbr[p]] += c * wt[p]
+			}
+		} else {
+			for p := range nbr {
+				if bits[eid[p]/64]&(1<<(eid[p]%64)) == 0 {
+					r[nbr[p]] += c * wt[p]
+				}
+			}
+		}
+	}
+	e.Stats.Sweeps++
+	e.Stats.Pushes += int64(pushes)
+	return pushes
+}

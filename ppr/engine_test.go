@@ -173,11 +173,13 @@ func TestEngineKeepsResidualIdentity(t *testing.T) {
 		}
 		copy(e.R, residualOf(v, c.seeds, c.damping, e.X))
 		for step := range 20 {
-			switch rng.IntN(4) {
+			switch rng.IntN(5) {
 			case 0:
 				e.Sweep()
 			case 1:
 				e.PushSweep()
+			case 2:
+				e.PushScan([]float64{0, 1e-3, 1e-1}[rng.IntN(3)])
 			default:
 				e.PushNode(uint32(rng.IntN(n)))
 			}
@@ -323,5 +325,23 @@ func TestPushUntilMatchesReference(t *testing.T) {
 			require.Equal(t, ref.Stats, fast.Stats)
 			require.ElementsMatch(t, ref.Support.Nodes, fast.Support.Nodes)
 		}
+	}
+}
+
+// PushScan with eps = 0 is PushSweep, bit for bit.
+func TestPushScanZeroIsPushSweep(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	for range 200 {
+		c := newRandomCase(t, rng)
+		a, err := NewEngine(c.auth, c.seeds, c.damping)
+		require.NoError(t, err)
+		b, err := NewEngine(c.auth, c.seeds, c.damping)
+		require.NoError(t, err)
+		for range 3 {
+			a.PushScan(0)
+			b.PushSweep()
+		}
+		require.Equal(t, b.X, a.X)
+		require.Equal(t, b.R, a.R)
 	}
 }

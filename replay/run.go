@@ -334,19 +334,19 @@ func (r *run) full() {
 	alpha := r.alpha()
 	w := gd.auth.OutWeights()
 	for {
-		var em errorModel
-		if gd.g.Directed() {
-			em.L1 = eng.ResidualL1() / alpha
-		} else {
-			maxRatio, danglingL1 := 0.0, 0.0
-			for v, rv := range eng.R {
-				if w[v] > 0 {
-					maxRatio = max(maxRatio, math.Abs(rv)/w[v])
-				} else {
-					danglingL1 += math.Abs(rv)
-				}
+		maxRatio, danglingL1, l1 := 0.0, 0.0, 0.0
+		for v, rv := range eng.R {
+			a := math.Abs(rv)
+			l1 += a
+			if w[v] > 0 {
+				maxRatio = max(maxRatio, a/w[v])
+			} else {
+				danglingL1 += a
 			}
-			em = errorModel{Coord: perCoordinateBound(maxRatio, alpha), L1: danglingL1 / alpha}
+		}
+		em := errorModel{Coord: perCoordinateBound(maxRatio, alpha), L1: danglingL1 / alpha}
+		if gd.g.Directed() {
+			em = errorModel{L1: l1 / alpha}
 		}
 		if r.tryFinish(PathFull, em) {
 			break
@@ -359,7 +359,15 @@ func (r *run) full() {
 			r.finish(PathFull, out, iv, em.L1+worst)
 			break
 		}
-		eng.PushSweep()
+		// Push only the nodes within 4x of the largest residual ratio: the
+		// bound is set by the largest, and the rest wait for a later scan.
+		// Dangling residual is in the L1 term; eps = 0 pushes it too once
+		// nothing else is left.
+		eps := maxRatio / 4
+		if maxRatio == 0 {
+			eps = 0
+		}
+		eng.PushScan(eps)
 	}
 	r.d.ReplaySweeps = eng.Stats.Sweeps
 	r.d.ReplayArcOps += eng.Stats.ArcOps
