@@ -32,6 +32,8 @@ type Options struct {
 	Force Path
 	// MaxSuspects caps the suspect edges named on a divergence (default 5).
 	MaxSuspects int
+
+	explicitBudget bool // DeltaBudget was given by the caller
 }
 
 // Guard replays selections on the authenticated view of one snapshot. It is
@@ -63,6 +65,7 @@ func New(g *csr.Graph, labels *mask.Labels, trust mask.Policy, opt Options) (*Gu
 	if !(opt.TieTol > 0) {
 		return nil, fmt.Errorf("replay: tie tolerance %v, want positive", opt.TieTol)
 	}
+	opt.explicitBudget = opt.DeltaBudget != 0
 	if opt.DeltaBudget == 0 {
 		opt.DeltaBudget = max(int64(g.NumArcs())/3, 1024)
 	}

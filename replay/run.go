@@ -250,6 +250,11 @@ func (r *run) delta(gx float64) bool {
 	eps := alpha * margin / (3 * wref)
 	eng := ws.deltaEng
 	budget := gd.opt.DeltaBudget
+	if gd.g.Directed() && !gd.opt.explicitBudget {
+		// Directed views are bounded in L1, which pushes shrink only by d
+		// per generation: queued pushes rarely pay off before sweeps do.
+		budget /= 8
+	}
 	for {
 		spent := eng.Stats.ArcOps + r.rowArcOps
 		if spent >= budget {
@@ -363,8 +368,10 @@ func (r *run) full() {
 		// bound is set by the largest, and the rest wait for a later scan.
 		// Dangling residual is in the L1 term; eps = 0 pushes it too once
 		// nothing else is left.
+		// Directed views are bounded in L1, which every push of any node
+		// reduces: sweep them whole.
 		eps := maxRatio / 4
-		if maxRatio == 0 {
+		if maxRatio == 0 || gd.g.Directed() {
 			eps = 0
 		}
 		eng.PushScan(eps)
