@@ -19,7 +19,17 @@ type View struct {
 	maskedBits []uint64  // dense copy of masked, nil when nothing is masked
 	outWeight  []float64 // W_A(u); aliases g.OutWeights() when nothing is masked
 	touched    []uint32  // nodes with at least one masked out-arc, ascending
+
+	// The masked arcs of the in-adjacency (node and position), listed when
+	// they are few (see MaskedInArcs).
+	maskedInNode []uint32
+	maskedInArc  []int
 }
+
+// sparseMaskShare is the largest share of masked arcs for which a view lists
+// them: kernels then sum over every arc and subtract the few masked terms
+// instead of testing a bit per arc.
+const sparseMaskShare = 0.125
 
 // Native returns the view of every edge added by some channel and deleted by
 // none.
@@ -63,6 +73,9 @@ func FromMasked(g *csr.Graph, name string, masked *roaring.Bitmap) (*View, error
 		}
 	}
 	v.touched = touched.ToArray()
+	if float64(masked.GetCardinality()) <= sparseMaskShare*float64(m) {
+		v.listMaskedInArcs()
+	}
 	// Recompute W_A by summation over surviving arcs in arc order, never by
 	// subtraction: a fully masked node gets exactly 0 (dangling), and the
 	// value equals that of a physically copied subgraph bit for bit.
@@ -116,3 +129,41 @@ func (v *View) OutWeights() []float64 { return v.outWeight }
 // Touched returns the nodes with at least one masked out-arc, ascending.
 // Must not be modified.
 func (v *View) Touched() []uint32 { return v.touched }
+
+// listMaskedInArcs records every in-arc whose edge is masked, scanning each
+// node that has one once (O(sum of their in-degrees)).
+func (v *View) listMaskedInArcs() {
+	g := v.g
+	heads := roaring.New()
+	it := v.masked.Iterator()
+	for it.HasNext() {
+		e := g.Edge(it.Next())
+		heads.Add(e.Dst)
+		if !g.Directed() {
+			heads.Add(e.Src)
+		}
+	}
+	in := g.In()
+	hit := heads.Iterator()
+	for hit.HasNext() {
+		u := hit.Next()
+		lo, hi := in.Span(u)
+		for p := lo; p < hi; p++ {
+			if v.MaskedEdge(in.Edge[p]) {
+				v.maskedInNode = append(v.maskedInNode, u)
+				v.maskedInArc = append(v.maskedInArc, p)
+			}
+		}
+	}
+}
+
+// MaskedInArcs lists the in-adjacency arcs whose edge is masked, as parallel
+// slices of head node and arc position, when at most an eighth of the arcs
+// are masked; ok is false when the view masks more (or nothing: then both
+// are empty and ok is true). Must not be modified.
+func (v *View) MaskedInArcs() (nodes []uint32, arcs []int, ok bool) {
+	if v.maskedBits == nil {
+		return nil, nil, true
+	}
+	return v.maskedInNode, v.maskedInArc, v.maskedInNode != nil
+}

@@ -170,26 +170,7 @@ func (e *Engine) Sweep() float64 {
 	}
 
 	in := g.In()
-	bits := e.view.MaskedBits()
-	l1 := 0.0
-	for v := range n {
-		lo, hi := in.Offsets[v], in.Offsets[v+1]
-		nbr, wt, eid := in.Nbr[lo:hi], in.Weight[lo:hi], in.Edge[lo:hi]
-		acc := 0.0
-		if bits == nil {
-			for p := range nbr {
-				acc += factor[nbr[p]] * wt[p]
-			}
-		} else {
-			for p := range nbr {
-				if bits[eid[p]/64]&(1<<(eid[p]%64)) == 0 {
-					acc += factor[nbr[p]] * wt[p]
-				}
-			}
-		}
-		next[v] = e.damping * acc
-		l1 += math.Abs(next[v])
-	}
+	l1 := e.pull(factor, next)
 	if dangling != 0 {
 		for i, u := range e.seeds.Nodes {
 			l1 -= math.Abs(next[u])
@@ -200,6 +181,23 @@ func (e *Engine) Sweep() float64 {
 	e.R, e.next = next, r
 	e.Stats.Sweeps++
 	e.Stats.ArcOps += int64(len(in.Nbr))
+	return l1
+}
+
+// pull runs the view's pull kernel: every arc summed with four
+// accumulators, then the few masked arcs' terms subtracted; or, when the
+// view masks too many arcs to list, the bit-testing kernel.
+func (e *Engine) pull(factor, next []float64) float64 {
+	in := e.view.Graph().In()
+	d := e.damping
+	nodes, arcs, sparse := e.view.MaskedInArcs()
+	if !sparse {
+		return pullMasked(in.Offsets, in.Nbr, in.Weight, in.Edge, e.view.MaskedBits(), factor, next, d)
+	}
+	l1 := pullUnmasked(in.Offsets, in.Nbr, in.Weight, factor, next, d)
+	if len(nodes) > 0 {
+		l1 = subtractArcs(nodes, arcs, in.Nbr, in.Weight, factor, next, d, l1)
+	}
 	return l1
 }
 
