@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -8,8 +9,33 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
 )
+
+// solveRecord is one query's answer in JSON.
+type solveRecord struct {
+	ID         string       `json:"id,omitempty"`
+	TopK       []scoredName `json:"topk"`
+	Iterations int          `json:"iterations"`
+	Sweeps     int          `json:"sweeps"`
+	ResidualL1 float64      `json:"residual_l1"`
+	ErrorBound float64      `json:"error_bound_l1"`
+	Certified  *bool        `json:"certified,omitempty"`
+	Gap        *float64     `json:"gap,omitempty"`
+	View       string       `json:"view"`
+	Nodes      int          `json:"nodes,omitempty"`
+	Edges      int          `json:"edges,omitempty"`
+	Masked     uint64       `json:"masked_edges"`
+	LoadUS     int64        `json:"load_us,omitempty"`
+	SolveUS    int64        `json:"solve_us"`
+}
+
+type scoredName struct {
+	Node  string  `json:"node"`
+	Score float64 `json:"score"`
+}
 
 func runSolve(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("solve", flag.ContinueOnError)
@@ -20,15 +46,20 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	vf.register(fs)
 	damping := fs.Float64("damping", 0.85, "damping d as in igraph (teleport 1-d)")
 	seedSpec := fs.String("seeds", "", "seed nodes NAME[:WEIGHT],... (weights normalised)")
+	queryPath := fs.String("queries", "", "JSON-lines query file (the replay format) instead of --seeds/--k/--candidates")
 	k := fs.Int("k", 10, "how many nodes to select")
 	candPath := fs.String("candidates", "", "file of candidate node names, one per line (default: all nodes)")
 	tol := fs.Float64("tol", ppr.DefaultTol, "L1 error bound to reach")
-	asJSON := fs.Bool("json", false, "print one JSON object")
+	certify := fs.Bool("certify", false, "stop as soon as the top-k is proved (or tol is reached), not at tol")
+	asJSON := fs.Bool("json", false, "print JSON (one object per query)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if *queryPath != "" && (*seedSpec != "" || *candPath != "") {
+		return fmt.Errorf("%w: --queries replaces --seeds and --candidates", errUsage)
 	}
 	if *k < 1 {
 		return fmt.Errorf("%w: --k %d, want at least 1", errUsage, *k)
@@ -41,66 +72,110 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	raw, err := parseSeeds(g, *seedSpec)
-	if err != nil {
-		return err
-	}
-	seeds, err := ppr.NewSeeds(g.NumNodes(), raw)
-	if err != nil {
-		return err
-	}
-	var cands []uint32
-	if *candPath != "" {
-		if cands, err = readCandidates(g, *candPath); err != nil {
+	var queries []namedQuery
+	if *queryPath != "" {
+		if queries, err = readQueries(g, *queryPath); err != nil {
 			return err
 		}
+	} else {
+		raw, err := parseSeeds(g, *seedSpec)
+		if err != nil {
+			return err
+		}
+		q := namedQuery{Seeds: raw, K: *k}
+		if *candPath != "" {
+			if q.Candidates, err = readCandidates(g, *candPath); err != nil {
+				return err
+			}
+		}
+		queries = []namedQuery{q}
 	}
-	start := time.Now()
-	res, err := ppr.Solve(view, seeds, *damping, ppr.Options{Tol: *tol})
-	if err != nil {
-		return err
+	w := bufio.NewWriter(stdout)
+	defer w.Flush()
+	for i, q := range queries {
+		rec, err := solveOne(g, view, q, *damping, *tol, *certify)
+		if err != nil {
+			if q.ID != "" {
+				return fmt.Errorf("query %s: %w", q.ID, err)
+			}
+			return err
+		}
+		switch {
+		case *asJSON:
+			if *queryPath == "" {
+				rec.Nodes, rec.Edges, rec.LoadUS = g.NumNodes(), g.NumEdges(), loadTime.Microseconds()
+			}
+			if err := json.NewEncoder(w).Encode(rec); err != nil {
+				return err
+			}
+		case *queryPath != "":
+			names := make([]string, len(rec.TopK))
+			for j, s := range rec.TopK {
+				names[j] = s.Node
+			}
+			fmt.Fprintf(w, "%s\t%d sweeps\t%dus\t%v\n", q.ID, rec.Sweeps, rec.SolveUS, names)
+		default:
+			printSolveText(w, g, gf.path, view, loadTime, rec, i)
+		}
 	}
-	top := ppr.TopK(res.Scores, *k, cands)
-	solveTime := time.Since(start)
+	return nil
+}
 
-	if *asJSON {
-		type entry struct {
-			Node  string  `json:"node"`
-			Score float64 `json:"score"`
-		}
-		out := struct {
-			TopK       []entry `json:"topk"`
-			Iterations int     `json:"iterations"`
-			ResidualL1 float64 `json:"residual_l1"`
-			ErrorBound float64 `json:"error_bound_l1"`
-			View       string  `json:"view"`
-			Nodes      int     `json:"nodes"`
-			Edges      int     `json:"edges"`
-			Masked     uint64  `json:"masked_edges"`
-			LoadUS     int64   `json:"load_us"`
-			SolveUS    int64   `json:"solve_us"`
-		}{
-			TopK: []entry{}, Iterations: res.Sweeps, ResidualL1: res.ResidualL1, ErrorBound: res.ErrorBound,
-			View: view.Name(), Nodes: g.NumNodes(), Edges: g.NumEdges(), Masked: view.Masked().GetCardinality(),
-			LoadUS: loadTime.Microseconds(), SolveUS: solveTime.Microseconds(),
-		}
-		for _, s := range top {
-			out.TopK = append(out.TopK, entry{g.Name(s.Node), s.Score})
-		}
-		enc := json.NewEncoder(stdout)
-		return enc.Encode(out)
+// solveOne solves one query and times the solve and top-k alone.
+func solveOne(g *csr.Graph, view *mask.View, q namedQuery, damping, tol float64, certify bool) (*solveRecord, error) {
+	seeds, err := ppr.NewSeeds(g.NumNodes(), q.Seeds)
+	if err != nil {
+		return nil, err
 	}
+	rec := &solveRecord{ID: q.ID, TopK: []scoredName{}, View: view.Name(), Masked: view.Masked().GetCardinality()}
+	var top []ppr.Scored
+	start := time.Now()
+	if certify {
+		res, err := ppr.SolveTopK(view, seeds, damping, q.K, q.Candidates, ppr.Options{Tol: tol})
+		if err != nil {
+			return nil, err
+		}
+		top = res.TopK
+		rec.SolveUS = time.Since(start).Microseconds()
+		rec.Sweeps, rec.ErrorBound = res.Sweeps, res.ErrorBound
+		rec.ResidualL1 = res.ErrorBound * (1 - damping)
+		rec.Certified, rec.Gap = &res.Certified, &res.Gap
+		if rec.Gap != nil && *rec.Gap > 1e308 {
+			big := 1e308
+			rec.Gap = &big
+		}
+	} else {
+		res, err := ppr.Solve(view, seeds, damping, ppr.Options{Tol: tol})
+		if err != nil {
+			return nil, err
+		}
+		top = ppr.TopK(res.Scores, q.K, q.Candidates)
+		rec.SolveUS = time.Since(start).Microseconds()
+		rec.Sweeps, rec.ErrorBound, rec.ResidualL1 = res.Sweeps, res.ErrorBound, res.ResidualL1
+	}
+	rec.Iterations = rec.Sweeps
+	for _, s := range top {
+		rec.TopK = append(rec.TopK, scoredName{g.Name(s.Node), s.Score})
+	}
+	return rec, nil
+}
+
+func printSolveText(w io.Writer, g *csr.Graph, path string, view *mask.View, loadTime time.Duration, rec *solveRecord, _ int) {
 	kind := "directed"
 	if !g.Directed() {
 		kind = "undirected"
 	}
-	fmt.Fprintf(stdout, "graph %s: %d nodes, %d edges (%s), loaded in %v\n", gf.path, g.NumNodes(), g.NumEdges(), kind, loadTime.Round(time.Millisecond))
-	fmt.Fprintf(stdout, "view %s: %d edges masked\n", view.Name(), view.Masked().GetCardinality())
-	fmt.Fprintf(stdout, "solved in %d sweeps, %v; L1 error bound %.2g (residual %.2g)\n\n", res.Sweeps, solveTime.Round(time.Microsecond), res.ErrorBound, res.ResidualL1)
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "rank\tnode\tscore")
-	for i, s := range top {
-		fmt.Fprintf(tw, "%d\t%s\t%.12g\n", i+1, g.Name(s.Node), s.Score)
+	fmt.Fprintf(w, "graph %s: %d nodes, %d edges (%s), loaded in %v\n", path, g.NumNodes(), g.NumEdges(), kind, loadTime.Round(time.Millisecond))
+	fmt.Fprintf(w, "view %s: %d edges masked\n", view.Name(), rec.Masked)
+	fmt.Fprintf(w, "solved in %d sweeps, %dus; L1 error bound %.2g (residual %.2g)", rec.Sweeps, rec.SolveUS, rec.ErrorBound, rec.ResidualL1)
+	if rec.Certified != nil {
+		fmt.Fprintf(w, "; top-k certified: %v (gap %.3g)", *rec.Certified, *rec.Gap)
 	}
-	return tw.Flush()
+	fmt.Fprint(w, "\n\n")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "rank\tnode\tscore")
+	for i, s := range rec.TopK {
+		fmt.Fprintf(tw, "%d\t%s\t%.12g\n", i+1, s.Node, s.Score)
+	}
+	tw.Flush()
 }
