@@ -328,20 +328,3 @@ func TestPushUntilMatchesReference(t *testing.T) {
 	}
 }
 
-// PushScan with eps = 0 is PushSweep, bit for bit.
-func TestPushScanZeroIsPushSweep(t *testing.T) {
-	rng := rand.New(rand.NewPCG(15, 16))
-	for range 200 {
-		c := newRandomCase(t, rng)
-		a, err := NewEngine(c.auth, c.seeds, c.damping)
-		require.NoError(t, err)
-		b, err := NewEngine(c.auth, c.seeds, c.damping)
-		require.NoError(t, err)
-		for range 3 {
-			a.PushScan(0)
-			b.PushSweep()
-		}
-		require.Equal(t, b.X, a.X)
-		require.Equal(t, b.R, a.R)
-	}
-}

@@ -11,9 +11,11 @@ import (
 // SolvePair solves the same query on two views of one snapshot (typically
 // native and authenticated) with one pass over the in-adjacency per sweep:
 // the per-node factors of both residuals are interleaved, so each arc's
-// source is gathered once for both. Each result equals, bit for bit, what
-// Solve returns for its view (the same terms are summed in the same order);
-// the sweep count is the larger of the two.
+// source is gathered once for both. The sweeps are Jacobi sweeps
+// (Options.Order is ignored: a fused Gauss-Seidel pass would need both
+// residuals updated in place at once), and each result equals, bit for bit,
+// what Solve returns for its view with Order Jacobi (the same terms are
+// summed in the same order).
 func SolvePair(a, b *mask.View, seeds Seeds, damping float64, opt Options) (*Result, *Result, error) {
 	if a.Graph() != b.Graph() {
 		return nil, nil, errors.New("ppr: SolvePair needs two views of the same snapshot")
