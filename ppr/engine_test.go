@@ -327,4 +327,3 @@ func TestPushUntilMatchesReference(t *testing.T) {
 		}
 	}
 }
-
