@@ -19,6 +19,7 @@ type View struct {
 	maskedBits []uint64  // dense copy of masked, nil when nothing is masked
 	outWeight  []float64 // W_A(u); aliases g.OutWeights() when nothing is masked
 	touched    []uint32  // nodes with at least one masked out-arc, ascending
+	touchedBit []uint64  // the same as a bitset over nodes
 
 	// The masked arcs of the in-adjacency (node and position), listed when
 	// they are few (see MaskedInArcs).
@@ -73,6 +74,10 @@ func FromMasked(g *csr.Graph, name string, masked *roaring.Bitmap) (*View, error
 		}
 	}
 	v.touched = touched.ToArray()
+	v.touchedBit = make([]uint64, (g.NumNodes()+63)/64)
+	for _, u := range v.touched {
+		v.touchedBit[u/64] |= 1 << (u % 64)
+	}
 	if float64(masked.GetCardinality()) <= sparseMaskShare*float64(m) {
 		v.listMaskedInArcs()
 	}
@@ -129,6 +134,12 @@ func (v *View) OutWeights() []float64 { return v.outWeight }
 // Touched returns the nodes with at least one masked out-arc, ascending.
 // Must not be modified.
 func (v *View) Touched() []uint32 { return v.touched }
+
+// TouchedBits returns Touched as a bitset over nodes (bit u of word u/64),
+// or nil when nothing is masked: a push kernel tests one bit per node and
+// skips the per-arc mask test for every node that has no masked out-arc.
+// Must not be modified.
+func (v *View) TouchedBits() []uint64 { return v.touchedBit }
 
 // listMaskedInArcs records every in-arc whose edge is masked, scanning each
 // node that has one once (O(sum of their in-degrees)).

@@ -358,6 +358,11 @@ func checkView(t *testing.T, g *csr.Graph, v *View, wantPresent func(uint32) boo
 			hasMasked = hasMasked || v.MaskedEdge(out.Edge[p])
 		}
 		require.Equal(t, hasMasked, touched[u], "%s node %d", where, u)
+		if tb := v.TouchedBits(); tb != nil {
+			require.Equal(t, hasMasked, tb[u/64]&(1<<(u%64)) != 0, "%s node %d: TouchedBits", where, u)
+		} else {
+			require.False(t, hasMasked, "%s node %d: TouchedBits nil with a masked arc", where, u)
+		}
 		if !hasMasked {
 			require.Equal(t, math.Float64bits(g.OutWeight(u)), math.Float64bits(v.OutWeight(u)), "%s: untouched node %d keeps W", where, u)
 		}

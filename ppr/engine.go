@@ -288,7 +288,7 @@ func (e *Engine) PushUntil(eps float64, frontier []uint32, budget int64) bool {
 	x, r, queued := e.X[:n], e.R[:n], e.queued[:n]
 	w := e.view.OutWeights()[:n]
 	out := g.Out()
-	bits := e.view.MaskedBits()
+	bits, tb := e.view.MaskedBits(), e.view.TouchedBits()
 	sup := e.Support
 	d := e.damping
 	// over is overThreshold, inlined by hand below where it matters.
@@ -352,8 +352,13 @@ func (e *Engine) PushUntil(eps float64, frontier []uint32, budget int64) bool {
 		nbr, wt, eid := out.Nbr[lo:hi], out.Weight[lo:hi], out.Edge[lo:hi]
 		e.Stats.ArcOps += int64(len(nbr))
 		c := d * val / w[u]
+		// Only nodes with a masked out-arc test the mask per arc.
+		arcBits := bits
+		if tb != nil && tb[u/64]&(1<<(u%64)) == 0 {
+			arcBits = nil
+		}
 		for p := range nbr {
-			if bits != nil && bits[eid[p]/64]&(1<<(eid[p]%64)) != 0 {
+			if arcBits != nil && arcBits[eid[p]/64]&(1<<(eid[p]%64)) != 0 {
 				continue
 			}
 			v := nbr[p]
@@ -459,7 +464,7 @@ func (e *Engine) PushScan(eps float64) int {
 	x, r := e.X[:n], e.R[:n]
 	w := e.view.OutWeights()[:n]
 	out := g.Out()
-	bits := e.view.MaskedBits()
+	bits, tb := e.view.MaskedBits(), e.view.TouchedBits()
 	d := e.damping
 	pushes := 0
 	dangling := 0.0
@@ -489,7 +494,7 @@ func (e *Engine) PushScan(eps float64) int {
 		lo, hi := out.Offsets[u], out.Offsets[u+1]
 		nbr, wt, eid := out.Nbr[lo:hi], out.Weight[lo:hi], out.Edge[lo:hi]
 		e.Stats.ArcOps += int64(len(nbr))
-		if bits == nil {
+		if bits == nil || tb[u/64]&(1<<(u%64)) == 0 {
 			wt = wt[:len(nbr)]
 			for p, v := range nbr {
 				r[v] += c * wt[p]
