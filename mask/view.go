@@ -3,6 +3,7 @@ package mask
 import (
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
@@ -18,6 +19,8 @@ type View struct {
 	masked     *roaring.Bitmap
 	maskedBits []uint64  // dense copy of masked, nil when nothing is masked
 	outWeight  []float64 // W_A(u); aliases g.OutWeights() when nothing is masked
+	invOnce    sync.Once
+	invWeight  []float64 // 1/W_A(u), 0 for dangling nodes; built on first use
 	touched    []uint32  // nodes with at least one masked out-arc, ascending
 	touchedBit []uint64  // the same as a bitset over nodes
 
@@ -130,6 +133,21 @@ func (v *View) OutWeight(u uint32) float64 { return v.outWeight[u] }
 
 // OutWeights returns W_A for every node. Must not be modified.
 func (v *View) OutWeights() []float64 { return v.outWeight }
+
+// InvOutWeights returns 1/W_A(u) for every node, 0 where W_A(u) = 0, so
+// kernels multiply instead of divide. Built on first use; safe for
+// concurrent use. Must not be modified.
+func (v *View) InvOutWeights() []float64 {
+	v.invOnce.Do(func() {
+		v.invWeight = make([]float64, len(v.outWeight))
+		for u, w := range v.outWeight {
+			if w > 0 {
+				v.invWeight[u] = 1 / w
+			}
+		}
+	})
+	return v.invWeight
+}
 
 // Touched returns the nodes with at least one masked out-arc, ascending.
 // Must not be modified.

@@ -57,7 +57,7 @@ func SolveTopK(view *mask.View, seeds Seeds, damping float64, k int, candidates 
 	for {
 		bound := l1 / e.alpha
 		if res.Sweeps < nextCheck && bound > tol {
-			l1 = e.sweep(opt.Order)
+			l1 = e.sweep(opt)
 			res.Sweeps++
 			continue
 		}
@@ -84,7 +84,7 @@ func SolveTopK(view *mask.View, seeds Seeds, damping float64, k int, candidates 
 		if res.Sweeps == maxSweeps {
 			return nil, fmt.Errorf("ppr: error bound %.3g after %d sweeps, tolerance %.3g not reached", bound, res.Sweeps, tol)
 		}
-		l1 = e.sweep(opt.Order)
+		l1 = e.sweep(opt)
 		res.Sweeps++
 	}
 }

@@ -89,19 +89,16 @@ func (p *pairSweep) sweep(ea, eb *Engine) (l1a, l1b float64) {
 	n := g.NumNodes()
 	xa, ra, xb, rb := ea.X[:n], ea.R[:n], eb.X[:n], eb.R[:n]
 	wa, wb := ea.view.OutWeights()[:n], eb.view.OutWeights()[:n]
+	ia, ib := ea.view.InvOutWeights()[:n], eb.view.InvOutWeights()[:n]
 	factor := p.factor[:2*n]
 	danglingA, danglingB := 0.0, 0.0
 	for u := range n {
-		if wa[u] > 0 {
-			factor[2*u] = ra[u] / wa[u]
-		} else {
-			factor[2*u] = 0
+		factor[2*u] = ra[u] * ia[u]
+		factor[2*u+1] = rb[u] * ib[u]
+		if wa[u] == 0 {
 			danglingA += ra[u]
 		}
-		if wb[u] > 0 {
-			factor[2*u+1] = rb[u] / wb[u]
-		} else {
-			factor[2*u+1] = 0
+		if wb[u] == 0 {
 			danglingB += rb[u]
 		}
 		xa[u] += ra[u]

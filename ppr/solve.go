@@ -33,11 +33,18 @@ type Options struct {
 	MaxSweeps int
 	// Order is the sweep order (default GaussSeidel).
 	Order Order
+	// Threads > 1 runs each sweep on that many goroutines
+	// (Engine.SweepParallel). The sweeps are then Jacobi sweeps whatever
+	// Order says: Gauss-Seidel's in-place order is sequential.
+	Threads int
 }
 
 // sweep runs one sweep in the chosen order and returns ||r||_1.
-func (e *Engine) sweep(o Order) float64 {
-	if o == Jacobi {
+func (e *Engine) sweep(opt Options) float64 {
+	switch {
+	case opt.Threads > 1:
+		return e.SweepParallel(opt.Threads)
+	case opt.Order == Jacobi:
 		return e.Sweep()
 	}
 	return e.PushSweep()
@@ -81,7 +88,7 @@ func (e *Engine) SolveSweeps(opt Options) (*Result, error) {
 		if sweeps == maxSweeps {
 			return nil, fmt.Errorf("ppr: error bound %.3g after %d sweeps, tolerance %.3g not reached", l1/e.alpha, sweeps, tol)
 		}
-		l1 = e.sweep(opt.Order)
+		l1 = e.sweep(opt)
 		sweeps++
 	}
 	return &Result{Scores: e.X, ResidualL1: l1, ErrorBound: l1 / e.alpha, Sweeps: sweeps}, nil

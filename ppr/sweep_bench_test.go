@@ -44,7 +44,7 @@ func BenchmarkSweep(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, v := range []*mask.View{native, auth} {
-			for _, kind := range []string{"jacobi", "gauss-seidel"} {
+			for _, kind := range []string{"jacobi", "jacobi-2threads", "gauss-seidel"} {
 				b.Run(fmt.Sprintf("%s/%s/%s", name, v.Name(), kind), func(b *testing.B) {
 					e, err := ppr.NewEngine(v, seeds, 0.85)
 					if err != nil {
@@ -57,9 +57,12 @@ func BenchmarkSweep(b *testing.B) {
 					b.ReportAllocs()
 					b.ResetTimer()
 					for range b.N {
-						if kind == "jacobi" {
+						switch kind {
+						case "jacobi":
 							e.Sweep()
-						} else {
+						case "jacobi-2threads":
+							e.SweepParallel(2)
+						default:
 							e.PushSweep()
 						}
 					}
