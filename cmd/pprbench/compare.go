@@ -37,6 +37,7 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	queryPath := fs.String("queries", "", "JSON-lines query file (required)")
 	tol := fs.Float64("tol", ppr.DefaultTol, "authppr's L1 error bound (PRPACK always uses 1e-10)")
 	certify := fs.Bool("certify", false, "authppr stops once the top-k is proved")
+	threads := fs.Int("threads", 1, "authppr goroutines per sweep (igraph runs on one thread)")
 	oracle := fs.String("oracle", filepath.Join("..", "shared", "anchors", "igraph_oracle.py"), "path to igraph_oracle.py")
 	python := fs.String("python", "/usr/bin/python3", "Python with Debian's python3-igraph")
 	if err := fs.Parse(args); err != nil {
@@ -64,7 +65,7 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	}
 	ours := make(map[string]*solveRecord, len(queries))
 	for _, q := range queries {
-		rec, err := solveOne(g, view, q, *damping, *tol, *certify)
+		rec, err := solveOne(g, view, q, *damping, ppr.Options{Tol: *tol, Threads: *threads}, *certify)
 		if err != nil {
 			return fmt.Errorf("query %s: %w", q.ID, err)
 		}

@@ -51,6 +51,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	candPath := fs.String("candidates", "", "file of candidate node names, one per line (default: all nodes)")
 	tol := fs.Float64("tol", ppr.DefaultTol, "L1 error bound to reach")
 	certify := fs.Bool("certify", false, "stop as soon as the top-k is proved (or tol is reached), not at tol")
+	threads := fs.Int("threads", 1, "goroutines per sweep (more than 1: parallel Jacobi sweeps)")
 	asJSON := fs.Bool("json", false, "print JSON (one object per query)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -93,7 +94,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
 	for i, q := range queries {
-		rec, err := solveOne(g, view, q, *damping, *tol, *certify)
+		rec, err := solveOne(g, view, q, *damping, ppr.Options{Tol: *tol, Threads: *threads}, *certify)
 		if err != nil {
 			if q.ID != "" {
 				return fmt.Errorf("query %s: %w", q.ID, err)
@@ -122,7 +123,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 }
 
 // solveOne solves one query and times the solve and top-k alone.
-func solveOne(g *csr.Graph, view *mask.View, q namedQuery, damping, tol float64, certify bool) (*solveRecord, error) {
+func solveOne(g *csr.Graph, view *mask.View, q namedQuery, damping float64, opt ppr.Options, certify bool) (*solveRecord, error) {
 	seeds, err := ppr.NewSeeds(g.NumNodes(), q.Seeds)
 	if err != nil {
 		return nil, err
@@ -131,7 +132,7 @@ func solveOne(g *csr.Graph, view *mask.View, q namedQuery, damping, tol float64,
 	var top []ppr.Scored
 	start := time.Now()
 	if certify {
-		res, err := ppr.SolveTopK(view, seeds, damping, q.K, q.Candidates, ppr.Options{Tol: tol})
+		res, err := ppr.SolveTopK(view, seeds, damping, q.K, q.Candidates, opt)
 		if err != nil {
 			return nil, err
 		}
@@ -145,7 +146,7 @@ func solveOne(g *csr.Graph, view *mask.View, q namedQuery, damping, tol float64,
 			rec.Gap = &big
 		}
 	} else {
-		res, err := ppr.Solve(view, seeds, damping, ppr.Options{Tol: tol})
+		res, err := ppr.Solve(view, seeds, damping, opt)
 		if err != nil {
 			return nil, err
 		}
