@@ -40,17 +40,10 @@ func SolveTopK(view *mask.View, seeds Seeds, damping float64, k int, candidates 
 	if err != nil {
 		return nil, err
 	}
-	tol := opt.Tol
-	if tol == 0 {
-		tol = DefaultTol
-	}
-	if !(tol > 0) || math.IsInf(tol, 0) {
-		return nil, fmt.Errorf("ppr: tolerance %v, want a positive finite number", opt.Tol)
-	}
 	l1 := e.ResidualL1()
-	maxSweeps := opt.MaxSweeps
-	if maxSweeps == 0 {
-		maxSweeps = sweepsFor(l1, e.alpha, e.damping, tol)
+	tol, maxSweeps, err := opt.limits(l1, damping)
+	if err != nil {
+		return nil, err
 	}
 	res := &TopKResult{Scores: e.X}
 	nextCheck := 0

@@ -28,18 +28,11 @@ func SolvePair(a, b *mask.View, seeds Seeds, damping float64, opt Options) (*Res
 	if err != nil {
 		return nil, nil, err
 	}
-	tol := opt.Tol
-	if tol == 0 {
-		tol = DefaultTol
-	}
-	if !(tol > 0) || math.IsInf(tol, 0) {
-		return nil, nil, fmt.Errorf("ppr: tolerance %v, want a positive finite number", opt.Tol)
-	}
 	l1a, l1b := ea.ResidualL1(), eb.ResidualL1()
 	alpha := 1 - damping
-	maxSweeps := opt.MaxSweeps
-	if maxSweeps == 0 {
-		maxSweeps = sweepsFor(max(l1a, l1b), alpha, damping, tol)
+	tol, maxSweeps, err := opt.limits(max(l1a, l1b), damping)
+	if err != nil {
+		return nil, nil, err
 	}
 	n := a.Graph().NumNodes()
 	p := &pairSweep{factor: make([]float64, 2*n), nextA: make([]float64, n), nextB: make([]float64, n)}

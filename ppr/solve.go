@@ -71,17 +71,10 @@ func Solve(view *mask.View, seeds Seeds, damping float64, opt Options) (*Result,
 // SolveSweeps sweeps from the engine's current state until the error bound
 // reaches opt.Tol, and returns the engine's X (not a copy) as Scores.
 func (e *Engine) SolveSweeps(opt Options) (*Result, error) {
-	tol := opt.Tol
-	if tol == 0 {
-		tol = DefaultTol
-	}
-	if !(tol > 0) || math.IsInf(tol, 0) {
-		return nil, fmt.Errorf("ppr: tolerance %v, want a positive finite number", opt.Tol)
-	}
 	l1 := e.ResidualL1()
-	maxSweeps := opt.MaxSweeps
-	if maxSweeps == 0 {
-		maxSweeps = sweepsFor(l1, e.alpha, e.damping, tol)
+	tol, maxSweeps, err := opt.limits(l1, e.damping)
+	if err != nil {
+		return nil, err
 	}
 	sweeps := 0
 	for l1/e.alpha > tol {
@@ -92,6 +85,23 @@ func (e *Engine) SolveSweeps(opt Options) (*Result, error) {
 		sweeps++
 	}
 	return &Result{Scores: e.X, ResidualL1: l1, ErrorBound: l1 / e.alpha, Sweeps: sweeps}, nil
+}
+
+// limits returns the tolerance (DefaultTol when unset) and the sweep cap
+// (opt.MaxSweeps, or sweepsFor) for a solve starting from residual mass l1.
+func (opt Options) limits(l1, damping float64) (tol float64, maxSweeps int, err error) {
+	tol = opt.Tol
+	if tol == 0 {
+		tol = DefaultTol
+	}
+	if !(tol > 0) || math.IsInf(tol, 0) {
+		return 0, 0, fmt.Errorf("ppr: tolerance %v, want a positive finite number", opt.Tol)
+	}
+	maxSweeps = opt.MaxSweeps
+	if maxSweeps == 0 {
+		maxSweeps = sweepsFor(l1, 1-damping, damping, tol)
+	}
+	return tol, maxSweeps, nil
 }
 
 // sweepsFor returns a sweep cap for reaching tol from residual mass l1. For a
