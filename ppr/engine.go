@@ -3,6 +3,7 @@ package ppr
 import (
 	"fmt"
 	"math"
+	"math/bits"
 
 	"github.com/authppr/authppr/mask"
 )
@@ -29,6 +30,8 @@ type Engine struct {
 	queue        []uint32  // push FIFO scratch
 	queued       []bool
 	parts        []int    // SweepParallel's row ranges
+	roundCur     []uint64 // PushRounds' frontier bitsets
+	roundNext    []uint64
 	dangling     []uint32 // nodes without out-weight, for SweepParallel
 
 	// Support, when not nil, records every node whose X or R a push
@@ -43,32 +46,42 @@ type Engine struct {
 	Stats Stats
 }
 
-// Support is a set of node ids with O(1) insertion and O(size) reset.
+// Support is a set of node ids kept as a bitset: insertion is one OR,
+// reset and iteration cost O(n/64) words (a few microseconds for a million
+// nodes), and push kernels can merge whole frontier words into it.
 type Support struct {
-	mark  []bool
-	Nodes []uint32 // in insertion order
+	bits []uint64
 }
 
 // NewSupport returns an empty set over n nodes.
-func NewSupport(n int) *Support { return &Support{mark: make([]bool, n)} }
+func NewSupport(n int) *Support { return &Support{bits: make([]uint64, (n+63)/64)} }
 
 // Add inserts v.
-func (s *Support) Add(v uint32) {
-	if !s.mark[v] {
-		s.mark[v] = true
-		s.Nodes = append(s.Nodes, v)
-	}
-}
+func (s *Support) Add(v uint32) { s.bits[v/64] |= 1 << (v % 64) }
 
 // Has reports whether v is in the set.
-func (s *Support) Has(v uint32) bool { return s.mark[v] }
+func (s *Support) Has(v uint32) bool { return s.bits[v/64]&(1<<(v%64)) != 0 }
 
 // Reset empties the set.
-func (s *Support) Reset() {
-	for _, v := range s.Nodes {
-		s.mark[v] = false
+func (s *Support) Reset() { clear(s.bits) }
+
+// AppendNodes appends the members to dst in ascending order.
+func (s *Support) AppendNodes(dst []uint32) []uint32 {
+	for wi, word := range s.bits {
+		for word != 0 {
+			dst = append(dst, uint32(wi*64+bits.TrailingZeros64(word)))
+			word &= word - 1
+		}
 	}
-	s.Nodes = s.Nodes[:0]
+	return dst
+}
+
+// orWords merges a bitset of the same size into the set.
+func (s *Support) orWords(b []uint64) {
+	b = b[:len(s.bits)]
+	for i, w := range b {
+		s.bits[i] |= w
+	}
 }
 
 // NewEngine returns an engine in the native start state x = 0, r = alpha*s.

@@ -323,7 +323,52 @@ func TestPushUntilMatchesReference(t *testing.T) {
 			require.Equalf(t, ref.X, fast.X, "case %d", i)
 			require.Equalf(t, ref.R, fast.R, "case %d", i)
 			require.Equal(t, ref.Stats, fast.Stats)
-			require.ElementsMatch(t, ref.Support.Nodes, fast.Support.Nodes)
+			require.Equal(t, ref.Support.AppendNodes(nil), fast.Support.AppendNodes(nil))
 		}
 	}
+}
+
+// PushRounds keeps the residual identity, leaves every reached node at or
+// below its threshold, and converges to the solution like the FIFO.
+func TestPushRoundsKeepsIdentity(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	for i := range 300 {
+		c := newRandomCase(t, rng)
+		v := c.auth
+		e, err := NewEngine(v, c.seeds, c.damping)
+		require.NoError(t, err)
+		e.KeepDangling = rng.IntN(3) == 0
+		e.Support = NewSupport(c.g.NumNodes())
+		eps := []float64{1e-3, 1e-6, 1e-9}[rng.IntN(3)]
+		budget := []int64{0, 0, 10}[rng.IntN(3)]
+		done := e.PushRounds(eps, c.seeds.Nodes, budget)
+		want := residualOf(v, c.seeds, c.damping, e.X)
+		require.LessOrEqualf(t, l1Diff(e.R, want), 1e-10, "case %d", i)
+		if budget == 0 {
+			require.True(t, done)
+			for u := range c.g.NumNodes() {
+				require.Falsef(t, e.overThreshold(uint32(u), eps), "case %d node %d", i, u)
+			}
+		}
+		// Every node whose state changed is in the support.
+		for u := range c.g.NumNodes() {
+			if e.X[u] != 0 || (e.R[u] != 0 && !slicesContains(c.seeds.Nodes, uint32(u))) {
+				require.Truef(t, e.Support.Has(uint32(u)), "case %d node %d", i, u)
+			}
+		}
+		if !e.KeepDangling && c.damping > 0 {
+			res, err := e.SolveSweeps(Options{Tol: 1e-12})
+			require.NoError(t, err)
+			require.LessOrEqual(t, l1Diff(res.Scores, exactPPR(t, v, c.seeds, c.damping)), 1e-11)
+		}
+	}
+}
+
+func slicesContains(s []uint32, v uint32) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
 }

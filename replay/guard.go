@@ -21,9 +21,11 @@ type Options struct {
 	// the band, and 10*Tol is reached without refining the native solve).
 	TieTol float64
 	// DeltaBudget caps the arc operations of the delta path before it hands
-	// over to the full path. Default: an eighth of the graph's arcs, since a
-	// queued push costs about ten times a sweep's streamed arc (measured with
-	// pprbench overhead); beyond that, sweeps are the cheaper way.
+	// over to the full path. Default: eight times the graph's arcs (an
+	// eighth of that on directed views, whose L1 bound pushes shrink
+	// slowly). The delta path pushes in id-ordered rounds
+	// (ppr.Engine.PushRounds), which cost about what a sweep costs per arc,
+	// so it stays the cheaper path until it has done several sweeps' work.
 	DeltaBudget int64
 	// Policy says what the caller gets on a divergence (default Reject).
 	Policy Policy
@@ -67,7 +69,7 @@ func New(g *csr.Graph, labels *mask.Labels, trust mask.Policy, opt Options) (*Gu
 	}
 	opt.explicitBudget = opt.DeltaBudget != 0
 	if opt.DeltaBudget == 0 {
-		opt.DeltaBudget = max(int64(g.NumArcs())/3, 1024)
+		opt.DeltaBudget = max(8*int64(g.NumArcs()), 1024)
 	}
 	if opt.MaxSuspects == 0 {
 		opt.MaxSuspects = 5
@@ -108,14 +110,15 @@ type Query struct {
 	Damping    float64
 }
 
-// workspace holds one query's vectors; everything sparse is cleared through
-// its support after use, so a query costs no O(n) clearing beyond the
-// native solve's own.
+// workspace holds one query's vectors; the sparse difference state is
+// cleared through its support after use (O(support + n/64)), so a query
+// costs no O(n) clearing beyond the native solve's own.
 type workspace struct {
 	nativeEng *ppr.Engine // native view: x_G, r_G
 	deltaEng  *ppr.Engine // authenticated view: dx, dr (sparse)
 	authEng   *ppr.Engine // authenticated view, dense: the full path
 	support   *ppr.Support
+	supNodes  []uint32 // scratch: the support as a list
 	inSel     []bool
 	xTouched  []float64 // x_G on the guard's touched nodes, kept for attribution
 }
@@ -136,7 +139,9 @@ func (gd *Guard) workspace(seeds ppr.Seeds, damping float64) (*workspace, error)
 			return nil, err
 		}
 		ws.deltaEng.Support = ws.support
-		ws.deltaEng.KeepDangling = true
+		// Dangling residual is pushed too: PushRounds sends a round's
+		// dangling mass to the seeds once, so a dense seed vector costs
+		// |seeds| per round, not per push.
 		clear(ws.deltaEng.R) // the delta state starts at zero
 	}
 	if err := ws.nativeEng.Restart(seeds, damping); err != nil {
@@ -151,7 +156,8 @@ func (gd *Guard) workspace(seeds ppr.Seeds, damping float64) (*workspace, error)
 
 // release clears the sparse state and returns ws to the pool.
 func (gd *Guard) release(ws *workspace) {
-	for _, v := range ws.support.Nodes {
+	ws.supNodes = ws.support.AppendNodes(ws.supNodes[:0])
+	for _, v := range ws.supNodes {
 		ws.deltaEng.X[v] = 0
 		ws.deltaEng.R[v] = 0
 	}

@@ -204,7 +204,8 @@ func (r *run) deltaModel() errorModel {
 	dr := ws.deltaEng.R
 	w := gd.auth.OutWeights()
 	maxRatio, danglingL1, l1 := 0.0, 0.0, 0.0
-	for _, v := range ws.support.Nodes {
+	ws.supNodes = ws.support.AppendNodes(ws.supNodes[:0])
+	for _, v := range ws.supNodes {
 		a := math.Abs(dr[v])
 		l1 += a
 		if w[v] > 0 {
@@ -260,7 +261,8 @@ func (r *run) delta(gx float64) bool {
 		if spent >= budget {
 			return false
 		}
-		finished := eng.PushUntil(eps, ws.support.Nodes, budget-spent)
+		ws.supNodes = ws.support.AppendNodes(ws.supNodes[:0])
+		finished := eng.PushRounds(eps, ws.supNodes, budget-spent)
 		em := r.deltaModel()
 		if r.tryFinish(PathDelta, em) {
 			return true
@@ -330,7 +332,8 @@ func (r *run) full() {
 	copy(eng.X, ws.nativeEng.X)
 	copy(eng.R, ws.nativeEng.R)
 	dx, dr := ws.deltaEng.X, ws.deltaEng.R
-	for _, v := range ws.support.Nodes {
+	ws.supNodes = ws.support.AppendNodes(ws.supNodes[:0])
+	for _, v := range ws.supNodes {
 		eng.X[v] += dx[v]
 		eng.R[v] += dr[v]
 		dx[v], dr[v] = 0, 0
