@@ -609,3 +609,32 @@ func TestNegativeZeroWeightStoredAsZero(t *testing.T) {
 	require.False(t, math.Signbit(g.Edge(0).Weight))
 	require.False(t, math.Signbit(g.OutWeight(0)))
 }
+
+func TestPartsAssembleRoundTrip(t *testing.T) {
+	for _, directed := range []bool{true, false} {
+		b := NewBuilder(directed)
+		for i, e := range [][2]string{{"a", "b"}, {"b", "c"}, {"c", "c"}, {"a", "b"}} {
+			_, err := b.AddEdge(Input{Src: e[0], Dst: e[1], Weight: float64(i) + 0.5, Channel: fmt.Sprint("ch", i%2), Relation: fmt.Sprint("r", i)})
+			require.NoError(t, err)
+		}
+		g, err := b.Build()
+		require.NoError(t, err)
+		h, err := Assemble(g.Parts())
+		require.NoError(t, err)
+		require.Equal(t, g.Parts(), h.Parts())
+		id, ok := h.ID("c")
+		require.True(t, ok)
+		require.Equal(t, uint32(2), id)
+
+		bad := g.Parts()
+		bad.OutWeight = append([]float64(nil), bad.OutWeight...)
+		bad.OutWeight[0] += 1
+		_, err = Assemble(bad)
+		require.ErrorContains(t, err, "out-weight")
+
+		dup := g.Parts()
+		dup.Names = []string{"a", "a", "c"}
+		_, err = Assemble(dup)
+		require.Error(t, err)
+	}
+}

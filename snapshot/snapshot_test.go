@@ -1,0 +1,201 @@
+package snapshot
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/mask"
+	"github.com/authppr/authppr/ppr"
+)
+
+func sampleGraph(t testing.TB, rng *rand.Rand, directed, relations bool) (*csr.Graph, *mask.Labels) {
+	t.Helper()
+	b := csr.NewBuilder(directed)
+	n := 2 + rng.IntN(40)
+	for range 3 * n {
+		in := csr.Input{
+			Src: fmt.Sprint("node-", rng.IntN(n)), Dst: fmt.Sprint("node-", rng.IntN(n)),
+			Weight: float64(rng.IntN(4)) / 2, Channel: []string{"default", "peer", "bot"}[rng.IntN(3)],
+		}
+		if relations {
+			in.Relation = []string{"is_a", "part_of", "synonym"}[rng.IntN(3)]
+		}
+		_, err := b.AddEdge(in)
+		require.NoError(t, err)
+	}
+	_, err := b.AddNode("isolated") // no edges
+	require.NoError(t, err)
+	g, err := b.Build()
+	require.NoError(t, err)
+	l := mask.FromGraph(g)
+	require.NoError(t, l.Delete("peer", uint32(rng.IntN(g.NumEdges()))))
+	return g, l
+}
+
+func TestSaveLoadRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(91, 92))
+	dir := t.TempDir()
+	for i := range 40 {
+		g, l := sampleGraph(t, rng, i%2 == 0, i%3 == 0)
+		path := filepath.Join(dir, "g.snap")
+		require.NoError(t, Save(path, g, l))
+		s, err := Load(path)
+		require.NoError(t, err)
+		require.Equal(t, g.Parts(), s.Graph.Parts())
+		for _, c := range l.Channels() {
+			require.Equal(t, l.Added(c) == nil, s.Labels.Added(c) == nil)
+			if l.Added(c) != nil {
+				require.True(t, l.Added(c).Equals(s.Labels.Added(c)))
+			}
+			if l.Deleted(c) != nil {
+				require.True(t, l.Deleted(c).Equals(s.Labels.Deleted(c)))
+			}
+		}
+		// The loaded graph solves exactly as the original.
+		seeds, err := ppr.NewSeeds(g.NumNodes(), []ppr.Seed{{Node: 0, Weight: 1}})
+		require.NoError(t, err)
+		v1, err := mask.Authenticated(g, l, mask.Trust("default"))
+		require.NoError(t, err)
+		v2, err := mask.Authenticated(s.Graph, s.Labels, mask.Trust("default"))
+		require.NoError(t, err)
+		r1, err := ppr.Solve(v1, seeds, 0.85, ppr.Options{})
+		require.NoError(t, err)
+		r2, err := ppr.Solve(v2, seeds, 0.85, ppr.Options{})
+		require.NoError(t, err)
+		require.Equal(t, r1.Scores, r2.Scores)
+		require.NoError(t, s.Close())
+		require.NoError(t, s.Close(), "closing twice is harmless")
+	}
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "no temporary file is left behind")
+}
+
+func TestRealGraphRoundTrip(t *testing.T) {
+	path := filepath.Join("..", "..", "shared", "data", "wn18rr-train.txt.gz")
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("shared data not present: ", err)
+	}
+	g, err := csr.ReadFile(path, csr.FormatTriples, false)
+	require.NoError(t, err)
+	l := mask.FromGraph(g)
+	out := filepath.Join(t.TempDir(), "wn.snap")
+	require.NoError(t, Save(out, g, l))
+	s, err := Load(out)
+	require.NoError(t, err)
+	defer s.Close()
+	require.Equal(t, g.NumNodes(), s.Graph.NumNodes())
+	require.Equal(t, g.Parts(), s.Graph.Parts())
+}
+
+// aligned copies b into 8-byte aligned memory, as a mapping is.
+func aligned(b []byte) []byte {
+	words := make([]uint64, (len(b)+7)/8)
+	out := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), len(words)*8)[:len(b)]
+	copy(out, b)
+	return out
+}
+
+func savedBytes(t testing.TB, directed, relations bool) []byte {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(93, 94))
+	g, l := sampleGraph(t, rng, directed, relations)
+	path := filepath.Join(t.TempDir(), "s.snap")
+	require.NoError(t, Save(path, g, l))
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return b
+}
+
+// Every prefix and every single-byte corruption is an error naming the
+// problem; nothing panics.
+func TestLoadRejectsTruncationAndCorruption(t *testing.T) {
+	for _, directed := range []bool{true, false} {
+		good := savedBytes(t, directed, true)
+		_, err := parse("good", aligned(good))
+		require.NoError(t, err)
+		for cut := 0; cut < len(good); cut += 1 + cut/50 {
+			_, err := parse("cut", aligned(good[:cut]))
+			require.Errorf(t, err, "cut at %d of %d", cut, len(good))
+			require.Contains(t, err.Error(), "snapshot: cut:")
+		}
+		for pos := range good {
+			bad := aligned(good)
+			bad[pos] ^= 0x5a
+			_, err := parse("bad", bad)
+			require.Errorf(t, err, "byte %d of %d flipped", pos, len(good))
+		}
+	}
+}
+
+func TestLoadNamesTheProblem(t *testing.T) {
+	good := savedBytes(t, true, false)
+	cases := map[string]func([]byte){
+		"bad magic":           func(b []byte) { copy(b, "NOTASNAP") },
+		"format version 9":    func(b []byte) { b[8] = 9 },
+		"checksum mismatch":   func(b []byte) { b[len(b)-1] ^= 1 },
+		"header: checksum":    func(b []byte) { b[20] ^= 1 },
+		"past the end":        nil,
+		"shorter than the 64": nil,
+	}
+	for want, mutate := range cases {
+		var data []byte
+		switch want {
+		case "past the end":
+			data = aligned(good[:len(good)-9])
+		case "shorter than the 64":
+			data = aligned(good[:10])
+		default:
+			data = aligned(good)
+			mutate(data)
+		}
+		_, err := parse("x", data)
+		require.ErrorContainsf(t, err, want, "case %q", want)
+	}
+	// Load reports a missing file plainly.
+	_, err := Load(filepath.Join(t.TempDir(), "nope.snap"))
+	require.ErrorContains(t, err, "no such file")
+}
+
+func TestSaveIsAtomic(t *testing.T) {
+	rng := rand.New(rand.NewPCG(95, 96))
+	g, l := sampleGraph(t, rng, true, false)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.snap")
+	require.NoError(t, Save(path, g, l))
+	before, err := os.ReadFile(path)
+	require.NoError(t, err)
+	// Labels for another graph: Save refuses and the old file stays.
+	err = Save(path, g, mask.NewLabels(g.NumEdges()+1))
+	require.ErrorContains(t, err, "labels cover")
+	after, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, before, after)
+	// A directory that does not exist is an error, not a partial file.
+	err = Save(filepath.Join(dir, "missing", "s.snap"), g, l)
+	require.Error(t, err)
+	require.True(t, strings.HasPrefix(err.Error(), "snapshot:"))
+}
+
+// FuzzParse feeds arbitrary bytes (and mutations of a real file) to the
+// loader: it must return an error or a graph that passed validation, and
+// never panic.
+func FuzzParse(f *testing.F) {
+	f.Add(savedBytes(f, true, true))
+	f.Add(savedBytes(f, false, false))
+	f.Add([]byte("APPRSNP1"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := parse("fuzz", aligned(data))
+		if err == nil {
+			require.NoError(t, s.Graph.Validate())
+		}
+	})
+}
