@@ -193,6 +193,9 @@ func Save(path string, g *csr.Graph, labels *mask.Labels) error {
 		werr = w.Flush()
 	}
 	if werr == nil {
+		werr = tmp.Chmod(0o644) // CreateTemp makes 0600; a snapshot is data, not a secret
+	}
+	if werr == nil {
 		werr = tmp.Sync()
 	}
 	if cerr := tmp.Close(); werr == nil {

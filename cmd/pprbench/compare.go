@@ -49,13 +49,18 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	if *queryPath == "" {
 		return fmt.Errorf("%w: --queries is required", errUsage)
 	}
-	g, _, err := gf.load()
+	if gf.snapshot != "" {
+		return fmt.Errorf("%w: compare reads the text file igraph reads: use --graph", errUsage)
+	}
+	ld, _, err := gf.load()
 	if err != nil {
 		return err
 	}
+	defer ld.close()
+	g := ld.g
 	var vf viewFlags
 	vf.view = "native"
-	view, err := vf.build(g)
+	view, err := vf.build(ld)
 	if err != nil {
 		return err
 	}

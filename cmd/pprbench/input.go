@@ -12,33 +12,70 @@ import (
 	"github.com/authppr/authppr/csr"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
+	"github.com/authppr/authppr/snapshot"
 )
 
-// graphFlags are the flags that name and parse a graph file.
+// graphFlags are the flags that name and parse a graph file, or a saved
+// snapshot in its place.
 type graphFlags struct {
 	path       string
 	format     string
 	undirected bool
+	snapshot   string
 }
 
 func (f *graphFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.path, "graph", "", "graph file (gzip detected automatically)")
 	fs.StringVar(&f.format, "format", "edges", "file format: edges ('src dst [weight [channel]]') or triples ('head relation tail [channel]')")
 	fs.BoolVar(&f.undirected, "undirected", false, "treat edges as undirected")
+	f.registerSnapshot(fs)
 }
 
-// load reads the graph and reports how long that took.
-func (f *graphFlags) load() (*csr.Graph, time.Duration, error) {
-	if f.path == "" {
-		return nil, 0, fmt.Errorf("%w: --graph is required", errUsage)
+func (f *graphFlags) registerSnapshot(fs *flag.FlagSet) {
+	fs.StringVar(&f.snapshot, "snapshot", "", "snapshot file written by 'pprbench ingest', in place of --graph")
+}
+
+// loaded is a graph with its provenance labels: from a text file, every
+// edge labelled by its channel column; from a snapshot, the saved labels.
+type loaded struct {
+	g      *csr.Graph
+	labels *mask.Labels
+	close  func()
+}
+
+// load reads the graph and reports how long that took. The caller must call
+// close when done with the graph.
+func (f *graphFlags) load() (*loaded, time.Duration, error) {
+	start := time.Now()
+	switch {
+	case f.snapshot != "" && f.path != "":
+		return nil, 0, fmt.Errorf("%w: give --graph or --snapshot, not both", errUsage)
+	case f.snapshot != "":
+		s, err := snapshot.Load(f.snapshot)
+		if err != nil {
+			return nil, 0, err
+		}
+		return &loaded{g: s.Graph, labels: s.Labels, close: func() { s.Close() }}, time.Since(start), nil
+	case f.path == "":
+		return nil, 0, fmt.Errorf("%w: --graph (or --snapshot) is required", errUsage)
 	}
 	format, err := csr.ParseFormat(f.format)
 	if err != nil {
 		return nil, 0, fmt.Errorf("%w: --format: %v", errUsage, err)
 	}
-	start := time.Now()
 	g, err := csr.ReadFile(f.path, format, !f.undirected)
-	return g, time.Since(start), err
+	if err != nil {
+		return nil, 0, err
+	}
+	return &loaded{g: g, labels: mask.FromGraph(g), close: func() {}}, time.Since(start), nil
+}
+
+// name says where the graph came from.
+func (f *graphFlags) name() string {
+	if f.snapshot != "" {
+		return f.snapshot
+	}
+	return f.path
 }
 
 // viewFlags choose the view to solve on.
@@ -52,10 +89,9 @@ func (f *viewFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.view, "view", "native", "native (every edge) or auth (only edges of trusted channels)")
 }
 
-// build returns the chosen view of g, with labels taken from the file's
-// channel column.
-func (f *viewFlags) build(g *csr.Graph) (*mask.View, error) {
-	labels := mask.FromGraph(g)
+// build returns the chosen view of the loaded graph.
+func (f *viewFlags) build(ld *loaded) (*mask.View, error) {
+	g, labels := ld.g, ld.labels
 	trusted := splitList(f.trust)
 	policy := mask.Trust(trusted...)
 	if len(trusted) > 0 {

@@ -200,3 +200,37 @@ func TestOverheadCommand(t *testing.T) {
 	require.Contains(t, out, "replay overhead")
 	require.Contains(t, out, "10 of 10 agree")
 }
+
+func TestIngestThenSolveAndReplayFromSnapshot(t *testing.T) {
+	graph := writeFile(t, "g.tsv", tiny)
+	snap := filepath.Join(t.TempDir(), "g.snap")
+	code, out, errOut := runCLI("ingest", "--graph", graph, "--out", snap)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "7 nodes, 7 edges")
+
+	args := []string{"solve", "--seeds", "q", "--k", "3", "--json", "--view", "auth", "--trust", "default"}
+	code, fromText, errOut := runCLI(append(args, "--graph", graph)...)
+	require.Equal(t, 0, code, errOut)
+	code, fromSnap, errOut := runCLI(append(args, "--snapshot", snap)...)
+	require.Equal(t, 0, code, errOut)
+	var a, b solveJSON
+	require.NoError(t, json.Unmarshal([]byte(fromText), &a))
+	require.NoError(t, json.Unmarshal([]byte(fromSnap), &b))
+	require.Equal(t, a.TopK, b.TopK, "same results from the snapshot")
+
+	queries := writeFile(t, "q.jsonl", `{"id":"q1","seeds":{"q":1},"k":1,"candidates":["p1","p2","spam"]}`+"\n")
+	code, _, errOut = runCLI("replay", "--snapshot", snap, "--trust", "default", "--queries", queries)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, "1 queries")
+
+	code, _, errOut = runCLI("solve", "--snapshot", snap, "--graph", graph, "--seeds", "q")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "not both")
+	bad := writeFile(t, "bad.snap", "APPRSNP1 but not really a snapshot file at all, sorry")
+	code, _, errOut = runCLI("solve", "--snapshot", bad, "--seeds", "q")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "snapshot:")
+	code, _, errOut = runCLI("ingest", "--graph", graph)
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "--out")
+}

@@ -55,11 +55,12 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%w: --force: %v", errUsage, err)
 	}
-	g, _, err := gf.load()
+	ld, _, err := gf.load()
 	if err != nil {
 		return err
 	}
-	labels := mask.FromGraph(g)
+	defer ld.close()
+	g, labels := ld.g, ld.labels
 	trustPolicy := mask.Trust(trusted...)
 	if err := trustPolicy.Check(labels); err != nil {
 		return err

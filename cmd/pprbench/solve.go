@@ -65,11 +65,13 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if *k < 1 {
 		return fmt.Errorf("%w: --k %d, want at least 1", errUsage, *k)
 	}
-	g, loadTime, err := gf.load()
+	ld, loadTime, err := gf.load()
 	if err != nil {
 		return err
 	}
-	view, err := vf.build(g)
+	defer ld.close()
+	g := ld.g
+	view, err := vf.build(ld)
 	if err != nil {
 		return err
 	}
@@ -116,7 +118,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 			}
 			fmt.Fprintf(w, "%s\t%d sweeps\t%dus\t%v\n", q.ID, rec.Sweeps, rec.SolveUS, names)
 		default:
-			printSolveText(w, g, gf.path, view, loadTime, rec, i)
+			printSolveText(w, g, gf.name(), view, loadTime, rec, i)
 		}
 	}
 	return nil
