@@ -96,7 +96,7 @@ func TestSolveErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"solve", "--seeds", "q"}, 2, "--graph is required"},
+		{[]string{"solve", "--seeds", "q"}, 2, "--graph (or --snapshot) is required"},
 		{[]string{"solve", "--graph", graph}, 2, "--seeds is required"},
 		{[]string{"solve", "--graph", graph, "--seeds", "q,nope,zz"}, 1, `unknown seed node(s): "nope", "zz"`},
 		{[]string{"solve", "--graph", graph, "--seeds", "q", "--view", "auth"}, 2, "needs --trust"},
