@@ -638,3 +638,14 @@ func TestPartsAssembleRoundTrip(t *testing.T) {
 		require.Error(t, err)
 	}
 }
+
+func TestMemoryBytes(t *testing.T) {
+	b := NewBuilder(true)
+	_, err := b.AddEdge(Input{Src: "ab", Dst: "c", Weight: 1})
+	require.NoError(t, err)
+	g, err := b.Build()
+	require.NoError(t, err)
+	// out and in: 3 offsets*8 + 4 + 8 + 4 each; out-weights 2*8; one edge
+	// 20; names 2*16 + 3 bytes.
+	require.Equal(t, int64(2*(24+16)+16+20+32+3), g.MemoryBytes())
+}

@@ -240,3 +240,23 @@ func sumWeights(w []float64) float64 {
 	}
 	return s
 }
+
+// MemoryBytes returns the bytes held by the snapshot's arrays (names'
+// string bytes included, the name dictionary's hash table not): per arc 16
+// (uint32 neighbour, float64 weight, uint32 edge id), per edge 20 (source,
+// destination, weight, channel; 4 more with relations), per node 16 plus
+// its name, and the in-adjacency again for directed graphs.
+func (g *Graph) MemoryBytes() int64 {
+	adj := func(a Adjacency) int64 {
+		return int64(8*len(a.Offsets) + 4*len(a.Nbr) + 8*len(a.Weight) + 4*len(a.Edge))
+	}
+	b := adj(g.out) + int64(8*len(g.outWeight))
+	if g.directed {
+		b += adj(g.in)
+	}
+	b += int64(4*len(g.edgeSrc) + 4*len(g.edgeDst) + 8*len(g.edgeWeight) + 4*len(g.edgeChannel) + 4*len(g.edgeRelation))
+	for _, s := range g.names {
+		b += int64(16 + len(s))
+	}
+	return b
+}

@@ -35,8 +35,8 @@ func runDefault(stdout io.Writer) error {
 		return err
 	}
 	masked := guard.Auth().Masked().GetCardinality()
-	fmt.Fprintf(stdout, "default workload: generated memory graph, %d entities + %d passages, %d undirected edges (%d arcs), built in %v\n",
-		len(mem.Entities), len(mem.Passages), g.NumEdges(), g.NumArcs(), buildTime.Round(time.Millisecond))
+	fmt.Fprintf(stdout, "default workload: generated memory graph, %d entities + %d passages, %d undirected edges (%d arcs, %.1f bytes/arc in memory), built in %v\n",
+		len(mem.Entities), len(mem.Passages), g.NumEdges(), g.NumArcs(), float64(g.MemoryBytes())/float64(g.NumArcs()), buildTime.Round(time.Millisecond))
 	fmt.Fprintf(stdout, "untrusted channel %q wrote %d edges (%.2f%%); the guard replays every selection without them\n",
 		bench.UntrustedChannel, masked, 100*float64(masked)/float64(g.NumEdges()))
 	fmt.Fprintf(stdout, "%d queries: 3 entity seeds each, top-%d passages, d=%.2g, native tol %.0e (L1)\n\n", queries, k, damping, guard.Options().Tol)

@@ -101,8 +101,9 @@ func runIngest(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "ingested %s: %d nodes, %d edges (%d arcs) in %v; snapshot %s: %d bytes, %.1f bytes/edge, saved in %v\n",
-		gf.path, g.NumNodes(), g.NumEdges(), g.NumArcs(), built.Round(time.Millisecond), *out, saved.Size(),
+	fmt.Fprintf(stdout, "ingested %s: %d nodes, %d edges (%d arcs) in %v; in memory %.1f bytes/arc; snapshot %s: %d bytes, %.1f bytes/edge, saved in %v\n",
+		gf.path, g.NumNodes(), g.NumEdges(), g.NumArcs(), built.Round(time.Millisecond),
+		float64(g.MemoryBytes())/float64(g.NumArcs()), *out, saved.Size(),
 		float64(saved.Size())/float64(g.NumEdges()), (time.Since(start) - built).Round(time.Millisecond))
 	return nil
 }
