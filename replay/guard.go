@@ -242,3 +242,19 @@ func (gd *Guard) Select(q Query) (*Decision, error) {
 	}
 	return d, nil
 }
+
+// Vectors solves the query on both views at once with ppr.SolvePair (one
+// pass over the arrays per sweep serves both; Jacobi sweeps to the guard's
+// tolerance), for callers that always want both full vectors rather than a
+// decision.
+func (gd *Guard) Vectors(q Query) (native, auth *ppr.Result, err error) {
+	seeds, err := gd.validate(q)
+	if err != nil {
+		return nil, nil, err
+	}
+	native, auth, err = ppr.SolvePair(gd.native, gd.auth, seeds, q.Damping, ppr.Options{Tol: gd.opt.Tol})
+	if err != nil {
+		return nil, nil, fmt.Errorf("replay: %w", err)
+	}
+	return native, auth, nil
+}
