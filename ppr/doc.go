@@ -29,6 +29,22 @@
 // covers the truncation of the series, not floating-point rounding, which
 // adds about 1e-16 relative per sweep.
 //
+// # Ways to move (x, r)
+//
+// All keep the identity; they differ in order and cost:
+//
+//   - Sweep: Jacobi, a pull over the in-adjacency (pull kernels in
+//     kernel.go, pullReference their specification); SweepParallel splits
+//     it over goroutines with bit-identical results.
+//   - PushSweep / PushScan: Gauss-Seidel order, in place over the
+//     out-adjacency; about half the sweeps of Jacobi. Solve's default.
+//   - PushUntil: FIFO local push to a threshold, for small frontiers.
+//   - PushRounds: push in id-ordered rounds over a bitset frontier, scan-like
+//     cost per arc with work proportional to the active nodes.
+//
+// Solve stops at an L1 error bound; SolveTopK stops as soon as the top-k is
+// proved; SolvePair solves two views of one snapshot in one pass per sweep.
+//
 // # Errors
 //
 // Solve and NewSeeds validate their inputs (damping, seed ids and weights,
