@@ -1,0 +1,150 @@
+package wal
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"sync"
+)
+
+// MaxRecord bounds one record's payload.
+const MaxRecord = 64 << 20
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Log is an open write-ahead log. It is safe for concurrent use.
+type Log struct {
+	mu   sync.Mutex
+	f    *os.File
+	path string
+	size int64
+	next uint64 // sequence number of the next record (records are numbered from 0)
+
+	// Recovered describes what Open found: the whole records and the bytes
+	// of a torn tail it cut off (0 when the file ended cleanly).
+	Recovered struct {
+		Records   uint64
+		TornBytes int64
+	}
+}
+
+// Open opens (creating if needed) the log at path, calls replay for every
+// intact record in order, truncates a torn tail, and returns the log ready
+// for appends. An error from replay stops Open and is returned.
+func Open(path string, replay func(seq uint64, rec []byte) error) (*Log, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("wal: %w", err)
+	}
+	l := &Log{f: f, path: path}
+	if err := l.recover(replay); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+func (l *Log) recover(replay func(uint64, []byte) error) error {
+	st, err := l.f.Stat()
+	if err != nil {
+		return fmt.Errorf("wal: %w", err)
+	}
+	total := st.Size()
+	var off int64
+	head := make([]byte, 8)
+	var buf []byte
+	for off < total {
+		if total-off < 8 {
+			break // torn header
+		}
+		if _, err := l.f.ReadAt(head, off); err != nil {
+			return fmt.Errorf("wal: %s: read at %d: %w", l.path, off, err)
+		}
+		n := int64(binary.LittleEndian.Uint32(head))
+		sum := binary.LittleEndian.Uint32(head[4:])
+		if n > MaxRecord {
+			if off+8+n > total {
+				break // a torn header can hold any length
+			}
+			return fmt.Errorf("wal: %s: record %d at byte %d: length %d over the %d-byte limit (corrupted)", l.path, l.next, off, n, MaxRecord)
+		}
+		if off+8+n > total {
+			break // torn payload
+		}
+		if cap(buf) < int(n) {
+			buf = make([]byte, n)
+		}
+		buf = buf[:n]
+		if _, err := l.f.ReadAt(buf, off+8); err != nil {
+			return fmt.Errorf("wal: %s: read at %d: %w", l.path, off+8, err)
+		}
+		if crc32.Checksum(buf, castagnoli) != sum {
+			if off+8+n == total {
+				break // the last record, partly written: torn
+			}
+			return fmt.Errorf("wal: %s: record %d at byte %d: checksum mismatch before the end of the log (corrupted, not a torn write)", l.path, l.next, off)
+		}
+		if replay != nil {
+			if err := replay(l.next, buf); err != nil {
+				return err
+			}
+		}
+		l.next++
+		off += 8 + n
+	}
+	l.Recovered.Records = l.next
+	l.Recovered.TornBytes = total - off
+	if off < total {
+		if err := l.f.Truncate(off); err != nil {
+			return fmt.Errorf("wal: %s: cut the torn tail at byte %d: %w", l.path, off, err)
+		}
+		if err := l.f.Sync(); err != nil {
+			return fmt.Errorf("wal: %s: %w", l.path, err)
+		}
+	}
+	l.size = off
+	return nil
+}
+
+// Append writes rec, fsyncs, and returns its sequence number. When Append
+// returns without error the record survives a crash of this process or of
+// the machine (as far as the storage honours fsync).
+func (l *Log) Append(rec []byte) (uint64, error) {
+	if len(rec) > MaxRecord {
+		return 0, fmt.Errorf("wal: record of %d bytes over the %d-byte limit", len(rec), MaxRecord)
+	}
+	buf := make([]byte, 8+len(rec))
+	binary.LittleEndian.PutUint32(buf, uint32(len(rec)))
+	binary.LittleEndian.PutUint32(buf[4:], crc32.Checksum(rec, castagnoli))
+	copy(buf[8:], rec)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return 0, errors.New("wal: append to a closed log")
+	}
+	if _, err := l.f.WriteAt(buf, l.size); err != nil {
+		return 0, fmt.Errorf("wal: %s: %w", l.path, err)
+	}
+	if err := l.f.Sync(); err != nil {
+		return 0, fmt.Errorf("wal: %s: %w", l.path, err)
+	}
+	l.size += int64(len(buf))
+	seq := l.next
+	l.next++
+	return seq, nil
+}
+
+// Close closes the file.
+func (l *Log) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return nil
+	}
+	err := l.f.Close()
+	l.f = nil
+	return err
+}
+
