@@ -147,4 +147,3 @@ func (l *Log) Close() error {
 	l.f = nil
 	return err
 }
-
