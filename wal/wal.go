@@ -112,13 +112,27 @@ func (l *Log) recover(replay func(uint64, []byte) error) error {
 // returns without error the record survives a crash of this process or of
 // the machine (as far as the storage honours fsync).
 func (l *Log) Append(rec []byte) (uint64, error) {
-	if len(rec) > MaxRecord {
-		return 0, fmt.Errorf("wal: record of %d bytes over the %d-byte limit", len(rec), MaxRecord)
+	return l.AppendBatch([][]byte{rec})
+}
+
+// AppendBatch writes recs with one write and one fsync (group commit) and
+// returns the sequence number of the first; all of them are durable when it
+// returns. A crash during the call can leave any prefix of the batch, which
+// Open recovers like any torn tail.
+func (l *Log) AppendBatch(recs [][]byte) (uint64, error) {
+	size := 0
+	for i, rec := range recs {
+		if len(rec) > MaxRecord {
+			return 0, fmt.Errorf("wal: record %d of the batch: %d bytes over the %d-byte limit", i, len(rec), MaxRecord)
+		}
+		size += 8 + len(rec)
 	}
-	buf := make([]byte, 8+len(rec))
-	binary.LittleEndian.PutUint32(buf, uint32(len(rec)))
-	binary.LittleEndian.PutUint32(buf[4:], crc32.Checksum(rec, castagnoli))
-	copy(buf[8:], rec)
+	buf := make([]byte, 0, size)
+	for _, rec := range recs {
+		buf = binary.LittleEndian.AppendUint32(buf, uint32(len(rec)))
+		buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(rec, castagnoli))
+		buf = append(buf, rec...)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.f == nil {
@@ -131,9 +145,9 @@ func (l *Log) Append(rec []byte) (uint64, error) {
 		return 0, fmt.Errorf("wal: %s: %w", l.path, err)
 	}
 	l.size += int64(len(buf))
-	seq := l.next
-	l.next++
-	return seq, nil
+	first := l.next
+	l.next += uint64(len(recs))
+	return first, nil
 }
 
 // Close closes the file.

@@ -164,3 +164,22 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(m.Run())
 }
+
+func TestAppendBatch(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log")
+	l, err := Open(path, nil)
+	require.NoError(t, err)
+	first, err := l.AppendBatch([][]byte{record(0), record(1), record(2)})
+	require.NoError(t, err)
+	require.Equal(t, uint64(0), first)
+	first, err = l.AppendBatch([][]byte{record(3)})
+	require.NoError(t, err)
+	require.Equal(t, uint64(3), first)
+	require.NoError(t, l.Close())
+	got, l := readAll(t, path)
+	defer l.Close()
+	require.Len(t, got, 4)
+	for i, rec := range got {
+		require.Equal(t, record(i), rec)
+	}
+}
