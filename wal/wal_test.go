@@ -53,21 +53,29 @@ func TestAppendReopenReplay(t *testing.T) {
 	require.ErrorContains(t, err, "closed")
 }
 
-// A crash can cut the file anywhere inside the last record: every cut is
-// recovered to the records before it, the tail is reported and removed, and
-// appending goes on cleanly.
-func TestTornTailIsCutAndReported(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "log")
+// writeRecords appends records 0..n-1 to a new log at path and returns the
+// file's bytes.
+func writeRecords(t *testing.T, path string, n int) []byte {
+	t.Helper()
 	l, err := Open(path, nil)
 	require.NoError(t, err)
-	for i := range 5 {
+	for i := range n {
 		_, err := l.Append(record(i))
 		require.NoError(t, err)
 	}
 	require.NoError(t, l.Close())
 	full, err := os.ReadFile(path)
 	require.NoError(t, err)
+	return full
+}
+
+// A crash can cut the file anywhere inside the last record: every cut is
+// recovered to the records before it, the tail is reported and removed, and
+// appending goes on cleanly.
+func TestTornTailIsCutAndReported(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "log")
+	full := writeRecords(t, path, 5)
 	lastStart := len(full) - 8 - len(record(4))
 	for cut := lastStart + 1; cut < len(full); cut++ {
 		p := filepath.Join(dir, fmt.Sprint("cut", cut))
@@ -96,18 +104,10 @@ func TestTornTailIsCutAndReported(t *testing.T) {
 func TestCorruptionBeforeTheTailIsAnError(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "log")
-	l, err := Open(path, nil)
-	require.NoError(t, err)
-	for i := range 5 {
-		_, err := l.Append(record(i))
-		require.NoError(t, err)
-	}
-	require.NoError(t, l.Close())
-	full, err := os.ReadFile(path)
-	require.NoError(t, err)
+	full := writeRecords(t, path, 5)
 	full[10] ^= 0xff // inside record 0's payload
 	require.NoError(t, os.WriteFile(path, full, 0o644))
-	_, err = Open(path, nil)
+	_, err := Open(path, nil)
 	require.ErrorContains(t, err, "record 0 at byte 0: checksum mismatch before the end of the log")
 }
 
