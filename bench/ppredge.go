@@ -65,7 +65,7 @@ func ReadPPREDGE1(path string) (*csr.Graph, error) {
 		if uint64(s) >= n || uint64(d) >= n {
 			return nil, fmt.Errorf("bench: %s: edge %d: endpoint %d -> %d out of range (%d nodes)", path, e, s, d, n)
 		}
-		if _, err := b.AddEdge(csr.Input{Src: names[s], Dst: names[d], Weight: wt}); err != nil {
+		if _, err := b.AddEdgeByID(s, d, wt, ""); err != nil {
 			return nil, fmt.Errorf("bench: %s: %w", path, err)
 		}
 	}

@@ -121,6 +121,34 @@ func (b *Builder) AddEdge(in Input) (uint32, error) {
 	return uint32(e), nil
 }
 
+// AddEdgeByID appends an edge between nodes already added (AddNode) and
+// returns its id: the fast path for inputs that number their nodes, with no
+// name lookups. The weight must be finite and non-negative and both ids
+// below NumNodes; on error nothing is added.
+func (b *Builder) AddEdgeByID(src, dst uint32, weight float64, channel string) (uint32, error) {
+	e := len(b.src)
+	if math.IsNaN(weight) || math.IsInf(weight, 0) || weight < 0 {
+		return 0, fmt.Errorf("csr: edge %d (%d -> %d): weight %v, want finite and non-negative", e, src, dst, weight)
+	}
+	if n := len(b.names); int(src) >= n || int(dst) >= n {
+		return 0, fmt.Errorf("csr: edge %d: node %d -> %d out of range (%d nodes added)", e, src, dst, n)
+	}
+	if e >= maxIDs {
+		return 0, fmt.Errorf("csr: more than %d edges", maxIDs)
+	}
+	if channel == "" {
+		channel = DefaultChannel
+	}
+	b.src = append(b.src, src)
+	b.dst = append(b.dst, dst)
+	b.weight = append(b.weight, weight+0) // +0 turns -0 into 0
+	b.channel = append(b.channel, intern(channel, b.channelIDs, &b.channels))
+	if b.hasRelations {
+		b.relation = append(b.relation, 0) // no relation
+	}
+	return uint32(e), nil
+}
+
 func intern(s string, ids map[string]uint32, list *[]string) uint32 {
 	if id, ok := ids[s]; ok {
 		return id

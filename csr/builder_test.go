@@ -649,3 +649,38 @@ func TestMemoryBytes(t *testing.T) {
 	// 20; names 2*16 + 3 bytes.
 	require.Equal(t, int64(2*(24+16)+16+20+32+3), g.MemoryBytes())
 }
+
+func TestAddEdgeByIDMatchesAddEdge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, directed := range []bool{true, false} {
+		byName, byID := NewBuilder(directed), NewBuilder(directed)
+		for u := range 20 {
+			_, err := byName.AddNode(fmt.Sprint("n", u))
+			require.NoError(t, err)
+			_, err = byID.AddNode(fmt.Sprint("n", u))
+			require.NoError(t, err)
+		}
+		for range 100 {
+			s, d, w := uint32(rng.IntN(20)), uint32(rng.IntN(20)), rng.Float64()
+			ch := []string{"", "peer"}[rng.IntN(2)]
+			e1, err := byName.AddEdge(Input{Src: fmt.Sprint("n", s), Dst: fmt.Sprint("n", d), Weight: w, Channel: ch})
+			require.NoError(t, err)
+			e2, err := byID.AddEdgeByID(s, d, w, ch)
+			require.NoError(t, err)
+			require.Equal(t, e1, e2)
+		}
+		g1, err := byName.Build()
+		require.NoError(t, err)
+		g2, err := byID.Build()
+		require.NoError(t, err)
+		require.Equal(t, g1.Parts(), g2.Parts())
+	}
+	b := NewBuilder(true)
+	_, err := b.AddNode("a")
+	require.NoError(t, err)
+	_, err = b.AddEdgeByID(0, 1, 1, "")
+	require.ErrorContains(t, err, "out of range")
+	_, err = b.AddEdgeByID(0, 0, math.NaN(), "")
+	require.ErrorContains(t, err, "weight")
+	require.Zero(t, b.NumEdges(), "failed adds add nothing")
+}
