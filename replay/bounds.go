@@ -43,38 +43,35 @@ func touchedRows(native, auth *mask.View) (t touched) {
 	for cit.HasNext() {
 		u := cit.Next()
 		wg, wa := native.OutWeight(u), auth.OutWeight(u)
+		both := wg > 0 && wa > 0
 		l := 0.0
+		if !both && (wg > 0 || wa > 0) {
+			l = 2
+		}
 		first := len(t.arcs)
 		lo, hi := out.Span(u)
 		for p := lo; p < hi; p++ {
-			e := out.Edge[p]
+			e, w := out.Edge[p], out.Weight[p]
 			inA, inG := !auth.MaskedEdge(e), !native.MaskedEdge(e)
-			if inA != inG && out.Weight[p] != 0 {
-				w := out.Weight[p]
+			if inA != inG && w != 0 {
+				signed := w
 				if inG {
-					w = -w
+					signed = -w
 				}
-				t.arcs = append(t.arcs, diffArc{nbr: out.Nbr[p], weight: w})
+				t.arcs = append(t.arcs, diffArc{nbr: out.Nbr[p], weight: signed})
 			}
-		}
-		switch {
-		case wg == 0 && wa == 0:
-		case wg == 0 || wa == 0:
-			l = 2
-		default:
-			for p := lo; p < hi; p++ {
-				e := out.Edge[p]
+			if both {
 				coef := 0.0
-				if !auth.MaskedEdge(e) {
+				if inA {
 					coef += 1 / wa
 				}
-				if !native.MaskedEdge(e) {
+				if inG {
 					coef -= 1 / wg
 				}
-				l += math.Abs(out.Weight[p] * coef)
+				l += math.Abs(w * coef)
 			}
-			l = min(l, 2) // rows are distributions: never more than 2 apart
 		}
+		l = min(l, 2) // rows are distributions: never more than 2 apart
 		if l > 0 {
 			t.nodes = append(t.nodes, u)
 			t.rowDiff = append(t.rowDiff, l)
@@ -111,6 +108,36 @@ type diffArc struct {
 type errorModel struct {
 	Coord float64
 	L1    float64
+}
+
+// residualModel bounds the effect of residual r on the nodes given (nil:
+// every node): per coordinate on nodes with out-weight and in L1 on
+// dangling ones for an undirected view, all in L1 for a directed one;
+// base is added to the L1 term.
+func residualModel(r, w []float64, nodes []uint32, alpha, base float64, directed bool) errorModel {
+	maxRatio, danglingL1, l1 := 0.0, 0.0, 0.0
+	visit := func(v int) {
+		a := math.Abs(r[v])
+		l1 += a
+		if w[v] > 0 {
+			maxRatio = max(maxRatio, a/w[v])
+		} else {
+			danglingL1 += a
+		}
+	}
+	if nodes == nil {
+		for v := range r {
+			visit(v)
+		}
+	} else {
+		for _, v := range nodes {
+			visit(int(v))
+		}
+	}
+	if directed {
+		return errorModel{L1: base + l1/alpha}
+	}
+	return errorModel{Coord: perCoordinateBound(maxRatio, alpha), L1: base + danglingL1/alpha}
 }
 
 // perCoordinateBound returns Coord for a residual supported on nodes with

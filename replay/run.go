@@ -2,7 +2,6 @@ package replay
 
 import (
 	"cmp"
-	"math"
 	"slices"
 
 	"github.com/authppr/authppr/ppr"
@@ -199,26 +198,10 @@ func allDone(done []bool) bool {
 // rows left out in L1 (d*skipped/alpha), and dr per coordinate on nodes
 // with out-weight when the view is undirected, in L1 otherwise.
 func (r *run) deltaModel() errorModel {
-	gd, ws := r.gd, r.ws
-	alpha := r.alpha()
-	dr := ws.deltaEng.R
-	w := gd.auth.OutWeights()
-	maxRatio, danglingL1, l1 := 0.0, 0.0, 0.0
+	ws := r.ws
 	ws.supNodes = ws.support.AppendNodes(ws.supNodes[:0])
-	for _, v := range ws.supNodes {
-		a := math.Abs(dr[v])
-		l1 += a
-		if w[v] > 0 {
-			maxRatio = max(maxRatio, a/w[v])
-		} else {
-			danglingL1 += a
-		}
-	}
-	base := r.tauG + r.damping()*r.skipped/alpha
-	if gd.g.Directed() {
-		return errorModel{L1: base + l1/alpha}
-	}
-	return errorModel{Coord: perCoordinateBound(maxRatio, alpha), L1: base + danglingL1/alpha}
+	base := r.tauG + r.damping()*r.skipped/r.alpha()
+	return residualModel(ws.deltaEng.R, r.gd.auth.OutWeights(), ws.supNodes, r.alpha(), base, r.gd.g.Directed())
 }
 
 // delta runs the signed push of dr on the authenticated view, refining
@@ -264,7 +247,7 @@ func (r *run) delta(gx float64) bool {
 		ws.supNodes = ws.support.AppendNodes(ws.supNodes[:0])
 		finished := eng.PushRounds(eps, ws.supNodes, budget-spent)
 		em := r.deltaModel()
-		if r.tryFinish(PathDelta, em) {
+		if done, _ := r.tryFinish(PathDelta, em); done {
 			return true
 		}
 		if !finished || eps < precisionFloor {
@@ -280,20 +263,21 @@ func (r *run) delta(gx float64) bool {
 // tryFinish classifies with the current state and error model and, when it
 // decides (a divergence also needs a proved authenticated selection),
 // finishes with the given path.
-func (r *run) tryFinish(path Path, em errorModel) bool {
+// It also returns the largest per-coordinate term among the candidates.
+func (r *run) tryFinish(path Path, em errorModel) (bool, float64) {
 	gd, ws := r.gd, r.ws
 	w := gd.auth.OutWeights()
 	em.L1 += roundingSlack
 	iv, worst := gapInterval(r.x, r.dx, w, ws.inSel, r.sel, r.q.Candidates, em)
 	out, ok := classify(iv, gd.opt.TieTol)
 	if !ok {
-		return false
+		return false, worst
 	}
 	if out == Divergent && !r.authProved(em) {
-		return false
+		return false, worst
 	}
 	r.finish(path, out, iv, em.L1+worst)
-	return true
+	return true, worst
 }
 
 // authEstimate returns the top-k of x_G + dx over the candidates.
@@ -342,24 +326,11 @@ func (r *run) full() {
 	alpha := r.alpha()
 	w := gd.auth.OutWeights()
 	for {
-		maxRatio, danglingL1, l1 := 0.0, 0.0, 0.0
-		for v, rv := range eng.R {
-			a := math.Abs(rv)
-			l1 += a
-			if w[v] > 0 {
-				maxRatio = max(maxRatio, a/w[v])
-			} else {
-				danglingL1 += a
-			}
-		}
-		em := errorModel{Coord: perCoordinateBound(maxRatio, alpha), L1: danglingL1 / alpha}
-		if gd.g.Directed() {
-			em = errorModel{L1: l1 / alpha}
-		}
-		if r.tryFinish(PathFull, em) {
+		em := residualModel(eng.R, w, nil, alpha, 0, gd.g.Directed())
+		done, worst := r.tryFinish(PathFull, em)
+		if done {
 			break
 		}
-		_, worst := gapInterval(r.x, r.dx, w, ws.inSel, r.sel, r.q.Candidates, em)
 		if em.L1+worst < precisionFloor || eng.Stats.Sweeps >= maxFullSweeps {
 			// Out of precision: the estimate decides (see the package doc).
 			iv, _ := gapInterval(r.x, r.dx, w, ws.inSel, r.sel, r.q.Candidates, errorModel{})
@@ -373,6 +344,7 @@ func (r *run) full() {
 		// nothing else is left.
 		// Directed views are bounded in L1, which every push of any node
 		// reduces: sweep them whole.
+		maxRatio := em.Coord * alpha // Coord is maxRatio/alpha
 		eps := maxRatio / 4
 		if maxRatio == 0 || gd.g.Directed() {
 			eps = 0

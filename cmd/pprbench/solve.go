@@ -142,11 +142,8 @@ func solveOne(g *csr.Graph, view *mask.View, q namedQuery, damping float64, opt 
 		rec.SolveUS = time.Since(start).Microseconds()
 		rec.Sweeps, rec.ErrorBound = res.Sweeps, res.ErrorBound
 		rec.ResidualL1 = res.ErrorBound * (1 - damping)
-		rec.Certified, rec.Gap = &res.Certified, &res.Gap
-		if rec.Gap != nil && *rec.Gap > 1e308 {
-			big := 1e308
-			rec.Gap = &big
-		}
+		gap := finite(res.Gap) // +Inf when every candidate is selected; JSON has no Inf
+		rec.Certified, rec.Gap = &res.Certified, &gap
 	} else {
 		res, err := ppr.Solve(view, seeds, damping, opt)
 		if err != nil {
