@@ -120,7 +120,8 @@ type workspace struct {
 	support   *ppr.Support
 	supNodes  []uint32 // scratch: the support as a list
 	inSel     []bool
-	xTouched  []float64 // x_G on the guard's touched nodes, kept for attribution
+	xTouched  []float64      // x_G on the guard's touched nodes, kept for attribution
+	reverse   *reversePusher // directed full path's reverse pushes, made on first use
 }
 
 func (gd *Guard) workspace(seeds ppr.Seeds, damping float64) (*workspace, error) {

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	"github.com/authppr/authppr/ppr"
@@ -39,6 +40,48 @@ type run struct {
 	skipped   float64  // sum of x_G(u)*l_u over touched rows not yet materialized
 	done      []bool   // per touched index: row materialized
 	rowArcOps int64
+
+	// Directed full path (reverse.go): the reverse estimates so far, and,
+	// once they decided, the proved interval of N = (1-c)*pi_A per refined
+	// candidate (other candidates are ranked by x).
+	refine      refinement
+	refined     map[uint32][2]float64
+	refinedMark []bool // marks refined's keys, for O(1) tests in O(n) passes
+}
+
+// score is the estimate candidates are ranked by: x_G + dx, or, for a
+// candidate refined on the directed full path, the middle of its interval.
+func (r *run) score(v uint32) float64 {
+	if r.refinedMark != nil && r.refinedMark[v] {
+		b := r.refined[v]
+		return (b[0] + b[1]) / 2
+	}
+	return r.x[v] + r.dx[v]
+}
+
+// eachCandidate calls f for every candidate of the query.
+func (r *run) eachCandidate(f func(v uint32)) {
+	if r.q.Candidates == nil {
+		for v := range r.x {
+			f(uint32(v))
+		}
+		return
+	}
+	for _, v := range r.q.Candidates {
+		f(v)
+	}
+}
+
+// boundaryEstimate returns the k-th largest estimate x + dx among the
+// candidates (the last one when there are fewer) and the estimate's
+// boundary gap: the k-th minus the (k+1)-th (+Inf when every candidate is
+// selected).
+func (r *run) boundaryEstimate() (kth, gap float64) {
+	top := ppr.TopKBy(len(r.x), r.k+1, r.q.Candidates, func(v uint32) float64 { return r.x[v] + r.dx[v] })
+	if len(top) <= r.k {
+		return top[len(top)-1].Score, math.Inf(1)
+	}
+	return top[r.k-1].Score, top[r.k-1].Score - top[r.k].Score
 }
 
 func (r *run) alpha() float64   { return 1 - r.q.Damping }
@@ -56,6 +99,9 @@ func (r *run) decide() {
 	defer func() {
 		for _, v := range r.sel {
 			ws.inSel[v] = false
+		}
+		for v := range r.refined {
+			r.refinedMark[v] = false
 		}
 	}()
 
@@ -280,10 +326,10 @@ func (r *run) tryFinish(path Path, em errorModel) (bool, float64) {
 	return true, worst
 }
 
-// authEstimate returns the top-k of x_G + dx over the candidates.
+// authEstimate returns the top-k of the estimates (score) over the
+// candidates.
 func (r *run) authEstimate() []ppr.Scored {
-	x, dx := r.x, r.dx
-	return ppr.TopKBy(len(x), r.k, r.q.Candidates, func(v uint32) float64 { return x[v] + dx[v] })
+	return ppr.TopKBy(len(r.x), r.k, r.q.Candidates, r.score)
 }
 
 // authProved checks that the estimated authenticated top-k is a top-k of
@@ -331,6 +377,9 @@ func (r *run) full() {
 		if done {
 			break
 		}
+		if gd.g.Directed() && r.refineDirected(em.L1*alpha) {
+			break
+		}
 		if em.L1+worst < precisionFloor || eng.Stats.Sweeps >= maxFullSweeps {
 			// Out of precision: the estimate decides (see the package doc).
 			iv, _ := gapInterval(r.x, r.dx, w, ws.inSel, r.sel, r.q.Candidates, errorModel{})
@@ -353,19 +402,18 @@ func (r *run) full() {
 	}
 	r.d.ReplaySweeps = eng.Stats.Sweeps
 	r.d.ReplayArcOps += eng.Stats.ArcOps
+	r.d.ReplayArcOps += r.refine.ops()
 }
 
 // finish records the decision.
 func (r *run) finish(path Path, out Outcome, iv Interval, bound float64) {
 	d := r.d
 	d.Path, d.Outcome, d.Gap, d.Bound = path, out, iv, bound
-	x, dx := r.x, r.dx
-	score := func(v uint32) float64 { return x[v] + dx[v] }
 	if out == Divergent {
 		d.Auth = r.authEstimate()
 		d.Suspects = r.suspects()
 	} else {
-		d.Auth = ppr.TopKBy(len(x), r.k, r.sel, score)
+		d.Auth = ppr.TopKBy(len(r.x), r.k, r.sel, r.score)
 	}
 	d.ReplayArcOps = r.ws.deltaEng.Stats.ArcOps + r.rowArcOps
 }
