@@ -20,12 +20,13 @@ import (
 
 // graphState is what a graph handle holds.
 type graphState struct {
-	g        *csr.Graph
-	full     *mask.View  // every edge
-	labels   *mask.Labels // each edge added by its channel
-	channels []string     // the caller's channel table (index = caller's id)
-	chanIdx  map[string]int
-	engines  sync.Pool // *ppr.Engine on full
+	g          *csr.Graph
+	full       *mask.View // every edge
+	labelsOnce sync.Once
+	labels     *mask.Labels // each edge added by its channel; built by the first guard
+	channels   []string     // the caller's channel table (index = caller's id)
+	chanIdx    map[string]int
+	engines    sync.Pool // *ppr.Engine on full
 }
 
 // guardState is what a guard handle holds.
@@ -109,7 +110,6 @@ func newGraph(n int64, edges edgeIDs, weights []float64, directed bool, chanOf [
 		return nil, err
 	}
 	st.g, st.full = g, mask.Full(g)
-	st.labels = mask.FromGraph(g)
 	return st, nil
 }
 
@@ -209,6 +209,7 @@ func newGuard(st *graphState, trusted []string, maxSuspects int) (*guardState, e
 	if maxSuspects < 0 {
 		return nil, fmt.Errorf("cabi: max suspects %d, want 0 (default 5) or more", maxSuspects)
 	}
+	st.labelsOnce.Do(func() { st.labels = mask.FromGraph(st.g) })
 	policy := mask.Trust(trusted...)
 	if err := policy.Check(st.labels); err != nil {
 		return nil, err

@@ -3,36 +3,7 @@
 package main
 
 /*
-#include <stdint.h>
-
-// Status codes returned by every call.
-enum {
-	AUTHPPR_OK = 0,
-	AUTHPPR_EINVAL = 1,   // bad argument (ValueError in Python)
-	AUTHPPR_EHANDLE = 2,  // unknown, freed or wrong-kind handle
-	AUTHPPR_EINTERNAL = 3 // recovered panic: a bug, please report
-};
-
-// Filled by authppr_ppr when the caller passes a non-NULL pointer.
-typedef struct {
-	int64_t solve_ns;    // the solve alone, timed inside the library
-	int64_t sweeps;
-	double  error_bound; // proved L1 distance to the exact vector
-} authppr_solve_stats;
-
-// Filled by authppr_guard_select.
-typedef struct {
-	int64_t n_native;   // entries written to native_ids/native_scores (<= k)
-	int64_t n_auth;     // entries written to auth_ids/auth_scores (<= k)
-	int64_t n_suspects; // entries written to the suspect arrays
-	int32_t outcome;    // 0 same, 1 tie, 2 divergent
-	int32_t divergent;  // outcome == 2
-	int32_t path;       // 1 untouched, 2 certificate, 3 delta, 4 full
-	int32_t _pad;
-	double  native_gap; // k-th native score minus the best unselected one
-	double  gap_lo, gap_hi; // proved interval holding the authenticated gap
-	int64_t native_ns, replay_ns;
-} authppr_decision;
+#include "authppr.h"
 */
 import "C"
 
