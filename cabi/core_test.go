@@ -272,4 +272,3 @@ func TestGuardWorkedExample(t *testing.T) {
 		t.Errorf("typo in trust: %v", err)
 	}
 }
-

@@ -148,12 +148,7 @@ func authppr_graph_create(n C.int64_t, m C.int64_t, edges unsafe.Pointer, idxByt
 //
 //export authppr_graph_free
 func authppr_graph_free(h C.uint64_t, errbuf *C.char, errcap C.int64_t) C.int {
-	return call(errbuf, errcap, func() error {
-		if err := free[*graphState](&handles, uint64(h), "graph"); err != nil {
-			return errHandle{err}
-		}
-		return nil
-	})
+	return freeHandle[*graphState](h, "graph", errbuf, errcap)
 }
 
 // authppr_graph_info reports the node and edge counts and whether the graph
@@ -252,8 +247,13 @@ func authppr_guard_create(h C.uint64_t, trust **C.char, ntrust C.int64_t, maxSus
 //
 //export authppr_guard_free
 func authppr_guard_free(h C.uint64_t, errbuf *C.char, errcap C.int64_t) C.int {
+	return freeHandle[*guardState](h, "guard", errbuf, errcap)
+}
+
+// freeHandle drops handle h, which must name a T.
+func freeHandle[T any](h C.uint64_t, kind string, errbuf *C.char, errcap C.int64_t) C.int {
 	return call(errbuf, errcap, func() error {
-		if err := free[*guardState](&handles, uint64(h), "guard"); err != nil {
+		if err := free[T](&handles, uint64(h), kind); err != nil {
 			return errHandle{err}
 		}
 		return nil

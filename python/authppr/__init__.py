@@ -221,7 +221,34 @@ SolveStats = namedtuple("SolveStats", "solve_ns sweeps error_bound")
 SolveStats.__doc__ = "The library's own account of one solve: its time alone (ns), sweeps, proved L1 error."
 
 
-class Graph:
+class _Handle:
+    """A library handle, freed by close(), by leaving a with block or when
+    collected."""
+
+    _h = 0
+    _free = None  # name of the library's free function
+
+    def close(self):
+        """Frees the library's object now (idempotent)."""
+        if self._h:
+            h, self._h = self._h, 0
+            _call(getattr(_lib, self._free), h)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        if self._h and _lib is not None:
+            try:
+                self.close()
+            except Exception:
+                pass
+
+
+class Graph(_Handle):
     """An immutable graph over nodes 0..n-1 (isolated nodes allowed).
 
     edges: a sequence of (src, dst) integer pairs, or an (m, 2) int32/int64
@@ -230,10 +257,13 @@ class Graph:
     directed: False stores each edge both ways, as igraph's Graph(directed=False).
     channels: None (every edge on channel "default") or m strings naming the
     principal that wrote each edge; Guard trusts some of them.
+
+    close() frees the library's graph early; a Guard built on it keeps working.
     """
 
+    _free = "authppr_graph_free"
+
     def __init__(self, n, edges, weights=None, directed=True, channels=None):
-        self._h = 0
         n = _int64(n, "n")
         ids, width, m = _edge_ids(edges)
         w = None
@@ -273,25 +303,6 @@ class Graph:
         self.last_stats = SolveStats(stats.solve_ns, stats.sweeps, stats.error_bound)
         return out
 
-    def close(self):
-        """Frees the library's graph now (a Guard built on it keeps working)."""
-        if self._h:
-            h, self._h = self._h, 0
-            _call(_lib.authppr_graph_free, h)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        if getattr(self, "_h", 0) and _lib is not None:
-            try:
-                self.close()
-            except Exception:
-                pass
-
     def __repr__(self):
         return "authppr.Graph(n=%d, m=%d, directed=%s)" % (self.n, self.m, self.directed)
 
@@ -322,13 +333,14 @@ class Decision:
                 % (self.native, self.auth, self.divergent, self.outcome, self.path, self.suspects))
 
 
-class Guard:
+class Guard(_Handle):
     """Guards top-k selections on g against edges from untrusted channels:
     every native selection is replayed on the edges of trusted channels
     (each name must label some edge of g; the default channel is "default")."""
 
+    _free = "authppr_guard_free"
+
     def __init__(self, g, trust, max_suspects=5):
-        self._h = 0
         if not isinstance(g, Graph):
             raise TypeError("authppr: Guard wants an authppr.Graph, got %s" % type(g).__name__)
         if isinstance(trust, str):
@@ -379,21 +391,3 @@ class Guard:
         d.native_gap, d.gap = dc.native_gap, (dc.gap_lo, dc.gap_hi)
         d.native_ns, d.replay_ns = dc.native_ns, dc.replay_ns
         return d
-
-    def close(self):
-        if self._h:
-            h, self._h = self._h, 0
-            _call(_lib.authppr_guard_free, h)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        if getattr(self, "_h", 0) and _lib is not None:
-            try:
-                self.close()
-            except Exception:
-                pass

@@ -56,6 +56,15 @@ def reference_ppr(n, edges, weights, directed, reset, damping, iters=5000):
     return x
 
 
+def random_case(rng, trial, max_n, density, reset_share):
+    """(n, edges, weights, directed, reset, damping) for one random trial."""
+    n = rng.randrange(1, max_n)
+    edges, weights = random_graph(rng, n, rng.randrange(0, density * n), weighted=trial % 3 != 0)
+    reset = [rng.random() if rng.random() < reset_share else 0.0 for _ in range(n)]
+    reset[rng.randrange(n)] += 1.0
+    return n, edges, weights, trial % 2 == 0, reset, [0.5, 0.85, 0.0, 0.95, 0.3][trial % 5]
+
+
 def random_graph(rng, n, m, weighted=True):
     edges = [(rng.randrange(n), rng.randrange(n)) for _ in range(m)]
     weights = [rng.choice([0.0, 0.5, 1.0, 2.0, rng.random()]) for _ in range(m)] if weighted else None
@@ -83,12 +92,7 @@ class Semantics(unittest.TestCase):
     def test_matches_reference_on_random_graphs(self):
         rng = random.Random(7)
         for trial in range(40):
-            n = rng.randrange(1, 30)
-            edges, weights = random_graph(rng, n, rng.randrange(0, 3 * n), weighted=trial % 3 != 0)
-            directed = trial % 2 == 0
-            reset = [rng.random() if rng.random() < 0.3 else 0.0 for _ in range(n)]
-            reset[rng.randrange(n)] = 1.0
-            d = [0.5, 0.85, 0.0, 0.95][trial % 4]
+            n, edges, weights, directed, reset, d = random_case(rng, trial, 30, 3, 0.3)
             x = authppr.Graph(n, edges, weights=weights, directed=directed).personalized_pagerank(reset, d)
             want = reference_ppr(n, edges, weights, directed, reset, d)
             for u in range(n):
@@ -323,12 +327,7 @@ class AgainstIgraph(unittest.TestCase):
     def test_random_graphs(self):
         rng = random.Random(2024)
         for trial in range(60):
-            n = rng.randrange(1, 200)
-            edges, weights = random_graph(rng, n, rng.randrange(0, 4 * n), weighted=trial % 4 != 0)
-            directed = trial % 2 == 0
-            reset = [rng.random() if rng.random() < 0.2 else 0.0 for _ in range(n)]
-            reset[rng.randrange(n)] += 1.0
-            d = [0.5, 0.85, 0.3, 0.95][trial % 4]
+            n, edges, weights, directed, reset, d = random_case(rng, trial, 200, 4, 0.2)
             ig = igraph.Graph(n=n, edges=edges, directed=directed)
             if weights is not None:
                 ig.es["weight"] = weights
