@@ -193,7 +193,9 @@ def _edge_ids(edges):
 
 
 def _channels(channels, m):
-    """(index pointer, names array, keepalive) for per-edge channel strings."""
+    """(index pointer, (names array, count, names)) for per-edge channel strings."""
+    if not isinstance(channels, (list, tuple)):
+        channels = list(channels)
     if len(channels) != m:
         raise ValueError("authppr: %d channels for %d edges" % (len(channels), m))
     table = {}
