@@ -359,6 +359,18 @@ class AgainstIgraph(unittest.TestCase):
         self.assertEqual(type(got_ids), type(want_ids))
         self.assertEqual(got_ids.shape, want_ids.shape)
         np.testing.assert_allclose(got_scores, want_scores, rtol=0, atol=1e-9)
+        # patch_hipporag gives a HippoRAG-shaped class the same run_ppr.
+        class FakeHippoRAG:
+            def __init__(self):
+                self.graph, self.passage_node_idxs = ig, passage_node_idxs
+        hr.patch_hipporag(FakeHippoRAG)
+        fake = FakeHippoRAG()
+        p_ids, p_scores = fake.run_ppr(reset, 0.5)
+        np.testing.assert_array_equal(p_ids, got_ids)
+        np.testing.assert_array_equal(p_scores, got_scores)
+        ig.add_edges([(0, n_ent)])  # a changed graph is rebuilt
+        ig.es[-1]["weight"] = 1.0
+        self.assertFalse(np.array_equal(fake.run_ppr(reset, 0.5)[1], p_scores))
         # Same ranking wherever igraph's scores are not near-tied.
         gaps = np.abs(np.diff(want_scores))
         for i in range(len(want_ids)):
