@@ -5,8 +5,12 @@
 //
 //	go build -buildmode=c-shared -o libauthppr.so ./cabi
 //
-// The build also writes libauthppr.h, the exported prototypes; the structs
-// they use are declared in the preamble of exports.go.
+// authppr.h is the public header (prototypes, status codes, the two result
+// structs); the build also writes libauthppr.h, cgo's generated version of
+// the same prototypes. exports.go holds the exports, core.go the library in
+// plain Go on Go slices (what the tests and FuzzCore drive without cgo), and
+// harness.go the cgo wrappers through which the tests call the exports as a
+// C caller would.
 //
 // # Handles and memory
 //
