@@ -1,0 +1,279 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/mask"
+	"github.com/authppr/authppr/ppr"
+	"github.com/authppr/authppr/replay"
+)
+
+// This file is the library in plain Go, on Go slices: exports.go only turns
+// C arguments into slices, calls these functions and turns errors into
+// status codes. Tests call both layers.
+
+// graphState is what a graph handle holds.
+type graphState struct {
+	g          *csr.Graph
+	full       *mask.View // every edge
+	labelsOnce sync.Once
+	labels     *mask.Labels // each edge added by its channel; built by the first guard
+	channels   []string     // the caller's channel table (index = caller's id)
+	chanIdx    map[string]int
+	engines    sync.Pool // *ppr.Engine on full
+}
+
+// guardState is what a guard handle holds.
+type guardState struct {
+	graph *graphState
+	guard *replay.Guard
+}
+
+// edgeIDs is the caller's edge list: pairs (src, dst) laid out as
+// [s0, d0, s1, d1, ...], in 32- or 64-bit integers.
+type edgeIDs struct {
+	ids32 []int32
+	ids64 []int64
+}
+
+func (e edgeIDs) pairs() int { return (len(e.ids32) + len(e.ids64)) / 2 }
+
+func (e edgeIDs) at(i int) int64 {
+	if e.ids64 != nil {
+		return e.ids64[i]
+	}
+	return int64(e.ids32[i])
+}
+
+// newGraph builds a graph over nodes 0..n-1 from the caller's edges.
+// weights may be nil (every weight 1); chanOf may be nil (every edge on
+// csr.DefaultChannel), else chanOf[e] indexes chanNames.
+func newGraph(n int64, edges edgeIDs, weights []float64, directed bool, chanOf []int32, chanNames []string) (*graphState, error) {
+	if n < 1 || n > math.MaxUint32 {
+		return nil, fmt.Errorf("cabi: n = %d nodes, want 1 to %d", n, uint32(math.MaxUint32))
+	}
+	m := edges.pairs()
+	if weights != nil && len(weights) != m {
+		return nil, fmt.Errorf("cabi: %d weights for %d edges", len(weights), m)
+	}
+	st := &graphState{chanIdx: make(map[string]int)}
+	if chanOf == nil {
+		if len(chanNames) != 0 {
+			return nil, errors.New("cabi: channel names given without per-edge channels")
+		}
+		chanNames = []string{csr.DefaultChannel}
+	} else if len(chanOf) != m {
+		return nil, fmt.Errorf("cabi: %d channels for %d edges", len(chanOf), m)
+	}
+	for i, c := range chanNames {
+		if c == "" {
+			return nil, fmt.Errorf("cabi: channel name %d is empty", i)
+		}
+		if j, dup := st.chanIdx[c]; dup {
+			return nil, fmt.Errorf("cabi: channel name %d (%q) repeats name %d", i, c, j)
+		}
+		st.chanIdx[c] = i
+	}
+	st.channels = chanNames
+
+	b := csr.NewBuilder(directed)
+	addNumberedNodes(b, int(n))
+	for e := range m {
+		s, d := edges.at(2*e), edges.at(2*e+1)
+		if s < 0 || s >= n || d < 0 || d >= n {
+			return nil, fmt.Errorf("cabi: edge %d: node %d -> %d out of range (graph has %d nodes, ids 0..%d)", e, s, d, n, n-1)
+		}
+		w := 1.0
+		if weights != nil {
+			w = weights[e]
+		}
+		channel := csr.DefaultChannel
+		if chanOf != nil {
+			c := chanOf[e]
+			if c < 0 || int(c) >= len(chanNames) {
+				return nil, fmt.Errorf("cabi: edge %d: channel %d out of range (%d channel names)", e, c, len(chanNames))
+			}
+			channel = chanNames[c]
+		}
+		if _, err := b.AddEdgeByID(uint32(s), uint32(d), w, channel); err != nil {
+			return nil, err
+		}
+	}
+	g, err := b.Build()
+	if err != nil {
+		return nil, err
+	}
+	st.g, st.full = g, mask.Full(g)
+	return st, nil
+}
+
+// addNumberedNodes adds nodes named "0".."n-1" in order, so that csr's ids
+// (order of first appearance) are the caller's ids. The names are slices of
+// one string: one allocation instead of n.
+func addNumberedNodes(b *csr.Builder, n int) {
+	buf := make([]byte, 0, n*7)
+	ends := make([]int, n)
+	for i := range n {
+		buf = strconv.AppendInt(buf, int64(i), 10)
+		ends[i] = len(buf)
+	}
+	all := string(buf)
+	start := 0
+	for i := range n {
+		// Names are distinct and non-empty, so AddNode cannot fail or
+		// return an existing id.
+		b.AddNode(all[start:ends[i]])
+		start = ends[i]
+	}
+}
+
+// denseSeeds turns a dense reset vector into ppr.Seeds: the nodes with a
+// positive entry, ascending, weights normalised. It is ppr.NewSeeds (its
+// reference; the differential test asks for identical results) without the
+// map, which costs more than a solve's sweep on dense resets.
+func denseSeeds(reset []float64) (ppr.Seeds, error) {
+	var s ppr.Seeds
+	total, nonzero := 0.0, 0
+	for u, w := range reset {
+		if math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
+			return s, fmt.Errorf("cabi: reset[%d] = %v, want finite and non-negative", u, w)
+		}
+		if w > 0 {
+			total += w
+			nonzero++
+		}
+	}
+	if total == 0 || math.IsInf(total, 0) {
+		return s, fmt.Errorf("cabi: reset sums to %v, want a positive finite total", total)
+	}
+	s.Nodes = make([]uint32, 0, nonzero)
+	s.Weights = make([]float64, 0, nonzero)
+	for u, w := range reset {
+		if w > 0 {
+			s.Nodes = append(s.Nodes, uint32(u))
+			s.Weights = append(s.Weights, w/total)
+		}
+	}
+	return s, nil
+}
+
+// solveStats reports one solve to the caller.
+type solveStats struct {
+	SolveNanos int64   // the solve alone: engine restart and sweeps
+	Sweeps     int64   // sweeps done
+	ErrorBound float64 // proved ||pi - x||_1
+}
+
+// personalizedPageRank solves PPR on every edge of the graph and writes the
+// scores to out. tol 0 means ppr.DefaultTol.
+func (st *graphState) personalizedPageRank(reset []float64, damping, tol float64, out []float64) (solveStats, error) {
+	n := st.g.NumNodes()
+	if len(reset) != n {
+		return solveStats{}, fmt.Errorf("cabi: reset has %d entries, graph has %d nodes", len(reset), n)
+	}
+	if len(out) != n {
+		return solveStats{}, fmt.Errorf("cabi: output has room for %d scores, graph has %d nodes", len(out), n)
+	}
+	seeds, err := denseSeeds(reset)
+	if err != nil {
+		return solveStats{}, err
+	}
+	start := time.Now()
+	e, _ := st.engines.Get().(*ppr.Engine)
+	if e == nil {
+		e, err = ppr.NewEngine(st.full, seeds, damping)
+	} else {
+		err = e.Restart(seeds, damping)
+	}
+	if err != nil {
+		return solveStats{}, err
+	}
+	defer st.engines.Put(e)
+	res, err := e.SolveSweeps(ppr.Options{Tol: tol})
+	if err != nil {
+		return solveStats{}, err
+	}
+	stats := solveStats{SolveNanos: time.Since(start).Nanoseconds(), Sweeps: int64(res.Sweeps), ErrorBound: res.ErrorBound}
+	copy(out, res.Scores)
+	return stats, nil
+}
+
+// newGuard builds a guard on the graph trusting the named channels.
+func newGuard(st *graphState, trusted []string, maxSuspects int) (*guardState, error) {
+	if maxSuspects < 0 {
+		return nil, fmt.Errorf("cabi: max suspects %d, want 0 (default 5) or more", maxSuspects)
+	}
+	st.labelsOnce.Do(func() { st.labels = mask.FromGraph(st.g) })
+	policy := mask.Trust(trusted...)
+	if err := policy.Check(st.labels); err != nil {
+		return nil, err
+	}
+	gd, err := replay.New(st.g, st.labels, policy, replay.Options{MaxSuspects: maxSuspects})
+	if err != nil {
+		return nil, err
+	}
+	return &guardState{graph: st, guard: gd}, nil
+}
+
+// selection is a decision in the caller's terms: node ids, channel indices
+// into the caller's table.
+type selection struct {
+	d        *replay.Decision
+	suspects []suspect
+}
+
+type suspect struct {
+	Edge, Src, Dst int64
+	Channel        int32 // index into the caller's channel table
+	Mass           float64
+}
+
+// sel runs the guard. reset is dense over the nodes; candidates nil means
+// every node competes.
+func (gs *guardState) sel(reset []float64, k int64, candidates []int64, damping float64) (*selection, error) {
+	n := gs.graph.g.NumNodes()
+	if len(reset) != n {
+		return nil, fmt.Errorf("cabi: reset has %d entries, graph has %d nodes", len(reset), n)
+	}
+	if k < 1 || k > math.MaxInt32 {
+		return nil, fmt.Errorf("cabi: k = %d, want 1 to %d", k, math.MaxInt32)
+	}
+	seeds, err := denseSeeds(reset)
+	if err != nil {
+		return nil, err
+	}
+	q := replay.Query{K: int(k), Damping: damping, Seeds: make([]ppr.Seed, len(seeds.Nodes))}
+	for i, u := range seeds.Nodes {
+		q.Seeds[i] = ppr.Seed{Node: u, Weight: seeds.Weights[i]}
+	}
+	if candidates != nil {
+		q.Candidates = make([]uint32, len(candidates))
+		for i, c := range candidates {
+			if c < 0 || c >= int64(n) {
+				return nil, fmt.Errorf("cabi: candidate %d: node %d out of range (graph has %d nodes)", i, c, n)
+			}
+			q.Candidates[i] = uint32(c)
+		}
+	}
+	d, err := gs.guard.Select(q)
+	if err != nil {
+		return nil, err
+	}
+	out := &selection{d: d}
+	for _, s := range d.Suspects {
+		// Labels come from the edges' own channels, one per edge, and
+		// nothing is deleted: the suspect's channel is its edge's.
+		name := gs.graph.g.Channels()[gs.graph.g.EdgeChannel(s.Edge)]
+		out.suspects = append(out.suspects, suspect{
+			Edge: int64(s.Edge), Src: int64(s.Src), Dst: int64(s.Dst),
+			Channel: int32(gs.graph.chanIdx[name]), Mass: s.Mass,
+		})
+	}
+	return out, nil
+}

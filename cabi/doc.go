@@ -1,0 +1,51 @@
+// Command cabi is the C ABI of authppr: graphs, igraph-compatible
+// Personalized PageRank and the integrity guard behind opaque integer
+// handles, built as a shared library for other languages (the Python binding
+// in python/authppr is its first user):
+//
+//	go build -buildmode=c-shared -o libauthppr.so ./cabi
+//
+// authppr.h is the public header (prototypes, status codes, the two result
+// structs); the build also writes libauthppr.h, cgo's generated version of
+// the same prototypes. exports.go holds the exports, core.go the library in
+// plain Go on Go slices (what the tests and FuzzCore drive without cgo), and
+// harness.go the cgo wrappers through which the tests call the exports as a
+// C caller would.
+//
+// # Handles and memory
+//
+//   - Graphs and guards live in a handle table guarded by a mutex; C sees
+//     only a uint64 handle (never 0). No Go pointer is handed to C or kept
+//     past a call, and no C pointer is kept by Go: every array argument is
+//     read (or written) during the call only, and the library copies what it
+//     keeps.
+//   - A graph is immutable once created; a guard keeps its own reference to
+//     the graph's snapshot, so freeing the graph handle first is safe.
+//   - Every call is safe for concurrent use on the same or different handles
+//     (per-call engines come from a pool); freeing a handle while another
+//     thread uses it is the caller's race to avoid, as with free(3), but it
+//     cannot crash the library: a freed handle is an error.
+//
+// # Semantics
+//
+// A graph has nodes 0..n-1, exactly the caller's ids, isolated nodes
+// included; edges keep their order and their ids (0..m-1), parallel edges
+// are kept and summed in each row, and an undirected self-loop counts twice
+// in its node's out-weight, as in igraph. authppr_ppr is igraph's
+// personalized_pagerank(..., reset=r, implementation="prpack"): r is
+// normalised to sum 1, dangling nodes send their mass to r, and the result
+// is solved to an L1 error bound of 1e-10 (PRPACK's tolerance) unless the
+// caller asks for another.
+//
+// # Errors
+//
+// Every exported function returns a status code: 0 (AUTHPPR_OK), 1 (bad
+// argument: lengths, ids out of range, NaN or negative weights, an all-zero
+// reset, unknown channels), 2 (unknown or freed handle, or a handle of the
+// other kind), 3 (internal error: a recovered panic, which no input should
+// cause). The message goes into the caller's buffer (errbuf, errcap: the
+// last two arguments of every call), NUL-terminated and truncated to fit, so
+// reading it is thread-safe: there is no global "last error". Messages start
+// with the package that found the problem ("cabi: edge 3: node 7 out of
+// range (graph has 5 nodes)", "csr: ...", "ppr: ...").
+package main

@@ -1,0 +1,145 @@
+#!/usr/bin/python3
+"""Measures the Python binding's targets in one run, as ratios (issue 8):
+
+  1. binding overhead per call on a loaded 250k-node graph, as a share of
+     the solve timed inside the library (SolveStats.solve_ns): list in / list
+     out (the API as specified) and numpy in / numpy out (out=);
+  2. building the 2.5M-arc KG graph: authppr.Graph from Python lists and from
+     numpy arrays, against igraph.Graph(n, edges=list) on the same lists;
+  3. hipporag_run_ppr (examples/) against the igraph run_ppr it replaces,
+     per retrieval, HippoRAG2-style dense reset (5 entities + every passage),
+     damping 0.5.
+
+Needs Debian's python3-igraph and numpy (for the comparison side) and the
+library (python/build.sh, or AUTHPPR_LIB). Usage:
+
+    /usr/bin/python3 python/bench/bench_binding.py [KG file] [--queries 5] [--builds 3]
+
+KG file: /tmp/anchors-data/kg.edges.bin (or the .tsv), made by
+shared/anchors/gen_graph.py kg. Medians over the repetitions; sides are
+interleaved so machine noise hits both.
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+import igraph as ig
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(here, ".."))
+sys.path.insert(0, os.path.join(here, "..", "examples"))
+
+import authppr  # noqa: E402
+import hipporag_run_ppr as hr  # noqa: E402
+
+
+def med(xs):
+    return statistics.median(xs)
+
+
+def hipporag_reset(rng, n, n_ent):
+    reset = np.zeros(n)
+    reset[n_ent:] = rng.random(n - n_ent) * 0.05
+    reset[rng.choice(n_ent, 5, replace=False)] = 1.0
+    return reset
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("graph", nargs="?", default="/tmp/anchors-data/kg.edges.bin")
+    ap.add_argument("--queries", type=int, default=5)
+    ap.add_argument("--builds", type=int, default=3)
+    args = ap.parse_args()
+
+    n, edges_np, w_np = hr._load_kg(args.graph)
+    n_ent = 200_000 if n == 250_000 else int(n * 0.8)
+    m = len(edges_np)
+    edges_list = list(zip(edges_np[:, 0].tolist(), edges_np[:, 1].tolist()))
+    w_list = w_np.tolist()
+    print("graph %s: %d nodes, %d edges (%d arcs undirected)" % (args.graph, n, m, 2 * m))
+
+    # 1. Building, interleaved.
+    t_ig, t_ig_w, t_list, t_list_w, t_np = [], [], [], [], []
+    for _ in range(args.builds):
+        t0 = time.perf_counter()
+        g_ig = ig.Graph(n=n, edges=edges_list, directed=False)
+        t1 = time.perf_counter()
+        g_ig.es["weight"] = w_list
+        t2 = time.perf_counter()
+        t_ig.append(t1 - t0)
+        t_ig_w.append(t2 - t0)
+        del g_ig
+        t0 = time.perf_counter()
+        g = authppr.Graph(n, edges_list, directed=False)
+        t_list.append(time.perf_counter() - t0)
+        g.close()
+        t0 = time.perf_counter()
+        g = authppr.Graph(n, edges_list, weights=w_list, directed=False)
+        t_list_w.append(time.perf_counter() - t0)
+        g.close()
+        t0 = time.perf_counter()
+        g = authppr.Graph(n, edges_np, weights=w_np, directed=False)
+        t_np.append(time.perf_counter() - t0)
+        g.close()
+    print("\nbuild (median of %d): igraph Graph(edges=list) %.3f s (+ weights attribute %.3f s)"
+          % (args.builds, med(t_ig), med(t_ig_w)))
+    print("  authppr from lists, no weights: %.3f s  ratio %.3f of igraph  (target <= 0.2)"
+          % (med(t_list), med(t_list) / med(t_ig)))
+    print("  authppr from lists, weights:    %.3f s  ratio %.3f of igraph with weights"
+          % (med(t_list_w), med(t_list_w) / med(t_ig_w)))
+    print("  authppr from numpy, weights:    %.3f s  ratio %.3f of igraph  (target <= 0.05)"
+          % (med(t_np), med(t_np) / med(t_ig)))
+
+    # 2. Overhead on the loaded graph.
+    g = authppr.Graph(n, edges_np, weights=w_np, directed=False)
+    rng = np.random.default_rng(777)
+    resets = [hipporag_reset(rng, n, n_ent) for _ in range(args.queries)]
+    reset_lists = [r.tolist() for r in resets]
+    out = np.empty(n)
+    print("\nbinding overhead per call, 250k-node graph (median over %d queries):" % args.queries)
+    for d in (0.5, 0.85):
+        ov_list, ov_np, solve, ms_list, ms_np = [], [], [], [], []
+        for r, rl in zip(resets, reset_lists):
+            t0 = time.perf_counter()
+            g.personalized_pagerank(rl, damping=d)
+            t = time.perf_counter() - t0
+            s = g.last_stats.solve_ns / 1e9
+            ov_list.append((t - s) / s)
+            ms_list.append(1e3 * (t - s))
+            solve.append(s)
+            t0 = time.perf_counter()
+            g.personalized_pagerank(r, damping=d, out=out)
+            t = time.perf_counter() - t0
+            s = g.last_stats.solve_ns / 1e9
+            ov_np.append((t - s) / s)
+            ms_np.append(1e3 * (t - s))
+        print("  d=%.2f: solve %.3f s (%d sweeps); overhead list in/out %.2f%% (%.1f ms), numpy in/out %.2f%% (%.1f ms)  (target <= 5%%)"
+              % (d, med(solve), g.last_stats.sweeps, 100 * med(ov_list), med(ms_list), 100 * med(ov_np), med(ms_np)))
+
+    # 3. hipporag_run_ppr against igraph's run_ppr.
+    g_ig = ig.Graph(n=n, edges=edges_list, directed=False)
+    g_ig.es["weight"] = w_list
+    passage_node_idxs = list(range(n_ent, n))
+    runner = hr.AuthPPRRunPPR(g, passage_node_idxs)
+    ratios, t_i, t_a, diffs = [], [], [], []
+    for r in resets:
+        t0 = time.perf_counter()
+        ids_i, sc_i = hr.igraph_run_ppr(g_ig, passage_node_idxs, r, 0.5)
+        t1 = time.perf_counter()
+        ids_a, sc_a = runner.run_ppr(r, 0.5)
+        t2 = time.perf_counter()
+        t_i.append(t1 - t0)
+        t_a.append(t2 - t1)
+        ratios.append((t1 - t0) / (t2 - t1))
+        diffs.append(float(np.abs(sc_a - sc_i).max()))
+    print("\nhipporag run_ppr per retrieval (median over %d): igraph %.3f s, authppr %.3f s, speedup %.1fx  (target >= 10x)"
+          % (args.queries, med(t_i), med(t_a), med(ratios)))
+    print("  max |score difference| %.1e" % max(diffs))
+
+
+if __name__ == "__main__":
+    main()

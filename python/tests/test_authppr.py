@@ -1,0 +1,384 @@
+"""Tests of the authppr Python binding (stdlib unittest).
+
+Run from the repository root after python/build.sh:
+    python3 -m unittest discover -s python/tests
+numpy and igraph are optional: their tests skip, saying so, when absent. With
+python3-igraph the binding is compared with igraph's PRPACK on random graphs.
+"""
+
+import math
+import os
+import random
+import sys
+import threading
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+import authppr  # noqa: E402
+
+try:
+    import numpy as np
+except ImportError:  # the binding never needs numpy
+    np = None
+
+try:
+    import igraph
+except ImportError:
+    igraph = None
+
+
+def reference_ppr(n, edges, weights, directed, reset, damping, iters=5000):
+    """Plain dense power iteration with igraph's conventions: reset
+    normalised, dangling rows send their mass to the reset vector, parallel
+    edges add up, an undirected edge is two arcs (a self-loop counts twice)."""
+    weights = weights if weights is not None else [1.0] * len(edges)
+    arcs = []
+    for (u, v), w in zip(edges, weights):
+        arcs.append((u, v, w))
+        if not directed:
+            arcs.append((v, u, w))
+    out_w = [0.0] * n
+    for u, _, w in arcs:
+        out_w[u] += w
+    total = sum(reset)
+    s = [r / total for r in reset]
+    x = s[:]
+    for _ in range(iters):
+        dangling = sum(x[u] for u in range(n) if out_w[u] == 0)
+        y = [(1 - damping) * s[u] + damping * dangling * s[u] for u in range(n)]
+        for u, v, w in arcs:
+            if out_w[u] > 0:
+                y[v] += damping * x[u] * w / out_w[u]
+        if sum(abs(a - b) for a, b in zip(x, y)) < 1e-15:
+            return y
+        x = y
+    return x
+
+
+def random_case(rng, trial, max_n, density, reset_share):
+    """(n, edges, weights, directed, reset, damping) for one random trial."""
+    n = rng.randrange(1, max_n)
+    edges, weights = random_graph(rng, n, rng.randrange(0, density * n), weighted=trial % 3 != 0)
+    reset = [rng.random() if rng.random() < reset_share else 0.0 for _ in range(n)]
+    reset[rng.randrange(n)] += 1.0
+    return n, edges, weights, trial % 2 == 0, reset, [0.5, 0.85, 0.0, 0.95, 0.3][trial % 5]
+
+
+def random_graph(rng, n, m, weighted=True):
+    edges = [(rng.randrange(n), rng.randrange(n)) for _ in range(m)]
+    weights = [rng.choice([0.0, 0.5, 1.0, 2.0, rng.random()]) for _ in range(m)] if weighted else None
+    return edges, weights
+
+
+class Semantics(unittest.TestCase):
+    def test_parallel_edges_dangling_isolated(self):
+        # 0 -> 1 twice (1 + 2) and 0 -> 2 (3): row 0 is half/half; 1 and 2 are
+        # dangling (mass back to node 0), 3 is isolated.
+        g = authppr.Graph(4, [(0, 1), (0, 2), (0, 1)], weights=[1, 3, 2])
+        x = g.personalized_pagerank([2, 0, 0, 0], damping=0.5)
+        self.assertIsInstance(x, list)
+        self.assertEqual(len(x), 4)
+        for got, want in zip(x, [2 / 3, 1 / 6, 1 / 6, 0]):
+            self.assertAlmostEqual(got, want, delta=1e-10)
+        self.assertLessEqual(g.last_stats.error_bound, 1e-10)
+
+    def test_edgeless_graph(self):
+        g = authppr.Graph(3, [])
+        x = g.personalized_pagerank([1, 3, 0])
+        for got, want in zip(x, [0.25, 0.75, 0]):
+            self.assertAlmostEqual(got, want, delta=1e-10)
+
+    def test_matches_reference_on_random_graphs(self):
+        rng = random.Random(7)
+        for trial in range(40):
+            n, edges, weights, directed, reset, d = random_case(rng, trial, 30, 3, 0.3)
+            x = authppr.Graph(n, edges, weights=weights, directed=directed).personalized_pagerank(reset, d)
+            want = reference_ppr(n, edges, weights, directed, reset, d)
+            for u in range(n):
+                self.assertAlmostEqual(x[u], want[u], delta=1e-9, msg="trial %d node %d" % (trial, u))
+            self.assertAlmostEqual(sum(x), 1.0, delta=1e-9)
+
+    def test_undirected_self_loop_counts_twice(self):
+        # Node 0: self-loop (weight 1, two arcs) and edge to 1 (weight 1):
+        # two thirds of 0's mass stays.
+        edges = [(0, 0), (0, 1)]
+        x = authppr.Graph(2, edges, directed=False).personalized_pagerank([1, 0], 0.85)
+        want = reference_ppr(2, edges, None, False, [1, 0], 0.85)
+        self.assertAlmostEqual(x[0], want[0], delta=1e-10)
+
+    def test_inputs_of_every_kind_agree(self):
+        from array import array
+        edges = [(0, 1), (1, 2), (2, 0), (2, 3)]
+        base = authppr.Graph(5, edges, weights=[1, 2, 3, 4]).personalized_pagerank([1, 0, 0, 0, 1])
+        flat = array("q", [0, 1, 1, 2, 2, 0, 2, 3])
+        variants = [
+            authppr.Graph(5, tuple(edges), weights=(1, 2, 3, 4)),
+            authppr.Graph(5, iter(edges), weights=array("d", [1, 2, 3, 4])),
+            authppr.Graph(5, [[u, v] for u, v in edges], weights=[1.0, 2.0, 3.0, 4.0]),
+            authppr.Graph(5, memoryview(flat).cast("B").cast("q", (4, 2)), weights=[1, 2, 3, 4]),
+        ]
+        for g in variants:
+            self.assertEqual(g.personalized_pagerank(array("d", [1, 0, 0, 0, 1])), base)
+            self.assertEqual(g.personalized_pagerank((1, 0, 0, 0, 1)), base)
+
+    def test_channels_do_not_change_ppr(self):
+        edges = [(0, 1), (1, 2), (2, 0)]
+        a = authppr.Graph(3, edges).personalized_pagerank([1, 0, 0])
+        b = authppr.Graph(3, edges, channels=["x", "y", "x"]).personalized_pagerank([1, 0, 0])
+        self.assertEqual(a, b)
+
+    def test_threads(self):
+        rng = random.Random(3)
+        edges, weights = random_graph(rng, 300, 1500)
+        g = authppr.Graph(300, edges, weights=weights, directed=False)
+        resets = [[1.0 if u == q else 0.0 for u in range(300)] for q in range(8)]
+        want = [g.personalized_pagerank(r) for r in resets]
+        got = [None] * 8
+
+        def work(i):
+            for _ in range(3):
+                got[i] = g.personalized_pagerank(resets[i])
+
+        ts = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        self.assertEqual(got, want)
+
+
+class BadInput(unittest.TestCase):
+    def setUp(self):
+        self.g = authppr.Graph(3, [(0, 1), (1, 2)], channels=["a", "b"])
+
+    def assertValueError(self, prefix, f, *args, **kw):
+        with self.assertRaises(ValueError) as cm:
+            f(*args, **kw)
+        self.assertTrue(str(cm.exception).startswith(prefix), "%r does not start with %r" % (str(cm.exception), prefix))
+
+    def test_graph(self):
+        G = authppr.Graph
+        self.assertValueError("cabi: edge 1: node 1 -> 3 out of range", G, 3, [(0, 1), (1, 3)])
+        self.assertValueError("cabi: edge 0: node -1 -> 0 out of range", G, 3, [(-1, 0)])
+        self.assertValueError("authppr: edges: node id out of range", G, 3, [(0, 2 ** 70)])
+        self.assertValueError("authppr: edge 1: (1, 2, 3), want a (src, dst) pair", G, 3, [(0, 1), (1, 2, 3)])
+        self.assertValueError("authppr: edge 0: (1,), want a (src, dst) pair", G, 3, [(1,), (1, 2, 3)])
+        self.assertValueError("csr: edge 1 (1 -> 2): weight NaN", G, 3, [(0, 1), (1, 2)], weights=[1, math.nan])
+        self.assertValueError("csr: edge 0 (0 -> 1): weight -1", G, 3, [(0, 1)], weights=[-1])
+        self.assertValueError("csr: edge 0 (0 -> 1): weight +Inf", G, 3, [(0, 1)], weights=[math.inf])
+        self.assertValueError("authppr: 1 weights for 2 edges", G, 3, [(0, 1), (1, 2)], weights=[1])
+        self.assertValueError("authppr: 1 channels for 2 edges", G, 3, [(0, 1), (1, 2)], channels=["a"])
+        self.assertValueError("cabi: channel name 0 is empty", G, 3, [(0, 1)], channels=[""])
+        self.assertValueError("cabi: n = 0 nodes", G, 0, [])
+        self.assertValueError("authppr: n = ", G, 2 ** 64, [])
+        with self.assertRaises(TypeError):
+            G(3, [(0, 1.5)])
+        with self.assertRaises(TypeError):
+            G(3, [(0, 1)], channels=[7])
+
+    def test_ppr(self):
+        ppr = self.g.personalized_pagerank
+        self.assertValueError("cabi: reset sums to 0", ppr, [0, 0, 0])
+        self.assertValueError("cabi: reset has 2 entries, graph has 3 nodes", ppr, [1, 0])
+        self.assertValueError("cabi: reset has 4 entries", ppr, [1, 0, 0, 0])
+        self.assertValueError("cabi: reset[1] = NaN", ppr, [1, math.nan, 0])
+        self.assertValueError("cabi: reset[2] = -0.5", ppr, [1, 0, -0.5])
+        self.assertValueError("ppr: damping 1", ppr, [1, 0, 0], damping=1)
+        self.assertValueError("ppr: damping -0.1", ppr, [1, 0, 0], damping=-0.1)
+        self.assertValueError("ppr: damping NaN", ppr, [1, 0, 0], damping=math.nan)
+        with self.assertRaises(TypeError):
+            ppr(["x", 0, 0])
+
+    def test_closed(self):
+        g = authppr.Graph(2, [(0, 1)])
+        g.close()
+        self.assertValueError("cabi: graph handle", g.personalized_pagerank, [1, 0])
+        g.close()  # idempotent
+
+    def test_guard(self):
+        self.assertValueError("mask: trusted channel(s) c label no edge", authppr.Guard, self.g, trust=["c"])
+        with self.assertRaises(TypeError):
+            authppr.Guard(self.g, trust="a")
+        gd = authppr.Guard(self.g, trust=["a"])
+        self.assertValueError("authppr: k = 0", gd.select, [1, 0, 0], 0)
+        self.assertValueError("cabi: candidate 0: node 3 out of range", gd.select, [1, 0, 0], 1, candidates=[3])
+        self.assertValueError("replay: candidate 1: node 1 repeated", gd.select, [1, 0, 0], 1, candidates=[1, 1])
+        self.assertValueError("authppr: empty candidate list", gd.select, [1, 0, 0], 1, candidates=[])
+        self.assertValueError("cabi: reset sums to 0", gd.select, [0, 0, 0], 1)
+        self.assertValueError("cabi: reset has 2 entries", gd.select, [1, 0], 1)
+
+
+class GuardTests(unittest.TestCase):
+    # The README's worked example by ids: q=0 alice=1 bob=2 p1=3 p2=4 carol=5 p3=6;
+    # one edge q - p3 written by the untrusted channel mallory.
+    EDGES = [(0, 1), (0, 2), (1, 3), (2, 4), (1, 4), (5, 6), (2, 5), (0, 6)]
+    WEIGHTS = [1, 1, 1, 1, 0.5, 1, 0.2, 3]
+    CHANNELS = ["default"] * 7 + ["mallory"]
+
+    def test_divergence_names_the_edge(self):
+        g = authppr.Graph(7, self.EDGES, weights=self.WEIGHTS, directed=False, channels=self.CHANNELS)
+        gd = authppr.Guard(g, trust=["default"])
+        d = gd.select([1, 0, 0, 0, 0, 0, 0], k=1, candidates=[3, 4, 6], damping=0.5)
+        self.assertEqual(d.native, [6])
+        self.assertEqual(d.auth, [4])
+        self.assertTrue(d.divergent)
+        self.assertEqual(d.outcome, "divergent")
+        self.assertEqual(d.selected, [4])
+        self.assertIn(d.path, ("untouched", "certificate", "delta", "full"))
+        self.assertGreaterEqual(len(d.suspects), 1)
+        s = d.suspects[0]
+        self.assertEqual((s.edge, s.src, s.dst, s.channel), (7, 0, 6, "mallory"))
+        self.assertGreater(s.mass, 0)
+        # The native scores are the graph's PPR.
+        x = g.personalized_pagerank([1, 0, 0, 0, 0, 0, 0], damping=0.5)
+        self.assertAlmostEqual(d.native_scores[0], x[6], delta=1e-9)
+
+    def test_trusting_everyone_changes_nothing(self):
+        g = authppr.Graph(7, self.EDGES, weights=self.WEIGHTS, directed=False, channels=self.CHANNELS)
+        d = authppr.Guard(g, trust=["default", "mallory"]).select([1, 0, 0, 0, 0, 0, 0], k=3, damping=0.5)
+        self.assertFalse(d.divergent)
+        self.assertEqual(d.native, d.auth)
+        self.assertEqual(d.suspects, [])
+        x = g.personalized_pagerank([1, 0, 0, 0, 0, 0, 0], damping=0.5)
+        self.assertEqual(d.native, sorted(range(7), key=lambda u: (-x[u], u))[:3])
+
+    def test_guard_outlives_graph(self):
+        g = authppr.Graph(7, self.EDGES, weights=self.WEIGHTS, directed=False, channels=self.CHANNELS)
+        gd = authppr.Guard(g, trust=["default"])
+        g.close()
+        self.assertEqual(gd.select([1, 0, 0, 0, 0, 0, 0], 1, candidates=[3, 4, 6], damping=0.5).auth, [4])
+
+    def test_random_guard_matches_two_solves(self):
+        # The authenticated top-k is the top-k of PPR on the trusted edges
+        # alone (up to near-ties), and divergent means the two differ.
+        rng = random.Random(11)
+        for trial in range(15):
+            n = rng.randrange(5, 40)
+            edges, weights = random_graph(rng, n, 3 * n)
+            weights = [w + 0.1 for w in weights]
+            chans = ["t" if rng.random() < 0.8 else "u" for _ in edges]
+            chans[0] = "t"
+            directed = trial % 2 == 1
+            reset = [0.0] * n
+            reset[rng.randrange(n)] = 1.0
+            k = rng.randrange(1, 4)
+            g = authppr.Graph(n, edges, weights=weights, directed=directed, channels=chans)
+            d = authppr.Guard(g, trust=["t"]).select(reset, k, damping=0.5)
+            te = [(e, w) for e, w, c in zip(edges, weights, chans) if c == "t"]
+            xa = authppr.Graph(n, [e for e, _ in te], weights=[w for _, w in te], directed=directed).personalized_pagerank(reset, 0.5)
+            xn = g.personalized_pagerank(reset, 0.5)
+            top = lambda x: sorted(range(n), key=lambda u: (-x[u], u))[:k]
+            self.assertEqual(d.native, top(xn))
+            kth = min(xa[u] for u in d.auth)
+            best_out = max([xa[u] for u in range(n) if u not in d.auth], default=-1)
+            self.assertGreaterEqual(kth, best_out - 1e-8, "trial %d" % trial)
+            if d.divergent:
+                self.assertGreater(max(xa[u] for u in range(n) if u not in d.native) - min(xa[u] for u in d.native), 0)
+
+
+@unittest.skipIf(np is None, "numpy not installed: buffer-protocol tests skipped")
+class NumpyInputs(unittest.TestCase):
+    def test_arrays_in_place_and_converted(self):
+        rng = np.random.default_rng(5)
+        n, m = 50, 200
+        e64 = rng.integers(0, n, size=(m, 2), dtype=np.int64)
+        w = rng.random(m)
+        reset = rng.random(n)
+        want = authppr.Graph(n, e64.tolist(), weights=w.tolist(), directed=False).personalized_pagerank(reset.tolist())
+        variants = [(e, w) for e in (e64, e64.astype(np.int32), e64.astype(np.uint16), np.asfortranarray(e64))]
+        variants += [(e64, w.tolist()), (e64, np.repeat(w, 2)[::2])]
+        for edges, weights in variants:
+            g = authppr.Graph(n, edges, weights=weights, directed=False)
+            self.assertEqual(g.personalized_pagerank(reset), want)
+        g = authppr.Graph(n, e64, weights=w, directed=False)
+        out = np.empty(n)
+        self.assertIs(g.personalized_pagerank(reset, out=out), out)
+        self.assertEqual(out.tolist(), want)
+        # float32 weights and strided resets are converted, not misread.
+        g32 = authppr.Graph(n, e64, weights=w.astype(np.float32), directed=False)
+        x32 = g32.personalized_pagerank(np.repeat(reset, 2)[::2])
+        ref = authppr.Graph(n, e64, weights=w.astype(np.float32).astype(np.float64), directed=False).personalized_pagerank(reset)
+        self.assertEqual(x32, ref)
+
+    def test_bad_arrays(self):
+        g = authppr.Graph(3, np.array([[0, 1], [1, 2]]))
+        with self.assertRaises(ValueError):
+            authppr.Graph(3, np.array([0, 1, 1, 2]))  # not (m, 2)
+        with self.assertRaises(ValueError):
+            authppr.Graph(3, np.array([[0, 1], [1, 5]]))
+        with self.assertRaises(ValueError):
+            g.personalized_pagerank(np.zeros(3))
+        with self.assertRaises(TypeError):
+            g.personalized_pagerank(np.ones(3), out=np.empty(3, dtype=np.float32))
+        with self.assertRaises(ValueError):
+            g.personalized_pagerank(np.ones(3), out=np.empty(2))
+        ro = np.ones(3)
+        ro.setflags(write=False)
+        self.assertAlmostEqual(sum(g.personalized_pagerank(ro)), 1.0, delta=1e-10)
+
+
+@unittest.skipIf(igraph is None, "python3-igraph not installed: comparison with igraph PRPACK skipped")
+class AgainstIgraph(unittest.TestCase):
+    """authppr.Graph.personalized_pagerank against igraph's PRPACK on the
+    same random graphs (parallel edges, self-loops, zero weights, isolated
+    and dangling nodes), at 1e-9 per coordinate."""
+
+    def test_random_graphs(self):
+        rng = random.Random(2024)
+        for trial in range(60):
+            n, edges, weights, directed, reset, d = random_case(rng, trial, 200, 4, 0.2)
+            ig = igraph.Graph(n=n, edges=edges, directed=directed)
+            if weights is not None:
+                ig.es["weight"] = weights
+            want = ig.personalized_pagerank(vertices=None, directed=directed, damping=d, reset=reset,
+                                            weights="weight" if weights is not None else None, implementation="prpack")
+            got = authppr.Graph(n, edges, weights=weights, directed=directed).personalized_pagerank(reset, d)
+            worst = max(abs(a - b) for a, b in zip(got, want))
+            self.assertLessEqual(worst, 1e-9, "trial %d (n=%d, m=%d, directed=%s, d=%s)" % (trial, n, len(edges), directed, d))
+
+    @unittest.skipIf(np is None, "numpy not installed")
+    def test_hipporag_run_ppr(self):
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples"))
+        import hipporag_run_ppr as hr
+        rng = np.random.default_rng(9)
+        n_ent, n_pas = 300, 60
+        edges = [(int(p), int(e)) for p in range(n_ent, n_ent + n_pas) for e in rng.choice(n_ent, 6, replace=False)]
+        edges += [tuple(int(v) for v in rng.choice(n_ent, 2, replace=False)) for _ in range(400)]
+        ig = igraph.Graph(n=n_ent + n_pas, edges=edges, directed=False)
+        ig.es["weight"] = (rng.random(len(edges)) + 0.5).tolist()
+        passage_node_idxs = list(range(n_ent, n_ent + n_pas))
+        reset = np.zeros(n_ent + n_pas)
+        reset[rng.choice(n_ent, 5, replace=False)] = rng.random(5)
+        reset[n_ent:] = rng.random(n_pas) * 0.05
+        reset[3] = np.nan  # HippoRAG's run_ppr zeroes NaN and negative entries
+        reset[4] = -1
+        want_ids, want_scores = hr.igraph_run_ppr(ig, passage_node_idxs, reset, 0.5)
+        runner = hr.AuthPPRRunPPR(ig, passage_node_idxs)
+        got_ids, got_scores = runner.run_ppr(reset, 0.5)
+        self.assertEqual(type(got_ids), type(want_ids))
+        self.assertEqual(got_ids.shape, want_ids.shape)
+        np.testing.assert_allclose(got_scores, want_scores, rtol=0, atol=1e-9)
+        # patch_hipporag gives a HippoRAG-shaped class the same run_ppr.
+        class FakeHippoRAG:
+            def __init__(self):
+                self.graph, self.passage_node_idxs = ig, passage_node_idxs
+        hr.patch_hipporag(FakeHippoRAG)
+        fake = FakeHippoRAG()
+        p_ids, p_scores = fake.run_ppr(reset, 0.5)
+        np.testing.assert_array_equal(p_ids, got_ids)
+        np.testing.assert_array_equal(p_scores, got_scores)
+        ig.add_edges([(0, n_ent)])  # a changed graph is rebuilt
+        ig.es[-1]["weight"] = 1.0
+        self.assertFalse(np.array_equal(fake.run_ppr(reset, 0.5)[1], p_scores))
+        # Same ranking wherever igraph's scores are not near-tied.
+        gaps = np.abs(np.diff(want_scores))
+        for i in range(len(want_ids)):
+            left_sep = i == 0 or gaps[i - 1] > 1e-9
+            right_sep = i == len(want_ids) - 1 or gaps[i] > 1e-9
+            if left_sep and right_sep:
+                self.assertEqual(got_ids[i], want_ids[i], "rank %d" % i)
+
+
+if __name__ == "__main__":
+    unittest.main()
