@@ -99,8 +99,11 @@ func rankCmp(keys []float64, q *Query, a, b int) int {
 // Top returns the first m indexes of Ranking(keys, q), in O(len * m): the
 // selectors' m is a handful, where a full sort would dominate the lab.
 func Top(keys []float64, q *Query, m int) []int {
-	m = min(m, len(keys))
+	m = max(0, min(m, len(keys)))
 	top := make([]int, 0, m+1)
+	if m == 0 {
+		return top
+	}
 	for i := range keys {
 		if len(top) == m && rankCmp(keys, q, i, top[m-1]) >= 0 {
 			continue

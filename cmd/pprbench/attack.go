@@ -52,6 +52,9 @@ func runAttack(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
+	if *budget < 1 || *perStep < 1 || *targets < 1 {
+		return fmt.Errorf("%w: --budget %d, --per-step %d, --targets %d: want each at least 1", errUsage, *budget, *perStep, *targets)
+	}
 	if *count < 1 || *k < 1 || *nodes < 10 {
 		return fmt.Errorf("%w: --queries %d, --k %d, --nodes %d: want positive (nodes at least 10)", errUsage, *count, *k, *nodes)
 	}
@@ -208,6 +211,7 @@ func sadvChart(r *attack.Report, path string) error {
 	p.Y.Min, p.Y.Max = 0, 1.05
 	p.X.Min, p.X.Max = 0.8, float64(r.Budget)+0.2
 	p.Legend.Top, p.Legend.Left = false, false
+	p.Legend.YOffs = vg.Points(14) // clear of the content line at 0
 	for i, s := range r.Selectors {
 		xys := make(plotter.XYs, r.Budget)
 		for b := range r.Budget {
