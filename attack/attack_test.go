@@ -57,6 +57,7 @@ func TestPPRIsEvictableAtSmallBudgets(t *testing.T) {
 		require.True(t, slices.IsSorted(curve), "S_adv(b) never falls with b: %v", curve)
 	}
 	require.Positive(t, s.Reliance)
+	require.Positive(t, s.SInj[r.Budget-1], "edge insertion injects a mid-content passage into some PPR top-k")
 }
 
 func TestContentSelectorIgnoresStructure(t *testing.T) {
@@ -75,6 +76,8 @@ func TestFixedPoolNeverSelectsOutOfPool(t *testing.T) {
 	s := selectorReport(t, r, "fixed-pool")
 	require.Positive(t, s.Evaluated)
 	require.Zero(t, s.OutOfPool)
+	require.Positive(t, s.InjQueries)
+	require.Zero(t, s.SInj[r.Budget-1], "a passage outside the content pool never enters")
 
 	// The strongest structural push there is: every out-of-pool candidate
 	// linked to the centre (distance 1), every pool member cut off.

@@ -66,6 +66,11 @@ type SelectorReport struct {
 	Reliance float64 `json:"structural_reliance"`
 	// SAdv maps a kind to S_adv(b) for b = 1..Budget.
 	SAdv map[string][]float64 `json:"s_adv"`
+	// SInj is S_inj(b) for b = 1..Budget: the share of queries (those whose
+	// clean selection lacks it) in which edge insertion gets one fixed
+	// passage of middling content score, chosen per query, selected.
+	SInj       []float64 `json:"s_inj"`
+	InjQueries int       `json:"s_inj_queries"`
 	// RelianceSAdvPearson is the Pearson correlation over queries between
 	// a query's reliance and whether edge insertion changed it within the
 	// budget; nil when either is constant.
@@ -125,6 +130,7 @@ type Report struct {
 type queryResult struct {
 	reliance  []float64     // per selector
 	success   [][]int       // [kind][selector]: writes needed, 0 = none within budget
+	injected  []int         // per selector: edges needed to inject the fixed target, 0 = none, -1 = selected already
 	outOfPool []int         // per selector
 	evaluated []int         // per selector
 	defence   []defenceCase // per kind
@@ -274,6 +280,14 @@ func (l *lab) query(q *Query) (*queryResult, error) {
 			}
 		}
 	}
+	// Injection: one passage of middling content score, fixed per query,
+	// that the attacker wants selected, by edge insertion.
+	inject := q.Candidates[Ranking(q.Content, q)[len(q.Candidates)/2]]
+	var injectWrites []*Write
+	for _, w := range wr.propose(EdgeInsert, inject, nil) {
+		injectWrites = append(injectWrites, &w)
+	}
+	every = append(every, injectWrites...)
 	ag, base, err := attackGraph(l.m.Graph, every, c.Attacker)
 	if err != nil {
 		return nil, err
@@ -286,13 +300,28 @@ func (l *lab) query(q *Query) (*queryResult, error) {
 	}
 	auth := Select(authKeys, q)
 
+	res.injected = make([]int, ns)
+	for s, sel := range c.Selectors {
+		if slices.Contains(cleanSel[s], inject) {
+			res.injected[s] = -1 // already selected: not counted
+			continue
+		}
+		entered := func(x []uint32) bool { return slices.Contains(x, inject) }
+		b, _, err := greedy(sel, q, ag, base, injectWrites, c.Budget, entered, index[inject], func(x []uint32) { check(s, x) })
+		if err != nil {
+			return nil, err
+		}
+		res.injected[s] = b
+	}
+
 	res.success = make([][]int, len(c.Kinds))
 	for k := range c.Kinds {
 		res.success[k] = make([]int, ns)
 		var guardWrites []*Write
 		for s, sel := range c.Selectors {
 			for ti, p := range plans[k][s] {
-				b, chosen, err := greedy(sel, q, ag, base, p.writes, c.Budget, cleanSel[s], index[p.target], func(x []uint32) { check(s, x) })
+				changed := func(x []uint32) bool { return !SameSet(x, cleanSel[s]) }
+				b, chosen, err := greedy(sel, q, ag, base, p.writes, c.Budget, changed, index[p.target], func(x []uint32) { check(s, x) })
 				if err != nil {
 					return nil, err
 				}
@@ -355,10 +384,10 @@ func targets(keys []float64, selected []uint32, q *Query, n int) []uint32 {
 
 // greedy makes up to budget writes from cands, each step trying every
 // unused candidate and keeping the one that most raises the target's
-// margin; it stops at the first write after which the top-k membership
-// differs from clean and returns the writes made (0 and the full-budget
-// writes when none changed it).
-func greedy(sel Selector, q *Query, ag *csr.Graph, base *roaring.Bitmap, cands []*Write, budget int, clean []uint32, target int, seen func([]uint32)) (int, []*Write, error) {
+// margin; it stops at the first write after which done holds for the
+// selection and returns the writes made (0 and the full-budget writes when
+// done never held).
+func greedy(sel Selector, q *Query, ag *csr.Graph, base *roaring.Bitmap, cands []*Write, budget int, done func([]uint32) bool, target int, seen func([]uint32)) (int, []*Write, error) {
 	var chosen []*Write
 	used := make([]bool, len(cands))
 	for b := 1; b <= budget; b++ {
@@ -378,7 +407,7 @@ func greedy(sel Selector, q *Query, ag *csr.Graph, base *roaring.Bitmap, cands [
 			}
 			s := Select(keys, q)
 			seen(s)
-			if !SameSet(s, clean) {
+			if done(s) {
 				return b, trial, nil
 			}
 			if m := margin(keys, q, target); best < 0 || m > bestMargin {
@@ -479,6 +508,19 @@ func (l *lab) aggregate(queries []Query, results []*queryResult) *Report {
 			sr.OutOfPool += qr.outOfPool[s]
 			sr.Evaluated += qr.evaluated[s]
 			rel = append(rel, qr.reliance[s])
+		}
+		sr.SInj = make([]float64, c.Budget)
+		for _, qr := range results {
+			if qr.injected[s] >= 0 {
+				sr.InjQueries++
+			}
+		}
+		for _, qr := range results {
+			if b := qr.injected[s]; b > 0 {
+				for j := b - 1; j < c.Budget; j++ {
+					sr.SInj[j] += 1 / float64(sr.InjQueries)
+				}
+			}
 		}
 		for k, kind := range c.Kinds {
 			curve := make([]float64, c.Budget)

@@ -133,12 +133,12 @@ func printAttack(w io.Writer, res *attackOutput) error {
 		fmt.Fprintf(w, "graph %s: %d nodes, %d edges, %d passages; %d queries, k=%d, budget %d writes (%d candidates per step, %d targets); %.0f s\n\n",
 			r.Graph, r.Nodes, r.Edges, r.Candidates, r.Queries, r.K, r.Budget, r.PerStep, r.Targets, res.Seconds[r.Graph])
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintf(tw, "selector\treliance\tS_adv edge-insert b=1\tb=2\tb=%d\tsynonym b=%d\tmerge b=%d\tdelete b=%d\tout-of-pool\n", r.Budget, r.Budget, r.Budget, r.Budget)
+		fmt.Fprintf(tw, "selector\treliance\tS_adv edge-insert b=1\tb=2\tb=%d\tsynonym b=%d\tmerge b=%d\tdelete b=%d\tS_inj b=1\tb=%d\tout-of-pool\n", r.Budget, r.Budget, r.Budget, r.Budget, r.Budget)
 		for _, s := range r.Selectors {
 			e := s.SAdv["edge-insert"]
-			fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d of %d\n", s.Name, s.Reliance,
+			fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d of %d\n", s.Name, s.Reliance,
 				at(e, 0), at(e, 1), at(e, r.Budget-1), at(s.SAdv["synonym"], r.Budget-1), at(s.SAdv["merge"], r.Budget-1),
-				at(s.SAdv["delete"], r.Budget-1), s.OutOfPool, s.Evaluated)
+				at(s.SAdv["delete"], r.Budget-1), at(s.SInj, 0), at(s.SInj, r.Budget-1), s.OutOfPool, s.Evaluated)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -196,18 +196,26 @@ func writeAttackFiles(dir string, res *attackOutput) error {
 		return err
 	}
 	for _, r := range res.Graphs {
-		if err := sadvChart(r, filepath.Join(dir, "sadv-"+r.Graph+".png")); err != nil {
+		sadv := func(s attack.SelectorReport) []float64 { return s.SAdv["edge-insert"] }
+		title := fmt.Sprintf("%s: any top-%d change by edge insertion (%d queries)", r.Graph, r.K, r.Queries)
+		if err := budgetChart(r, title, "S_adv(b)", sadv, filepath.Join(dir, "sadv-"+r.Graph+".png")); err != nil {
+			return err
+		}
+		sinj := func(s attack.SelectorReport) []float64 { return s.SInj }
+		title = fmt.Sprintf("%s: a fixed mid-content passage injected into the top-%d", r.Graph, r.K)
+		if err := budgetChart(r, title, "S_inj(b)", sinj, filepath.Join(dir, "sinj-"+r.Graph+".png")); err != nil {
 			return err
 		}
 	}
 	return ledgerChart(res.Ledger, filepath.Join(dir, "ledger.png"))
 }
 
-func sadvChart(r *attack.Report, path string) error {
+// budgetChart draws one line per selector of a measure against the budget.
+func budgetChart(r *attack.Report, title, measure string, series func(attack.SelectorReport) []float64, path string) error {
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s: edge insertion, %d queries, top-%d", r.Graph, r.Queries, r.K)
+	p.Title.Text = title
 	p.X.Label.Text = "attacker budget b (edges written)"
-	p.Y.Label.Text = "S_adv(b): share of queries changed"
+	p.Y.Label.Text = measure + ": share of queries"
 	p.Y.Min, p.Y.Max = 0, 1.05
 	p.X.Min, p.X.Max = 0.8, float64(r.Budget)+0.2
 	p.Legend.Top, p.Legend.Left = false, false
@@ -215,7 +223,7 @@ func sadvChart(r *attack.Report, path string) error {
 	for i, s := range r.Selectors {
 		xys := make(plotter.XYs, r.Budget)
 		for b := range r.Budget {
-			xys[b].X, xys[b].Y = float64(b+1), at(s.SAdv["edge-insert"], b)
+			xys[b].X, xys[b].Y = float64(b+1), at(series(s), b)
 		}
 		line, points, err := plotter.NewLinePoints(xys)
 		if err != nil {

@@ -45,7 +45,7 @@ func TestAttackWritesTablesJSONAndCharts(t *testing.T) {
 	}
 	require.Equal(t, 499, res.Ledger.Transfers)
 	require.Zero(t, res.Ledger.Guard)
-	for _, png := range []string{"sadv-memory-2k.png", "ledger.png"} {
+	for _, png := range []string{"sadv-memory-2k.png", "sinj-memory-2k.png", "ledger.png"} {
 		b, err := os.ReadFile(filepath.Join(dir, png))
 		require.NoError(t, err)
 		require.Equal(t, "\x89PNG", string(b[:4]), png)
