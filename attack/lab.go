@@ -71,10 +71,11 @@ type SelectorReport struct {
 	// passage of middling content score, chosen per query, selected.
 	SInj       []float64 `json:"s_inj"`
 	InjQueries int       `json:"s_inj_queries"`
-	// RelianceSAdvPearson is the Pearson correlation over queries between
-	// a query's reliance and whether edge insertion changed it within the
-	// budget; nil when either is constant.
-	RelianceSAdvPearson *float64 `json:"reliance_sadv_pearson"`
+	// RelianceCostPearson is the Pearson correlation over queries between
+	// a query's reliance and the edges edge insertion needed to change its
+	// top-k (Budget+1 when it failed): if reliance predicted evictability
+	// it would be clearly negative. Nil when either is constant.
+	RelianceCostPearson *float64 `json:"reliance_cost_pearson"`
 	// OutOfPool counts evaluated selections (clean and attacked) holding a
 	// candidate outside a fixed pool; only FixedPool has one.
 	OutOfPool int `json:"out_of_pool_selections"`
@@ -121,9 +122,11 @@ type Report struct {
 	// divergences reported (over-blocking, must be 0).
 	CleanQueries      int `json:"clean_queries"`
 	CleanOverBlocking int `json:"clean_over_blocking"`
-	// SelectorPearson correlates mean reliance with S_adv(Budget) of edge
-	// insertion across selectors (nil when either is constant).
-	SelectorPearson *float64 `json:"selector_reliance_sadv_pearson"`
+	// SelectorPearsonSAdv and SelectorPearsonSInj correlate mean reliance
+	// with S_adv(Budget) of edge insertion and with S_inj(Budget) across
+	// selectors (nil when either is constant).
+	SelectorPearsonSAdv *float64 `json:"selector_reliance_sadv_pearson"`
+	SelectorPearsonSInj *float64 `json:"selector_reliance_sinj_pearson"`
 }
 
 // queryResult is one query's outcome.
@@ -499,10 +502,10 @@ func (l *lab) aggregate(queries []Query, results []*queryResult) *Report {
 		r.K = queries[0].K
 	}
 	n := float64(len(queries))
-	var meanRel, full []float64
+	var meanRel, fullAdv, fullInj []float64
 	for s, sel := range c.Selectors {
 		sr := SelectorReport{Name: sel.Name(), SAdv: map[string][]float64{}}
-		var rel, succ []float64
+		var rel, cost []float64
 		for _, qr := range results {
 			sr.Reliance += qr.reliance[s] / n
 			sr.OutOfPool += qr.outOfPool[s]
@@ -531,19 +534,25 @@ func (l *lab) aggregate(queries []Query, results []*queryResult) *Report {
 					}
 				}
 				if kind == EdgeInsert {
-					succ = append(succ, boolFloat(qr.success[k][s] > 0))
+					b := qr.success[k][s]
+					if b == 0 {
+						b = c.Budget + 1
+					}
+					cost = append(cost, float64(b))
 				}
 			}
 			sr.SAdv[kind.String()] = curve
 			if kind == EdgeInsert {
 				meanRel = append(meanRel, sr.Reliance)
-				full = append(full, curve[c.Budget-1])
+				fullAdv = append(fullAdv, curve[c.Budget-1])
+				fullInj = append(fullInj, sr.SInj[c.Budget-1])
 			}
 		}
-		sr.RelianceSAdvPearson = pearson(rel, succ)
+		sr.RelianceCostPearson = pearson(rel, cost)
 		r.Selectors = append(r.Selectors, sr)
 	}
-	r.SelectorPearson = pearson(meanRel, full)
+	r.SelectorPearsonSAdv = pearson(meanRel, fullAdv)
+	r.SelectorPearsonSInj = pearson(meanRel, fullInj)
 	for k, kind := range c.Kinds {
 		dr := DefenceReport{Kind: kind.String(), Queries: len(queries)}
 		for _, qr := range results {
@@ -580,13 +589,6 @@ func (l *lab) aggregate(queries []Query, results []*queryResult) *Report {
 		}
 	}
 	return r
-}
-
-func boolFloat(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // pearson is the sample correlation of x and y, nil when either is

@@ -143,9 +143,10 @@ func printAttack(w io.Writer, res *attackOutput) error {
 		if err := tw.Flush(); err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "\ncorrelation of structural reliance with S_adv(%d) edge-insert: across selectors %s; across queries, per selector:", r.Budget, fmtCorr(r.SelectorPearson))
+		fmt.Fprintf(w, "\nPearson correlation of structural reliance across selectors: with S_adv(%d) %s, with S_inj(%d) %s;\n", r.Budget, fmtCorr(r.SelectorPearsonSAdv), r.Budget, fmtCorr(r.SelectorPearsonSInj))
+		fmt.Fprintf(w, "across queries, with the edges needed to change the top-k (%d = failed):", r.Budget+1)
 		for _, s := range r.Selectors {
-			fmt.Fprintf(w, " %s %s", s.Name, fmtCorr(s.RelianceSAdvPearson))
+			fmt.Fprintf(w, " %s %s", s.Name, fmtCorr(s.RelianceCostPearson))
 		}
 		fmt.Fprintf(w, "\n\nPPR, each query attacked on its own (cheapest successful attack, else the full-budget one):\n")
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
