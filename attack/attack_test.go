@@ -331,3 +331,26 @@ func TestQueryValidation(t *testing.T) {
 	_, err = Run(&Memory{Graph: nil}, nil, c)
 	require.ErrorContains(t, err, "guarded PPR selector")
 }
+
+// TestPPRKeysSelectExactly: the early-stopping solve behind PPR.Keys selects
+// what a full solve to 1e-13 selects.
+func TestPPRKeysSelectExactly(t *testing.T) {
+	m, err := GeneratedMemory(smallMemory)
+	require.NoError(t, err)
+	qs, err := m.Queries(8, 5, 4)
+	require.NoError(t, err)
+	exact := HippoPPR
+	exact.Tol = 1e-13
+	for _, q := range qs {
+		keys, err := HippoPPR.Keys(mask.Full(m.Graph), &q)
+		require.NoError(t, err)
+		scores, err := exact.Scores(mask.Full(m.Graph), &q)
+		require.NoError(t, err)
+		ref := make([]float64, len(q.Candidates))
+		for i, c := range q.Candidates {
+			ref[i] = scores[c]
+			require.InDelta(t, ref[i], keys[i], 1e-3)
+		}
+		require.Equal(t, Select(ref, &q), Select(keys, &q), q.ID)
+	}
+}

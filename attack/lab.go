@@ -273,7 +273,11 @@ func (l *lab) query(q *Query) (*queryResult, error) {
 	for k, kind := range c.Kinds {
 		plans[k] = make([][]plan, ns)
 		for s := range c.Selectors {
-			for _, t := range targets(cleanKeys[s], cleanSel[s], q, c.Targets) {
+			n := c.Targets
+			if kind == Delete {
+				n = 1 // deletions do not depend on the target: one greedy run
+			}
+			for _, t := range targets(cleanKeys[s], cleanSel[s], q, n) {
 				var ws []*Write
 				for _, w := range wr.propose(kind, t, cleanSel[s]) {
 					ws = append(ws, &w)
@@ -493,6 +497,25 @@ func nodes(s []ppr.Scored) []uint32 {
 	return out
 }
 
+// shareWithin returns, for b = 1..budget, the share of needed (writes an
+// attack needed, 0 = failed) that is at most b: counted, then divided once.
+func shareWithin(needed []int, budget int) []float64 {
+	out := make([]float64, budget)
+	if len(needed) == 0 {
+		return out
+	}
+	for b := 1; b <= budget; b++ {
+		count := 0
+		for _, x := range needed {
+			if x > 0 && x <= b {
+				count++
+			}
+		}
+		out[b-1] = float64(count) / float64(len(needed))
+	}
+	return out
+}
+
 func (l *lab) aggregate(queries []Query, results []*queryResult) *Report {
 	c := l.c
 	g := l.m.Graph
@@ -507,32 +530,27 @@ func (l *lab) aggregate(queries []Query, results []*queryResult) *Report {
 		sr := SelectorReport{Name: sel.Name(), SAdv: map[string][]float64{}}
 		var rel, cost []float64
 		for _, qr := range results {
-			sr.Reliance += qr.reliance[s] / n
+			sr.Reliance += qr.reliance[s]
 			sr.OutOfPool += qr.outOfPool[s]
 			sr.Evaluated += qr.evaluated[s]
 			rel = append(rel, qr.reliance[s])
 		}
-		sr.SInj = make([]float64, c.Budget)
+		sr.Reliance /= n
+		var inj []int
 		for _, qr := range results {
 			if qr.injected[s] >= 0 {
 				sr.InjQueries++
+				inj = append(inj, qr.injected[s])
 			}
 		}
-		for _, qr := range results {
-			if b := qr.injected[s]; b > 0 {
-				for j := b - 1; j < c.Budget; j++ {
-					sr.SInj[j] += 1 / float64(sr.InjQueries)
-				}
-			}
-		}
+		sr.SInj = shareWithin(inj, c.Budget)
 		for k, kind := range c.Kinds {
-			curve := make([]float64, c.Budget)
+			var needed []int
 			for _, qr := range results {
-				if b := qr.success[k][s]; b > 0 {
-					for j := b - 1; j < c.Budget; j++ {
-						curve[j] += 1 / n
-					}
-				}
+				needed = append(needed, qr.success[k][s])
+			}
+			curve := shareWithin(needed, c.Budget)
+			for _, qr := range results {
 				if kind == EdgeInsert {
 					b := qr.success[k][s]
 					if b == 0 {

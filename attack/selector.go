@@ -194,14 +194,21 @@ func (p PPR) Scores(v *mask.View, q *Query) ([]float64, error) {
 	return res.Scores, nil
 }
 
+// Keys solves until the top-k is proved (ppr.SolveTopK) or the tolerance
+// is reached: the selection is exact, the other keys are within the
+// solve's error bound, which is all greedy's margin needs.
 func (p PPR) Keys(v *mask.View, q *Query) ([]float64, error) {
-	scores, err := p.Scores(v, q)
+	seeds, err := ppr.NewSeeds(v.Graph().NumNodes(), p.Seeds(q))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("attack: query %s: %w", q.ID, err)
+	}
+	res, err := ppr.SolveTopK(v, seeds, p.Damping, q.K, q.Candidates, ppr.Options{Tol: p.Tol})
+	if err != nil {
+		return nil, fmt.Errorf("attack: query %s: %w", q.ID, err)
 	}
 	keys := make([]float64, len(q.Candidates))
 	for i, c := range q.Candidates {
-		keys[i] = scores[c]
+		keys[i] = res.Scores[c]
 	}
 	return keys, nil
 }
