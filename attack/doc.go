@@ -30,7 +30,11 @@
 // # Measures
 //
 //   - S_adv(b): the share of queries whose top-k membership greedy changes
-//     with at most b writes, per selector and attack kind.
+//     with at most b writes, per selector and attack kind (targets: the
+//     best unselected candidates of each selector).
+//   - S_inj(b): the share of queries into whose top-k edge insertion gets
+//     one fixed passage of middling content score (the attacker's choice,
+//     not the selector's next best): what a fixed pool is immune to.
 //   - Structural reliance: 1 - Jaccard(top-k with all structure, top-k with
 //     every edge masked), per selector.
 //   - The divergence set D: queries whose selected passages are all
