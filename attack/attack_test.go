@@ -148,6 +148,16 @@ func TestLedger(t *testing.T) {
 	again, err := Ledger(DefaultLedger)
 	require.NoError(t, err)
 	require.Equal(t, r, again, "fixed seeds give the same numbers")
+
+	// A light write changes no transfer: the guard, which sees an untrusted
+	// edge carrying mass, must still refuse nothing.
+	light := DefaultLedger
+	light.WriteWeight = 1
+	r, err = Ledger(light)
+	require.NoError(t, err)
+	require.Zero(t, r.NoDefence)
+	require.Zero(t, r.GuardRefused)
+	require.Zero(t, r.Guard)
 }
 
 func TestRunIsDeterministic(t *testing.T) {

@@ -44,6 +44,7 @@ func runAttack(args []string, stdout, stderr io.Writer) error {
 	targets := fs.Int("targets", 2, "targets greedy tries per query and selector")
 	workers := fs.Int("workers", 2, "queries attacked at once (results do not depend on it)")
 	seed := fs.Uint64("seed", 1, "seed of the graphs, roles and queries")
+	ledgerWeight := fs.Float64("ledger-weight", attack.DefaultLedger.WriteWeight, "weight of the untrusted write in the ledger scenario")
 	out := fs.String("out", "", "directory to write attack.json and the PNG charts into")
 	asJSON := fs.Bool("json", false, "print the JSON instead of tables")
 	if err := fs.Parse(args); err != nil {
@@ -58,13 +59,15 @@ func runAttack(args []string, stdout, stderr io.Writer) error {
 	if *count < 1 || *k < 1 || *nodes < 10 {
 		return fmt.Errorf("%w: --queries %d, --k %d, --nodes %d: want positive (nodes at least 10)", errUsage, *count, *k, *nodes)
 	}
+	lc := attack.DefaultLedger
+	lc.WriteWeight = *ledgerWeight
 	c := attack.DefaultConfig()
 	c.Budget, c.PerStep, c.Targets, c.Workers = *budget, *perStep, *targets, *workers
 	res := attackOutput{
 		Command: "pprbench attack " + strings.Join(args, " "),
 		Config: map[string]any{
 			"selectors": selectorNames(c.Selectors), "ppr_damping": c.PPR.Damping, "ppr_content_weight": c.PPR.ContentWeight,
-			"ppr_tol": c.PPR.Tol, "max_merge_arcs": c.MaxMerge, "seed": *seed, "ledger": attack.DefaultLedger,
+			"ppr_tol": c.PPR.Tol, "max_merge_arcs": c.MaxMerge, "seed": *seed, "ledger": lc,
 		},
 		Seconds: map[string]float64{},
 	}
@@ -100,7 +103,7 @@ func runAttack(args []string, stdout, stderr io.Writer) error {
 		res.Seconds[m.Name] = time.Since(start).Seconds()
 	}
 	start := time.Now()
-	ledger, err := attack.Ledger(attack.DefaultLedger)
+	ledger, err := attack.Ledger(lc)
 	if err != nil {
 		return err
 	}
