@@ -1,0 +1,271 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"image/color"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/authppr/authppr/attack"
+	"github.com/authppr/authppr/bench"
+	"github.com/authppr/authppr/csr"
+)
+
+// attackOutput is the JSON the attack command writes.
+type attackOutput struct {
+	Command string               `json:"command"`
+	Graphs  []*attack.Report     `json:"graphs"`
+	Ledger  *attack.LedgerReport `json:"ledger"`
+	Config  map[string]any       `json:"config"`
+	Seconds map[string]float64   `json:"seconds"`
+}
+
+func runAttack(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("attack", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	graphs := fs.String("graph", "memory", "comma-separated graphs: memory (generated HippoRAG-like) and/or wn18rr (undirected triples, a fifth of the synsets as passages)")
+	data := fs.String("data", filepath.Join("..", "shared", "data"), "directory with wn18rr-train.txt.gz")
+	nodes := fs.Int("nodes", 50000, "memory graph size (entities + passages, 4:1)")
+	count := fs.Int("queries", 60, "queries per graph")
+	k := fs.Int("k", 5, "passages selected per query")
+	budget := fs.Int("budget", 6, "largest number of attacker writes")
+	perStep := fs.Int("per-step", 6, "candidate writes greedy tries per step")
+	targets := fs.Int("targets", 2, "targets greedy tries per query and selector")
+	workers := fs.Int("workers", 2, "queries attacked at once (results do not depend on it)")
+	seed := fs.Uint64("seed", 1, "seed of the graphs, roles and queries")
+	ledgerWeight := fs.Float64("ledger-weight", attack.DefaultLedger.WriteWeight, "weight of the untrusted write in the ledger scenario")
+	out := fs.String("out", "", "directory to write attack.json and the PNG charts into")
+	asJSON := fs.Bool("json", false, "print the JSON instead of tables")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if *budget < 1 || *perStep < 1 || *targets < 1 {
+		return fmt.Errorf("%w: --budget %d, --per-step %d, --targets %d: want each at least 1", errUsage, *budget, *perStep, *targets)
+	}
+	if *count < 1 || *k < 1 || *nodes < 10 {
+		return fmt.Errorf("%w: --queries %d, --k %d, --nodes %d: want positive (nodes at least 10)", errUsage, *count, *k, *nodes)
+	}
+	lc := attack.DefaultLedger
+	lc.WriteWeight = *ledgerWeight
+	c := attack.DefaultConfig()
+	c.Budget, c.PerStep, c.Targets, c.Workers = *budget, *perStep, *targets, *workers
+	res := attackOutput{
+		Command: "pprbench attack " + strings.Join(args, " "),
+		Config: map[string]any{
+			"selectors": selectorNames(c.Selectors), "ppr_damping": c.PPR.Damping, "ppr_content_weight": c.PPR.ContentWeight,
+			"ppr_tol": c.PPR.Tol, "max_merge_arcs": c.MaxMerge, "seed": *seed, "ledger": lc,
+		},
+		Seconds: map[string]float64{},
+	}
+	for _, name := range strings.Split(*graphs, ",") {
+		start := time.Now()
+		var m *attack.Memory
+		var err error
+		switch name {
+		case "memory":
+			mc := bench.DefaultMemory
+			mc.Entities, mc.Passages, mc.Seed = *nodes*4/5, *nodes/5, *seed
+			m, err = attack.GeneratedMemory(mc)
+		case "wn18rr":
+			var g *csr.Graph
+			if g, err = csr.ReadFile(filepath.Join(*data, "wn18rr-train.txt.gz"), csr.FormatTriples, false); err == nil {
+				m, err = attack.SplitRoles("wn18rr", g, 0.2, *seed)
+			}
+		default:
+			return fmt.Errorf("%w: --graph %q, want memory or wn18rr", errUsage, name)
+		}
+		if err != nil {
+			return err
+		}
+		queries, err := m.Queries(*count, *k, *seed)
+		if err != nil {
+			return err
+		}
+		r, err := attack.Run(m, queries, c)
+		if err != nil {
+			return err
+		}
+		res.Graphs = append(res.Graphs, r)
+		res.Seconds[m.Name] = time.Since(start).Seconds()
+	}
+	start := time.Now()
+	ledger, err := attack.Ledger(lc)
+	if err != nil {
+		return err
+	}
+	res.Ledger = ledger
+	res.Seconds["ledger"] = time.Since(start).Seconds()
+
+	if *out != "" {
+		if err := writeAttackFiles(*out, &res); err != nil {
+			return err
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	return printAttack(stdout, &res)
+}
+
+func selectorNames(ss []attack.Selector) []string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, s.Name())
+	}
+	return out
+}
+
+func printAttack(w io.Writer, res *attackOutput) error {
+	for _, r := range res.Graphs {
+		fmt.Fprintf(w, "graph %s: %d nodes, %d edges, %d passages; %d queries, k=%d, budget %d writes (%d candidates per step, %d targets); %.0f s\n\n",
+			r.Graph, r.Nodes, r.Edges, r.Candidates, r.Queries, r.K, r.Budget, r.PerStep, r.Targets, res.Seconds[r.Graph])
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintf(tw, "selector\treliance\tS_adv edge-insert b=1\tb=2\tb=%d\tsynonym b=%d\tmerge b=%d\tdelete b=%d\tS_inj b=1\tb=%d\tout-of-pool\n", r.Budget, r.Budget, r.Budget, r.Budget, r.Budget)
+		for _, s := range r.Selectors {
+			e := s.SAdv["edge-insert"]
+			fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d of %d\n", s.Name, s.Reliance,
+				at(e, 0), at(e, 1), at(e, r.Budget-1), at(s.SAdv["synonym"], r.Budget-1), at(s.SAdv["merge"], r.Budget-1),
+				at(s.SAdv["delete"], r.Budget-1), at(s.SInj, 0), at(s.SInj, r.Budget-1), s.OutOfPool, s.Evaluated)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "\nPearson correlation of structural reliance across selectors: with S_adv(%d) %s, with S_inj(%d) %s;\n", r.Budget, fmtCorr(r.SelectorPearsonSAdv), r.Budget, fmtCorr(r.SelectorPearsonSInj))
+		fmt.Fprintf(w, "across queries, with the edges needed to change the top-k (%d = failed):", r.Budget+1)
+		for _, s := range r.Selectors {
+			fmt.Fprintf(w, " %s %s", s.Name, fmtCorr(s.RelianceCostPearson))
+		}
+		fmt.Fprintf(w, "\n\nPPR, each query attacked on its own (cheapest successful attack, else the full-budget one):\n")
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "attack\t|D|\tharm: no defence\tprovenance only\tguard\tguard refused\tties\tfalse alarms")
+		for _, d := range r.Defences {
+			fmt.Fprintf(tw, "%s\t%d of %d\t%d\t%d\t%d\t%d\t%d\t%d\n", d.Kind, d.D, d.Queries, d.NoDefence, d.Provenance, d.Guard, d.GuardRefused, d.GuardTies, d.FalseAlarms)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "guard on the clean graph: %d divergences in %d queries (over-blocking)\n\n", r.CleanOverBlocking, r.CleanQueries)
+	}
+	l := res.Ledger
+	fmt.Fprintf(w, "ledger: %d transfers, top-1 PPR over the accounts; one untrusted write: %s\n", l.Transfers, l.Write)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "defence\tmisdirected (attacked)\trefused\tmisdirected (clean)\trefused (clean)")
+	fmt.Fprintf(tw, "none\t%d\t-\t%d\t-\n", l.NoDefence, l.CleanMisdirected)
+	fmt.Fprintf(tw, "provenance only\t%d\t0\t%d\t0\n", l.Provenance, l.CleanMisdirected)
+	fmt.Fprintf(tw, "guard (reject)\t%d\t%d (%d false alarms)\t%d\t%d\n", l.Guard, l.GuardRefused, l.FalseAlarms, l.CleanMisdirected, l.CleanOverBlocking)
+	return tw.Flush()
+}
+
+func at(xs []float64, i int) float64 {
+	if i < 0 || i >= len(xs) {
+		return 0
+	}
+	return xs[i]
+}
+
+func fmtCorr(r *float64) string {
+	if r == nil {
+		return "n/a (constant)"
+	}
+	return fmt.Sprintf("%.2f", *r)
+}
+
+// writeAttackFiles writes attack.json, one S_adv chart per graph and the
+// ledger chart into dir.
+func writeAttackFiles(dir string, res *attackOutput) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "attack.json"), append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	for _, r := range res.Graphs {
+		sadv := func(s attack.SelectorReport) []float64 { return s.SAdv["edge-insert"] }
+		title := fmt.Sprintf("%s: any top-%d change by edge insertion (%d queries)", r.Graph, r.K, r.Queries)
+		if err := budgetChart(r, title, "S_adv(b)", sadv, filepath.Join(dir, "sadv-"+r.Graph+".png")); err != nil {
+			return err
+		}
+		sinj := func(s attack.SelectorReport) []float64 { return s.SInj }
+		title = fmt.Sprintf("%s: a fixed mid-content passage injected into the top-%d", r.Graph, r.K)
+		if err := budgetChart(r, title, "S_inj(b)", sinj, filepath.Join(dir, "sinj-"+r.Graph+".png")); err != nil {
+			return err
+		}
+	}
+	return ledgerChart(res.Ledger, filepath.Join(dir, "ledger.png"))
+}
+
+// budgetChart draws one line per selector of a measure against the budget.
+func budgetChart(r *attack.Report, title, measure string, series func(attack.SelectorReport) []float64, path string) error {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "attacker budget b (edges written)"
+	p.Y.Label.Text = measure + ": share of queries"
+	p.Y.Min, p.Y.Max = 0, 1.05
+	p.X.Min, p.X.Max = 0.8, float64(r.Budget)+0.2
+	p.Legend.Top, p.Legend.Left = false, false
+	p.Legend.YOffs = vg.Points(14) // clear of the content line at 0
+	for i, s := range r.Selectors {
+		xys := make(plotter.XYs, r.Budget)
+		for b := range r.Budget {
+			xys[b].X, xys[b].Y = float64(b+1), at(series(s), b)
+		}
+		line, points, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return err
+		}
+		line.Color = plotutil.Color(i)
+		line.Dashes = plotutil.Dashes(i)
+		points.Shape = plotutil.Shape(i)
+		points.Color = plotutil.Color(i)
+		p.Add(line, points)
+		p.Legend.Add(s.Name, line, points)
+	}
+	p.Add(plotter.NewGrid())
+	return p.Save(5*vg.Inch, 3.2*vg.Inch, path)
+}
+
+func ledgerChart(l *attack.LedgerReport, path string) error {
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("ledger: %d transfers, one untrusted write", l.Transfers)
+	p.Y.Label.Text = "misdirected transfers"
+	attacked, err := plotter.NewBarChart(plotter.Values{float64(l.NoDefence), float64(l.Provenance), float64(l.Guard)}, vg.Points(28))
+	if err != nil {
+		return err
+	}
+	attacked.Color = color.RGBA{R: 200, G: 60, B: 60, A: 255}
+	attacked.Offset = -vg.Points(15)
+	clean, err := plotter.NewBarChart(plotter.Values{float64(l.CleanMisdirected), float64(l.CleanMisdirected), float64(l.CleanMisdirected)}, vg.Points(28))
+	if err != nil {
+		return err
+	}
+	clean.Color = color.RGBA{R: 70, G: 110, B: 190, A: 255}
+	clean.Offset = vg.Points(15)
+	p.Add(attacked, clean)
+	p.Legend.Add("attacked: misdirected", attacked)
+	p.Legend.Add(fmt.Sprintf("clean run (guard refused %d)", l.CleanOverBlocking), clean)
+	p.Legend.Top = true
+	p.NominalX("no defence", "provenance only", "guard (reject)")
+	p.Y.Min = 0
+	p.Y.Max = float64(max(l.NoDefence, 1)) * 1.35
+	return p.Save(5*vg.Inch, 3.2*vg.Inch, path)
+}

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestAttackWritesTablesJSONAndCharts(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := runCLI("attack", "--nodes", "2000", "--queries", "3", "--budget", "2", "--per-step", "3", "--out", dir)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "graph memory-2k")
+	require.Contains(t, out, "guard (reject)")
+	raw, err := os.ReadFile(filepath.Join(dir, "attack.json"))
+	require.NoError(t, err)
+	var res struct {
+		Graphs []struct {
+			Graph     string `json:"graph"`
+			Queries   int    `json:"queries"`
+			Selectors []struct {
+				Name string               `json:"name"`
+				SAdv map[string][]float64 `json:"s_adv"`
+			} `json:"selectors"`
+			Defences []struct {
+				Guard int `json:"harm_guard"`
+			} `json:"defences"`
+			CleanOverBlocking int `json:"clean_over_blocking"`
+		} `json:"graphs"`
+		Ledger struct {
+			Transfers int `json:"transfers"`
+			Guard     int `json:"misdirected_guard"`
+		} `json:"ledger"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &res))
+	require.Len(t, res.Graphs, 1)
+	require.Equal(t, 3, res.Graphs[0].Queries)
+	require.Len(t, res.Graphs[0].Selectors, 4)
+	require.Len(t, res.Graphs[0].Selectors[0].SAdv["edge-insert"], 2)
+	for _, d := range res.Graphs[0].Defences {
+		require.Zero(t, d.Guard)
+	}
+	require.Equal(t, 499, res.Ledger.Transfers)
+	require.Zero(t, res.Ledger.Guard)
+	for _, png := range []string{"sadv-memory-2k.png", "sinj-memory-2k.png", "ledger.png"} {
+		b, err := os.ReadFile(filepath.Join(dir, png))
+		require.NoError(t, err)
+		require.Equal(t, "\x89PNG", string(b[:4]), png)
+	}
+}
+
+func TestAttackUsageErrors(t *testing.T) {
+	code, _, errOut := runCLI("attack", "--graph", "nope")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, `--graph "nope"`)
+	code, _, _ = runCLI("attack", "--queries", "0")
+	require.Equal(t, 2, code)
+	code, _, errOut = runCLI("attack", "--nodes", "2000", "--queries", "1", "--budget", "0")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "--budget 0")
+}
