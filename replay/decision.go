@@ -148,6 +148,9 @@ type Decision struct {
 	ReplayTime   time.Duration // everything after that
 	ReplayArcOps int64         // arcs read by replay pushes and sweeps
 	ReplaySweeps int
+	// Refined counts the candidates whose bounds reverse pushes tightened
+	// when they decided (directed views, full path; see reverse.go).
+	Refined int
 }
 
 // DivergenceError is returned by Select under the Escalate policy.

@@ -90,6 +90,7 @@ func TestGuardMatchesReferenceOnEveryPath(t *testing.T) {
 		cases = 40
 	}
 	outcomes := map[Path]map[Outcome]int{}
+	refined := 0
 	for i := range cases {
 		sc := randomScenario(t, rng, 5+rng.IntN(60), rng.IntN(2) == 0, []float64{0.01, 0.1, 0.3}[rng.IntN(3)])
 		for range 4 {
@@ -110,6 +111,9 @@ func TestGuardMatchesReferenceOnEveryPath(t *testing.T) {
 					require.GreaterOrEqualf(t, d.Path, force, "forced %s, decided by %s", force, d.Path)
 				}
 				checkAgainstReference(t, sc, q, opt, d)
+				if d.Refined > 0 {
+					refined++
+				}
 				if outcomes[d.Path] == nil {
 					outcomes[d.Path] = map[Outcome]int{}
 				}
@@ -117,7 +121,8 @@ func TestGuardMatchesReferenceOnEveryPath(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("path/outcome mix: %v", outcomes)
+	t.Logf("path/outcome mix: %v; %d decided by reverse-refined bounds", outcomes, refined)
+	require.Positive(t, refined, "no decision used reverse refinement")
 	for _, p := range []Path{PathCertificate, PathDelta, PathFull} {
 		require.NotEmptyf(t, outcomes[p], "path %s never decided", p)
 	}

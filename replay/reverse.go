@@ -278,6 +278,7 @@ func (r *run) refineDirected(l1 float64) bool {
 		}
 	}
 	r.finish(PathFull, out, iv, widest)
+	r.d.Refined = len(bounds)
 	return true
 }
 
