@@ -161,8 +161,9 @@ func (ref *refinement) ops() int64 {
 // the candidate) and already tightens the L1 term tenfold; below the finest
 // a reverse push costs more than the sweeps it would save (R-MAT 16,
 // one-percent regime, all 200 queries' replay time over their native time:
-// 31.8% with 1e-3, 23.4% with 1e-2, 21.6% with 3e-2, 28.8% without
-// refinement, in one loaded session; `pprbench overhead --workload rmat`).
+// 31.8% with 1e-3, 23.4% with 1e-2, 21.6% with 3e-2 in one loaded
+// session, and in another 22.4% with 1e-2 against 32.5% without
+// refinement; `pprbench overhead --workload rmat`).
 const (
 	coarsestReverse = 0.1
 	finestReverse   = 1e-2
