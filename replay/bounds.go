@@ -171,34 +171,53 @@ func perCoordinateBound(maxRatio, alpha float64) float64 { return maxRatio / alp
 //
 // It also returns the largest per-coordinate term among the candidates.
 func gapInterval(xg, dx, w []float64, inSel []bool, sel, cands []uint32, em errorModel) (Interval, float64) {
-	minLo, minHi := math.Inf(1), math.Inf(1)
-	maxLo, maxHi := math.Inf(-1), math.Inf(-1)
 	worst := 0.0
-	visit := func(v uint32) {
+	iv := selectionGap(len(xg), cands, inSel, func(v uint32) (float64, float64) {
 		x := xg[v] + dx[v]
 		c := em.Coord * w[v]
 		worst = max(worst, c)
+		return x - c, x + c
+	})
+	if math.IsInf(iv.Lo, 1) { // everything selected
+		return iv, worst
+	}
+	return Interval{Lo: iv.Lo - em.L1, Hi: iv.Hi + em.L1}, worst
+}
+
+// selectionGap bounds min_{v in sel} q(v) - max_{u in cands \ sel} q(u)
+// for a quantity q known per candidate within bound(v) = [lo, hi]: below
+// by the smallest lower end in sel minus the largest upper end outside,
+// above by the smallest upper end in sel minus the largest lower end
+// outside (the argument of gapInterval's proof). cands nil means every one
+// of the n nodes; +Inf when every candidate is selected.
+func selectionGap(n int, cands []uint32, inSel []bool, bound func(v uint32) (lo, hi float64)) Interval {
+	minLo, minHi := math.Inf(1), math.Inf(1)
+	maxLo, maxHi := math.Inf(-1), math.Inf(-1)
+	forCandidates(n, cands, func(v uint32) {
+		lo, hi := bound(v)
 		if inSel[v] {
-			minLo = min(minLo, x-c)
-			minHi = min(minHi, x+c)
+			minLo, minHi = min(minLo, lo), min(minHi, hi)
 		} else {
-			maxLo = max(maxLo, x-c)
-			maxHi = max(maxHi, x+c)
+			maxLo, maxHi = max(maxLo, lo), max(maxHi, hi)
 		}
+	})
+	if math.IsInf(maxHi, -1) {
+		return Interval{math.Inf(1), math.Inf(1)}
 	}
+	return Interval{Lo: minLo - maxHi, Hi: minHi - maxLo}
+}
+
+// forCandidates calls f for every candidate: cands, or all n nodes when nil.
+func forCandidates(n int, cands []uint32, f func(v uint32)) {
 	if cands == nil {
-		for v := range xg {
-			visit(uint32(v))
+		for v := range n {
+			f(uint32(v))
 		}
-	} else {
-		for _, v := range cands {
-			visit(v)
-		}
+		return
 	}
-	if math.IsInf(maxHi, -1) { // everything selected
-		return Interval{math.Inf(1), math.Inf(1)}, worst
+	for _, v := range cands {
+		f(v)
 	}
-	return Interval{Lo: minLo - maxHi - em.L1, Hi: minHi - maxLo + em.L1}, worst
 }
 
 // classify maps a proved interval for gapA to an outcome (see the package

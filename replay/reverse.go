@@ -196,7 +196,7 @@ func (r *run) refineDirected(l1 float64) bool {
 	t, gapEst := r.boundaryEstimate()
 	var amb []uint32
 	over := false
-	r.eachCandidate(func(v uint32) {
+	forCandidates(len(x), r.q.Candidates, func(v uint32) {
 		if math.Abs(x[v]-t) < 2*L {
 			if len(amb) == maxRefined {
 				over = true
@@ -262,21 +262,15 @@ func (r *run) refineDirected(l1 float64) bool {
 		bounds[v] = [2]float64{x[v] + max(mid-half, -L), x[v] + min(mid+half, L)}
 		widest = max(widest, half)
 	}
-	iv := refinedGap(x, marked, bounds, L, cmax, ws.inSel, r.sel, r.q.Candidates)
+	iv := refinedGap(x, marked, bounds, L, cmax, ws.inSel, r.q.Candidates)
 	out, ok := classify(iv, gd.opt.TieTol)
 	if !ok {
 		return false
 	}
 	r.refined, r.refinedMark = bounds, marked
 	if out == Divergent {
-		auth := r.authEstimate()
-		mark := make([]bool, len(ws.inSel))
-		nodes := make([]uint32, len(auth))
-		for i, s := range auth {
-			mark[s.Node] = true
-			nodes[i] = s.Node
-		}
-		if refinedGap(x, marked, bounds, L, cmax, mark, nodes, r.q.Candidates).Lo < -gd.opt.TieTol {
+		mark, _ := r.authSelection()
+		if refinedGap(x, marked, bounds, L, cmax, mark, r.q.Candidates).Lo < -gd.opt.TieTol {
 			r.refined, r.refinedMark = nil, nil
 			return false
 		}
@@ -293,32 +287,16 @@ func (r *run) refineDirected(l1 float64) bool {
 // rest of the upper ends bounds the gap of N from below, and the reverse
 // pairing from above; dividing by a positive 1 - c keeps the sign and
 // scales the size by at most 1/(1 -+ cmax).
-func refinedGap(x []float64, marked []bool, iv map[uint32][2]float64, L, cmax float64, inSel []bool, sel, cands []uint32) Interval {
-	minLo, minHi := math.Inf(1), math.Inf(1)
-	maxLo, maxHi := math.Inf(-1), math.Inf(-1)
-	visit := func(v uint32) {
-		lo, hi := x[v]-L, x[v]+L
+func refinedGap(x []float64, marked []bool, iv map[uint32][2]float64, L, cmax float64, inSel []bool, cands []uint32) Interval {
+	gapN := selectionGap(len(x), cands, inSel, func(v uint32) (float64, float64) {
 		if marked[v] {
 			b := iv[v]
-			lo, hi = b[0], b[1]
+			return b[0], b[1]
 		}
-		if inSel[v] {
-			minLo, minHi = min(minLo, lo), min(minHi, hi)
-		} else {
-			maxLo, maxHi = max(maxLo, lo), max(maxHi, hi)
-		}
-	}
-	if cands == nil {
-		for v := range x {
-			visit(uint32(v))
-		}
-	} else {
-		for _, v := range cands {
-			visit(v)
-		}
-	}
-	if math.IsInf(maxHi, -1) {
-		return Interval{math.Inf(1), math.Inf(1)}
+		return x[v] - L, x[v] + L
+	})
+	if math.IsInf(gapN.Lo, 1) {
+		return gapN
 	}
 	scale := func(g float64, low bool) float64 {
 		a, b := g/(1+cmax), g/(1-cmax)
@@ -327,5 +305,5 @@ func refinedGap(x []float64, marked []bool, iv map[uint32][2]float64, L, cmax fl
 		}
 		return max(a, b)
 	}
-	return Interval{Lo: scale(minLo-maxHi, true), Hi: scale(minHi-maxLo, false)}
+	return Interval{Lo: scale(gapN.Lo, true), Hi: scale(gapN.Hi, false)}
 }

@@ -59,19 +59,6 @@ func (r *run) score(v uint32) float64 {
 	return r.x[v] + r.dx[v]
 }
 
-// eachCandidate calls f for every candidate of the query.
-func (r *run) eachCandidate(f func(v uint32)) {
-	if r.q.Candidates == nil {
-		for v := range r.x {
-			f(uint32(v))
-		}
-		return
-	}
-	for _, v := range r.q.Candidates {
-		f(v)
-	}
-}
-
 // boundaryEstimate returns the k-th largest estimate x + dx among the
 // candidates (the last one when there are fewer) and the estimate's
 // boundary gap: the k-th minus the (k+1)-th (+Inf when every candidate is
@@ -332,17 +319,24 @@ func (r *run) authEstimate() []ppr.Scored {
 	return ppr.TopKBy(len(r.x), r.k, r.q.Candidates, r.score)
 }
 
-// authProved checks that the estimated authenticated top-k is a top-k of
-// pi_A up to the tie tolerance: its own gap interval has Lo >= -TieTol.
-func (r *run) authProved(em errorModel) bool {
-	ws, gd := r.ws, r.gd
+// authSelection returns the estimated authenticated top-k as a mark over
+// the nodes and a list.
+func (r *run) authSelection() (mark []bool, nodes []uint32) {
 	auth := r.authEstimate()
-	mark := make([]bool, len(ws.inSel))
-	nodes := make([]uint32, len(auth))
+	mark = make([]bool, len(r.x))
+	nodes = make([]uint32, len(auth))
 	for i, s := range auth {
 		mark[s.Node] = true
 		nodes[i] = s.Node
 	}
+	return mark, nodes
+}
+
+// authProved checks that the estimated authenticated top-k is a top-k of
+// pi_A up to the tie tolerance: its own gap interval has Lo >= -TieTol.
+func (r *run) authProved(em errorModel) bool {
+	gd := r.gd
+	mark, nodes := r.authSelection()
 	iv, _ := gapInterval(r.x, r.dx, gd.auth.OutWeights(), mark, nodes, r.q.Candidates, em)
 	return iv.Lo >= -gd.opt.TieTol
 }
