@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -25,6 +26,8 @@ func main() {
 	switch os.Args[1] {
 	case "medians":
 		err = runMedians(os.Args[2:], os.Stdout)
+	case "robust":
+		err = runRobust(os.Args[2:], os.Stdout)
 	default:
 		err = fmt.Errorf("unknown command %q, want medians or robust", os.Args[1])
 	}
@@ -91,6 +94,65 @@ func runMedians(args []string, w io.Writer) error {
 			fmt.Fprintf(w, "| %d %s | %d | %v | %v | %v | %d | %d |\n", k, s.name, *graphs,
 				times[len(times)/2].Round(time.Microsecond), times[len(times)*9/10].Round(time.Microsecond),
 				times[len(times)-1].Round(time.Microsecond), nodes[len(nodes)/2], over)
+		}
+	}
+	return nil
+}
+
+func runRobust(args []string, w io.Writer) error {
+	fs := flag.NewFlagSet("robust", flag.ContinueOnError)
+	k := fs.Int("k", 50, "items")
+	t := fs.Int("t", 15, "samples per aggregation")
+	m := fs.Int("m", 5, "items per sample")
+	runs := fs.Int("runs", 2000, "seeded aggregations per row")
+	seed := fs.Uint64("seed", 1, "first seed")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	type scheme struct {
+		name    string
+		weights []float64
+	}
+	var schemes []scheme
+	for _, g := range []float64{0.8, 0.9, 1} {
+		wts, err := consensus.GeometricWeights(*k, g)
+		if err != nil {
+			return err
+		}
+		schemes = append(schemes, scheme{fmt.Sprintf("gamma %.1f", g), wts})
+	}
+	schemes = append(schemes, scheme{"linear", consensus.LinearWeights(*k)})
+	ranks := func(lo, hi int) []int { // 1-based inclusive ranks -> indices
+		var out []int
+		for r := lo; r <= hi && r <= *k; r++ {
+			out = append(out, r-1)
+		}
+		return out
+	}
+	attacks := []struct {
+		name string
+		bad  []int
+	}{
+		{"1", ranks(1, 1)}, {"1-2", ranks(1, 2)}, {"10", ranks(10, 10)}, {"10-14", ranks(10, 14)},
+		{fmt.Sprintf("%d-%d", *k-4, *k), ranks(*k-4, *k)}, {fmt.Sprintf("%d-%d", *k-9, *k), ranks(*k-9, *k)},
+	}
+	fmt.Fprintf(w, "k = %d items, T = %d samples of m = %d, %d seeded runs per row\n\n", *k, *t, *m, *runs)
+	fmt.Fprintf(w, "| weights | malicious ranks | c | sample hit rate | qBar (bound) | P(malicious answer) | bound | within bound |\n|---|---|---|---|---|---|---|---|\n")
+	for _, s := range schemes {
+		for _, a := range attacks {
+			rate, hit, err := consensus.AttackRate(s.weights, a.bad, *t, *m, *runs, *seed)
+			if err != nil {
+				return err
+			}
+			q, bound, err := consensus.AttackBound(s.weights, a.bad, *t, *m)
+			if err != nil {
+				return err
+			}
+			// Within bound: the measured rate is below the bound plus three
+			// binomial standard errors of the estimate.
+			se := math.Sqrt(max(bound*(1-bound), 1e-12) / float64(*runs))
+			ok := rate <= bound+3*se
+			fmt.Fprintf(w, "| %s | %s | %d | %.3f | %.3f | %.4f | %.4f | %v |\n", s.name, a.name, len(a.bad), hit, q, rate, bound, ok)
 		}
 	}
 	return nil
