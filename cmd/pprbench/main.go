@@ -22,6 +22,7 @@ func commands() []command {
 		{"compare", "run the same graph and queries through igraph PRPACK and compare times and top-k", runCompare},
 		{"overhead", "measure replay overhead against the native solve on a generated or real workload", runOverhead},
 		{"replay", "guard a file of queries: native selection, authenticated replay, decision per query", runReplay},
+		{"consensus", "rank-aware consensus selection over a contradiction graph, replayed on trusted edges", runConsensus},
 	}
 }
 
