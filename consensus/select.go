@@ -128,12 +128,27 @@ type solver struct {
 	verts [][]int    // listed items per depth, by clique number
 	cols  [][]int    // their clique numbers
 	u, q  []uint64   // colouring scratch
+
+	// absorb scratch: the cliques numbered below the bar, the items of
+	// each left open, and which cliques an absorption used
+	cls, avail   [][]uint64
+	consumed, in []bool
+	queue        []int
+	cnt, classOf []int
+	live         []uint64
 }
+
 
 func newSolver(g *Graph, maxNodes int64) *solver {
 	s := &solver{
 		g: g, w: g.words, maxNodes: maxNodes,
 		u: make([]uint64, g.words), q: make([]uint64, g.words),
+		consumed: make([]bool, g.k), in: make([]bool, g.k),
+		cnt: make([]int, g.k), classOf: make([]int, g.k), live: make([]uint64, g.words),
+	}
+	s.cls, s.avail = make([][]uint64, g.k), make([][]uint64, g.k)
+	for i := range s.cls {
+		s.cls[i], s.avail[i] = make([]uint64, g.words), make([]uint64, g.words)
 	}
 	s.order = make([]int, g.k)
 	deg := make([]int, g.k)
@@ -272,6 +287,11 @@ func (s *solver) search(d int) {
 	for !empty(u) {
 		c++
 		copy(q, u)
+		var class []uint64
+		if c < kmin {
+			class = s.cls[c-1]
+			clear(class)
+		}
 		for wi := 0; wi < len(q); wi++ {
 			for q[wi] != 0 {
 				v := wi*64 + bits.TrailingZeros64(q[wi])
@@ -282,12 +302,18 @@ func (s *solver) search(d int) {
 				}
 				if c >= kmin {
 					verts, cols = append(verts, v), append(cols, c)
+				} else {
+					class[wi] |= 1 << (v % 64)
+					s.classOf[v] = c - 1
 				}
 			}
 		}
 	}
 	if d == 0 && !s.first {
 		s.rootBound = size + c
+	}
+	if len(verts) > 0 && kmin >= 2 {
+		verts, cols = s.absorb(verts, cols, kmin-1)
 	}
 	s.verts[d], s.cols[d] = verts, cols
 	child := s.p[d+1]
@@ -309,6 +335,103 @@ func (s *solver) search(d int) {
 		}
 		P[v/64] &^= 1 << (v % 64)
 	}
+}
+
+// absorb drops from the branching list the items that an inconsistency
+// argument shows need no branch (the infra-chromatic bound of San Segundo
+// et al., with MaxCLQ's unit propagation, on the complement).
+//
+// The nc cliques K_1..K_nc numbered below the bar bound the unlisted items
+// by nc. A listed item v can join them without raising that bound when
+// {v} ∪ K_i1 ∪ ... ∪ K_ij has no independent set of j+1 items: such a set
+// would take v and one item from each K_i, so from K_i only items not
+// contradicting v (avail); a clique left with one such item forces it,
+// which removes the items it contradicts from the other cliques; a clique
+// left with none proves the inconsistency, over the cliques forced so far
+// plus that one. Those cliques are then consumed: a later item may only
+// use others, so the groups are disjoint and the items kept off the list
+// with all nc cliques still have no independent set above nc, which is
+// what the branching loop's last step assumes.
+func (s *solver) absorb(verts, cols []int, nc int) ([]int, []int) {
+	consumed := s.consumed[:nc]
+	clear(consumed)
+	keep := 0
+	for i, v := range verts {
+		if !s.inconsistent(v, nc) {
+			verts[keep], cols[keep] = v, cols[i]
+			keep++
+		}
+	}
+	return verts[:keep], cols[:keep]
+}
+
+// inconsistent runs the unit propagation for item v over the cliques not
+// yet consumed and, on success, consumes the cliques it used.
+//
+// Propagation is event-driven: live holds the open items of the cliques
+// neither consumed nor forced, so forcing u touches only u's contradictions
+// among them (clique numbers in s.classOf), not every clique.
+func (s *solver) inconsistent(v, nc int) bool {
+	rowv := s.sg.row(v)
+	in, cnt, live := s.in[:nc], s.cnt[:nc], s.live
+	clear(in)
+	clear(live)
+	queue := s.queue[:0]
+	for i := 0; i < nc; i++ {
+		if s.consumed[i] {
+			continue
+		}
+		a, k := s.avail[i], s.cls[i]
+		n := 0
+		for wi := range a {
+			a[wi] = k[wi] &^ rowv[wi]
+			live[wi] |= a[wi]
+			n += bits.OnesCount64(a[wi])
+		}
+		cnt[i] = n
+		switch n {
+		case 0:
+			s.consumed[i] = true
+			return true
+		case 1:
+			queue = append(queue, i)
+		}
+	}
+	defer func() { s.queue = queue[:0] }()
+	for head := 0; head < len(queue); head++ {
+		i := queue[head]
+		if in[i] {
+			continue
+		}
+		in[i] = true
+		a := s.avail[i]
+		for wi := range live {
+			live[wi] &^= a[wi]
+		}
+		rowu := s.sg.row(highest(a))
+		for wi := range live {
+			hit := rowu[wi] & live[wi]
+			live[wi] &^= hit
+			for hit != 0 {
+				x := wi*64 + bits.TrailingZeros64(hit)
+				hit &= hit - 1
+				j := s.classOf[x]
+				s.avail[j][wi] &^= 1 << (x % 64)
+				cnt[j]--
+				switch cnt[j] {
+				case 0:
+					for y := 0; y < nc; y++ {
+						s.consumed[y] = s.consumed[y] || in[y]
+					}
+					s.consumed[j] = true
+					return true
+				case 1:
+					queue = append(queue, j)
+				}
+			}
+		}
+	}
+	return false
 }
 
 // lexFirst turns a maximum independent set into the rank-aware one. It
