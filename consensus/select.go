@@ -138,7 +138,6 @@ type solver struct {
 	live         []uint64
 }
 
-
 func newSolver(g *Graph, maxNodes int64) *solver {
 	s := &solver{
 		g: g, w: g.words, maxNodes: maxNodes,
