@@ -32,6 +32,9 @@
 //     contradiction graph bounds the independent set (one item per
 //     clique), items are branched on from the highest clique number down,
 //     and items whose number cannot reach the bar are never branched on.
+//     An infra-chromatic step (unit propagation in the style of MaxCLQ)
+//     keeps off the branching list every further item whose addition to
+//     some of the cliques below the bar provably cannot raise the bound.
 //  2. The rank-aware choice, item by item in rank order: item v is taken
 //     exactly when some maximum set consistent with the decisions so far
 //     contains v. When the current witness W contains v that is known;

@@ -13,6 +13,8 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/authppr/authppr/consensus"
@@ -67,6 +69,8 @@ func runMedians(args []string, w io.Writer) error {
 	graphs := fs.Int("graphs", 200, "random graphs per setting")
 	seed := fs.Uint64("seed", 1, "PCG seed")
 	maxNodes := fs.Int64("max-nodes", 0, "node budget per selection (0: consensus.DefaultMaxNodes)")
+	ks := fs.String("k", "64,128", "comma-separated item counts")
+	only := fs.String("shape", "", "run only the shapes whose name contains this")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -75,8 +79,19 @@ func runMedians(args []string, w io.Writer) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	fmt.Fprintf(w, "| setting | graphs | median CPU | p90 CPU | max CPU | median wall | median nodes | budget exceeded |\n|---|---|---|---|---|---|---|---|\n")
-	for _, k := range []int{64, 128} {
+	var kList []int
+	for _, f := range strings.Split(*ks, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || k < 1 {
+			return fmt.Errorf("-k: %q is not a positive item count", f)
+		}
+		kList = append(kList, k)
+	}
+	for _, k := range kList {
 		for _, s := range settings() {
+			if !strings.Contains(s.name, *only) {
+				continue
+			}
 			rng := rand.New(rand.NewPCG(*seed, uint64(k)))
 			var times, cpu []time.Duration
 			var nodes []int64
