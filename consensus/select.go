@@ -466,6 +466,26 @@ func (s *solver) lexFirst(all []uint64, witness []int) ([]int, bool) {
 			child[xi] = P[xi] &^ row[xi]
 		}
 		if !inW[v] {
+			// One swap: when v contradicts a single member w of W, W - w + v
+			// is a maximum set too (w is undecided: it is not in I, which v
+			// does not contradict), so no search is needed.
+			w, n := -1, 0
+			for wi, word := range row {
+				for word != 0 {
+					u := wi*64 + bits.TrailingZeros64(word)
+					word &= word - 1
+					if inW[u] {
+						w, n = u, n+1
+					}
+				}
+			}
+			if n == 1 {
+				inW[w] = false
+				taken = append(taken, v)
+				copy(P, child)
+				t--
+				continue
+			}
 			x, ok := s.largest(child, t-1, true)
 			if !ok {
 				return witness, false
