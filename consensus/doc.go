@@ -48,7 +48,7 @@
 // # Budget
 //
 // Options.MaxNodes caps the search nodes of both phases together
-// (DefaultMaxNodes = 2^22, about a second at k = 128; negative: no cap).
+// (DefaultMaxNodes = 2^20, a few seconds at k = 128; negative: no cap).
 // When it runs out Select returns the best set found so far with
 // Exact = false and a *BudgetError (errors.Is(err, ErrBudget)) that gives
 // the set's size and a proved upper bound on the maximum; a set is never

@@ -8,16 +8,15 @@ import (
 )
 
 // DefaultMaxNodes is the search-node budget Select uses when
-// Options.MaxNodes is zero: about a second of search at k = 128 on this
-// project's reference machine, far above what the random and adversarial
-// graphs of the benchmarks need (see the package doc).
-const DefaultMaxNodes = 1 << 22
+// Options.MaxNodes is zero: a node costs about 3 us of CPU at k = 128, so
+// this is a few seconds; none of the 2400 graphs of consensusbench medians
+// -graphs 200 comes within a tenth of it (the slowest took 0.18 s).
+const DefaultMaxNodes = 1 << 20
 
 // Options configure Select. The zero value takes the defaults.
 type Options struct {
-	// MaxNodes caps the branch-and-bound nodes (DefaultMaxNodes when 0; a
-	// negative value means no cap). Each node costs O(k * k/64) word
-	// operations.
+	// MaxNodes caps the branch-and-bound nodes of both phases together
+	// (DefaultMaxNodes when 0; a negative value means no cap).
 	MaxNodes int64
 }
 
