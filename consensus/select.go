@@ -130,11 +130,15 @@ type solver struct {
 
 	// absorb scratch: the cliques numbered below the bar, the items of
 	// each left open, and which cliques an absorption used
-	cls, avail   [][]uint64
+	cls          [][]uint64
 	consumed, in []bool
 	queue        []int
 	cnt, classOf []int
-	live         []uint64
+	csize        []int
+	singles      []int
+	touched      []int
+	forced       []int
+	live, pool   []uint64
 }
 
 func newSolver(g *Graph, maxNodes int64) *solver {
@@ -143,10 +147,11 @@ func newSolver(g *Graph, maxNodes int64) *solver {
 		u: make([]uint64, g.words), q: make([]uint64, g.words),
 		consumed: make([]bool, g.k), in: make([]bool, g.k),
 		cnt: make([]int, g.k), classOf: make([]int, g.k), live: make([]uint64, g.words),
+		csize: make([]int, g.k), pool: make([]uint64, g.words),
 	}
-	s.cls, s.avail = make([][]uint64, g.k), make([][]uint64, g.k)
+	s.cls = make([][]uint64, g.k)
 	for i := range s.cls {
-		s.cls[i], s.avail[i] = make([]uint64, g.words), make([]uint64, g.words)
+		s.cls[i] = make([]uint64, g.words)
 	}
 	s.order = make([]int, g.k)
 	deg := make([]int, g.k)
@@ -343,7 +348,7 @@ func (s *solver) search(d int) {
 // by nc. A listed item v can join them without raising that bound when
 // {v} ∪ K_i1 ∪ ... ∪ K_ij has no independent set of j+1 items: such a set
 // would take v and one item from each K_i, so from K_i only items not
-// contradicting v (avail); a clique left with one such item forces it,
+// contradicting v; a clique left with one such item forces it,
 // which removes the items it contradicts from the other cliques; a clique
 // left with none proves the inconsistency, over the cliques forced so far
 // plus that one. Those cliques are then consumed: a later item may only
@@ -353,9 +358,23 @@ func (s *solver) search(d int) {
 func (s *solver) absorb(verts, cols []int, nc int) ([]int, []int) {
 	consumed := s.consumed[:nc]
 	clear(consumed)
+	clear(s.pool)
+	s.singles = s.singles[:0]
+	for i := 0; i < nc; i++ {
+		k := s.cls[i]
+		n := 0
+		for wi, x := range k {
+			s.pool[wi] |= x
+			n += bits.OnesCount64(x)
+		}
+		s.csize[i], s.cnt[i], s.in[i] = n, n, false
+		if n == 1 {
+			s.singles = append(s.singles, i)
+		}
+	}
 	keep := 0
 	for i, v := range verts {
-		if !s.inconsistent(v, nc) {
+		if !s.inconsistent(v) {
 			verts[keep], cols[keep] = v, cols[i]
 			keep++
 		}
@@ -366,65 +385,89 @@ func (s *solver) absorb(verts, cols []int, nc int) ([]int, []int) {
 // inconsistent runs the unit propagation for item v over the cliques not
 // yet consumed and, on success, consumes the cliques it used.
 //
-// Propagation is event-driven: live holds the open items of the cliques
-// neither consumed nor forced, so forcing u touches only u's contradictions
-// among them (clique numbers in s.classOf), not every clique.
-func (s *solver) inconsistent(v, nc int) bool {
-	rowv := s.sg.row(v)
-	in, cnt, live := s.in[:nc], s.cnt[:nc], s.live
-	clear(in)
-	clear(live)
-	queue := s.queue[:0]
-	for i := 0; i < nc; i++ {
-		if s.consumed[i] {
-			continue
+// Event-driven: cnt[i] (reset to csize[i] after each call) counts the
+// items of clique i still open; live holds the open items of the cliques
+// neither consumed nor forced (pool holds those not consumed), and forcing
+// an item or taking v only visits its contradictions among them (clique
+// numbers in classOf), never every clique.
+func (s *solver) inconsistent(v int) bool {
+	live, cnt := s.live, s.cnt
+	touched, forced, queue := s.touched[:0], s.forced[:0], s.queue[:0]
+	defer func() {
+		for _, j := range touched {
+			cnt[j] = s.csize[j]
+			s.in[j] = false
 		}
-		a, k := s.avail[i], s.cls[i]
-		n := 0
-		for wi := range a {
-			a[wi] = k[wi] &^ rowv[wi]
-			live[wi] |= a[wi]
-			n += bits.OnesCount64(a[wi])
+		s.touched, s.forced, s.queue = touched[:0], forced[:0], queue[:0]
+	}()
+	// drop lowers clique j's count for an item that left it; it reports
+	// whether the clique ran out.
+	drop := func(j int) bool {
+		if cnt[j] == s.csize[j] {
+			touched = append(touched, j)
 		}
-		cnt[i] = n
-		switch n {
+		cnt[j]--
+		switch cnt[j] {
 		case 0:
-			s.consumed[i] = true
 			return true
 		case 1:
-			queue = append(queue, i)
+			queue = append(queue, j)
+		}
+		return false
+	}
+	consume := func(j int) bool {
+		for _, i := range append(forced, j) {
+			s.consumed[i] = true
+			for wi, x := range s.cls[i] {
+				s.pool[wi] &^= x
+			}
+		}
+		return true
+	}
+	rowv := s.sg.row(v)
+	for wi := range live {
+		live[wi] = s.pool[wi] &^ rowv[wi]
+		hit := s.pool[wi] & rowv[wi]
+		for hit != 0 {
+			x := wi*64 + bits.TrailingZeros64(hit)
+			hit &= hit - 1
+			if j := s.classOf[x]; drop(j) {
+				return consume(j)
+			}
 		}
 	}
-	defer func() { s.queue = queue[:0] }()
+	for _, j := range s.singles {
+		if !s.consumed[j] && cnt[j] == 1 {
+			queue = append(queue, j)
+		}
+	}
 	for head := 0; head < len(queue); head++ {
 		i := queue[head]
-		if in[i] {
+		if s.in[i] {
 			continue
 		}
-		in[i] = true
-		a := s.avail[i]
-		for wi := range live {
-			live[wi] &^= a[wi]
+		if cnt[i] == s.csize[i] {
+			touched = append(touched, i) // a singleton: reset in[i] too
 		}
-		rowu := s.sg.row(highest(a))
+		s.in[i] = true
+		forced = append(forced, i)
+		k := s.cls[i]
+		u := -1
+		for wi := range live {
+			if x := k[wi] & live[wi]; x != 0 {
+				u = wi*64 + bits.TrailingZeros64(x)
+			}
+			live[wi] &^= k[wi]
+		}
+		rowu := s.sg.row(u)
 		for wi := range live {
 			hit := rowu[wi] & live[wi]
 			live[wi] &^= hit
 			for hit != 0 {
 				x := wi*64 + bits.TrailingZeros64(hit)
 				hit &= hit - 1
-				j := s.classOf[x]
-				s.avail[j][wi] &^= 1 << (x % 64)
-				cnt[j]--
-				switch cnt[j] {
-				case 0:
-					for y := 0; y < nc; y++ {
-						s.consumed[y] = s.consumed[y] || in[y]
-					}
-					s.consumed[j] = true
-					return true
-				case 1:
-					queue = append(queue, j)
+				if j := s.classOf[x]; drop(j) {
+					return consume(j)
 				}
 			}
 		}
