@@ -114,3 +114,22 @@ func TestSelectMultiWord(t *testing.T) {
 		}
 	}
 }
+
+// colourTwo and colour give the same search: equal sets and equal node
+// counts at every length up to two words.
+func TestColourTwoMatchesGeneric(t *testing.T) {
+	rng := newRNG(23)
+	for _, k := range []int{0, 1, 2, 63, 64, 65, 100, 127, 128} {
+		for _, d := range []float64{0.1, 0.3, 0.6} {
+			g := mustGraph(RandomGraph(rng, k, d))
+			fast, err := Select(g, Options{})
+			require.NoError(t, err)
+			forceGenericColour = true
+			slow, err := Select(g, Options{})
+			forceGenericColour = false
+			require.NoError(t, err)
+			require.Equal(t, slow.Items, fast.Items, "k=%d d=%v", k, d)
+			require.Equal(t, slow.Nodes, fast.Nodes, "k=%d d=%v: the two colourings differ", k, d)
+		}
+	}
+}

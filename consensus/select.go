@@ -100,6 +100,10 @@ func Select(g *Graph, opt Options) (*Selection, error) {
 	return sel, nil
 }
 
+// forceGenericColour makes every solver use colour, for the differential
+// test of colourTwo.
+var forceGenericColour = false
+
 // solver holds the scratch of one Select call.
 type solver struct {
 	g        *Graph
@@ -131,6 +135,7 @@ type solver struct {
 	// absorb scratch: the cliques numbered below the bar, the items of
 	// each left open, and which cliques an absorption used
 	cls          [][]uint64
+	adj2         [][2]uint64 // sg's rows when k <= 128: colourTwo
 	consumed, in []bool
 	queue        []int
 	cnt, classOf []int
@@ -169,6 +174,12 @@ func newSolver(g *Graph, maxNodes int64) *solver {
 			if g.Contradicts(s.order[i], s.order[j]) {
 				s.sg.AddContradiction(i, j)
 			}
+		}
+	}
+	if g.words <= 2 && !forceGenericColour {
+		s.adj2 = make([][2]uint64, g.k)
+		for v := range s.adj2 {
+			copy(s.adj2[v][:], s.sg.row(v))
 		}
 	}
 	return s
@@ -283,34 +294,12 @@ func (s *solver) search(d int) {
 	}
 	s.level(d + 1)
 	verts, cols := s.verts[d][:0], s.cols[d][:0]
-	u, q := s.u, s.q
-	copy(u, P)
-	c := 0
 	kmin := s.need - size
-	for !empty(u) {
-		c++
-		copy(q, u)
-		var class []uint64
-		if c < kmin {
-			class = s.cls[c-1]
-			clear(class)
-		}
-		for wi := 0; wi < len(q); wi++ {
-			for q[wi] != 0 {
-				v := wi*64 + bits.TrailingZeros64(q[wi])
-				u[wi] &^= 1 << (v % 64)
-				row := s.sg.row(v)
-				for xi := wi; xi < len(q); xi++ {
-					q[xi] &= row[xi]
-				}
-				if c >= kmin {
-					verts, cols = append(verts, v), append(cols, c)
-				} else {
-					class[wi] |= 1 << (v % 64)
-					s.classOf[v] = c - 1
-				}
-			}
-		}
+	var c int
+	if s.adj2 != nil {
+		verts, cols, c = s.colourTwo(P, kmin, verts, cols)
+	} else {
+		verts, cols, c = s.colour(P, kmin, verts, cols)
 	}
 	if d == 0 && !s.first {
 		s.rootBound = size + c
@@ -338,6 +327,94 @@ func (s *solver) search(d int) {
 		}
 		P[v/64] &^= 1 << (v % 64)
 	}
+}
+
+// colour partitions P into cliques of sg greedily, one clique at a time,
+// each grown from the lowest-numbered uncovered item. Cliques numbered
+// below kmin are stored in s.cls (and their items' numbers in s.classOf);
+// the items of the others are appended to verts with their numbers to
+// cols, in numbering order. It returns the lists and the clique count.
+func (s *solver) colour(P []uint64, kmin int, verts, cols []int) ([]int, []int, int) {
+	u, q := s.u, s.q
+	copy(u, P)
+	c := 0
+	for !empty(u) {
+		c++
+		copy(q, u)
+		var class []uint64
+		if c < kmin {
+			class = s.cls[c-1]
+			clear(class)
+		}
+		for wi := 0; wi < len(q); wi++ {
+			for q[wi] != 0 {
+				v := wi*64 + bits.TrailingZeros64(q[wi])
+				u[wi] &^= 1 << (v % 64)
+				row := s.sg.row(v)
+				for xi := wi; xi < len(q); xi++ {
+					q[xi] &= row[xi]
+				}
+				if c >= kmin {
+					verts, cols = append(verts, v), append(cols, c)
+				} else {
+					class[wi] |= 1 << (v % 64)
+					s.classOf[v] = c - 1
+				}
+			}
+		}
+	}
+	return verts, cols, c
+}
+
+// colourTwo is colour for at most 128 items, with the two words in
+// registers and rows from s.adj2; it must give exactly colour's result
+// (the multi-word tests run both: k <= 128 here, k > 128 there).
+func (s *solver) colourTwo(P []uint64, kmin int, verts, cols []int) ([]int, []int, int) {
+	var u0, u1 uint64
+	u0 = P[0]
+	if len(P) > 1 {
+		u1 = P[1]
+	}
+	adj := s.adj2
+	c := 0
+	for u0|u1 != 0 {
+		c++
+		q0, q1 := u0, u1
+		var k0, k1 uint64
+		for q0 != 0 {
+			v := bits.TrailingZeros64(q0)
+			u0 &^= 1 << v
+			r := &adj[v]
+			q0 &= r[0]
+			q1 &= r[1]
+			if c >= kmin {
+				verts, cols = append(verts, v), append(cols, c)
+			} else {
+				k0 |= 1 << v
+				s.classOf[v] = c - 1
+			}
+		}
+		for q1 != 0 {
+			b := bits.TrailingZeros64(q1)
+			v := 64 + b
+			u1 &^= 1 << b
+			q1 &= adj[v][1]
+			if c >= kmin {
+				verts, cols = append(verts, v), append(cols, c)
+			} else {
+				k1 |= 1 << b
+				s.classOf[v] = c - 1
+			}
+		}
+		if c < kmin {
+			class := s.cls[c-1]
+			class[0] = k0
+			if len(class) > 1 {
+				class[1] = k1
+			}
+		}
+	}
+	return verts, cols, c
 }
 
 // absorb drops from the branching list the items that an inconsistency
