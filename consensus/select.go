@@ -468,39 +468,46 @@ func (s *solver) absorb(verts, cols []int, nc int) ([]int, []int) {
 // an item or taking v only visits its contradictions among them (clique
 // numbers in classOf), never every clique.
 func (s *solver) inconsistent(v int) bool {
-	live, cnt := s.live, s.cnt
-	touched, forced, queue := s.touched[:0], s.forced[:0], s.queue[:0]
-	defer func() {
-		for _, j := range touched {
-			cnt[j] = s.csize[j]
-			s.in[j] = false
-		}
-		s.touched, s.forced, s.queue = touched[:0], forced[:0], queue[:0]
-	}()
-	// drop lowers clique j's count for an item that left it; it reports
-	// whether the clique ran out.
-	drop := func(j int) bool {
-		if cnt[j] == s.csize[j] {
-			touched = append(touched, j)
-		}
-		cnt[j]--
-		switch cnt[j] {
-		case 0:
-			return true
-		case 1:
-			queue = append(queue, j)
-		}
-		return false
+	found := s.propagate(v)
+	for _, j := range s.touched {
+		s.cnt[j] = s.csize[j]
+		s.in[j] = false
 	}
-	consume := func(j int) bool {
-		for _, i := range append(forced, j) {
-			s.consumed[i] = true
-			for wi, x := range s.cls[i] {
-				s.pool[wi] &^= x
-			}
-		}
+	s.touched, s.forced, s.queue = s.touched[:0], s.forced[:0], s.queue[:0]
+	return found
+}
+
+// drop lowers clique j's count for an item that left it; it reports
+// whether the clique ran out.
+func (s *solver) drop(j int) bool {
+	if s.cnt[j] == s.csize[j] {
+		s.touched = append(s.touched, j)
+	}
+	s.cnt[j]--
+	switch s.cnt[j] {
+	case 0:
 		return true
+	case 1:
+		s.queue = append(s.queue, j)
 	}
+	return false
+}
+
+// consume marks the forced cliques and clique j as used by a proof.
+func (s *solver) consume(j int) {
+	s.forced = append(s.forced, j)
+	for _, i := range s.forced {
+		s.consumed[i] = true
+		for wi, x := range s.cls[i] {
+			s.pool[wi] &^= x
+		}
+	}
+}
+
+// propagate is inconsistent's search; it leaves the counts for
+// inconsistent to reset.
+func (s *solver) propagate(v int) bool {
+	live := s.live
 	rowv := s.sg.row(v)
 	for wi := range live {
 		live[wi] = s.pool[wi] &^ rowv[wi]
@@ -508,26 +515,27 @@ func (s *solver) inconsistent(v int) bool {
 		for hit != 0 {
 			x := wi*64 + bits.TrailingZeros64(hit)
 			hit &= hit - 1
-			if j := s.classOf[x]; drop(j) {
-				return consume(j)
+			if j := s.classOf[x]; s.drop(j) {
+				s.consume(j)
+				return true
 			}
 		}
 	}
 	for _, j := range s.singles {
-		if !s.consumed[j] && cnt[j] == 1 {
-			queue = append(queue, j)
+		if !s.consumed[j] && s.cnt[j] == 1 {
+			s.queue = append(s.queue, j)
 		}
 	}
-	for head := 0; head < len(queue); head++ {
-		i := queue[head]
+	for head := 0; head < len(s.queue); head++ {
+		i := s.queue[head]
 		if s.in[i] {
 			continue
 		}
-		if cnt[i] == s.csize[i] {
-			touched = append(touched, i) // a singleton: reset in[i] too
+		if s.cnt[i] == s.csize[i] {
+			s.touched = append(s.touched, i) // a singleton: reset in[i] too
 		}
 		s.in[i] = true
-		forced = append(forced, i)
+		s.forced = append(s.forced, i)
 		k := s.cls[i]
 		u := -1
 		for wi := range live {
@@ -543,8 +551,9 @@ func (s *solver) inconsistent(v int) bool {
 			for hit != 0 {
 				x := wi*64 + bits.TrailingZeros64(hit)
 				hit &= hit - 1
-				if j := s.classOf[x]; drop(j) {
-					return consume(j)
+				if j := s.classOf[x]; s.drop(j) {
+					s.consume(j)
+					return true
 				}
 			}
 		}
