@@ -143,6 +143,7 @@ type solver struct {
 	singles      []int
 	touched      []int
 	forced       []int
+	reason       [][]int // per clique: the forced cliques that removed its items
 	live, pool   []uint64
 }
 
@@ -152,7 +153,7 @@ func newSolver(g *Graph, maxNodes int64) *solver {
 		u: make([]uint64, g.words), q: make([]uint64, g.words),
 		consumed: make([]bool, g.k), in: make([]bool, g.k),
 		cnt: make([]int, g.k), classOf: make([]int, g.k), live: make([]uint64, g.words),
-		csize: make([]int, g.k), pool: make([]uint64, g.words),
+		csize: make([]int, g.k), pool: make([]uint64, g.words), reason: make([][]int, g.k),
 	}
 	s.cls = make([][]uint64, g.k)
 	for i := range s.cls {
@@ -472,16 +473,21 @@ func (s *solver) inconsistent(v int) bool {
 	for _, j := range s.touched {
 		s.cnt[j] = s.csize[j]
 		s.in[j] = false
+		s.reason[j] = s.reason[j][:0]
 	}
 	s.touched, s.forced, s.queue = s.touched[:0], s.forced[:0], s.queue[:0]
 	return found
 }
 
-// drop lowers clique j's count for an item that left it; it reports
-// whether the clique ran out.
-func (s *solver) drop(j int) bool {
+// drop lowers clique j's count for an item that left it, because v was
+// taken (by < 0) or clique by's item was forced; it reports whether the
+// clique ran out.
+func (s *solver) drop(j, by int) bool {
 	if s.cnt[j] == s.csize[j] {
 		s.touched = append(s.touched, j)
+	}
+	if by >= 0 {
+		s.reason[j] = append(s.reason[j], by)
 	}
 	s.cnt[j]--
 	switch s.cnt[j] {
@@ -493,15 +499,27 @@ func (s *solver) drop(j int) bool {
 	return false
 }
 
-// consume marks the forced cliques and clique j as used by a proof.
+// consume marks as used the cliques the conflict at clique j rests on:
+// j and, recursively, the forced cliques whose items emptied or forced
+// them (MaxCLQ's implication graph). Restricted to those cliques and v,
+// the same propagation reaches the same conflict, so only they are spent.
 func (s *solver) consume(j int) {
-	s.forced = append(s.forced, j)
-	for _, i := range s.forced {
-		s.consumed[i] = true
-		for wi, x := range s.cls[i] {
+	stack := append(s.forced[:0], j)
+	s.consumed[j] = true
+	for len(stack) > 0 {
+		c := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for wi, x := range s.cls[c] {
 			s.pool[wi] &^= x
 		}
+		for _, r := range s.reason[c] {
+			if !s.consumed[r] {
+				s.consumed[r] = true
+				stack = append(stack, r)
+			}
+		}
 	}
+	s.forced = stack[:0]
 }
 
 // propagate is inconsistent's search; it leaves the counts for
@@ -515,7 +533,7 @@ func (s *solver) propagate(v int) bool {
 		for hit != 0 {
 			x := wi*64 + bits.TrailingZeros64(hit)
 			hit &= hit - 1
-			if j := s.classOf[x]; s.drop(j) {
+			if j := s.classOf[x]; s.drop(j, -1) {
 				s.consume(j)
 				return true
 			}
@@ -551,7 +569,7 @@ func (s *solver) propagate(v int) bool {
 			for hit != 0 {
 				x := wi*64 + bits.TrailingZeros64(hit)
 				hit &= hit - 1
-				if j := s.classOf[x]; s.drop(j) {
+				if j := s.classOf[x]; s.drop(j, i) {
 					s.consume(j)
 					return true
 				}
