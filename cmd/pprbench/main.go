@@ -23,6 +23,7 @@ func commands() []command {
 		{"overhead", "measure replay overhead against the native solve on a generated or real workload", runOverhead},
 		{"replay", "guard a file of queries: native selection, authenticated replay, decision per query", runReplay},
 		{"attack", "structural-write attacks on four selectors, the divergence set, the guard, the ledger scenario; tables, JSON, charts", runAttack},
+		{"consensus", "rank-aware consensus selection over a contradiction graph, replayed on trusted edges", runConsensus},
 	}
 }
 
