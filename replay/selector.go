@@ -41,7 +41,7 @@ func (e *SelectorDivergenceError) Error() string {
 // Divergent when the selections differ; under Reject the caller gets the
 // authenticated selection, under Report the native one (flagged), under
 // Escalate a *SelectorDivergenceError with the decision. An error from
-// either side is returned as is, with no decision.
+// either side is returned wrapped (naming the side), with no decision.
 func ReplaySelector[S any](sel Selector[S], policy Policy) (*SelectorDecision[S], error) {
 	native, err := sel.SelectNative()
 	if err != nil {
