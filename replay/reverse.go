@@ -95,6 +95,9 @@ func newReversePusher(n int) *reversePusher {
 func (rp *reversePusher) push(view *mask.View, d float64, target uint32, eps float64, budget int64) reverseEstimate {
 	in := view.Graph().In()
 	inv := view.InvOutWeights() // 0 on dangling nodes: P' has no row there
+	// Only nodes with a masked out-arc (a small bitset, in cache) need the
+	// per-edge mask test.
+	touched := view.TouchedBits()
 	q, s, queued, seen := rp.q, rp.s, rp.queued, rp.seen
 	add := func(u uint32, val float64) {
 		s[u] += val
@@ -123,7 +126,7 @@ func (rp *reversePusher) push(view *mask.View, d float64, target uint32, eps flo
 		for p := lo; p < hi; p++ {
 			u := in.Nbr[p]
 			c := d * in.Weight[p] * inv[u]
-			if c == 0 || view.MaskedEdge(in.Edge[p]) {
+			if c == 0 || touched != nil && touched[u/64]&(1<<(u%64)) != 0 && view.MaskedEdge(in.Edge[p]) {
 				continue
 			}
 			add(u, c*val)
