@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/authppr/authppr/bench"
 	"github.com/authppr/authppr/csr"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
@@ -26,7 +27,7 @@ type graphFlags struct {
 
 func (f *graphFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.path, "graph", "", "graph file (gzip detected automatically)")
-	fs.StringVar(&f.format, "format", "edges", "file format: edges ('src dst [weight [channel]]') or triples ('head relation tail [channel]')")
+	fs.StringVar(&f.format, "format", "edges", "file format: edges ('src dst [weight [channel]]'), triples ('head relation tail [channel]') or ppredge (shared/anchors' binary PPREDGE1; its own flag says undirected)")
 	fs.BoolVar(&f.undirected, "undirected", false, "treat edges as undirected")
 	f.registerSnapshot(fs)
 }
@@ -58,6 +59,12 @@ func (f *graphFlags) load() (*loaded, time.Duration, error) {
 		return &loaded{g: s.Graph, labels: s.Labels, close: func() { s.Close() }}, time.Since(start), nil
 	case f.path == "":
 		return nil, 0, fmt.Errorf("%w: --graph (or --snapshot) is required", errUsage)
+	case f.format == "ppredge":
+		g, err := bench.ReadPPREDGE1(f.path)
+		if err != nil {
+			return nil, 0, err
+		}
+		return &loaded{g: g, labels: mask.FromGraph(g), close: func() {}}, time.Since(start), nil
 	}
 	format, err := csr.ParseFormat(f.format)
 	if err != nil {

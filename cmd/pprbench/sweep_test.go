@@ -1,0 +1,65 @@
+package main
+
+import (
+	"encoding/binary"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// writePPREDGE1 writes a small directed PPREDGE1 file: a ring with chords.
+func writePPREDGE1(t *testing.T, n int) string {
+	t.Helper()
+	var src, dst []uint32
+	for u := range n {
+		src, dst = append(src, uint32(u)), append(dst, uint32((u+1)%n))
+		if u%3 == 0 {
+			src, dst = append(src, uint32(u)), append(dst, uint32((u*7+2)%n))
+		}
+	}
+	buf := []byte("PPREDGE1")
+	buf = binary.LittleEndian.AppendUint64(buf, uint64(n))
+	buf = binary.LittleEndian.AppendUint64(buf, uint64(len(src)))
+	buf = binary.LittleEndian.AppendUint64(buf, 0)
+	for _, s := range src {
+		buf = binary.LittleEndian.AppendUint32(buf, s)
+	}
+	for _, d := range dst {
+		buf = binary.LittleEndian.AppendUint32(buf, d)
+	}
+	for range src {
+		buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(0.5))
+	}
+	path := filepath.Join(t.TempDir(), "g.edges.bin")
+	require.NoError(t, os.WriteFile(path, buf, 0o644))
+	return path
+}
+
+func TestSweepCommand(t *testing.T) {
+	path := writePPREDGE1(t, 300)
+	// A stand-in for the C loop that prints what ppr_csr prints.
+	fake := filepath.Join(t.TempDir(), "ppr_csr")
+	require.NoError(t, os.WriteFile(fake, []byte(`#!/bin/sh
+echo '{"impl":"unroll_4acc","bench":"c_build","n":300}'
+echo '{"impl":"unroll_4acc","bench":"c_iter","variant":"f64","threads":1,"ms_per_iter_median":2.5,"ms_per_iter_min":2.0}'
+echo '{"impl":"unroll_4acc","bench":"c_iter","variant":"pattern","threads":1,"ms_per_iter_median":1.5,"ms_per_iter_min":1.0}'
+`), 0o755))
+	code, out, errOut := runCLI("sweep", "--graph", path, "--format", "ppredge", "--reps", "2", "--c", fake)
+	require.Equal(t, 0, code, errOut)
+	for _, want := range []string{"300 nodes", "jacobi pull (Sweep)", "gauss-seidel push", "SweepParallel", "C ppr_csr f64", "C ppr_csr pattern", "floor, 1 thread"} {
+		require.Contains(t, out, want)
+	}
+	c, err := runCLoop(fake, path, 1)
+	require.NoError(t, err)
+	require.Equal(t, map[string]time.Duration{"f64": 2500 * time.Microsecond, "pattern": 1500 * time.Microsecond}, c)
+
+	// A missing C loop is said, not an error.
+	code, out, errOut = runCLI("sweep", "--graph", path, "--format", "ppredge", "--reps", "1", "--threads", "1", "--c", filepath.Join(t.TempDir(), "none"))
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, "not found")
+	require.NotContains(t, out, "C ppr_csr")
+}
