@@ -27,6 +27,8 @@ type Builder struct {
 	relationIDs  map[string]uint32
 	relations    []string
 	hasRelations bool
+
+	order NodeOrder
 }
 
 // NewBuilder returns an empty builder for a directed or undirected graph.
@@ -165,7 +167,12 @@ func (b *Builder) Build() (*Graph, error) {
 	if len(b.names) == 0 {
 		return nil, errors.New("csr: graph has no nodes")
 	}
+	var rank []uint32
+	if b.order == DegreeOrder {
+		rank = b.degreeOrder()
+	}
 	g := &Graph{
+		rank:         rank,
 		directed:     b.directed,
 		names:        b.names,
 		ids:          b.ids,

@@ -38,6 +38,7 @@ type Graph struct {
 
 	names []string
 	ids   map[string]uint32
+	rank  []uint32 // first-appearance rank per id; nil in stream order
 
 	// Per edge, indexed by edge id.
 	edgeSrc, edgeDst []uint32
@@ -126,6 +127,18 @@ func (g *Graph) Validate() error {
 	for i, name := range g.names {
 		if id, ok := g.ids[name]; !ok || id != uint32(i) {
 			return fmt.Errorf("csr: node %d: name %q maps to another id", i, name)
+		}
+	}
+	if g.rank != nil {
+		if len(g.rank) != n {
+			return fmt.Errorf("csr: %d node ranks for %d nodes", len(g.rank), n)
+		}
+		seen := make([]bool, n)
+		for u, r := range g.rank {
+			if int(r) >= n || seen[r] {
+				return fmt.Errorf("csr: node %d: rank %d repeated or out of range (want a permutation of 0..%d)", u, r, n-1)
+			}
+			seen[r] = true
 		}
 	}
 	for e := 0; e < m; e++ {
@@ -245,7 +258,8 @@ func sumWeights(w []float64) float64 {
 // string bytes included, the name dictionary's hash table not): per arc 16
 // (uint32 neighbour, float64 weight, uint32 edge id), per edge 20 (source,
 // destination, weight, channel; 4 more with relations), per node 16 plus
-// its name, and the in-adjacency again for directed graphs.
+// its name (20 when reordered: the rank), and the in-adjacency again for
+// directed graphs.
 func (g *Graph) MemoryBytes() int64 {
 	adj := func(a Adjacency) int64 {
 		return int64(8*len(a.Offsets) + 4*len(a.Nbr) + 8*len(a.Weight) + 4*len(a.Edge))
@@ -258,5 +272,6 @@ func (g *Graph) MemoryBytes() int64 {
 	for _, s := range g.names {
 		b += int64(16 + len(s))
 	}
+	b += int64(4 * len(g.rank))
 	return b
 }

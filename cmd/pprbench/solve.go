@@ -149,7 +149,7 @@ func solveOne(g *csr.Graph, view *mask.View, q namedQuery, damping float64, opt 
 		if err != nil {
 			return nil, err
 		}
-		top = ppr.TopK(res.Scores, q.K, q.Candidates)
+		top = ppr.TopKRanked(res.Scores, q.K, q.Candidates, g.Ranks())
 		rec.SolveUS = time.Since(start).Microseconds()
 		rec.Sweeps, rec.ErrorBound, rec.ResidualL1 = res.Sweeps, res.ErrorBound, res.ResidualL1
 	}

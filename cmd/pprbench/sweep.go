@@ -23,6 +23,13 @@ import (
 // defaultCLoop is where shared/anchors/run_all.sh leaves the built C loop.
 const defaultCLoop = "/tmp/anchors-data/ppr_csr"
 
+// sweepKernel is one way to advance an engine by a sweep.
+type sweepKernel struct {
+	name    string
+	threads int
+	step    func(e *ppr.Engine)
+}
+
 // sweepRow is one timed kernel.
 type sweepRow struct {
 	name    string
@@ -42,6 +49,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	reps := fs.Int("reps", 15, "sweeps timed per kernel (the median is reported)")
 	damping := fs.Float64("damping", 0.85, "damping d")
 	threads := fs.Int("threads", 2, "threads for the parallel rows (1 to skip them)")
+	reorder := fs.Bool("reorder", true, "also time the kernels on a copy of the graph in degree order (csr.DegreeOrder)")
 	cLoop := fs.String("c", defaultCLoop, "built shared/anchors/ppr_csr.c, run on the same file (--format ppredge only); empty to skip")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -62,50 +70,70 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 		gf.name(), g.NumNodes(), g.NumArcs(), loadTime.Round(time.Millisecond),
 		float64(g.MemoryBytes())/float64(g.NumArcs()), hotBytesPerArc(g))
 
-	view := mask.Full(g)
-	seeds, err := ppr.NewSeeds(g.NumNodes(), pickSeeds(g, 5))
-	if err != nil {
-		return err
+	// Every kernel gets its own engine; the reps go round-robin over the
+	// kernels so that the machine's load drifts over all of them alike.
+	type timed struct {
+		sweepKernel
+		e  *ppr.Engine
+		ds []time.Duration
 	}
-	var rows []sweepRow
-	timeKernel := func(name string, th int, step func(e *ppr.Engine)) error {
-		e, err := ppr.NewEngine(view, seeds, *damping)
+	var runs []*timed
+	addGraph := func(g *csr.Graph, suffix string) error {
+		view := mask.Full(g)
+		seeds, err := ppr.NewSeeds(g.NumNodes(), pickSeeds(g, 5))
 		if err != nil {
 			return err
 		}
-		for range 3 { // spread the residual over the graph first
-			e.Sweep()
+		kernels := []sweepKernel{
+			{"jacobi pull (Sweep)", 1, func(e *ppr.Engine) { e.Sweep() }},
+			{"gauss-seidel push (PushSweep)", 1, func(e *ppr.Engine) { e.PushSweep() }},
 		}
-		ds := make([]time.Duration, *reps)
-		for i := range ds {
-			start := time.Now()
-			step(e)
-			ds[i] = time.Since(start)
+		if *threads > 1 {
+			kernels = append(kernels, sweepKernel{"jacobi pull (SweepParallel)", *threads, func(e *ppr.Engine) { e.SweepParallel(*threads) }})
 		}
-		rows = append(rows, sweepRow{name, th, bench.Median(ds)})
+		for _, k := range kernels {
+			e, err := ppr.NewEngine(view, seeds, *damping)
+			if err != nil {
+				return err
+			}
+			for range 3 { // spread the residual over the graph first
+				e.Sweep()
+			}
+			k.name += suffix
+			runs = append(runs, &timed{sweepKernel: k, e: e})
+		}
 		return nil
 	}
-	kernels := []struct {
-		name    string
-		threads int
-		step    func(e *ppr.Engine)
-	}{
-		{"jacobi pull (Sweep)", 1, func(e *ppr.Engine) { e.Sweep() }},
-		{"gauss-seidel push (PushSweep)", 1, func(e *ppr.Engine) { e.PushSweep() }},
+	if err := addGraph(g, ""); err != nil {
+		return err
 	}
-	if *threads > 1 {
-		kernels = append(kernels, struct {
-			name    string
-			threads int
-			step    func(e *ppr.Engine)
-		}{"jacobi pull (SweepParallel)", *threads, func(e *ppr.Engine) { e.SweepParallel(*threads) }})
-	}
-	for _, k := range kernels {
-		if err := timeKernel(k.name, k.threads, k.step); err != nil {
+	if *reorder {
+		start := time.Now()
+		rg, err := csr.Reorder(g, csr.DegreeOrder)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "degree order built in %v\n", time.Since(start).Round(time.Millisecond))
+		if err := addGraph(rg, ", degree order"); err != nil {
 			return err
 		}
 	}
+	for range *reps {
+		for _, r := range runs {
+			start := time.Now()
+			r.step(r.e)
+			r.ds = append(r.ds, time.Since(start))
+		}
+	}
+	var rows []sweepRow
+	for _, r := range runs {
+		rows = append(rows, sweepRow{r.name, r.threads, bench.Median(r.ds)})
+	}
 
+	threadCounts := []int{1}
+	if *threads > 1 {
+		threadCounts = append(threadCounts, *threads)
+	}
 	shape := bench.SweepShape{Nodes: g.NumNodes(), Arcs: g.NumArcs(), WeightBytes: 8}
 	floors := map[int]bench.Floor{1: bench.MeasureFloor(shape, 1, 5)}
 	if *threads > 1 {
@@ -116,10 +144,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 		if _, err := os.Stat(*cLoop); err != nil {
 			fmt.Fprintf(stderr, "pprbench sweep: C loop %s not found (build shared/anchors/ppr_csr.c): no C column\n", *cLoop)
 		} else {
-			for _, th := range []int{1, *threads} {
-				if cRows[th] != nil {
-					continue
-				}
+			for _, th := range threadCounts {
 				if cRows[th], err = runCLoop(*cLoop, gf.path, th); err != nil {
 					return err
 				}
@@ -127,7 +152,8 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
-	for th, f := range floors {
+	for _, th := range threadCounts {
+		f := floors[th]
 		fmt.Fprintf(stdout, "floor, %d thread(s): copy %.1f GB/s, random gather %.2f ns/arc; stream %.2f ms + gather %.2f ms -> %.2f ms (overlap) .. %.2f ms (serial)\n",
 			th, f.CopyGBps, f.GatherNs, ms(f.StreamTime), ms(f.GatherTime), ms(f.OverlapFloor), ms(f.SerialFloor))
 	}
@@ -142,15 +168,12 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.2fx\t%.2fx\t%s\n", r.name, r.threads, ms(r.perIter),
 			float64(r.perIter)/float64(f.OverlapFloor), float64(r.perIter)/float64(f.SerialFloor), c)
 	}
-	for _, th := range []int{1, *threads} {
+	for _, th := range threadCounts {
 		for _, v := range []string{"f64", "f32", "pattern"} {
 			if d, ok := cRows[th][v]; ok {
 				fmt.Fprintf(tw, "C ppr_csr %s\t%d\t%.2f\t%.2fx\t%.2fx\t%.2fx\n", v, th, ms(d),
 					float64(d)/float64(floors[th].OverlapFloor), float64(d)/float64(floors[th].SerialFloor), float64(d)/float64(cRows[th]["f64"]))
 			}
-		}
-		if *threads <= 1 {
-			break
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -158,6 +181,11 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	if *threads > 1 && len(rows) >= 3 {
 		fmt.Fprintf(stdout, "threads: %d-thread Jacobi sweep is %.2fx faster than 1 thread\n", *threads, float64(rows[0].perIter)/float64(rows[2].perIter))
+	}
+	if *reorder && len(rows) >= 4 {
+		per := len(rows) / 2
+		fmt.Fprintf(stdout, "degree order: Jacobi sweep %.2fx, Gauss-Seidel sweep %.2fx faster than stream order\n",
+			float64(rows[0].perIter)/float64(rows[per].perIter), float64(rows[1].perIter)/float64(rows[per+1].perIter))
 	}
 	return nil
 }

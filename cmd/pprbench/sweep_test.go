@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -62,4 +63,25 @@ echo '{"impl":"unroll_4acc","bench":"c_iter","variant":"pattern","threads":1,"ms
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, errOut, "not found")
 	require.NotContains(t, out, "C ppr_csr")
+}
+
+func TestSolveDegreeOrderSameAnswer(t *testing.T) {
+	path := writeFile(t, "tiny.tsv", tiny)
+	var outs []string
+	for _, order := range []string{"stream", "degree"} {
+		code, out, errOut := runCLI("solve", "--graph", path, "--seeds", "q", "--k", "7", "--json", "--order", order)
+		require.Equal(t, 0, code, errOut)
+		var rec solveJSON
+		require.NoError(t, json.Unmarshal([]byte(out), &rec))
+		require.Len(t, rec.TopK, 7)
+		names := ""
+		for _, s := range rec.TopK {
+			names += s.Node + " "
+		}
+		outs = append(outs, names)
+	}
+	require.Equal(t, outs[0], outs[1])
+	code, _, errOut := runCLI("solve", "--graph", path, "--seeds", "q", "--order", "bfs")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "--order")
 }
