@@ -202,6 +202,7 @@ func (b *Builder) Build() (*Graph, error) {
 		lo, hi := g.out.Span(uint32(u))
 		g.outWeight[u] = sumWeights(g.out.Weight[lo:hi])
 	}
+	g.shareArrays()
 	*b = Builder{}
 	return g, nil
 }

@@ -50,6 +50,7 @@ type Graph struct {
 
 	out, in   Adjacency
 	outWeight []float64 // W(u): sum of u's out-arc weights, in arc order
+	unit      bool      // every edge weight is 1 (set by Build and Assemble)
 }
 
 // Directed reports whether edges are directed.
@@ -252,26 +253,4 @@ func sumWeights(w []float64) float64 {
 		s += x
 	}
 	return s
-}
-
-// MemoryBytes returns the bytes held by the snapshot's arrays (names'
-// string bytes included, the name dictionary's hash table not): per arc 16
-// (uint32 neighbour, float64 weight, uint32 edge id), per edge 20 (source,
-// destination, weight, channel; 4 more with relations), per node 16 plus
-// its name (20 when reordered: the rank), and the in-adjacency again for
-// directed graphs.
-func (g *Graph) MemoryBytes() int64 {
-	adj := func(a Adjacency) int64 {
-		return int64(8*len(a.Offsets) + 4*len(a.Nbr) + 8*len(a.Weight) + 4*len(a.Edge))
-	}
-	b := adj(g.out) + int64(8*len(g.outWeight))
-	if g.directed {
-		b += adj(g.in)
-	}
-	b += int64(4*len(g.edgeSrc) + 4*len(g.edgeDst) + 8*len(g.edgeWeight) + 4*len(g.edgeChannel) + 4*len(g.edgeRelation))
-	for _, s := range g.names {
-		b += int64(16 + len(s))
-	}
-	b += int64(4 * len(g.rank))
-	return b
 }

@@ -69,5 +69,12 @@ func Assemble(p Parts) (*Graph, error) {
 	if err := g.Validate(); err != nil {
 		return nil, err
 	}
+	g.unit = true
+	for _, w := range g.edgeWeight {
+		if w != 1 {
+			g.unit = false
+			break
+		}
+	}
 	return g, nil
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 
+	"github.com/authppr/authppr/csr"
 	"github.com/authppr/authppr/mask"
 )
 
@@ -198,9 +199,10 @@ func (e *Engine) Sweep() float64 {
 	return l1
 }
 
-// pull runs the view's pull kernel: every arc summed with four
-// accumulators, then the few masked arcs' terms subtracted; or, when the
-// view masks too many arcs to list, the bit-testing kernel.
+// pull runs the view's pull kernel: every arc summed (pulls, the CPU
+// level's kernels; the pattern kernel when every weight is 1), then the few
+// masked arcs' terms subtracted; or, when the view masks too many arcs to
+// list, the bit-testing kernel.
 func (e *Engine) pull(factor, next []float64) float64 {
 	in := e.view.Graph().In()
 	d := e.damping
@@ -208,11 +210,21 @@ func (e *Engine) pull(factor, next []float64) float64 {
 	if !sparse {
 		return pullMasked(in.Offsets, in.Nbr, in.Weight, in.Edge, e.view.MaskedBits(), factor, next, d)
 	}
-	l1 := pullUnmasked(in.Offsets, in.Nbr, in.Weight, factor, next, d)
+	l1 := pullAll(e.view.Graph(), in.Offsets, factor, next, d)
 	if len(nodes) > 0 {
 		l1 = subtractArcs(nodes, arcs, in.Nbr, in.Weight, factor, next, d, l1)
 	}
 	return l1
+}
+
+// pullAll pulls every arc of the rows offsets covers (len(offsets) =
+// len(next)+1) with the kernels of pulls.
+func pullAll(g *csr.Graph, offsets []int, factor, next []float64, d float64) float64 {
+	in := g.In()
+	if g.UnitWeights() {
+		return pulls.pattern(offsets, in.Nbr, factor, next, d)
+	}
+	return pulls.weighted(offsets, in.Nbr, in.Weight, factor, next, d)
 }
 
 // PushNode pushes node u once: x(u) += r(u), r(u)'s mass spread over u's

@@ -66,9 +66,18 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	defer ld.close()
 	g := ld.g
-	fmt.Fprintf(stdout, "graph %s: %d nodes, %d arcs, loaded in %v; snapshot %.1f bytes/arc, sweep's hot arrays %.1f bytes/arc\n",
-		gf.name(), g.NumNodes(), g.NumArcs(), loadTime.Round(time.Millisecond),
-		float64(g.MemoryBytes())/float64(g.NumArcs()), hotBytesPerArc(g))
+	arcs := float64(max(g.NumArcs(), 1))
+	fmt.Fprintf(stdout, "graph %s: %d nodes, %d arcs, unit weights %v, loaded in %v; kernels %v\n",
+		gf.name(), g.NumNodes(), g.NumArcs(), g.UnitWeights(), loadTime.Round(time.Millisecond), ppr.PullLevel())
+	fmt.Fprintf(stdout, "memory: snapshot %.1f bytes/arc, sweep's hot arrays %.1f bytes/arc;", float64(g.MemoryBytes())/arcs, float64(g.HotBytes())/arcs)
+	for _, p := range g.MemoryParts() {
+		if p.SharedWith == "" {
+			fmt.Fprintf(stdout, " %s %.2f", p.Name, float64(p.Bytes)/arcs)
+		} else {
+			fmt.Fprintf(stdout, " %s=%s", p.Name, p.SharedWith)
+		}
+	}
+	fmt.Fprintln(stdout)
 
 	// Every kernel gets its own engine; the reps go round-robin over the
 	// kernels so that the machine's load drifts over all of them alike.
@@ -118,27 +127,22 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	for range *reps {
-		for _, r := range runs {
-			start := time.Now()
-			r.step(r.e)
-			r.ds = append(r.ds, time.Since(start))
+	timeReps := func(reps int) {
+		for range reps {
+			for _, r := range runs {
+				start := time.Now()
+				r.step(r.e)
+				r.ds = append(r.ds, time.Since(start))
+			}
 		}
 	}
-	var rows []sweepRow
-	for _, r := range runs {
-		rows = append(rows, sweepRow{r.name, r.threads, bench.Median(r.ds)})
-	}
-
 	threadCounts := []int{1}
 	if *threads > 1 {
 		threadCounts = append(threadCounts, *threads)
 	}
-	shape := bench.SweepShape{Nodes: g.NumNodes(), Arcs: g.NumArcs(), WeightBytes: 8}
-	floors := map[int]bench.Floor{1: bench.MeasureFloor(shape, 1, 5)}
-	if *threads > 1 {
-		floors[*threads] = bench.MeasureFloor(shape, *threads, 5)
-	}
+	// The C loop runs between the two halves of the reps, so that the
+	// machine's load over the run weighs on both sides alike.
+	timeReps(*reps / 2)
 	cRows := map[int]map[string]time.Duration{}
 	if *cLoop != "" && gf.format == "ppredge" {
 		if _, err := os.Stat(*cLoop); err != nil {
@@ -151,7 +155,21 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
+	timeReps(*reps - *reps/2)
+	var rows []sweepRow
+	for _, r := range runs {
+		rows = append(rows, sweepRow{r.name, r.threads, bench.Median(r.ds)})
+	}
 
+	weightBytes := 8
+	if g.UnitWeights() {
+		weightBytes = 0
+	}
+	shape := bench.SweepShape{Nodes: g.NumNodes(), Arcs: g.NumArcs(), WeightBytes: weightBytes}
+	floors := map[int]bench.Floor{1: bench.MeasureFloor(shape, 1, 5)}
+	if *threads > 1 {
+		floors[*threads] = bench.MeasureFloor(shape, *threads, 5)
+	}
 	for _, th := range threadCounts {
 		f := floors[th]
 		fmt.Fprintf(stdout, "floor, %d thread(s): copy %.1f GB/s, random gather %.2f ns/arc; stream %.2f ms + gather %.2f ms -> %.2f ms (overlap) .. %.2f ms (serial)\n",
@@ -191,12 +209,6 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }
-
-// hotBytesPerArc is what a pull sweep streams from the snapshot per arc: the
-// in-neighbour (4 bytes), its weight (8) and the node offsets (8 per node).
-func hotBytesPerArc(g *csr.Graph) float64 {
-	return 12 + 8*float64(g.NumNodes()+1)/float64(max(g.NumArcs(), 1))
-}
 
 // pickSeeds returns k distinct seeds with out-arcs, drawn from a fixed
 // generator, weight 1 each.
