@@ -30,6 +30,11 @@ type Builder struct {
 	hasRelations bool
 
 	order NodeOrder
+
+	// AddEdgeByID's last channel and its index: streams repeat one
+	// channel for long runs, and the map lookup was 6% of a build.
+	lastChannel   string
+	lastChannelID uint32
 }
 
 // NewBuilder returns an empty builder for a directed or undirected graph.
@@ -159,10 +164,13 @@ func (b *Builder) AddEdgeByID(src, dst uint32, weight float64, channel string) (
 	if channel == "" {
 		channel = DefaultChannel
 	}
+	if channel != b.lastChannel || len(b.channels) == 0 {
+		b.lastChannel, b.lastChannelID = channel, intern(channel, b.channelIDs, &b.channels)
+	}
 	b.src = append(b.src, src)
 	b.dst = append(b.dst, dst)
 	b.weight = append(b.weight, weight+0) // +0 turns -0 into 0
-	b.channel = append(b.channel, intern(channel, b.channelIDs, &b.channels))
+	b.channel = append(b.channel, b.lastChannelID)
 	if b.hasRelations {
 		b.relation = append(b.relation, 0) // no relation
 	}
@@ -207,7 +215,14 @@ func (b *Builder) Build() (*Graph, error) {
 	}
 	n := len(b.names)
 	if b.directed {
-		g.out = buildAdjacency(n, b.src, b.dst, b.weight, nil, nil)
+		if slices.IsSorted(b.src) {
+			// Stream order is already out-adjacency order (edge lists
+			// sorted by source): no scatter, and the arrays are the edge
+			// table's own.
+			g.out = adjacencyInStreamOrder(n, b.src, b.dst, b.weight)
+		} else {
+			g.out = buildAdjacency(n, b.src, b.dst, b.weight, nil, nil)
+		}
 		g.in = buildAdjacency(n, b.dst, b.src, b.weight, nil, nil)
 	} else {
 		// Each edge e contributes src->dst and dst->src. Arcs are placed in
@@ -223,6 +238,24 @@ func (b *Builder) Build() (*Graph, error) {
 	g.shareArrays()
 	*b = Builder{}
 	return g, nil
+}
+
+// adjacencyInStreamOrder is buildAdjacency(n, from, to, weight, nil, nil)
+// for from sorted ascending: arc p is edge p, so the neighbour and weight
+// arrays are to and weight themselves.
+func adjacencyInStreamOrder(n int, from, to []uint32, weight []float64) Adjacency {
+	offsets := make([]int, n+1)
+	for _, u := range from {
+		offsets[u+1]++
+	}
+	for u := range n {
+		offsets[u+1] += offsets[u]
+	}
+	edge := make([]uint32, len(from))
+	for e := range edge {
+		edge[e] = uint32(e)
+	}
+	return Adjacency{Offsets: offsets, Nbr: to, Weight: weight, Edge: edge}
 }
 
 // buildAdjacency places arc from[e]->to[e] for every edge e, and when from2

@@ -1,6 +1,8 @@
 package csr
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -53,6 +55,30 @@ func TestShareArrays(t *testing.T) {
 		require.True(t, a.UnitWeights())
 		for e := range uint32(g.NumEdges()) {
 			require.Equal(t, g.Edge(e), a.Edge(e))
+		}
+	}
+}
+
+// TestSortedStreamPath builds source-sorted directed streams (the path
+// without a scatter for the out-adjacency) and checks them against the
+// dense model and Validate.
+func TestSortedStreamPath(t *testing.T) {
+	for seed := range 100 {
+		r := rand.New(rand.NewPCG(uint64(seed), 0x50F))
+		var ops []op
+		for i := range 8 {
+			ops = append(ops, op{Input{Src: fmt.Sprintf("n%d", i)}})
+		}
+		for u := range 8 {
+			for range r.IntN(6) {
+				ops = append(ops, op{Input{Src: fmt.Sprintf("n%d", u), Dst: fmt.Sprintf("n%d", r.IntN(8)), Weight: float64(r.IntN(3)), Channel: []string{"", "x"}[r.IntN(2)]}})
+			}
+		}
+		g := buildOps(t, true, ops, StreamOrder)
+		require.NoError(t, g.Validate())
+		checkAgainstModel(t, g, buildModel(true, ops), true, fmt.Sprintf("seed %d", seed))
+		if g.NumEdges() > 0 {
+			require.Equal(t, "out.Nbr", shared(g)["edge.Dst"], "seed %d", seed)
 		}
 	}
 }

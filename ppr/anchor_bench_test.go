@@ -62,3 +62,20 @@ func BenchmarkAnchorSweep(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAnchorBuild reads and builds R-MAT scale 20 from its PPREDGE1
+// file (profile with -cpuprofile; pprbench compare --format ppredge gives
+// the ratio to igraph's build).
+func BenchmarkAnchorBuild(b *testing.B) {
+	anchorGraph(b, "rmat20") // skips when absent
+	dir := os.Getenv("AUTHPPR_ANCHORS")
+	if dir == "" {
+		dir = "/tmp/anchors-data"
+	}
+	b.ReportAllocs()
+	for range b.N {
+		if _, err := bench.ReadPPREDGE1(dir + "/rmat20.edges.bin"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
