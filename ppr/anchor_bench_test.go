@@ -1,9 +1,12 @@
 package ppr_test
 
 import (
+	"math/rand/v2"
 	"os"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/authppr/authppr/bench"
 	"github.com/authppr/authppr/csr"
@@ -77,5 +80,67 @@ func BenchmarkAnchorBuild(b *testing.B) {
 		if _, err := bench.ReadPPREDGE1(dir + "/rmat20.edges.bin"); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkAnchorBatch solves 8 queries (5 seeds each) on the anchors'
+// graphs one by one (Gauss-Seidel, the default; and Jacobi) and as one
+// ppr.SolveBatch, in turn within each iteration, and reports the batch's
+// per-query time relative to each single solve.
+func BenchmarkAnchorBatch(b *testing.B) {
+	for _, name := range []string{"kg", "rmat20"} {
+		b.Run(name, func(b *testing.B) {
+			g := anchorGraph(b, name)
+			view := mask.Full(g)
+			rng := rand.New(rand.NewPCG(5, 5))
+			out := g.Out()
+			var seeds []ppr.Seeds
+			for range 8 {
+				var in []ppr.Seed
+				for len(in) < 5 {
+					u := uint32(rng.IntN(g.NumNodes()))
+					if lo, hi := out.Span(u); hi > lo {
+						in = append(in, ppr.Seed{Node: u, Weight: 1})
+					}
+				}
+				s, err := ppr.NewSeeds(g.NumNodes(), in)
+				if err != nil {
+					b.Fatal(err)
+				}
+				seeds = append(seeds, s)
+			}
+			d := 0.85
+			if name == "kg" {
+				d = 0.5
+			}
+			opt := ppr.Options{Tol: 1e-6}
+			var gs, jac, bat []float64
+			for range b.N {
+				start := time.Now()
+				for _, s := range seeds {
+					if _, err := ppr.Solve(view, s, d, opt); err != nil {
+						b.Fatal(err)
+					}
+				}
+				gs = append(gs, float64(time.Since(start)))
+				start = time.Now()
+				for _, s := range seeds {
+					if _, err := ppr.Solve(view, s, d, ppr.Options{Tol: opt.Tol, Order: ppr.Jacobi}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				jac = append(jac, float64(time.Since(start)))
+				start = time.Now()
+				if _, err := ppr.SolveBatch(view, seeds, d, opt); err != nil {
+					b.Fatal(err)
+				}
+				bat = append(bat, float64(time.Since(start)))
+			}
+			med := func(xs []float64) float64 { slices.Sort(xs); return xs[len(xs)/2] }
+			mb := med(bat)
+			b.ReportMetric(mb/8/1e6, "batch-ms/query")
+			b.ReportMetric(mb/med(gs), "batch/single-gauss-seidel")
+			b.ReportMetric(mb/med(jac), "batch/single-jacobi")
+		})
 	}
 }

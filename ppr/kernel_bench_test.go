@@ -106,3 +106,50 @@ func BenchmarkPullKernelsInterleaved(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPullBatch compares one batched pull of batchWidth interleaved
+// vectors with batchWidth single pulls, interleaved per iteration, on the
+// shapes of BenchmarkPullKernelsInterleaved; per-query/single below 1 means
+// the batch is cheaper per query.
+func BenchmarkPullBatch(b *testing.B) {
+	for _, size := range []struct {
+		name    string
+		n, arcs int
+	}{{"250k-2M", 250000, 2000000}, {"1M-16M", 1 << 20, 16 << 20}} {
+		b.Run(size.name, func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			zipf := rand.NewZipf(rng, 1.1, 4, uint64(size.n-1))
+			degrees := make([]int, size.n)
+			for range size.arcs {
+				degrees[zipf.Uint64()]++
+			}
+			offsets, nbr, wt, _, _, factor := kernelCase(rng, degrees, 0)
+			for p := range nbr {
+				nbr[p] = uint32(zipf.Uint64())
+			}
+			next := make([]float64, size.n)
+			bf := make([][batchWidth]float64, size.n)
+			bn := make([][batchWidth]float64, size.n)
+			for u := range bf {
+				for j := range batchWidth {
+					bf[u][j] = factor[u] * float64(j+1)
+				}
+			}
+			var single, batch []float64
+			b.ResetTimer()
+			for range b.N {
+				start := time.Now()
+				for range batchWidth {
+					pullUnmasked(offsets, nbr, wt, factor, next, 0.85)
+				}
+				single = append(single, float64(time.Since(start)))
+				start = time.Now()
+				pullBatch(offsets, nbr, wt, bf, bn, 0.85)
+				batch = append(batch, float64(time.Since(start)))
+			}
+			slices.Sort(single)
+			slices.Sort(batch)
+			b.ReportMetric(batch[len(batch)/2]/single[len(single)/2], "per-query/single")
+		})
+	}
+}

@@ -19,6 +19,7 @@ type pullSet struct {
 	level    cpu.Level
 	weighted func(offsets []int, nbr []uint32, wt []float64, factor, next []float64, d float64) float64
 	pattern  func(offsets []int, nbr []uint32, factor, next []float64, d float64) float64
+	batch    func(offsets []int, nbr []uint32, wt []float64, factor, next [][batchWidth]float64, d float64) [batchWidth]float64
 }
 
 // pulls is the set Sweep and SweepParallel run, decided once from
@@ -31,9 +32,9 @@ var pulls = pullSetFor(cpu.Best())
 func pullSetFor(l cpu.Level) pullSet {
 	switch l {
 	case cpu.Unrolled:
-		return pullSet{l, pullUnmasked, pullPattern}
+		return pullSet{l, pullUnmasked, pullPattern, pullBatch}
 	}
-	return pullSet{cpu.Generic, pullUnmaskedReference, pullPatternReference}
+	return pullSet{cpu.Generic, pullUnmaskedReference, pullPatternReference, pullBatchReference}
 }
 
 // pullUnmaskedReference is pullReference over every arc.

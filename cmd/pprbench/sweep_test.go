@@ -3,10 +3,12 @@ package main
 import (
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -99,4 +101,34 @@ func TestComparePPREDGE1(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, "2 queries: top-k agree on 2")
 	require.Contains(t, out, "graph build: authppr")
+}
+
+func TestSolveBatchFlag(t *testing.T) {
+	path := writePPREDGE1(t, 300)
+	var lines string
+	for i := range 11 {
+		lines += fmt.Sprintf(`{"id":"q%d","seeds":{"%d":1,"%d":2},"k":4}`+"\n", i, i*7, i*13+1)
+	}
+	queries := writeFile(t, "q.jsonl", lines)
+	var got [2][]solveJSON
+	for i, extra := range []string{"--batch=false", "--batch"} {
+		code, out, errOut := runCLI("solve", "--graph", path, "--format", "ppredge", "--queries", queries, "--json", "--tol", "1e-12", extra)
+		require.Equal(t, 0, code, errOut)
+		dec := json.NewDecoder(strings.NewReader(out))
+		for dec.More() {
+			var rec solveJSON
+			require.NoError(t, dec.Decode(&rec))
+			got[i] = append(got[i], rec)
+		}
+	}
+	require.Len(t, got[1], 11)
+	for i := range got[0] {
+		for j := range got[0][i].TopK {
+			require.Equal(t, got[0][i].TopK[j].Node, got[1][i].TopK[j].Node, "query %d rank %d", i, j)
+			require.InDelta(t, got[0][i].TopK[j].Score, got[1][i].TopK[j].Score, 1e-11)
+		}
+	}
+	code, _, errOut := runCLI("solve", "--graph", path, "--format", "ppredge", "--seeds", "3", "--batch")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "--batch needs --queries")
 }
