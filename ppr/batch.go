@@ -8,15 +8,17 @@ import (
 )
 
 // SolveBatch solves PPR for several seed vectors on one view, batchWidth
-// (8) at a time, by Jacobi sweeps over interleaved vectors: one pass over
-// the in-adjacency serves the whole batch, and each random read of a
-// neighbour's factors fetches one cache line for all of its vectors. Each
-// result is what Solve with Order Jacobi gives for that seed vector (bit for
-// bit with the Generic kernel level: TestSolveBatchMatchesSolve), except
-// that every vector of a batch sweeps until the slowest reaches opt.Tol, so
-// it may be more accurate than asked; Sweeps says how many it got. Views
-// masking more arcs than MaskedInArcs lists fall back to one Solve per
-// vector. opt.Order and opt.Threads are ignored.
+// (8) at a time, with sweeps over interleaved vectors: one pass over the
+// adjacency serves the whole batch, and each random access to a
+// neighbour's entries touches one cache line for all of its vectors. Each
+// result is what Solve gives for that seed vector in the same order
+// (opt.Order: Gauss-Seidel by default, as Engine.PushSweep; Jacobi as
+// Engine.Sweep, bit for bit with the Generic kernel level), except that
+// every vector of a batch sweeps until the slowest reaches opt.Tol, so it
+// may be more accurate than asked; Sweeps says how many it got
+// (TestSolveBatchMatchesSolve). Jacobi on a view masking more arcs than
+// MaskedInArcs lists falls back to one Solve per vector. opt.Threads is
+// ignored.
 func SolveBatch(view *mask.View, seeds []Seeds, damping float64, opt Options) ([]*Result, error) {
 	if err := checkDamping(damping); err != nil {
 		return nil, err
@@ -33,7 +35,7 @@ func SolveBatch(view *mask.View, seeds []Seeds, damping float64, opt Options) ([
 		}
 	}
 	out := make([]*Result, 0, len(seeds))
-	if _, _, sparse := view.MaskedInArcs(); !sparse {
+	if _, _, sparse := view.MaskedInArcs(); !sparse && opt.Order == Jacobi {
 		for _, s := range seeds {
 			res, err := Solve(view, s, damping, Options{Tol: opt.Tol, MaxSweeps: opt.MaxSweeps, Order: Jacobi})
 			if err != nil {
@@ -113,7 +115,11 @@ func (b *batch) solve(seeds []Seeds, opt Options) ([]*Result, error) {
 		if sweeps == maxSweeps {
 			return nil, fmt.Errorf("ppr: error bound %.3g after %d sweeps, tolerance %.3g not reached", worst, sweeps, tol)
 		}
-		l1 = b.sweep()
+		if opt.Order == Jacobi {
+			l1 = b.sweep()
+		} else {
+			l1 = b.pushSweep()
+		}
 		sweeps++
 	}
 	out := make([]*Result, len(seeds))
@@ -172,5 +178,70 @@ func (b *batch) sweep() [batchWidth]float64 {
 		}
 	}
 	b.r, b.next = b.next, b.r
+	return l1
+}
+
+// pushSweep is Engine.PushSweep (PushScan with eps = 0, then ||r||_1) for
+// every vector of the batch: nodes pushed in id order with the residual
+// updated in place, each vector's dangling residual sent to its seeds at
+// the end of the scan. A lane whose residual at u is zero adds zeros, which
+// changes no value.
+func (b *batch) pushSweep() [batchWidth]float64 {
+	g := b.view.Graph()
+	n := g.NumNodes()
+	x, r := b.x[:n], b.r[:n]
+	w := b.view.OutWeights()[:n]
+	out := g.Out()
+	bits, tb := b.view.MaskedBits(), b.view.TouchedBits()
+	d := b.damping
+	var dangling [batchWidth]float64
+	var zero [batchWidth]float64
+	for u := range n {
+		val := r[u]
+		if val == zero {
+			continue
+		}
+		r[u] = zero
+		wu := w[u]
+		var c [batchWidth]float64
+		for j := range batchWidth {
+			x[u][j] += val[j]
+			if wu == 0 {
+				dangling[j] += val[j]
+			} else {
+				c[j] = d * val[j] / wu
+			}
+		}
+		if wu == 0 {
+			continue
+		}
+		lo, hi := out.Offsets[u], out.Offsets[u+1]
+		nbr, wt, eid := out.Nbr[lo:hi], out.Weight[lo:hi], out.Edge[lo:hi]
+		wt, eid = wt[:len(nbr)], eid[:len(nbr)]
+		masked := bits != nil && tb[u/64]&(1<<(u%64)) != 0
+		for p, v := range nbr {
+			if masked && bits[eid[p]/64]&(1<<(eid[p]%64)) != 0 {
+				continue
+			}
+			rv, wp := &r[v], wt[p]
+			for j := range batchWidth {
+				rv[j] += c[j] * wp
+			}
+		}
+	}
+	for j, s := range b.seeds {
+		if dangling[j] == 0 {
+			continue
+		}
+		for i, u := range s.Nodes {
+			r[u][j] += d * dangling[j] * s.Weights[i]
+		}
+	}
+	var l1 [batchWidth]float64
+	for u := range r {
+		for j := range batchWidth {
+			l1[j] += math.Abs(r[u][j])
+		}
+	}
 	return l1
 }

@@ -77,7 +77,7 @@ func TestSolveBatchMatchesSolve(t *testing.T) {
 		for _, view := range []*mask.View{mask.Full(g), fewView, manyView} {
 			for _, l := range cpu.Supported() {
 				forcePullLevel(t, l)
-				res, err := SolveBatch(view, seeds, 0.85, Options{Tol: 1e-11})
+				res, err := SolveBatch(view, seeds, 0.85, Options{Tol: 1e-11, Order: Jacobi})
 				require.NoError(t, err)
 				require.Len(t, res, len(seeds))
 				for i, s := range seeds {
@@ -98,6 +98,45 @@ func TestSolveBatchMatchesSolve(t *testing.T) {
 						require.InDelta(t, e.X[u], res[i].Scores[u], 1e-14, "%s node %d", where, u)
 					}
 				}
+			}
+		}
+	}
+}
+
+// TestSolveBatchGaussSeidel checks the default order against Engine.PushSweep
+// swept as many times, bit for bit (the push arithmetic is the same per
+// vector), on the same views.
+func TestSolveBatchGaussSeidel(t *testing.T) {
+	for _, unit := range []bool{false, true} {
+		g := batchGraph(t, unit)
+		few, many := roaring.New(), roaring.New()
+		for e := range uint32(g.NumEdges()) {
+			if e%97 == 0 {
+				few.Add(e)
+			}
+			if e%3 == 0 {
+				many.Add(e)
+			}
+		}
+		fewView, err := mask.FromMasked(g, "few", few)
+		require.NoError(t, err)
+		manyView, err := mask.FromMasked(g, "many", many)
+		require.NoError(t, err)
+		seeds := batchSeeds(t, g.NumNodes(), 11)
+		for _, view := range []*mask.View{mask.Full(g), fewView, manyView} {
+			res, err := SolveBatch(view, seeds, 0.85, Options{Tol: 1e-11})
+			require.NoError(t, err)
+			for i, s := range seeds {
+				where := fmt.Sprintf("unit=%v view %s query %d", unit, view.Name(), i)
+				require.LessOrEqual(t, res[i].ErrorBound, 1e-11, where)
+				e, err := NewEngine(view, s, 0.85)
+				require.NoError(t, err)
+				var l1 float64
+				for range res[i].Sweeps {
+					l1 = e.PushSweep()
+				}
+				require.Equal(t, e.X, res[i].Scores, where)
+				require.Equal(t, l1, res[i].ResidualL1, where)
 			}
 		}
 	}
