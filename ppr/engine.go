@@ -30,8 +30,9 @@ type Engine struct {
 	next, factor []float64 // sweep scratch, allocated on first sweep
 	queue        []uint32  // push FIFO scratch
 	queued       []bool
-	parts        []int    // SweepParallel's row ranges
-	roundCur     []uint64 // PushRounds' frontier bitsets
+	parts        []int     // SweepParallel's row ranges
+	partial      []float64 // SweepParallel's ||r||_1 per range
+	roundCur     []uint64  // PushRounds' frontier bitsets
 	roundNext    []uint64
 	dangling     []uint32 // nodes without out-weight, for SweepParallel
 
