@@ -171,18 +171,21 @@ func (e *Engine) Sweep() float64 {
 		e.factor = make([]float64, n)
 	}
 	x, r, next, factor := e.X[:n], e.R[:n], e.next[:n], e.factor[:n]
-	w, inv := e.view.OutWeights()[:n], e.view.InvOutWeights()[:n]
+	inv := e.view.InvOutWeights()[:n]
 
 	// Per-node factor r(u)/W_A(u) (a multiply by 1/W_A: dividing cost a
 	// fifth of the sweep), computed once per sweep; the residual of
-	// dangling nodes (1/W_A = 0) goes to the seeds instead.
+	// dangling nodes goes to the seeds instead. 1/W_A(u) is 0 exactly when
+	// W_A(u) is (1/w > 0 for every positive finite w), so the out-weights
+	// need not be read.
 	dangling := 0.0
 	for u := range n {
-		factor[u] = r[u] * inv[u]
-		if w[u] == 0 {
-			dangling += r[u]
+		iu, ru := inv[u], r[u]
+		factor[u] = ru * iu
+		if iu == 0 {
+			dangling += ru
 		}
-		x[u] += r[u]
+		x[u] += ru
 	}
 
 	in := g.In()
