@@ -39,21 +39,7 @@ func (rk ranking) before(a, b Scored) bool {
 // which must be distinct ids below len(scores) (validate them at the API
 // boundary). Fewer than k competitors give a shorter result.
 func TopK(scores []float64, k int, candidates []uint32) []Scored {
-	if k <= 0 {
-		return nil
-	}
-	count := len(scores)
-	if candidates != nil {
-		count = len(candidates)
-	}
-	at := func(i int) Scored {
-		if candidates != nil {
-			u := candidates[i]
-			return Scored{u, scores[u]}
-		}
-		return Scored{uint32(i), scores[i]}
-	}
-	return topK(count, k, at, nil)
+	return TopKRanked(scores, k, candidates, nil)
 }
 
 // TopKRanked is TopK with ties broken by lower rank[node] instead of lower
