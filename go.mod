@@ -4,6 +4,7 @@ go 1.26
 
 require (
 	github.com/RoaringBitmap/roaring/v2 v2.30.0
+	github.com/klauspost/cpuid/v2 v2.4.2
 	github.com/stretchr/testify v1.12.1
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0

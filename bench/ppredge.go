@@ -50,6 +50,7 @@ func ReadPPREDGE1(path string) (*csr.Graph, error) {
 		return nil, fmt.Errorf("bench: %s: %w", path, err)
 	}
 	b := csr.NewBuilder(flags&1 == 0)
+	b.Grow(int(n), int(m))
 	names := make([]string, n)
 	for u := range n {
 		names[u] = strconv.FormatUint(u, 10)

@@ -7,6 +7,10 @@
 //   - Node ids are dense, 0..NumNodes()-1, in order of first appearance in the
 //     edge stream (source before destination), the same order as
 //     shared/anchors/igraph_oracle.py, so ties broken by node id agree.
+//     A graph built with DegreeOrder (Builder.SetNodeOrder, Reorder) numbers
+//     them by descending degree instead, for cache locality; Rank(u) then
+//     gives u's first-appearance rank, and ties break by rank
+//     (ppr.TopKRanked) so that no result changes by name.
 //   - Edge ids are dense, 0..NumEdges()-1, in stream order, and never change.
 //     Edges are never merged: parallel edges (even from the same channel) are
 //     separate edges, each maskable on its own.

@@ -38,6 +38,7 @@ type Graph struct {
 
 	names []string
 	ids   map[string]uint32
+	rank  []uint32 // first-appearance rank per id; nil in stream order
 
 	// Per edge, indexed by edge id.
 	edgeSrc, edgeDst []uint32
@@ -49,6 +50,7 @@ type Graph struct {
 
 	out, in   Adjacency
 	outWeight []float64 // W(u): sum of u's out-arc weights, in arc order
+	unit      bool      // every edge weight is 1 (set by Build and Assemble)
 }
 
 // Directed reports whether edges are directed.
@@ -126,6 +128,18 @@ func (g *Graph) Validate() error {
 	for i, name := range g.names {
 		if id, ok := g.ids[name]; !ok || id != uint32(i) {
 			return fmt.Errorf("csr: node %d: name %q maps to another id", i, name)
+		}
+	}
+	if g.rank != nil {
+		if len(g.rank) != n {
+			return fmt.Errorf("csr: %d node ranks for %d nodes", len(g.rank), n)
+		}
+		seen := make([]bool, n)
+		for u, r := range g.rank {
+			if int(r) >= n || seen[r] {
+				return fmt.Errorf("csr: node %d: rank %d repeated or out of range (want a permutation of 0..%d)", u, r, n-1)
+			}
+			seen[r] = true
 		}
 	}
 	for e := 0; e < m; e++ {
@@ -239,24 +253,4 @@ func sumWeights(w []float64) float64 {
 		s += x
 	}
 	return s
-}
-
-// MemoryBytes returns the bytes held by the snapshot's arrays (names'
-// string bytes included, the name dictionary's hash table not): per arc 16
-// (uint32 neighbour, float64 weight, uint32 edge id), per edge 20 (source,
-// destination, weight, channel; 4 more with relations), per node 16 plus
-// its name, and the in-adjacency again for directed graphs.
-func (g *Graph) MemoryBytes() int64 {
-	adj := func(a Adjacency) int64 {
-		return int64(8*len(a.Offsets) + 4*len(a.Nbr) + 8*len(a.Weight) + 4*len(a.Edge))
-	}
-	b := adj(g.out) + int64(8*len(g.outWeight))
-	if g.directed {
-		b += adj(g.in)
-	}
-	b += int64(4*len(g.edgeSrc) + 4*len(g.edgeDst) + 8*len(g.edgeWeight) + 4*len(g.edgeChannel) + 4*len(g.edgeRelation))
-	for _, s := range g.names {
-		b += int64(16 + len(s))
-	}
-	return b
 }

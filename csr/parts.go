@@ -20,6 +20,10 @@ type Parts struct {
 	In  Adjacency // ignored by Assemble for undirected graphs (In is Out)
 
 	OutWeight []float64
+
+	// Rank is each node's first-appearance rank when the ids were
+	// reordered (Builder.SetNodeOrder), nil when they were not.
+	Rank []uint32
 }
 
 // Parts returns the graph's arrays.
@@ -29,7 +33,7 @@ func (g *Graph) Parts() Parts {
 		EdgeSrc: g.edgeSrc, EdgeDst: g.edgeDst, EdgeWeight: g.edgeWeight,
 		EdgeChannel: g.edgeChannel, Channels: g.channels,
 		EdgeRelation: g.edgeRelation, Relations: g.relations,
-		Out: g.out, In: g.in, OutWeight: g.outWeight,
+		Out: g.out, In: g.in, OutWeight: g.outWeight, Rank: g.rank,
 	}
 }
 
@@ -45,7 +49,7 @@ func Assemble(p Parts) (*Graph, error) {
 		edgeSrc: p.EdgeSrc, edgeDst: p.EdgeDst, edgeWeight: p.EdgeWeight,
 		edgeChannel: p.EdgeChannel, channels: p.Channels,
 		edgeRelation: p.EdgeRelation, relations: p.Relations,
-		out: p.Out, in: p.In, outWeight: p.OutWeight,
+		out: p.Out, in: p.In, outWeight: p.OutWeight, rank: p.Rank,
 	}
 	if !p.Directed {
 		g.in = g.out
@@ -64,6 +68,13 @@ func Assemble(p Parts) (*Graph, error) {
 	}
 	if err := g.Validate(); err != nil {
 		return nil, err
+	}
+	g.unit = true
+	for _, w := range g.edgeWeight {
+		if w != 1 {
+			g.unit = false
+			break
+		}
 	}
 	return g, nil
 }

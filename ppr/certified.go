@@ -23,7 +23,9 @@ type TopKResult struct {
 }
 
 // SolveTopK sweeps until the top-k over the candidates (nil: every node) is
-// proved, or the error bound reaches opt.Tol, whichever comes first.
+// proved, or the error bound reaches opt.Tol, whichever comes first. Ties
+// break by the graph's Rank (TopKRanked), so a reordered graph selects the
+// same names.
 //
 // Proof of the stopping rule: for any two nodes v and u,
 // |(pi(v) - pi(u)) - (x(v) - x(u))| <= |e(v)| + |e(u)| <= ||e||_1 <=
@@ -54,7 +56,7 @@ func SolveTopK(view *mask.View, seeds Seeds, damping float64, k int, candidates 
 			res.Sweeps++
 			continue
 		}
-		top := TopK(e.X, k+1, candidates)
+		top := TopKRanked(e.X, k+1, candidates, view.Graph().Ranks())
 		res.TopK, res.Gap = top, math.Inf(1)
 		if len(top) > k {
 			res.TopK, res.Gap = top[:k], top[k-1].Score-top[k].Score

@@ -43,7 +43,18 @@
 //     cost per arc with work proportional to the active nodes.
 //
 // Solve stops at an L1 error bound; SolveTopK stops as soon as the top-k is
-// proved; SolvePair solves two views of one snapshot in one pass per sweep.
+// proved; SolvePair solves two views of one snapshot in one pass per sweep;
+// SolveBatch solves eight seed vectors per pass, interleaved.
+//
+// # Kernels
+//
+// The pull kernels come in levels (internal/cpu), chosen once at start-up:
+// Generic runs the plain reference loops, Unrolled the loops with four
+// accumulators and the per-arc bounds checks reduced to the gather. A graph
+// whose every weight is 1 runs the pattern kernel, which reads no weights.
+// Every level is tested against Generic; the purego build tag runs Generic
+// everywhere. Ties in a selection break by node id, or by first-appearance
+// rank on a reordered graph (TopKRanked, csr.DegreeOrder).
 //
 // # Errors
 //

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 
+	"github.com/authppr/authppr/csr"
 	"github.com/authppr/authppr/mask"
 )
 
@@ -29,8 +30,9 @@ type Engine struct {
 	next, factor []float64 // sweep scratch, allocated on first sweep
 	queue        []uint32  // push FIFO scratch
 	queued       []bool
-	parts        []int    // SweepParallel's row ranges
-	roundCur     []uint64 // PushRounds' frontier bitsets
+	parts        []int     // SweepParallel's row ranges
+	partial      []float64 // SweepParallel's ||r||_1 per range
+	roundCur     []uint64  // PushRounds' frontier bitsets
 	roundNext    []uint64
 	dangling     []uint32 // nodes without out-weight, for SweepParallel
 
@@ -169,18 +171,21 @@ func (e *Engine) Sweep() float64 {
 		e.factor = make([]float64, n)
 	}
 	x, r, next, factor := e.X[:n], e.R[:n], e.next[:n], e.factor[:n]
-	w, inv := e.view.OutWeights()[:n], e.view.InvOutWeights()[:n]
+	inv := e.view.InvOutWeights()[:n]
 
 	// Per-node factor r(u)/W_A(u) (a multiply by 1/W_A: dividing cost a
 	// fifth of the sweep), computed once per sweep; the residual of
-	// dangling nodes (1/W_A = 0) goes to the seeds instead.
+	// dangling nodes goes to the seeds instead. 1/W_A(u) is 0 exactly when
+	// W_A(u) is (1/w > 0 for every positive finite w), so the out-weights
+	// need not be read.
 	dangling := 0.0
 	for u := range n {
-		factor[u] = r[u] * inv[u]
-		if w[u] == 0 {
-			dangling += r[u]
+		iu, ru := inv[u], r[u]
+		factor[u] = ru * iu
+		if iu == 0 {
+			dangling += ru
 		}
-		x[u] += r[u]
+		x[u] += ru
 	}
 
 	in := g.In()
@@ -198,9 +203,10 @@ func (e *Engine) Sweep() float64 {
 	return l1
 }
 
-// pull runs the view's pull kernel: every arc summed with four
-// accumulators, then the few masked arcs' terms subtracted; or, when the
-// view masks too many arcs to list, the bit-testing kernel.
+// pull runs the view's pull kernel: every arc summed (pulls, the CPU
+// level's kernels; the pattern kernel when every weight is 1), then the few
+// masked arcs' terms subtracted; or, when the view masks too many arcs to
+// list, the bit-testing kernel.
 func (e *Engine) pull(factor, next []float64) float64 {
 	in := e.view.Graph().In()
 	d := e.damping
@@ -208,11 +214,21 @@ func (e *Engine) pull(factor, next []float64) float64 {
 	if !sparse {
 		return pullMasked(in.Offsets, in.Nbr, in.Weight, in.Edge, e.view.MaskedBits(), factor, next, d)
 	}
-	l1 := pullUnmasked(in.Offsets, in.Nbr, in.Weight, factor, next, d)
+	l1 := pullAll(e.view.Graph(), in.Offsets, factor, next, d)
 	if len(nodes) > 0 {
 		l1 = subtractArcs(nodes, arcs, in.Nbr, in.Weight, factor, next, d, l1)
 	}
 	return l1
+}
+
+// pullAll pulls every arc of the rows offsets covers (len(offsets) =
+// len(next)+1) with the kernels of pulls.
+func pullAll(g *csr.Graph, offsets []int, factor, next []float64, d float64) float64 {
+	in := g.In()
+	if g.UnitWeights() {
+		return pulls.pattern(offsets, in.Nbr, factor, next, d)
+	}
+	return pulls.weighted(offsets, in.Nbr, in.Weight, factor, next, d)
 }
 
 // PushNode pushes node u once: x(u) += r(u), r(u)'s mass spread over u's

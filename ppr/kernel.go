@@ -33,15 +33,19 @@ func pullReference(offsets []int, nbr []uint32, wt []float64, eid []uint32, bits
 // additions of one node do not wait on each other (a float add has a
 // latency of several cycles, and the loads of factor are independent). The
 // partial sums combine as (a0+a1)+(a2+a3). Slices are re-cut to equal
-// lengths so that only the random factor[] index keeps a bounds check
-// (verified with -gcflags=-d=ssa/check_bce/debug=1).
+// lengths so that per arc only the random factor[] index keeps a bounds
+// check, and per row only the cut of the row's arcs (verified with
+// go build -gcflags='github.com/authppr/authppr/ppr=-d=ssa/check_bce/debug=1' ./ppr;
+// the same holds for pullPattern and pullUnmaskedFMA).
 func pullUnmasked(offsets []int, nbr []uint32, wt []float64, factor, next []float64, d float64) float64 {
 	n := len(next)
 	offsets = offsets[:n+1]
 	l1 := 0.0
-	for v := range n {
-		lo, hi := offsets[v], offsets[v+1]
+	lo, his := offsets[0], offsets[1:]
+	next = next[:len(his)]
+	for v, hi := range his {
 		ns, ws := nbr[lo:hi], wt[lo:hi]
+		lo = hi
 		var a0, a1, a2, a3 float64
 		for len(ns) >= 4 && len(ws) >= 4 {
 			a0 += factor[ns[0]] * ws[0]

@@ -5,8 +5,18 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/authppr/authppr/internal/cpu"
 	"github.com/stretchr/testify/require"
 )
+
+// forcePullLevel makes Sweep and SweepParallel run level l's kernels until
+// the test ends.
+func forcePullLevel(t *testing.T, l cpu.Level) {
+	t.Helper()
+	old := pulls
+	pulls = pullSetFor(l)
+	t.Cleanup(func() { pulls = old })
+}
 
 // kernelCase builds a CSR with the given in-degrees, random data and a
 // random mask over a share of the arcs.
@@ -69,6 +79,25 @@ func TestPullKernelsMatchReference(t *testing.T) {
 		wantL1 := pullReference(offsets, nbr, wt, eid, nil, factor, want, d)
 		got := fresh()
 		check("pullUnmasked", want, got, wantL1, pullUnmasked(offsets, nbr, wt, factor, got, d))
+		for _, l := range cpu.Supported() {
+			set := pullSetFor(l)
+			require.Equal(t, l, set.level)
+			got = fresh()
+			check(l.String()+" weighted", want, got, wantL1, set.weighted(offsets, nbr, wt, factor, got, d))
+		}
+		// Every weight 1: the pattern kernels against the reference.
+		ones := make([]float64, len(wt))
+		for i := range ones {
+			ones[i] = 1
+		}
+		wantOnes := fresh()
+		onesL1 := pullReference(offsets, nbr, ones, eid, nil, factor, wantOnes, d)
+		got = fresh()
+		check("pullPatternReference", wantOnes, got, onesL1, pullPatternReference(offsets, nbr, factor, got, d))
+		for _, l := range cpu.Supported() {
+			got = fresh()
+			check(l.String()+" pattern", wantOnes, got, onesL1, pullSetFor(l).pattern(offsets, nbr, factor, got, d))
+		}
 		// Masked: bit tests, and every arc minus the listed masked ones.
 		wantL1 = pullReference(offsets, nbr, wt, eid, bits, factor, want, d)
 		got = fresh()

@@ -4,13 +4,17 @@ import (
 	"math"
 	"sort"
 	"sync"
+	"sync/atomic"
 )
 
 // SweepParallel is Sweep over threads goroutines: rows are split into
-// ranges of about equal arc counts, each range pulled by one goroutine with
-// the same kernel and order as Sweep, so X and R come out bit-identical to
-// Sweep's. Only the returned ||r||_1 is summed per range and then across
-// ranges, so it may differ from Sweep's in the last bits.
+// chunksPerThread*threads ranges of about equal arc counts, which the
+// goroutines take in turn as they finish (equal arc counts are not equal
+// work: the gathers of one range may hit the cache more than another's),
+// each range pulled with the same kernel and order as Sweep, so X and R come
+// out bit-identical to Sweep's. Only the returned ||r||_1 is summed per
+// range and then across ranges in range order, so it may differ from
+// Sweep's in the last bits (but not between runs).
 func (e *Engine) SweepParallel(threads int) float64 {
 	if threads <= 1 {
 		return e.Sweep()
@@ -21,17 +25,27 @@ func (e *Engine) SweepParallel(threads int) float64 {
 		e.next = make([]float64, n)
 		e.factor = make([]float64, n)
 	}
-	parts := e.partition(threads)
+	parts := e.partition(threads * chunksPerThread)
 	x, r, next, factor := e.X[:n], e.R[:n], e.next[:n], e.factor[:n]
 	inv := e.view.InvOutWeights()[:n]
 
 	run := func(f func(lo, hi, i int)) {
-		var wg sync.WaitGroup
-		for i := 1; i < len(parts)-1; i++ {
-			wg.Add(1)
-			go func() { defer wg.Done(); f(parts[i], parts[i+1], i) }()
+		var taken atomic.Int64
+		work := func() {
+			for {
+				i := int(taken.Add(1) - 1)
+				if i >= len(parts)-1 {
+					return
+				}
+				f(parts[i], parts[i+1], i)
+			}
 		}
-		f(parts[0], parts[1], 0)
+		var wg sync.WaitGroup
+		for range threads - 1 {
+			wg.Add(1)
+			go func() { defer wg.Done(); work() }()
+		}
+		work()
 		wg.Wait()
 	}
 	run(func(lo, hi, _ int) {
@@ -49,13 +63,16 @@ func (e *Engine) SweepParallel(threads int) float64 {
 	in := g.In()
 	d := e.damping
 	nodes, arcs, sparse := e.view.MaskedInArcs()
-	partial := make([]float64, len(parts)-1)
+	if len(e.partial) != len(parts)-1 {
+		e.partial = make([]float64, len(parts)-1)
+	}
+	partial := e.partial
 	run(func(lo, hi, i int) {
 		if !sparse {
 			partial[i] = pullMasked(in.Offsets[lo:hi+1], in.Nbr, in.Weight, in.Edge, e.view.MaskedBits(), factor, next[lo:hi], d)
 			return
 		}
-		l1 := pullUnmasked(in.Offsets[lo:hi+1], in.Nbr, in.Weight, factor, next[lo:hi], d)
+		l1 := pullAll(g, in.Offsets[lo:hi+1], factor, next[lo:hi], d)
 		// The masked arcs are listed by ascending head node.
 		a := sort.Search(len(nodes), func(j int) bool { return nodes[j] >= uint32(lo) })
 		b := sort.Search(len(nodes), func(j int) bool { return nodes[j] >= uint32(hi) })
@@ -80,6 +97,9 @@ func (e *Engine) SweepParallel(threads int) float64 {
 	e.Stats.ArcOps += int64(len(in.Nbr))
 	return l1
 }
+
+// chunksPerThread is how many row ranges SweepParallel makes per thread.
+const chunksPerThread = 8
 
 // partition returns row boundaries that split the in-adjacency into threads
 // ranges of about equal arc counts (plus one per node, so that ranges of

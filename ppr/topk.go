@@ -16,11 +16,36 @@ func before(a, b Scored) bool {
 	return a.Score > b.Score || (a.Score == b.Score && a.Node < b.Node)
 }
 
+// ranking orders Scored values: higher score first, ties by lower rank[node]
+// (by lower node id when rank is nil).
+type ranking []uint32
+
+func (rk ranking) tie(u uint32) uint32 {
+	if rk == nil {
+		return u
+	}
+	return rk[u]
+}
+
+func (rk ranking) before(a, b Scored) bool {
+	if rk == nil {
+		return before(a, b)
+	}
+	return a.Score > b.Score || (a.Score == b.Score && rk[a.Node] < rk[b.Node])
+}
+
 // TopK returns the k best nodes, best first, ties broken by lower node id.
 // With candidates nil every node competes; otherwise only the candidates,
 // which must be distinct ids below len(scores) (validate them at the API
 // boundary). Fewer than k competitors give a shorter result.
 func TopK(scores []float64, k int, candidates []uint32) []Scored {
+	return TopKRanked(scores, k, candidates, nil)
+}
+
+// TopKRanked is TopK with ties broken by lower rank[node] instead of lower
+// node id: with rank = csr.Graph.Ranks() a reordered graph selects, by name,
+// what the graph in stream order selects. A nil rank is TopK.
+func TopKRanked(scores []float64, k int, candidates []uint32, rank []uint32) []Scored {
 	if k <= 0 {
 		return nil
 	}
@@ -35,7 +60,7 @@ func TopK(scores []float64, k int, candidates []uint32) []Scored {
 		}
 		return Scored{uint32(i), scores[i]}
 	}
-	return topK(count, k, at)
+	return topK(count, k, at, rank)
 }
 
 // TopKBy is TopK over scores computed by a function: score(u) for every
@@ -55,39 +80,39 @@ func TopKBy(n, k int, candidates []uint32, score func(u uint32) float64) []Score
 		}
 		return Scored{u, score(u)}
 	}
-	return topK(count, k, at)
+	return topK(count, k, at, nil)
 }
 
-func topK(count, k int, at func(i int) Scored) []Scored {
+func topK(count, k int, at func(i int) Scored, rank ranking) []Scored {
 	// A min-heap of the best k so far, the worst of them at the root.
 	heap := make([]Scored, 0, min(k, count))
 	for i := range count {
 		c := at(i)
 		if len(heap) < k {
 			heap = append(heap, c)
-			siftUp(heap, len(heap)-1)
-		} else if before(c, heap[0]) {
+			siftUp(heap, len(heap)-1, rank)
+		} else if rank.before(c, heap[0]) {
 			heap[0] = c
-			siftDown(heap, 0)
+			siftDown(heap, 0, rank)
 		}
 	}
 	slices.SortFunc(heap, func(a, b Scored) int {
-		if before(a, b) {
+		if rank.before(a, b) {
 			return -1
 		}
-		if before(b, a) {
+		if rank.before(b, a) {
 			return 1
 		}
-		return cmp.Compare(a.Node, b.Node)
+		return cmp.Compare(rank.tie(a.Node), rank.tie(b.Node))
 	})
 	return heap
 }
 
 // The heap orders by "ranks below": the root ranks below every other entry.
-func siftUp(h []Scored, i int) {
+func siftUp(h []Scored, i int, rank ranking) {
 	for i > 0 {
 		parent := (i - 1) / 2
-		if !before(h[parent], h[i]) {
+		if !rank.before(h[parent], h[i]) {
 			return
 		}
 		h[parent], h[i] = h[i], h[parent]
@@ -95,13 +120,13 @@ func siftUp(h []Scored, i int) {
 	}
 }
 
-func siftDown(h []Scored, i int) {
+func siftDown(h []Scored, i int, rank ranking) {
 	for {
 		worst, l, r := i, 2*i+1, 2*i+2
-		if l < len(h) && before(h[worst], h[l]) {
+		if l < len(h) && rank.before(h[worst], h[l]) {
 			worst = l
 		}
-		if r < len(h) && before(h[worst], h[r]) {
+		if r < len(h) && rank.before(h[worst], h[r]) {
 			worst = r
 		}
 		if worst == i {

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// writePPREDGE1 writes a small directed PPREDGE1 file: a ring with chords.
+func writePPREDGE1(t *testing.T, n int) string {
+	t.Helper()
+	var src, dst []uint32
+	for u := range n {
+		src, dst = append(src, uint32(u)), append(dst, uint32((u+1)%n))
+		if u%3 == 0 {
+			src, dst = append(src, uint32(u)), append(dst, uint32((u*7+2)%n))
+		}
+	}
+	buf := []byte("PPREDGE1")
+	buf = binary.LittleEndian.AppendUint64(buf, uint64(n))
+	buf = binary.LittleEndian.AppendUint64(buf, uint64(len(src)))
+	buf = binary.LittleEndian.AppendUint64(buf, 0)
+	for _, s := range src {
+		buf = binary.LittleEndian.AppendUint32(buf, s)
+	}
+	for _, d := range dst {
+		buf = binary.LittleEndian.AppendUint32(buf, d)
+	}
+	for range src {
+		buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(0.5))
+	}
+	path := filepath.Join(t.TempDir(), "g.edges.bin")
+	require.NoError(t, os.WriteFile(path, buf, 0o644))
+	return path
+}
+
+func TestSweepCommand(t *testing.T) {
+	path := writePPREDGE1(t, 300)
+	// A stand-in for the C loop that prints what ppr_csr prints.
+	fake := filepath.Join(t.TempDir(), "ppr_csr")
+	require.NoError(t, os.WriteFile(fake, []byte(`#!/bin/sh
+echo '{"impl":"unroll_4acc","bench":"c_build","n":300}'
+echo '{"impl":"unroll_4acc","bench":"c_iter","variant":"f64","threads":1,"ms_per_iter_median":2.5,"ms_per_iter_min":2.0}'
+echo '{"impl":"unroll_4acc","bench":"c_iter","variant":"pattern","threads":1,"ms_per_iter_median":1.5,"ms_per_iter_min":1.0}'
+`), 0o755))
+	code, out, errOut := runCLI("sweep", "--graph", path, "--format", "ppredge", "--reps", "2", "--c", fake)
+	require.Equal(t, 0, code, errOut)
+	for _, want := range []string{"300 nodes", "jacobi pull (Sweep)", "gauss-seidel push", "SweepParallel", "C ppr_csr f64", "C ppr_csr pattern", "floor, 1 thread"} {
+		require.Contains(t, out, want)
+	}
+	c, err := runCLoop(fake, path, 1)
+	require.NoError(t, err)
+	require.Equal(t, map[string]time.Duration{"f64": 2500 * time.Microsecond, "pattern": 1500 * time.Microsecond}, c)
+
+	// A missing C loop is said, not an error.
+	code, out, errOut = runCLI("sweep", "--graph", path, "--format", "ppredge", "--reps", "1", "--threads", "1", "--c", filepath.Join(t.TempDir(), "none"))
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, "not found")
+	require.NotContains(t, out, "C ppr_csr")
+}
+
+func TestSolveDegreeOrderSameAnswer(t *testing.T) {
+	path := writeFile(t, "tiny.tsv", tiny)
+	var outs []string
+	for _, order := range []string{"stream", "degree"} {
+		code, out, errOut := runCLI("solve", "--graph", path, "--seeds", "q", "--k", "7", "--json", "--order", order)
+		require.Equal(t, 0, code, errOut)
+		var rec solveJSON
+		require.NoError(t, json.Unmarshal([]byte(out), &rec))
+		require.Len(t, rec.TopK, 7)
+		names := ""
+		for _, s := range rec.TopK {
+			names += s.Node + " "
+		}
+		outs = append(outs, names)
+	}
+	require.Equal(t, outs[0], outs[1])
+	code, _, errOut := runCLI("solve", "--graph", path, "--seeds", "q", "--order", "bfs")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "--order")
+}
+
+func TestComparePPREDGE1(t *testing.T) {
+	if err := exec.Command("/usr/bin/python3", "-c", "import igraph, numpy").Run(); err != nil {
+		t.Skip("python3-igraph not installed")
+	}
+	path := writePPREDGE1(t, 300)
+	queries := writeFile(t, "q.jsonl", `{"id":"a","seeds":{"3":1,"150":2},"k":5}
+{"id":"b","seeds":{"7":1},"k":3}
+`)
+	code, out, errOut := runCLI("compare", "--graph", path, "--format", "ppredge", "--queries", queries)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "2 queries: top-k agree on 2")
+	require.Contains(t, out, "graph build: authppr")
+}
+
+func TestSolveBatchFlag(t *testing.T) {
+	path := writePPREDGE1(t, 300)
+	var lines string
+	for i := range 11 {
+		lines += fmt.Sprintf(`{"id":"q%d","seeds":{"%d":1,"%d":2},"k":4}`+"\n", i, i*7, i*13+1)
+	}
+	queries := writeFile(t, "q.jsonl", lines)
+	var got [2][]solveJSON
+	for i, extra := range []string{"--batch=false", "--batch"} {
+		code, out, errOut := runCLI("solve", "--graph", path, "--format", "ppredge", "--queries", queries, "--json", "--tol", "1e-12", extra)
+		require.Equal(t, 0, code, errOut)
+		dec := json.NewDecoder(strings.NewReader(out))
+		for dec.More() {
+			var rec solveJSON
+			require.NoError(t, dec.Decode(&rec))
+			got[i] = append(got[i], rec)
+		}
+	}
+	require.Len(t, got[1], 11)
+	for i := range got[0] {
+		for j := range got[0][i].TopK {
+			require.Equal(t, got[0][i].TopK[j].Node, got[1][i].TopK[j].Node, "query %d rank %d", i, j)
+			require.InDelta(t, got[0][i].TopK[j].Score, got[1][i].TopK[j].Score, 1e-11)
+		}
+	}
+	code, _, errOut := runCLI("solve", "--graph", path, "--format", "ppredge", "--seeds", "3", "--batch")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "--batch needs --queries")
+}

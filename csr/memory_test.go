@@ -1,0 +1,84 @@
+package csr
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func shared(g *Graph) map[string]string {
+	out := map[string]string{}
+	for _, p := range g.MemoryParts() {
+		if p.SharedWith != "" {
+			out[p.Name] = p.SharedWith
+		}
+	}
+	return out
+}
+
+func TestShareArrays(t *testing.T) {
+	// Weighted, directed, not sorted by source: nothing shared.
+	g := mustBuild(t, true, Input{Src: "b", Dst: "a", Weight: 2}, Input{Src: "a", Dst: "b", Weight: 3}, Input{Src: "b", Dst: "c", Weight: 1})
+	require.False(t, g.UnitWeights())
+	require.Empty(t, shared(g))
+	n, m := int64(3), int64(3)
+	want := 2*(8*(n+1)+16*m) + 8*n + 20*m + 3*17
+	require.Equal(t, want, g.MemoryBytes())
+	require.Equal(t, 8*(n+1)+12*m, g.HotBytes())
+
+	// Weighted, directed, sorted by source: the edge table's destinations
+	// and weights are the out-adjacency's.
+	g = mustBuild(t, true, Input{Src: "a", Dst: "b", Weight: 2}, Input{Src: "a", Dst: "c", Weight: 3}, Input{Src: "b", Dst: "c", Weight: 1})
+	require.Equal(t, map[string]string{"edge.Dst": "out.Nbr", "edge.Weight": "out.Weight"}, shared(g))
+	require.Equal(t, want-12*m, g.MemoryBytes())
+
+	// Unit weights, directed, unsorted: one array of ones; a sweep reads no
+	// weights.
+	g = mustBuild(t, true, Input{Src: "b", Dst: "a", Weight: 1}, Input{Src: "a", Dst: "b", Weight: 1}, Input{Src: "b", Dst: "c", Weight: 1})
+	require.True(t, g.UnitWeights())
+	require.Equal(t, map[string]string{"out.Weight": "in.Weight", "edge.Weight": "in.Weight"}, shared(g))
+	require.Equal(t, want-16*m, g.MemoryBytes())
+	require.Equal(t, 8*(n+1)+4*m, g.HotBytes())
+
+	// Unit weights, undirected: the edge weights are a prefix of the arcs'.
+	g = mustBuild(t, false, Input{Src: "b", Dst: "a", Weight: 1}, Input{Src: "a", Dst: "b", Weight: 1}, Input{Src: "b", Dst: "c", Weight: 1})
+	require.Equal(t, map[string]string{"edge.Weight": "in.Weight"}, shared(g))
+	require.Equal(t, 8*(n+1)+32*m+8*n+12*m+3*17, g.MemoryBytes())
+
+	// Sharing changes no value: Validate and the accessors agree.
+	for _, g := range []*Graph{g} {
+		require.NoError(t, g.Validate())
+		a, err := Assemble(g.Parts())
+		require.NoError(t, err)
+		require.True(t, a.UnitWeights())
+		for e := range uint32(g.NumEdges()) {
+			require.Equal(t, g.Edge(e), a.Edge(e))
+		}
+	}
+}
+
+// TestSortedStreamPath builds source-sorted directed streams (the path
+// without a scatter for the out-adjacency) and checks them against the
+// dense model and Validate.
+func TestSortedStreamPath(t *testing.T) {
+	for seed := range 100 {
+		r := rand.New(rand.NewPCG(uint64(seed), 0x50F))
+		var ops []op
+		for i := range 8 {
+			ops = append(ops, op{Input{Src: fmt.Sprintf("n%d", i)}})
+		}
+		for u := range 8 {
+			for range r.IntN(6) {
+				ops = append(ops, op{Input{Src: fmt.Sprintf("n%d", u), Dst: fmt.Sprintf("n%d", r.IntN(8)), Weight: float64(r.IntN(3)), Channel: []string{"", "x"}[r.IntN(2)]}})
+			}
+		}
+		g := buildOps(t, true, ops, StreamOrder)
+		require.NoError(t, g.Validate())
+		checkAgainstModel(t, g, buildModel(true, ops), true, fmt.Sprintf("seed %d", seed))
+		if g.NumEdges() > 0 {
+			require.Equal(t, "out.Nbr", shared(g)["edge.Dst"], "seed %d", seed)
+		}
+	}
+}

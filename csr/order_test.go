@@ -1,0 +1,124 @@
+package csr
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func buildOps(t *testing.T, directed bool, ops []op, order NodeOrder) *Graph {
+	t.Helper()
+	b := NewBuilder(directed)
+	b.SetNodeOrder(order)
+	for _, o := range ops {
+		var err error
+		if o.in.Dst == "" {
+			_, err = b.AddNode(o.in.Src)
+		} else {
+			_, err = b.AddEdge(o.in)
+		}
+		require.NoError(t, err)
+	}
+	g, err := b.Build()
+	require.NoError(t, err)
+	return g
+}
+
+// sameByName checks that h is g with its nodes renumbered: same names, same
+// edges (by id) between the same names, the same arcs per node by name, and
+// h.Rank giving g's ids.
+func sameByName(t *testing.T, g, h *Graph, where string) {
+	t.Helper()
+	require.NoError(t, h.Validate(), where)
+	require.Equal(t, g.NumNodes(), h.NumNodes(), where)
+	require.Equal(t, g.NumEdges(), h.NumEdges(), where)
+	for u := range h.NumNodes() {
+		gu, ok := g.ID(h.Name(uint32(u)))
+		require.True(t, ok, where)
+		require.Equal(t, g.Rank(gu), h.Rank(uint32(u)), "%s: rank of %q", where, h.Name(uint32(u)))
+		require.Equal(t, g.OutWeight(gu), h.OutWeight(uint32(u)), where)
+		for _, dir := range []struct {
+			name string
+			g, h Adjacency
+		}{{"out", g.Out(), h.Out()}, {"in", g.In(), h.In()}} {
+			ga, ha := adjacencyArcs(dir.g, gu), adjacencyArcs(dir.h, uint32(u))
+			require.Len(t, ha, len(ga), "%s: %s-arcs of %q", where, dir.name, h.Name(uint32(u)))
+			for i := range ga {
+				require.Equal(t, ga[i].edge, ha[i].edge, where)
+				require.Equal(t, ga[i].weight, ha[i].weight, where)
+				require.Equal(t, g.Name(ga[i].nbr), h.Name(ha[i].nbr), where)
+			}
+		}
+	}
+	for e := range uint32(h.NumEdges()) {
+		ge, he := g.Edge(e), h.Edge(e)
+		require.Equal(t, g.Name(ge.Src), h.Name(he.Src), where)
+		require.Equal(t, g.Name(ge.Dst), h.Name(he.Dst), where)
+		ge.Src, ge.Dst, he.Src, he.Dst = 0, 0, 0, 0
+		require.Equal(t, ge, he, where)
+	}
+}
+
+func TestDegreeOrder(t *testing.T) {
+	for seed := range 300 {
+		for _, directed := range []bool{true, false} {
+			r := rand.New(rand.NewPCG(uint64(seed), 0x0D3))
+			ops := randomStream(r)
+			where := fmt.Sprintf("seed %d directed=%v", seed, directed)
+			g := buildOps(t, directed, ops, StreamOrder)
+			require.Nil(t, g.Ranks())
+			h := buildOps(t, directed, ops, DegreeOrder)
+			sameByName(t, g, h, where)
+			// Degrees (arcs out plus arcs in) never increase with the id;
+			// equal degrees keep first-appearance order.
+			deg := func(u uint32) int {
+				lo, hi := h.Out().Span(u)
+				ilo, ihi := h.In().Span(u)
+				return hi - lo + ihi - ilo
+			}
+			for u := uint32(1); u < uint32(h.NumNodes()); u++ {
+				require.GreaterOrEqual(t, deg(u-1), deg(u), where)
+				if deg(u-1) == deg(u) {
+					require.Less(t, h.Rank(u-1), h.Rank(u), where)
+				}
+			}
+			// Reorder gives the same graph as the builder, and back.
+			h2, err := Reorder(g, DegreeOrder)
+			require.NoError(t, err)
+			require.Equal(t, h.Names(), h2.Names(), where)
+			require.Equal(t, h.Ranks(), h2.Ranks(), where)
+			sameByName(t, g, h2, where)
+			back, err := Reorder(h, StreamOrder)
+			require.NoError(t, err)
+			require.Equal(t, g.Names(), back.Names(), where)
+			sameByName(t, g, back, where)
+			// Parts carry the ranks through Assemble.
+			a, err := Assemble(h.Parts())
+			require.NoError(t, err)
+			require.Equal(t, h.Ranks(), a.Ranks())
+		}
+	}
+}
+
+func TestValidateRejectsBadRanks(t *testing.T) {
+	g := buildOps(t, true, []op{{Input{Src: "a", Dst: "b", Weight: 1}}, {Input{Src: "b", Dst: "c", Weight: 1}}}, DegreeOrder)
+	p := g.Parts()
+	p.Rank = []uint32{0, 0, 1}
+	_, err := Assemble(p)
+	require.ErrorContains(t, err, "rank")
+	p.Rank = []uint32{0, 1}
+	_, err = Assemble(p)
+	require.ErrorContains(t, err, "ranks for 3 nodes")
+}
+
+func TestParseNodeOrder(t *testing.T) {
+	for _, o := range []NodeOrder{StreamOrder, DegreeOrder} {
+		got, err := ParseNodeOrder(o.String())
+		require.NoError(t, err)
+		require.Equal(t, o, got)
+	}
+	_, err := ParseNodeOrder("bfs")
+	require.ErrorContains(t, err, `csr: node order "bfs"`)
+}

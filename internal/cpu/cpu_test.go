@@ -1,0 +1,26 @@
+package cpu
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestLevels(t *testing.T) {
+	s := Supported()
+	require.NotEmpty(t, s)
+	require.Equal(t, Generic, s[0], "the reference level is always supported")
+	require.Equal(t, s[len(s)-1], Best())
+	for i := 1; i < len(s); i++ {
+		require.Less(t, s[i-1], s[i])
+	}
+	if purego {
+		require.Equal(t, []Level{Generic}, s)
+	} else {
+		require.Contains(t, s, Unrolled)
+	}
+	for _, l := range []Level{Generic, Unrolled} {
+		require.NotEqual(t, "unknown", l.String())
+	}
+	t.Logf("levels %v, best %v, features %+v", s, Best(), Features)
+}

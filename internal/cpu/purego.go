@@ -1,0 +1,5 @@
+//go:build purego
+
+package cpu
+
+const purego = true

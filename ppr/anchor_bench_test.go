@@ -1,0 +1,152 @@
+package ppr_test
+
+import (
+	"math/rand/v2"
+	"os"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/authppr/authppr/bench"
+	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/mask"
+	"github.com/authppr/authppr/ppr"
+)
+
+// anchorGraphs caches the graphs of shared/anchors (R-MAT scale 20 and the
+// KG) read from $AUTHPPR_ANCHORS (default /tmp/anchors-data); benchmarks on
+// them skip when the files are absent.
+var anchorGraphs sync.Map
+
+func anchorGraph(b *testing.B, name string) *csr.Graph {
+	b.Helper()
+	if g, ok := anchorGraphs.Load(name); ok {
+		return g.(*csr.Graph)
+	}
+	dir := os.Getenv("AUTHPPR_ANCHORS")
+	if dir == "" {
+		dir = "/tmp/anchors-data"
+	}
+	path := dir + "/" + name + ".edges.bin"
+	if _, err := os.Stat(path); err != nil {
+		b.Skipf("%s not found (run shared/anchors/gen_graph.py)", path)
+	}
+	g, err := bench.ReadPPREDGE1(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	anchorGraphs.Store(name, g)
+	return g
+}
+
+// BenchmarkAnchorSweep times one Jacobi sweep on the anchors' graphs, for
+// profiling (-cpuprofile); pprbench sweep gives the ratios.
+func BenchmarkAnchorSweep(b *testing.B) {
+	for _, name := range []string{"rmat20", "kg"} {
+		b.Run(name, func(b *testing.B) {
+			g := anchorGraph(b, name)
+			seeds, err := ppr.NewSeeds(g.NumNodes(), []ppr.Seed{{Node: 1, Weight: 1}, {Node: 1000, Weight: 1}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			e, err := ppr.NewEngine(mask.Full(g), seeds, 0.85)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for range 3 {
+				e.Sweep()
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				e.Sweep()
+			}
+		})
+	}
+}
+
+// BenchmarkAnchorBuild reads and builds R-MAT scale 20 from its PPREDGE1
+// file (profile with -cpuprofile; pprbench compare --format ppredge gives
+// the ratio to igraph's build).
+func BenchmarkAnchorBuild(b *testing.B) {
+	anchorGraph(b, "rmat20") // skips when absent
+	dir := os.Getenv("AUTHPPR_ANCHORS")
+	if dir == "" {
+		dir = "/tmp/anchors-data"
+	}
+	b.ReportAllocs()
+	for range b.N {
+		if _, err := bench.ReadPPREDGE1(dir + "/rmat20.edges.bin"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAnchorBatch solves 8 queries (5 seeds each, L1 tolerance 1e-6)
+// on the anchors' graphs one by one and as one ppr.SolveBatch, in
+// Gauss-Seidel order (the default) and in Jacobi order, all in turn within
+// each iteration, and reports the batch's time relative to the 8 single
+// solves in the same order (= per-query cost relative to a single query).
+func BenchmarkAnchorBatch(b *testing.B) {
+	for _, name := range []string{"kg", "rmat20"} {
+		b.Run(name, func(b *testing.B) {
+			g := anchorGraph(b, name)
+			view := mask.Full(g)
+			rng := rand.New(rand.NewPCG(5, 5))
+			out := g.Out()
+			var seeds []ppr.Seeds
+			for range 8 {
+				var in []ppr.Seed
+				for len(in) < 5 {
+					u := uint32(rng.IntN(g.NumNodes()))
+					if lo, hi := out.Span(u); hi > lo {
+						in = append(in, ppr.Seed{Node: u, Weight: 1})
+					}
+				}
+				s, err := ppr.NewSeeds(g.NumNodes(), in)
+				if err != nil {
+					b.Fatal(err)
+				}
+				seeds = append(seeds, s)
+			}
+			d := 0.85
+			if name == "kg" {
+				d = 0.5
+			}
+			opt := ppr.Options{Tol: 1e-6}
+			var gs, jac, bat, batJ []float64
+			for range b.N {
+				start := time.Now()
+				for _, s := range seeds {
+					if _, err := ppr.Solve(view, s, d, opt); err != nil {
+						b.Fatal(err)
+					}
+				}
+				gs = append(gs, float64(time.Since(start)))
+				start = time.Now()
+				for _, s := range seeds {
+					if _, err := ppr.Solve(view, s, d, ppr.Options{Tol: opt.Tol, Order: ppr.Jacobi}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				jac = append(jac, float64(time.Since(start)))
+				start = time.Now()
+				if _, err := ppr.SolveBatch(view, seeds, d, opt); err != nil {
+					b.Fatal(err)
+				}
+				bat = append(bat, float64(time.Since(start)))
+				start = time.Now()
+				if _, err := ppr.SolveBatch(view, seeds, d, ppr.Options{Tol: opt.Tol, Order: ppr.Jacobi}); err != nil {
+					b.Fatal(err)
+				}
+				batJ = append(batJ, float64(time.Since(start)))
+			}
+			med := func(xs []float64) float64 { slices.Sort(xs); return xs[len(xs)/2] }
+			mb := med(bat)
+			b.ReportMetric(mb/8/1e6, "batch-ms/query")
+			b.ReportMetric(mb/med(gs), "batch/single-gauss-seidel")
+			b.ReportMetric(med(batJ)/med(jac), "batch-jacobi/single-jacobi")
+		})
+	}
+}

@@ -1,0 +1,247 @@
+package ppr
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/authppr/authppr/mask"
+)
+
+// SolveBatch solves PPR for several seed vectors on one view, batchWidth
+// (8) at a time, with sweeps over interleaved vectors: one pass over the
+// adjacency serves the whole batch, and each random access to a
+// neighbour's entries touches one cache line for all of its vectors. Each
+// result is what Solve gives for that seed vector in the same order
+// (opt.Order: Gauss-Seidel by default, as Engine.PushSweep; Jacobi as
+// Engine.Sweep, bit for bit with the Generic kernel level), except that
+// every vector of a batch sweeps until the slowest reaches opt.Tol, so it
+// may be more accurate than asked; Sweeps says how many it got
+// (TestSolveBatchMatchesSolve). Jacobi on a view masking more arcs than
+// MaskedInArcs lists falls back to one Solve per vector. opt.Threads is
+// ignored.
+func SolveBatch(view *mask.View, seeds []Seeds, damping float64, opt Options) ([]*Result, error) {
+	if err := checkDamping(damping); err != nil {
+		return nil, err
+	}
+	n := view.Graph().NumNodes()
+	for i, s := range seeds {
+		if len(s.Nodes) == 0 {
+			return nil, fmt.Errorf("ppr: batch query %d: no seeds", i)
+		}
+		for _, u := range s.Nodes {
+			if int(u) >= n {
+				return nil, fmt.Errorf("ppr: batch query %d: seed node %d out of range (graph has %d nodes)", i, u, n)
+			}
+		}
+	}
+	out := make([]*Result, 0, len(seeds))
+	if _, _, sparse := view.MaskedInArcs(); !sparse && opt.Order == Jacobi {
+		for _, s := range seeds {
+			res, err := Solve(view, s, damping, Options{Tol: opt.Tol, MaxSweeps: opt.MaxSweeps, Order: Jacobi})
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, res)
+		}
+		return out, nil
+	}
+	b := newBatch(view, damping)
+	for lo := 0; lo < len(seeds); lo += batchWidth {
+		part, err := b.solve(seeds[lo:min(lo+batchWidth, len(seeds))], opt)
+		if err != nil {
+			return nil, fmt.Errorf("%w (batch from query %d)", err, lo)
+		}
+		out = append(out, part...)
+	}
+	return out, nil
+}
+
+// batch is the interleaved state of up to batchWidth residual engines.
+type batch struct {
+	view              *mask.View
+	damping, alpha    float64
+	x, r, next, factr [][batchWidth]float64
+	seeds             []Seeds
+}
+
+func newBatch(view *mask.View, damping float64) *batch {
+	n := view.Graph().NumNodes()
+	return &batch{
+		view: view, damping: damping, alpha: 1 - damping,
+		x: make([][batchWidth]float64, n), r: make([][batchWidth]float64, n),
+		next: make([][batchWidth]float64, n), factr: make([][batchWidth]float64, n),
+	}
+}
+
+// solve runs one batch of at most batchWidth seed vectors from the native
+// start state x = 0, r = alpha*s.
+func (b *batch) solve(seeds []Seeds, opt Options) ([]*Result, error) {
+	clear(b.x)
+	clear(b.r)
+	b.seeds = seeds
+	for j, s := range seeds {
+		for i, u := range s.Nodes {
+			b.r[u][j] = b.alpha * s.Weights[i]
+		}
+	}
+	// ||r||_1 in node order, as Engine.ResidualL1 sums it.
+	var l1 [batchWidth]float64
+	for u := range b.r {
+		for j := range batchWidth {
+			l1[j] += math.Abs(b.r[u][j])
+		}
+	}
+	tol, maxSweeps := 0.0, 0
+	for j := range seeds {
+		t, m, err := opt.limits(l1[j], b.damping)
+		if err != nil {
+			return nil, err
+		}
+		tol, maxSweeps = t, max(maxSweeps, m)
+	}
+	sweeps := 0
+	for {
+		done := true
+		worst := 0.0
+		for j := range seeds {
+			if l1[j]/b.alpha > tol {
+				done = false
+				worst = max(worst, l1[j]/b.alpha)
+			}
+		}
+		if done {
+			break
+		}
+		if sweeps == maxSweeps {
+			return nil, fmt.Errorf("ppr: error bound %.3g after %d sweeps, tolerance %.3g not reached", worst, sweeps, tol)
+		}
+		if opt.Order == Jacobi {
+			l1 = b.sweep()
+		} else {
+			l1 = b.pushSweep()
+		}
+		sweeps++
+	}
+	out := make([]*Result, len(seeds))
+	for j := range seeds {
+		scores := make([]float64, len(b.x))
+		for u := range b.x {
+			scores[u] = b.x[u][j]
+		}
+		out[j] = &Result{Scores: scores, ResidualL1: l1[j], ErrorBound: l1[j] / b.alpha, Sweeps: sweeps}
+	}
+	return out, nil
+}
+
+// sweep is Engine.Sweep for every vector of the batch: x += r, r = d*r*P,
+// with the same operations in the same order per vector (the dangling
+// residual to the vector's seeds, masked arcs subtracted after the pull).
+func (b *batch) sweep() [batchWidth]float64 {
+	g := b.view.Graph()
+	n := g.NumNodes()
+	x, r, factor := b.x[:n], b.r[:n], b.factr[:n]
+	inv := b.view.InvOutWeights()[:n]
+	var dangling [batchWidth]float64
+	for u := range n {
+		iu := inv[u]
+		for j := range batchWidth {
+			factor[u][j] = r[u][j] * iu
+			x[u][j] += r[u][j]
+		}
+		if iu == 0 { // 1/W_A(u) is 0 exactly when W_A(u) is 0
+			for j := range batchWidth {
+				dangling[j] += r[u][j]
+			}
+		}
+	}
+	in := g.In()
+	d := b.damping
+	l1 := pulls.batch(in.Offsets, in.Nbr, in.Weight, factor, b.next, d)
+	nodes, arcs, _ := b.view.MaskedInArcs()
+	for i, v := range nodes {
+		p := arcs[i]
+		f, w := &factor[in.Nbr[p]], in.Weight[p]
+		for j := range batchWidth {
+			old := b.next[v][j]
+			b.next[v][j] = old - d*f[j]*w
+			l1[j] += math.Abs(b.next[v][j]) - math.Abs(old)
+		}
+	}
+	for j, s := range b.seeds {
+		if dangling[j] == 0 {
+			continue
+		}
+		for i, u := range s.Nodes {
+			l1[j] -= math.Abs(b.next[u][j])
+			b.next[u][j] += d * dangling[j] * s.Weights[i]
+			l1[j] += math.Abs(b.next[u][j])
+		}
+	}
+	b.r, b.next = b.next, b.r
+	return l1
+}
+
+// pushSweep is Engine.PushSweep (PushScan with eps = 0, then ||r||_1) for
+// every vector of the batch: nodes pushed in id order with the residual
+// updated in place, each vector's dangling residual sent to its seeds at
+// the end of the scan. A lane whose residual at u is zero adds zeros, which
+// changes no value.
+func (b *batch) pushSweep() [batchWidth]float64 {
+	g := b.view.Graph()
+	n := g.NumNodes()
+	x, r := b.x[:n], b.r[:n]
+	w := b.view.OutWeights()[:n]
+	out := g.Out()
+	bits, tb := b.view.MaskedBits(), b.view.TouchedBits()
+	d := b.damping
+	var dangling [batchWidth]float64
+	var zero [batchWidth]float64
+	for u := range n {
+		val := r[u]
+		if val == zero {
+			continue
+		}
+		r[u] = zero
+		wu := w[u]
+		var c [batchWidth]float64
+		for j := range batchWidth {
+			x[u][j] += val[j]
+			if wu == 0 {
+				dangling[j] += val[j]
+			} else {
+				c[j] = d * val[j] / wu
+			}
+		}
+		if wu == 0 {
+			continue
+		}
+		lo, hi := out.Offsets[u], out.Offsets[u+1]
+		nbr, wt, eid := out.Nbr[lo:hi], out.Weight[lo:hi], out.Edge[lo:hi]
+		wt, eid = wt[:len(nbr)], eid[:len(nbr)]
+		masked := bits != nil && tb[u/64]&(1<<(u%64)) != 0
+		for p, v := range nbr {
+			if masked && bits[eid[p]/64]&(1<<(eid[p]%64)) != 0 {
+				continue
+			}
+			rv, wp := &r[v], wt[p]
+			for j := range batchWidth {
+				rv[j] += c[j] * wp
+			}
+		}
+	}
+	for j, s := range b.seeds {
+		if dangling[j] == 0 {
+			continue
+		}
+		for i, u := range s.Nodes {
+			r[u][j] += d * dangling[j] * s.Weights[i]
+		}
+	}
+	var l1 [batchWidth]float64
+	for u := range r {
+		for j := range batchWidth {
+			l1[j] += math.Abs(r[u][j])
+		}
+	}
+	return l1
+}

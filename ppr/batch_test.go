@@ -1,0 +1,196 @@
+package ppr
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/cpu"
+	"github.com/authppr/authppr/mask"
+	"github.com/stretchr/testify/require"
+)
+
+// batchGraph is a random directed graph with dangling nodes (ids >= 250
+// have no out-edges), unit or random weights.
+func batchGraph(t *testing.T, unit bool) *csr.Graph {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(11, uint64(len(fmt.Sprint(unit)))))
+	b := csr.NewBuilder(true)
+	for u := range 300 {
+		_, err := b.AddNode(fmt.Sprint(u))
+		require.NoError(t, err)
+	}
+	for range 2500 {
+		w := 1.0
+		if !unit {
+			w = rng.Float64() * 2
+		}
+		_, err := b.AddEdgeByID(uint32(rng.IntN(250)), uint32(rng.IntN(300)), w, "")
+		require.NoError(t, err)
+	}
+	g, err := b.Build()
+	require.NoError(t, err)
+	return g
+}
+
+func batchSeeds(t *testing.T, n, count int) []Seeds {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(3, 3))
+	var out []Seeds
+	for range count {
+		var in []Seed
+		for range 1 + rng.IntN(4) {
+			in = append(in, Seed{Node: uint32(rng.IntN(n)), Weight: 0.1 + rng.Float64()})
+		}
+		s, err := NewSeeds(n, in)
+		require.NoError(t, err)
+		out = append(out, s)
+	}
+	return out
+}
+
+// TestSolveBatchMatchesSolve checks, at every kernel level, every batched
+// vector against an Engine swept as many times: bit for bit at the Generic
+// level (same operations in the same order), to rounding at the others;
+// on unmasked views, a view masking a few arcs (subtracted after the pull)
+// and one masking too many to list (the per-vector fallback).
+func TestSolveBatchMatchesSolve(t *testing.T) {
+	for _, unit := range []bool{false, true} {
+		g := batchGraph(t, unit)
+		few := roaring.New()
+		many := roaring.New()
+		for e := range uint32(g.NumEdges()) {
+			if e%97 == 0 {
+				few.Add(e)
+			}
+			if e%3 == 0 {
+				many.Add(e)
+			}
+		}
+		fewView, err := mask.FromMasked(g, "few", few)
+		require.NoError(t, err)
+		manyView, err := mask.FromMasked(g, "many", many)
+		require.NoError(t, err)
+		seeds := batchSeeds(t, g.NumNodes(), 11) // one full batch and a partial one
+		for _, view := range []*mask.View{mask.Full(g), fewView, manyView} {
+			for _, l := range cpu.Supported() {
+				forcePullLevel(t, l)
+				res, err := SolveBatch(view, seeds, 0.85, Options{Tol: 1e-11, Order: Jacobi})
+				require.NoError(t, err)
+				require.Len(t, res, len(seeds))
+				for i, s := range seeds {
+					where := fmt.Sprintf("unit=%v view %s level %v query %d", unit, view.Name(), l, i)
+					require.LessOrEqual(t, res[i].ErrorBound, 1e-11, where)
+					e, err := NewEngine(view, s, 0.85)
+					require.NoError(t, err)
+					var l1 float64
+					for range res[i].Sweeps {
+						l1 = e.Sweep()
+					}
+					if l == cpu.Generic {
+						require.Equal(t, e.X, res[i].Scores, where)
+						require.Equal(t, l1, res[i].ResidualL1, where)
+						continue
+					}
+					for u := range e.X {
+						require.InDelta(t, e.X[u], res[i].Scores[u], 1e-14, "%s node %d", where, u)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSolveBatchGaussSeidel checks the default order against Engine.PushSweep
+// swept as many times, bit for bit (the push arithmetic is the same per
+// vector), on the same views.
+func TestSolveBatchGaussSeidel(t *testing.T) {
+	for _, unit := range []bool{false, true} {
+		g := batchGraph(t, unit)
+		few, many := roaring.New(), roaring.New()
+		for e := range uint32(g.NumEdges()) {
+			if e%97 == 0 {
+				few.Add(e)
+			}
+			if e%3 == 0 {
+				many.Add(e)
+			}
+		}
+		fewView, err := mask.FromMasked(g, "few", few)
+		require.NoError(t, err)
+		manyView, err := mask.FromMasked(g, "many", many)
+		require.NoError(t, err)
+		seeds := batchSeeds(t, g.NumNodes(), 11)
+		for _, view := range []*mask.View{mask.Full(g), fewView, manyView} {
+			res, err := SolveBatch(view, seeds, 0.85, Options{Tol: 1e-11})
+			require.NoError(t, err)
+			for i, s := range seeds {
+				where := fmt.Sprintf("unit=%v view %s query %d", unit, view.Name(), i)
+				require.LessOrEqual(t, res[i].ErrorBound, 1e-11, where)
+				e, err := NewEngine(view, s, 0.85)
+				require.NoError(t, err)
+				var l1 float64
+				for range res[i].Sweeps {
+					l1 = e.PushSweep()
+				}
+				require.Equal(t, e.X, res[i].Scores, where)
+				require.Equal(t, l1, res[i].ResidualL1, where)
+			}
+		}
+	}
+}
+
+func TestSolveBatchErrors(t *testing.T) {
+	g := batchGraph(t, false)
+	v := mask.Full(g)
+	_, err := SolveBatch(v, []Seeds{{}}, 0.85, Options{})
+	require.ErrorContains(t, err, "ppr: batch query 0: no seeds")
+	_, err = SolveBatch(v, []Seeds{{Nodes: []uint32{900}, Weights: []float64{1}}}, 0.85, Options{})
+	require.ErrorContains(t, err, "out of range")
+	_, err = SolveBatch(v, batchSeeds(t, g.NumNodes(), 2), 1.5, Options{})
+	require.Error(t, err)
+	_, err = SolveBatch(v, batchSeeds(t, g.NumNodes(), 2), 0.85, Options{Tol: 1e-14, MaxSweeps: 3})
+	require.ErrorContains(t, err, "after 3 sweeps")
+	res, err := SolveBatch(v, nil, 0.85, Options{})
+	require.NoError(t, err)
+	require.Empty(t, res)
+}
+
+func TestPullBatchMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	awkward := []int{0, 1, 2, 3, 7, 8, 15, 16, 17, 63, 64, 65}
+	for trial := range 40 {
+		degrees := make([]int, 1+rng.IntN(30))
+		for i := range degrees {
+			degrees[i] = awkward[rng.IntN(len(awkward))]
+		}
+		offsets, nbr, wt, _, _, _ := kernelCase(rng, degrees, 0)
+		n := len(degrees)
+		factor := make([][batchWidth]float64, n)
+		for u := range factor {
+			for j := range batchWidth {
+				factor[u][j] = rng.Float64()*2 - 1
+			}
+		}
+		want, got := make([][batchWidth]float64, n), make([][batchWidth]float64, n)
+		wl1 := pullBatchReference(offsets, nbr, wt, factor, want, 0.85)
+		gl1 := pullBatch(offsets, nbr, wt, factor, got, 0.85)
+		require.Equal(t, want, got, "trial %d", trial)
+		require.Equal(t, wl1, gl1, "trial %d", trial)
+		// Lane j is the single-vector reference on lane j's factors.
+		for j := range batchWidth {
+			single := make([]float64, n)
+			lane := make([]float64, n)
+			for u := range lane {
+				lane[u] = factor[u][j]
+			}
+			l1 := pullReference(offsets, nbr, wt, nil, nil, lane, single, 0.85)
+			for v := range single {
+				require.Equal(t, single[v], got[v][j])
+			}
+			require.Equal(t, l1, gl1[j])
+		}
+	}
+}

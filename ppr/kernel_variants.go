@@ -1,0 +1,92 @@
+package ppr
+
+import (
+	"math"
+
+	"github.com/authppr/authppr/internal/cpu"
+)
+
+// The FMA experiment, kept as numbers: an explicit math.FMA version of
+// pullUnmasked ran 1.11x (250k nodes) and 1.44x (1M nodes) the time of
+// pullUnmasked in a GOAMD64=v1 build, and an eight-accumulator version
+// 0.92x and 1.04x (BenchmarkPullKernelsInterleaved, one run each): no
+// level for either.
+
+// pullSet is the pull kernels of one CPU level (internal/cpu): weighted
+// for graphs with weights, pattern for graphs whose every weight is 1
+// (csr.Graph.UnitWeights), which read no weight array.
+type pullSet struct {
+	level    cpu.Level
+	weighted func(offsets []int, nbr []uint32, wt []float64, factor, next []float64, d float64) float64
+	pattern  func(offsets []int, nbr []uint32, factor, next []float64, d float64) float64
+	batch    func(offsets []int, nbr []uint32, wt []float64, factor, next [][batchWidth]float64, d float64) [batchWidth]float64
+}
+
+// pulls is the set Sweep and SweepParallel run, decided once from
+// cpu.Best(); tests switch it with forcePullLevel.
+var pulls = pullSetFor(cpu.Best())
+
+// pullSetFor returns the kernels of level l. Every level must match the
+// Generic one to rounding (TestPullKernelsMatchReference,
+// TestSweepEveryLevel).
+func pullSetFor(l cpu.Level) pullSet {
+	switch l {
+	case cpu.Unrolled:
+		return pullSet{l, pullUnmasked, pullPattern, pullBatch}
+	}
+	return pullSet{cpu.Generic, pullUnmaskedReference, pullPatternReference, pullBatchReference}
+}
+
+// pullUnmaskedReference is pullReference over every arc.
+func pullUnmaskedReference(offsets []int, nbr []uint32, wt []float64, factor, next []float64, d float64) float64 {
+	return pullReference(offsets, nbr, wt, nil, nil, factor, next, d)
+}
+
+// pullPatternReference is pullReference over every arc with every weight 1:
+// the specification of pullPattern.
+func pullPatternReference(offsets []int, nbr []uint32, factor, next []float64, d float64) float64 {
+	l1 := 0.0
+	for v := range next {
+		acc := 0.0
+		for p := offsets[v]; p < offsets[v+1]; p++ {
+			acc += factor[nbr[p]]
+		}
+		next[v] = d * acc
+		l1 += math.Abs(next[v])
+	}
+	return l1
+}
+
+// pullPattern is pullUnmasked for graphs whose every weight is 1
+// (csr.Graph.UnitWeights): it reads no weight array, so a sweep streams 4
+// bytes per arc instead of 12. It must match pullReference with wt all ones
+// to rounding (TestPullKernelsMatchReference).
+func pullPattern(offsets []int, nbr []uint32, factor, next []float64, d float64) float64 {
+	n := len(next)
+	offsets = offsets[:n+1]
+	l1 := 0.0
+	lo, his := offsets[0], offsets[1:]
+	next = next[:len(his)]
+	for v, hi := range his {
+		ns := nbr[lo:hi]
+		lo = hi
+		var a0, a1, a2, a3 float64
+		for len(ns) >= 4 {
+			a0 += factor[ns[0]]
+			a1 += factor[ns[1]]
+			a2 += factor[ns[2]]
+			a3 += factor[ns[3]]
+			ns = ns[4:]
+		}
+		for _, u := range ns {
+			a0 += factor[u]
+		}
+		x := d * ((a0 + a1) + (a2 + a3))
+		next[v] = x
+		l1 += math.Abs(x)
+	}
+	return l1
+}
+
+// PullLevel returns the CPU level whose pull kernels Sweep runs.
+func PullLevel() cpu.Level { return pulls.level }
