@@ -15,6 +15,9 @@ type overlay struct {
 	view    *mask.View // base view; nil for an empty base
 	touched []uint64   // bitset over n: rows[u] replaces the base row
 	rows    map[uint32]*row
+
+	volOnce sync.Once
+	vol     float64
 }
 
 // row is a replaced out-row: arcs in edge-id order (base arcs, then delta
@@ -157,4 +160,14 @@ func (o *overlay) forEachArc(u uint32, f func(v uint32, wt float64)) {
 			f(out.Nbr[a], out.Weight[a])
 		}
 	}
+}
+
+// volume returns the sum of W_A(u) over every node, computed once.
+func (o *overlay) volume() float64 {
+	o.volOnce.Do(func() {
+		for u := range o.n {
+			o.vol += o.outWeight(uint32(u))
+		}
+	})
+	return o.vol
 }

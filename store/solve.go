@@ -149,18 +149,23 @@ func (s *solver) toSeeds(mass float64, mark []uint64) {
 
 // scan pushes every node with residual once, in id order, in place
 // (ppr.Engine.PushScan at eps 0).
-func (s *solver) scan() {
+func (s *solver) scan() { s.scanEps(0) }
+
+// scanEps pushes, in one pass in id order, every node over its threshold
+// at eps (ppr.Engine.PushScan) and returns the pushes made.
+func (s *solver) scanEps(eps float64) int {
 	if s.eng != nil {
-		s.eng.PushScan(0)
-		return
+		return s.eng.PushScan(eps)
 	}
+	before := s.stats.Pushes
 	dangling := 0.0
 	for u := range s.nodeCnt {
-		m, _ := s.push(uint32(u), 0, nil)
+		m, _ := s.push(uint32(u), eps, nil)
 		dangling += m
 	}
 	s.toSeeds(dangling, nil)
 	s.stats.Sweeps++
+	return int(s.stats.Pushes - before)
 }
 
 // rounds is ppr.Engine.PushRounds on the overlay: push the frontier's nodes
