@@ -22,8 +22,12 @@ func (s *Store) Compact() error {
 	defer s.compacting.Store(false)
 
 	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return ErrClosed
+	}
 	v := s.cur.Load()
-	if v.DeltaEdges() == 0 && len(v.l.names) == 0 && len(v.l.dels) == 0 || v.NumNodes() == 0 {
+	if (v.DeltaEdges() == 0 && len(v.l.names) == 0 && len(v.l.dels) == 0) || v.NumNodes() == 0 {
 		s.mu.Unlock()
 		return nil
 	}

@@ -125,16 +125,16 @@ func Create(dir string, g *csr.Graph, labels *mask.Labels) (*Store, error) {
 	return Open(dir, Options{Directed: g.Directed()})
 }
 
-// Close closes the log. The store must not be written afterwards.
+// Close closes the log; later writes fail with ErrClosed. Versions stay
+// readable.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.closed = true
 	if s.durable == nil {
 		return nil
 	}
-	err := s.durable.log.Close()
-	s.durable = nil
-	return err
+	return s.durable.log.Close()
 }
 
 func (d *disk) append(ops []Op) error {

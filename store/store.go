@@ -104,8 +104,8 @@ type Store struct {
 	journalOff uint64 // journal entries dropped before l.journal[0]
 
 	durable    *disk // nil for an in-memory store
+	closed     bool
 	compacting atomic.Bool
-	compactErr error
 }
 
 // Options configure a new store.
@@ -219,6 +219,9 @@ var ErrClosed = errors.New("store: closed")
 func (s *Store) Apply(ops []Op) (Result, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		return Result{}, ErrClosed
+	}
 	if err := s.validate(ops); err != nil {
 		return Result{}, err
 	}

@@ -22,10 +22,13 @@ type Version struct {
 	overlays sync.Map // policy key -> *lazyOverlay
 }
 
-// Batches returns the number of write batches this version contains.
+// Batches returns the number of write batches applied since the store was
+// opened (recovery counts the batches it replays) up to this version; it
+// orders the versions of one open store.
 func (v *Version) Batches() uint64 { return v.batches }
 
-// Writes returns the number of writes this version contains.
+// Writes returns the number of writes applied since the store was opened
+// (replayed ones included), up to this version.
 func (v *Version) Writes() uint64 { return v.writes }
 
 // Directed reports whether edges are directed.
