@@ -159,9 +159,68 @@ func (s *solver) scanEps(eps float64) int {
 	}
 	before := s.stats.Pushes
 	dangling := 0.0
+	o := s.o
+	// Untouched base nodes are pushed inline here (the body of push for
+	// them, as in ppr.Engine.PushScan); rows the delta replaced go
+	// through push.
+	var out struct {
+		off []int
+		nbr []uint32
+		wt  []float64
+		eid []uint32
+	}
+	var bw, x, r []float64
+	var mbits, tb []uint64
+	if o.view != nil {
+		a := o.view.Graph().Out()
+		out.off, out.nbr, out.wt, out.eid = a.Offsets, a.Nbr, a.Weight, a.Edge
+		bw, mbits, tb = o.view.OutWeights(), o.view.MaskedBits(), o.view.TouchedBits()
+	}
+	x, r = s.x[:s.nodeCnt], s.r[:s.nodeCnt]
+	d := s.d
 	for u := range s.nodeCnt {
-		m, _ := s.push(uint32(u), eps, nil)
-		dangling += m
+		val := r[u]
+		if val == 0 {
+			continue
+		}
+		if u >= o.baseN || o.touched[u/64]&(1<<(u%64)) != 0 {
+			m, _ := s.push(uint32(u), eps, nil)
+			dangling += m
+			continue
+		}
+		wu := bw[u]
+		if wu == 0 {
+			if math.Abs(val) <= eps {
+				continue
+			}
+			r[u] = 0
+			x[u] += val
+			s.stats.Pushes++
+			dangling += val
+			continue
+		}
+		if math.Abs(val) <= eps*wu {
+			continue
+		}
+		r[u] = 0
+		x[u] += val
+		s.stats.Pushes++
+		c := d * val / wu
+		lo, hi := out.off[u], out.off[u+1]
+		nbr, wt, eid := out.nbr[lo:hi], out.wt[lo:hi], out.eid[lo:hi]
+		wt, eid = wt[:len(nbr)], eid[:len(nbr)]
+		s.stats.ArcOps += int64(len(nbr))
+		if mbits == nil || tb[u/64]&(1<<(u%64)) == 0 {
+			for i, v := range nbr {
+				r[v] += c * wt[i]
+			}
+		} else {
+			for i, v := range nbr {
+				if mbits[eid[i]/64]&(1<<(eid[i]%64)) == 0 {
+					r[v] += c * wt[i]
+				}
+			}
+		}
 	}
 	s.toSeeds(dangling, nil)
 	s.stats.Sweeps++

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -103,7 +104,8 @@ type Store struct {
 	writes     uint64
 	journalOff uint64 // journal entries dropped before l.journal[0]
 
-	durable    *disk // nil for an in-memory store
+	ids        []uint32 // validate's node ids of each write's Src and Dst
+	durable    *disk    // nil for an in-memory store
 	closed     bool
 	compacting atomic.Bool
 }
@@ -186,12 +188,12 @@ func (s *Store) lookup(name string) (uint32, bool) {
 func (s *Store) numNodes() int { return s.base.nodes + len(s.l.names) }
 func (s *Store) numEdges() int { return s.base.edges + len(s.l.src) }
 
-// node returns the id of name, creating the node if it is new.
-func (s *Store) node(name string) uint32 {
-	if id, ok := s.lookup(name); ok {
+// node returns id, the id validate found for name, creating the node
+// when id is the next one.
+func (s *Store) node(name string, id uint32) uint32 {
+	if int(id) < s.numNodes() {
 		return id
 	}
-	id := uint32(s.numNodes())
 	s.names[name] = id
 	s.l.nameIDs.Store(name, id)
 	s.l.names = append(s.l.names, name)
@@ -237,24 +239,36 @@ func (s *Store) Apply(ops []Op) (Result, error) {
 
 // validate checks a batch against the writer state without changing it:
 // after it succeeds apply cannot fail.
+// It records in s.ids the node ids of every write's Src and Dst, as apply
+// will find or create them (new names are numbered in write order).
 func (s *Store) validate(ops []Op) error {
-	pending := make(map[string]bool)
+	var pending map[string]uint32
 	nodes, edges := s.numNodes(), s.numEdges()
-	known := func(name string) bool {
-		_, ok := s.lookup(name)
-		return ok || pending[name]
+	s.ids = slices.Grow(s.ids[:0], 2*len(ops))[:2*len(ops)]
+	known := func(name string) (uint32, bool) {
+		if id, ok := s.lookup(name); ok {
+			return id, true
+		}
+		id, ok := pending[name]
+		return id, ok
 	}
-	create := func(i int, name string) error {
+	create := func(i, slot int, name string) error {
 		if name == "" {
 			return fmt.Errorf("store: write %d: empty node name", i)
 		}
-		if !known(name) {
+		id, ok := known(name)
+		if !ok {
 			if nodes >= maxIDs {
 				return fmt.Errorf("store: write %d: more than %d nodes", i, maxIDs)
 			}
-			pending[name] = true
+			if pending == nil {
+				pending = make(map[string]uint32)
+			}
+			id = uint32(nodes)
+			pending[name] = id
 			nodes++
 		}
+		s.ids[2*i+slot] = id
 		return nil
 	}
 	// degree bounds the edges a merge of name can create: its live edges
@@ -263,17 +277,17 @@ func (s *Store) validate(ops []Op) error {
 	for i, op := range ops {
 		switch op.Kind {
 		case AddNode:
-			if err := create(i, op.Src); err != nil {
+			if err := create(i, 0, op.Src); err != nil {
 				return err
 			}
 		case AddEdge:
 			if w := op.Weight; math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
 				return fmt.Errorf("store: write %d: edge %s -> %s: weight %v, want finite and non-negative", i, op.Src, op.Dst, w)
 			}
-			if err := create(i, op.Src); err != nil {
+			if err := create(i, 0, op.Src); err != nil {
 				return err
 			}
-			if err := create(i, op.Dst); err != nil {
+			if err := create(i, 1, op.Dst); err != nil {
 				return err
 			}
 			if edges >= maxIDs {
@@ -292,10 +306,12 @@ func (s *Store) validate(ops []Op) error {
 			if op.Src == op.Dst {
 				return fmt.Errorf("store: write %d: merge %q into itself", i, op.Src)
 			}
-			for _, name := range []string{op.Src, op.Dst} {
-				if !known(name) {
+			for slot, name := range []string{op.Src, op.Dst} {
+				id, ok := known(name)
+				if !ok {
 					return fmt.Errorf("store: write %d: merge %q into %q: unknown node %q", i, op.Src, op.Dst, name)
 				}
+				s.ids[2*i+slot] = id
 			}
 			bound := len(s.l.src) + batchEdges
 			if s.base.g != nil {
@@ -322,16 +338,15 @@ func (s *Store) apply(ops []Op) Result {
 		c := s.channel(op.Channel)
 		switch op.Kind {
 		case AddNode:
-			res.IDs[i] = s.node(op.Src)
+			res.IDs[i] = s.node(op.Src, s.ids[2*i])
 		case AddEdge:
-			res.IDs[i] = s.addEdge(s.node(op.Src), s.node(op.Dst), op.Weight, c)
+			src := s.node(op.Src, s.ids[2*i])
+			res.IDs[i] = s.addEdge(src, s.node(op.Dst, s.ids[2*i+1]), op.Weight, c)
 		case DeleteEdge:
 			s.deleteEdge(op.Edge, c)
 			res.IDs[i] = op.Edge
 		case Merge:
-			from, _ := s.lookup(op.Src)
-			into, _ := s.lookup(op.Dst)
-			first, n := s.merge(from, into, c)
+			first, n := s.merge(s.ids[2*i], s.ids[2*i+1], c)
 			res.IDs[i] = first
 			if res.Rewired == nil {
 				res.Rewired = make([]int, len(ops))
