@@ -3,8 +3,10 @@ package store
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"testing"
 
+	"github.com/authppr/authppr/bench"
 	"github.com/authppr/authppr/ppr"
 )
 
@@ -108,4 +110,72 @@ func BenchmarkOverlaySolve(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkApplyLargeGraph is BenchmarkApply on the R-MAT or KG anchor
+// graph when it is on disk (names from a million-entry dictionary).
+func BenchmarkApplyLargeGraph(b *testing.B) {
+	path := os.Getenv("STORE_BENCH_GRAPH")
+	if path == "" {
+		b.Skip("set STORE_BENCH_GRAPH to a PPREDGE1 file")
+	}
+	g, err := bench.ReadPPREDGE1(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := New(g, nil, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	names := g.Names()
+	rng := rand.New(rand.NewPCG(2, 2))
+	ops := make([]Op, 1000)
+	for i := range ops {
+		ops[i] = Edge(names[rng.IntN(len(names))], names[rng.IntN(len(names))], 1, "w")
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := s.Apply(ops); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)*1000/b.Elapsed().Seconds(), "writes/s")
+}
+
+// BenchmarkApplyNewNodes: every write creates a node (a name never seen).
+func BenchmarkApplyNewNodes(b *testing.B) {
+	s, err := New(nil, nil, Options{Directed: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	batches := make([][]Op, 0, 1024)
+	n := 0
+	next := func() []Op {
+		ops := make([]Op, 1000)
+		for i := range ops {
+			ops[i] = Edge(fmt.Sprintf("new%d", n), "hub", 1, "w")
+			n++
+		}
+		return ops
+	}
+	for range 1024 {
+		batches = append(batches, next())
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		if i == len(batches) {
+			b.StopTimer()
+			batches = append(batches[:0], next())
+			i = 0
+			b.StartTimer()
+		}
+		if _, err := s.Apply(batches[i]); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+	b.ReportMetric(float64(b.N)*1000/b.Elapsed().Seconds(), "writes/s")
 }

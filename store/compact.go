@@ -3,7 +3,6 @@ package store
 import (
 	"errors"
 	"slices"
-	"sync"
 )
 
 // ErrCompacting is returned by Compact while another compaction runs.
@@ -77,7 +76,6 @@ func (s *Store) rebase(nb *base, v *Version) {
 	s.base = nb
 	s.l = logs{
 		names:    slices.Clone(old.names[nn:]),
-		nameIDs:  new(sync.Map),
 		src:      slices.Clone(old.src[ne:]),
 		dst:      slices.Clone(old.dst[ne:]),
 		weight:   slices.Clone(old.weight[ne:]),
@@ -90,7 +88,6 @@ func (s *Store) rebase(nb *base, v *Version) {
 	for i, name := range s.l.names {
 		id := uint32(nb.nodes + i)
 		s.names[name] = id
-		s.l.nameIDs.Store(name, id)
 	}
 }
 

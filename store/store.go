@@ -78,7 +78,6 @@ type deletion struct {
 // while later appends write past it (or into a new array).
 type logs struct {
 	names   []string // new nodes; node id = base.nodes + index
-	nameIDs *sync.Map
 	src     []uint32 // new edges; edge id = base.edges + index
 	dst     []uint32
 	weight  []float64
@@ -97,7 +96,7 @@ type Store struct {
 	// Writer state, under mu.
 	base       *base
 	l          logs
-	names      map[string]uint32 // delta node names (the writer's copy of l.nameIDs)
+	names      map[string]uint32 // delta node names -> ids
 	channelIDs map[string]uint32
 	deleted    *roaring.Bitmap // every edge deleted by some channel (merges rewire only live edges)
 	batches    uint64
@@ -134,7 +133,7 @@ func New(g *csr.Graph, labels *mask.Labels, opt Options) (*Store, error) {
 // reset makes b the base with an empty delta.
 func (s *Store) reset(b *base) {
 	s.base = b
-	s.l = logs{nameIDs: new(sync.Map)}
+	s.l = logs{}
 	s.names = make(map[string]uint32)
 	s.channelIDs = make(map[string]uint32)
 	s.deleted = roaring.New()
@@ -195,7 +194,6 @@ func (s *Store) node(name string, id uint32) uint32 {
 		return id
 	}
 	s.names[name] = id
-	s.l.nameIDs.Store(name, id)
 	s.l.names = append(s.l.names, name)
 	return id
 }

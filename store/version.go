@@ -20,6 +20,9 @@ type Version struct {
 	journalOff uint64
 
 	overlays sync.Map // policy key -> *lazyOverlay
+
+	namesOnce sync.Once
+	nameIDs   map[string]uint32 // delta names, built on first use
 }
 
 // Batches returns the number of write batches applied since the store was
@@ -51,13 +54,18 @@ func (v *Version) ID(name string) (uint32, bool) {
 			return id, true
 		}
 	}
-	x, ok := v.l.nameIDs.Load(name)
-	if !ok {
-		return 0, false
-	}
-	id := x.(uint32)
-	// The map is shared with later versions: names they created are not here.
-	return id, int(id) < v.NumNodes()
+	// The delta's names are indexed per version, on the first lookup that
+	// needs them: a map shared with the writer would need a lock or a
+	// concurrent map on every node creation (a sync.Map cost the writer
+	// about a quarter of its time).
+	v.namesOnce.Do(func() {
+		v.nameIDs = make(map[string]uint32, len(v.l.names))
+		for i, nm := range v.l.names {
+			v.nameIDs[nm] = uint32(v.base.nodes + i)
+		}
+	})
+	id, ok := v.nameIDs[name]
+	return id, ok
 }
 
 // Name returns the name of node u (u < NumNodes()).
