@@ -20,7 +20,10 @@
 // few nodes the delta touched, every other node read from the base view's
 // arrays. Materialising a CSR per version would cost O(edges) per write
 // batch (seconds at 16M edges); the overlay costs O(delta). Compaction
-// bounds the delta.
+// bounds the delta. Solving reads untouched rows straight from the base
+// arrays; a version whose overlay replaces no row (just after compaction)
+// solves with ppr.Engine itself. Name lookups of nodes created in the delta
+// index the version's new names once, on the first lookup that needs them.
 //
 // # Ids and labels across compaction
 //
@@ -70,6 +73,9 @@
 // journals every node whose out-row a write touched) and pushes from the
 // nodes it changed, instead of solving again; a new seed set close to a
 // cached one starts from the cached x with its residual recomputed exactly.
+// A Cache serves the versions of one open store (it orders them by
+// Version.Batches). The journal is kept for the life of the open store: 4
+// bytes per changed row per write.
 //
 // # Errors
 //
