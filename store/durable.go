@@ -39,7 +39,7 @@ func Open(dir string, opt Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{}
+	s := &Store{compactAt: opt.CompactAt}
 	k := 0
 	var b *base
 	if len(snaps) > 0 {
@@ -104,8 +104,8 @@ func Open(dir string, opt Options) (*Store, error) {
 
 // Create writes g and its labels (nil: mask.FromGraph) as the first
 // snapshot of a new durable store in dir, which must hold no store, and
-// opens it.
-func Create(dir string, g *csr.Graph, labels *mask.Labels) (*Store, error) {
+// opens it with opt (whose Directed the graph's direction overrides).
+func Create(dir string, g *csr.Graph, labels *mask.Labels, opt Options) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
@@ -122,7 +122,8 @@ func Create(dir string, g *csr.Graph, labels *mask.Labels) (*Store, error) {
 	if err := snapshot.Save(snapPath(dir, 1), g, labels); err != nil {
 		return nil, fmt.Errorf("store: create: %w", err)
 	}
-	return Open(dir, Options{Directed: g.Directed()})
+	opt.Directed = g.Directed()
+	return Open(dir, opt)
 }
 
 // Close closes the log; later writes fail with ErrClosed. Versions stay

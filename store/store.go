@@ -106,6 +106,8 @@ type Store struct {
 	ids        []uint32 // validate's node ids of each write's Src and Dst
 	durable    *disk    // nil for an in-memory store
 	closed     bool
+	compactAt  int
+	bgErr      atomic.Pointer[error]
 	compacting atomic.Bool
 }
 
@@ -114,6 +116,10 @@ type Options struct {
 	// Directed is the direction of an empty store's edges (a base graph's
 	// own direction wins).
 	Directed bool
+	// CompactAt, when positive, starts a background compaction after any
+	// Apply that leaves at least this many edges in the delta (and none is
+	// running). Its error, if any, is kept for CompactionErr.
+	CompactAt int
 }
 
 // New returns an in-memory store over g (nil: empty) and its labels (nil:
@@ -124,10 +130,19 @@ func New(g *csr.Graph, labels *mask.Labels, opt Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{}
+	s := &Store{compactAt: opt.CompactAt}
 	s.reset(b)
 	s.publish()
 	return s, nil
+}
+
+// CompactionErr returns the error of the last failed background compaction
+// started by Options.CompactAt, or nil.
+func (s *Store) CompactionErr() error {
+	if p := s.bgErr.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // reset makes b the base with an empty delta.
@@ -232,6 +247,13 @@ func (s *Store) Apply(ops []Op) (Result, error) {
 	}
 	res := s.apply(ops)
 	res.Version = s.publish()
+	if s.compactAt > 0 && len(s.l.src) >= s.compactAt && !s.compacting.Load() {
+		go func() {
+			if err := s.Compact(); err != nil && err != ErrCompacting {
+				s.bgErr.Store(&err)
+			}
+		}()
+	}
 	return res, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -241,4 +242,18 @@ func TestBaseGraph(t *testing.T) {
 	mg, _, err := v.Materialize()
 	require.NoError(t, err)
 	require.Equal(t, "r", mg.Edge(0).Relation, "compaction keeps base relations")
+}
+
+func TestCompactAt(t *testing.T) {
+	s, err := New(nil, nil, Options{CompactAt: 20})
+	require.NoError(t, err)
+	rng := rand.New(rand.NewPCG(9, 9))
+	deadline := time.Now().Add(10 * time.Second)
+	for s.Current().NumEdges() == s.Current().DeltaEdges() {
+		require.True(t, time.Now().Before(deadline), "no background compaction started")
+		_, err := s.Apply(randomOps(rng, 10, 30, s.Current().NumEdges()))
+		require.NoError(t, err)
+		time.Sleep(time.Millisecond)
+	}
+	require.NoError(t, s.CompactionErr())
 }
