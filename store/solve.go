@@ -80,9 +80,11 @@ func (s *solver) push(u uint32, eps float64, mark []uint64) (dangling float64, p
 	o := s.o
 	var wu float64
 	touched := s.isTouched(u)
+	var row *row
 	switch {
 	case touched:
-		wu = o.rows[u].w
+		row = &o.rows[o.rowIdx[u]]
+		wu = row.w
 	case int(u) < o.baseN:
 		wu = o.view.OutWeight(u)
 	}
@@ -104,7 +106,6 @@ func (s *solver) push(u uint32, eps float64, mark []uint64) (dangling float64, p
 	c := s.d * val / wu
 	r := s.r
 	if touched {
-		row := o.rows[u]
 		s.stats.ArcOps += int64(len(row.nbr))
 		wt := row.wt[:len(row.nbr)]
 		for i, v := range row.nbr {
@@ -160,9 +161,9 @@ func (s *solver) scanEps(eps float64) int {
 	before := s.stats.Pushes
 	dangling := 0.0
 	o := s.o
-	// Untouched base nodes are pushed inline here (the body of push for
-	// them, as in ppr.Engine.PushScan); rows the delta replaced go
-	// through push.
+	// The body of push, inlined for both kinds of row (as in
+	// ppr.Engine.PushScan); TestSolveMatchesMaterialized and FuzzStore
+	// compare the result with ppr on a materialised copy.
 	var out struct {
 		off []int
 		nbr []uint32
@@ -184,8 +185,33 @@ func (s *solver) scanEps(eps float64) int {
 			continue
 		}
 		if u >= o.baseN || o.touched[u/64]&(1<<(u%64)) != 0 {
-			m, _ := s.push(uint32(u), eps, nil)
-			dangling += m
+			var wu float64
+			var row *row
+			if o.touched[u/64]&(1<<(u%64)) != 0 {
+				row = &o.rows[o.rowIdx[u]]
+				wu = row.w
+			}
+			if wu == 0 {
+				if math.Abs(val) > eps {
+					r[u] = 0
+					x[u] += val
+					s.stats.Pushes++
+					dangling += val
+				}
+				continue
+			}
+			if math.Abs(val) <= eps*wu {
+				continue
+			}
+			r[u] = 0
+			x[u] += val
+			s.stats.Pushes++
+			c := d * val / wu
+			nbr, wt := row.nbr, row.wt[:len(row.nbr)]
+			s.stats.ArcOps += int64(len(nbr))
+			for i, v := range nbr {
+				r[v] += c * wt[i]
+			}
 			continue
 		}
 		wu := bw[u]

@@ -33,7 +33,8 @@ func runStoreBench(args []string, stdout, stderr io.Writer) error {
 	qtol := fs.Float64("query-tol", 1e-4, "L1 tolerance of the latency queries (idle and during compaction)")
 	trials := fs.Int("trials", 7, "trials for medians")
 	writes := fs.Int("writes", 2_000_000, "structural writes for the ingest rate")
-	batch := fs.Int("batch", 1000, "writes per Apply batch (and per wal record)")
+	batch := fs.Int("batch", 1000, "writes per Apply batch in memory")
+	walBatch := fs.Int("wal-batch", 10000, "writes per Apply batch (one wal record, one fsync) on disk")
 	dir := fs.String("dir", "", "directory for the snapshot and wal files (default: a temporary directory)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -97,17 +98,17 @@ func runStoreBench(args []string, stdout, stderr io.Writer) error {
 
 	// Ingest into the delta: in memory, then through a wal with one
 	// record (one fsync) per batch.
-	ingest := func(s *store.Store, ops []store.Op) (float64, error) {
+	ingest := func(s *store.Store, ops []store.Op, batch int) (float64, error) {
 		t0 := time.Now()
-		for lo := 0; lo < len(ops); lo += *batch {
-			if _, err := s.Apply(ops[lo:min(lo+*batch, len(ops))]); err != nil {
+		for lo := 0; lo < len(ops); lo += batch {
+			if _, err := s.Apply(ops[lo:min(lo+batch, len(ops))]); err != nil {
 				return 0, err
 			}
 		}
 		return float64(len(ops)) / time.Since(t0).Seconds(), nil
 	}
 	ops := randomEdges(*writes, "ingest")
-	rate, err := ingest(s, ops)
+	rate, err := ingest(s, ops, *batch)
 	if err != nil {
 		return err
 	}
@@ -120,7 +121,7 @@ func runStoreBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rateNew, err := ingest(empty, fresh)
+	rateNew, err := ingest(empty, fresh, *batch)
 	if err != nil {
 		return err
 	}
@@ -129,12 +130,12 @@ func runStoreBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rateWal, err := ingest(ds, ops[:*writes/4])
+	rateWal, err := ingest(ds, ops[:*writes/4], *walBatch)
 	if err != nil {
 		return err
 	}
 	ds.Close()
-	say("ingest (wal, one fsync per batch of %d): %.2fM writes/s", *batch, rateWal/1e6)
+	say("ingest (wal, one record and one fsync per batch of %d): %.2fM writes/s", *walBatch, rateWal/1e6)
 
 	// Compaction of base + the ingested delta, alone.
 	t0 = time.Now()
@@ -160,52 +161,69 @@ func runStoreBench(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	query := func(v *store.Version) (time.Duration, error) {
-		seeds, err := seedOf()
-		if err != nil {
-			return 0, err
+	// The same seed sets, in the same order, idle and during compaction.
+	qseeds := make([]ppr.Seeds, *trials)
+	for i := range qseeds {
+		if qseeds[i], err = seedOf(); err != nil {
+			return err
 		}
+	}
+	nq := 0
+	query := func(v *store.Version) (time.Duration, error) {
+		seeds := qseeds[nq%len(qseeds)]
+		nq++
 		t0 := time.Now()
-		_, err = v.Solve(nil, seeds, *damping, *qtol)
+		_, err := v.Solve(nil, seeds, *damping, *qtol)
 		return time.Since(t0), err
 	}
-	t0 = time.Now()
-	if _, err := query(v); err != nil { // builds the version's overlay
-		return err
-	}
-	say("first query on the version (builds the overlay of a %d-edge delta): %.0f ms", small, ms(time.Since(t0)))
-	var idle []time.Duration
-	for range *trials {
-		d, err := query(v)
-		if err != nil {
+	var idle, busy []time.Duration
+	for round := 0; round < 5 && len(busy) < *trials; round++ {
+		if round > 0 {
+			if _, err := s.Apply(randomEdges(small, "w")); err != nil {
+				return err
+			}
+		}
+		v := s.Current()
+		t0 := time.Now()
+		if _, err := query(v); err != nil { // builds the version's overlay
 			return err
 		}
-		idle = append(idle, d)
-	}
-	var busy []time.Duration
-	var compacting atomic.Bool
-	compacting.Store(true)
-	t0 = time.Now()
-	done := make(chan error, 1)
-	go func() { done <- s.Compact(); compacting.Store(false) }()
-	for compacting.Load() {
-		d, err := query(v)
-		if err != nil {
+		if round == 0 {
+			say("first query on a version with a %d-edge delta (builds its overlay): %.0f ms", small, ms(time.Since(t0)))
+		}
+		nq = 0
+		for range *trials {
+			d, err := query(v)
+			if err != nil {
+				return err
+			}
+			idle = append(idle, d)
+		}
+		var compacting atomic.Bool
+		compacting.Store(true)
+		t0 = time.Now()
+		done := make(chan error, 1)
+		go func() { done <- s.Compact(); compacting.Store(false) }()
+		nq = 0
+		for compacting.Load() {
+			d, err := query(v)
+			if err != nil {
+				return err
+			}
+			if compacting.Load() { // finished while the compaction ran
+				busy = append(busy, d)
+			}
+		}
+		if err := <-done; err != nil {
 			return err
 		}
-		if compacting.Load() {
-			busy = append(busy, d)
-		}
+		say("round %d: compaction with queries running %.2fs, %d queries finished during it", round, time.Since(t0).Seconds(), len(busy))
 	}
-	if err := <-done; err != nil {
-		return err
-	}
-	say("compaction with queries running: %.2fs", time.Since(t0).Seconds())
 	if len(busy) > 0 {
 		say("query latency (solve to %.0e, d=%.2f, delta of %d edges): idle median %.0f ms, during compaction median %.0f ms (%d queries) = %.2f x (target <= 1.2)",
 			*qtol, *damping, small, ms(median(idle)), ms(median(busy)), len(busy), ms(median(busy))/ms(median(idle)))
 	} else {
-		say("query latency: no query finished during the compaction")
+		say("query latency: no query finished during a compaction")
 	}
 	var after []time.Duration
 	for range *trials {
