@@ -22,13 +22,13 @@ func runCacheScenario(t testing.TB, seed uint64, steps int, directed bool, dampi
 	cache := &Cache{Tol: tol, Max: 4}
 	trust := mask.Trust("default")
 	names := 4 + rng.IntN(30)
-	_, err = s.Apply(randomOps(rng, 1+rng.IntN(3*names), names, 0))
+	_, err = s.Apply(randomOps(rng, 1+rng.IntN(3*names), names, 0, 0))
 	require.NoError(t, err)
 	hows := map[How]int{}
 	for step := range steps {
 		switch k := rng.IntN(10); {
 		case k < 4:
-			_, err := s.Apply(randomOps(rng, 1+rng.IntN(8), names, s.Current().NumEdges()))
+			_, err := s.Apply(randomOps(rng, 1+rng.IntN(8), names, s.Current().NumNodes(), s.Current().NumEdges()))
 			require.NoError(t, err)
 		case k < 5:
 			require.NoError(t, s.Compact())

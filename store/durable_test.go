@@ -37,7 +37,7 @@ func TestRecoverSnapshotPlusLog(t *testing.T) {
 	s, err := Open(dir, Options{Directed: true})
 	require.NoError(t, err)
 	for i := range 12 {
-		_, err := s.Apply(randomOps(rng, 1+rng.IntN(10), 20, s.Current().NumEdges()))
+		_, err := s.Apply(randomOps(rng, 1+rng.IntN(10), 20, s.Current().NumNodes(), s.Current().NumEdges()))
 		require.NoError(t, err)
 		if i%5 == 4 {
 			require.NoError(t, s.Compact())
@@ -140,7 +140,7 @@ func TestRecoverCorruptLogIsAnError(t *testing.T) {
 
 func TestBatchRecordRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	ops := randomOps(rng, 200, 30, 10)
+	ops := randomOps(rng, 200, 30, 5, 10)
 	got, err := decodeBatch(encodeBatch(nil, ops))
 	require.NoError(t, err)
 	require.Equal(t, ops, got)

@@ -20,6 +20,9 @@ const (
 	// Merge rewires every native-live edge of node Src onto node Dst (see
 	// the package doc).
 	Merge
+	// AddEdgeByID adds an edge between existing nodes named by id (SrcID,
+	// DstID): the fast path for writers that keep ids, with no name lookup.
+	AddEdgeByID
 )
 
 func (k Kind) String() string {
@@ -32,6 +35,8 @@ func (k Kind) String() string {
 		return "delete-edge"
 	case Merge:
 		return "merge"
+	case AddEdgeByID:
+		return "add-edge-by-id"
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
@@ -44,11 +49,18 @@ type Op struct {
 	Weight   float64 // AddEdge
 	Edge     uint32  // DeleteEdge
 	Channel  string
+
+	SrcID, DstID uint32 // AddEdgeByID
 }
 
 // Edge returns an AddEdge write.
 func Edge(src, dst string, weight float64, channel string) Op {
 	return Op{Kind: AddEdge, Src: src, Dst: dst, Weight: weight, Channel: channel}
+}
+
+// EdgeByID returns an AddEdgeByID write.
+func EdgeByID(src, dst uint32, weight float64, channel string) Op {
+	return Op{Kind: AddEdgeByID, SrcID: src, DstID: dst, Weight: weight, Channel: channel}
 }
 
 // Node returns an AddNode write.
@@ -68,7 +80,8 @@ func MergeInto(from, into, channel string) Op {
 //
 //	uint32 count, then per op: uint8 kind, string channel, and
 //	  AddNode: string name; AddEdge: string src, string dst, float64 weight;
-//	  DeleteEdge: uint32 edge; Merge: string from, string into
+//	  DeleteEdge: uint32 edge; Merge: string from, string into;
+//	  AddEdgeByID: uint32 src, uint32 dst, float64 weight
 //
 // with strings as uint32 length + bytes, all little-endian.
 func encodeBatch(dst []byte, ops []Op) []byte {
@@ -92,6 +105,10 @@ func encodeBatch(dst []byte, ops []Op) []byte {
 		case Merge:
 			str(op.Src)
 			str(op.Dst)
+		case AddEdgeByID:
+			dst = binary.LittleEndian.AppendUint32(dst, op.SrcID)
+			dst = binary.LittleEndian.AppendUint32(dst, op.DstID)
+			dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(op.Weight))
 		}
 	}
 	return dst
@@ -157,6 +174,17 @@ func decodeBatch(rec []byte) ([]Op, error) {
 			op.Src, ok = str()
 			if ok {
 				op.Dst, ok = str()
+			}
+		case AddEdgeByID:
+			op.SrcID, ok = u32()
+			if ok {
+				op.DstID, ok = u32()
+			}
+			if ok && len(p) >= 8 {
+				op.Weight = math.Float64frombits(binary.LittleEndian.Uint64(p))
+				p = p[8:]
+			} else {
+				ok = false
 			}
 		default:
 			return nil, fail(fmt.Sprintf("unknown kind %d", op.Kind))

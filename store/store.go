@@ -315,6 +315,18 @@ func (s *Store) validate(ops []Op) error {
 			}
 			edges++
 			batchEdges++
+		case AddEdgeByID:
+			if w := op.Weight; math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
+				return fmt.Errorf("store: write %d: edge %d -> %d: weight %v, want finite and non-negative", i, op.SrcID, op.DstID, w)
+			}
+			if int64(op.SrcID) >= int64(nodes) || int64(op.DstID) >= int64(nodes) {
+				return fmt.Errorf("store: write %d: edge %d -> %d: no such node (%d nodes)", i, op.SrcID, op.DstID, nodes)
+			}
+			if edges >= maxIDs {
+				return fmt.Errorf("store: write %d: more than %d edges", i, maxIDs)
+			}
+			edges++
+			batchEdges++
 		case DeleteEdge:
 			if int64(op.Edge) >= int64(edges) {
 				return fmt.Errorf("store: write %d: delete edge %d: no such edge (%d edges)", i, op.Edge, edges)
@@ -362,6 +374,8 @@ func (s *Store) apply(ops []Op) Result {
 		case AddEdge:
 			src := s.node(op.Src, s.ids[2*i])
 			res.IDs[i] = s.addEdge(src, s.node(op.Dst, s.ids[2*i+1]), op.Weight, c)
+		case AddEdgeByID:
+			res.IDs[i] = s.addEdge(op.SrcID, op.DstID, op.Weight, c)
 		case DeleteEdge:
 			s.deleteEdge(op.Edge, c)
 			res.IDs[i] = op.Edge

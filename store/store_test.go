@@ -15,9 +15,9 @@ import (
 )
 
 // randomOps returns a batch of random writes over names n0..n{names-1} by
-// channels "default" and "mallory"; edges names the edge count so deletes
-// stay in range.
-func randomOps(rng *rand.Rand, count, names, edges int) []Op {
+// channels "default" and "mallory"; nodes and edges are the store's counts,
+// so that writes by id and deletes stay in range.
+func randomOps(rng *rand.Rand, count, names, nodes, edges int) []Op {
 	ops := make([]Op, 0, count)
 	ch := func() string {
 		if rng.IntN(4) == 0 {
@@ -35,6 +35,9 @@ func randomOps(rng *rand.Rand, count, names, edges int) []Op {
 			ops = append(ops, Delete(uint32(rng.IntN(edges)), ch()))
 		case k < 18:
 			ops = append(ops, Node(name(), ch()))
+		case k < 19 && nodes > 0:
+			ops = append(ops, EdgeByID(uint32(rng.IntN(nodes)), uint32(rng.IntN(nodes)), 2, ch()))
+			edges++
 		default:
 			a, b := name(), name()
 			if a != b {
@@ -85,7 +88,7 @@ func TestSolveMatchesMaterialized(t *testing.T) {
 		trust := mask.Trust("default")
 		for step := range 30 {
 			v := s.Current()
-			_, err := s.Apply(randomOps(rng, 1+rng.IntN(20), 25, v.NumEdges()))
+			_, err := s.Apply(randomOps(rng, 1+rng.IntN(20), 25, v.NumNodes(), v.NumEdges()))
 			require.NoError(t, err)
 			v = s.Current()
 			seeds, err := v.Seeds([]ppr.Seed{{Node: 0, Weight: 1}, {Node: uint32(rng.IntN(v.NumNodes())), Weight: 0.5}})
@@ -180,6 +183,8 @@ func TestApplyErrorsApplyNothing(t *testing.T) {
 		{[]Op{MergeInto("a", "a", "")}, `merge "a" into itself`},
 		{[]Op{Node("", "")}, "empty node name"},
 		{[]Op{{Kind: 9}}, "unknown kind 9"},
+		{[]Op{EdgeByID(0, 2, 1, "")}, "store: write 0: edge 0 -> 2: no such node (2 nodes)"},
+		{[]Op{EdgeByID(0, 1, math.Inf(1), "")}, "weight +Inf"},
 	} {
 		_, err := s.Apply(tc.ops)
 		require.ErrorContains(t, err, tc.want)
@@ -251,7 +256,7 @@ func TestCompactAt(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for s.Current().NumEdges() == s.Current().DeltaEdges() {
 		require.True(t, time.Now().Before(deadline), "no background compaction started")
-		_, err := s.Apply(randomOps(rng, 10, 30, s.Current().NumEdges()))
+		_, err := s.Apply(randomOps(rng, 10, 30, s.Current().NumNodes(), s.Current().NumEdges()))
 		require.NoError(t, err)
 		time.Sleep(time.Millisecond)
 	}

@@ -113,6 +113,15 @@ func runStoreBench(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	say("ingest (in memory, %d writes, batches of %d, existing names): %.2fM writes/s (target >= 1M)", *writes, *batch, rate/1e6)
+	byID := make([]store.Op, *writes)
+	for i := range byID {
+		byID[i] = store.EdgeByID(uint32(rng.IntN(len(names))), uint32(rng.IntN(len(names))), 0.5, "ingest")
+	}
+	rateID, err := ingest(s, byID, *batch)
+	if err != nil {
+		return err
+	}
+	say("ingest (in memory, %d writes by node id, batches of %d): %.2fM writes/s (target >= 1M)", *writes, *batch, rateID/1e6)
 	fresh := make([]store.Op, *writes/4)
 	for i := range fresh {
 		fresh[i] = store.Edge("new-"+strconv.Itoa(i), names[rng.IntN(len(names))], 1, "ingest")
@@ -144,7 +153,7 @@ func runStoreBench(args []string, stdout, stderr io.Writer) error {
 	}
 	compact := time.Since(t0)
 	say("compaction of %d base + %d delta edges into one csr snapshot: %.2fs = %.2f x build (target <= 2)",
-		g.NumEdges(), *writes, compact.Seconds(), compact.Seconds()/build.Seconds())
+		g.NumEdges(), 2**writes, compact.Seconds(), compact.Seconds()/build.Seconds())
 
 	// Query latency idle and during a compaction, on a version with a
 	// small delta (fresh solves, seeds at random nodes with out-edges).
