@@ -58,7 +58,11 @@ func runCacheScenario(t testing.TB, seed uint64, steps int, directed bool, dampi
 
 func TestCacheMatchesFromScratch(t *testing.T) {
 	total := map[How]int{}
-	for seed := range uint64(12) {
+	seeds := uint64(12)
+	if testing.Short() {
+		seeds = 6
+	}
+	for seed := range seeds {
 		for how, n := range runCacheScenario(t, seed, 60, seed%2 == 0, []float64{0.5, 0.85}[seed%3%2]) {
 			total[how] += n
 		}
