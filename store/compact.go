@@ -2,6 +2,8 @@ package store
 
 import (
 	"errors"
+	"fmt"
+	"runtime"
 	"slices"
 )
 
@@ -40,21 +42,9 @@ func (s *Store) Compact() error {
 	}
 	s.mu.Unlock()
 
-	g, labels, err := v.Materialize()
+	nb, err := s.build(v, gen)
 	if err != nil {
 		return err
-	}
-	nb, err := newBase(g, labels, v.base.directed)
-	if err != nil {
-		return err
-	}
-	if _, err := nb.view(nil); err != nil { // warm the native view off the readers' path
-		return err
-	}
-	if s.durable != nil {
-		if err := s.durable.saveSnapshot(gen, g, labels); err != nil {
-			return err
-		}
 	}
 
 	s.mu.Lock()
@@ -66,6 +56,52 @@ func (s *Store) Compact() error {
 		return s.durable.removeBefore(gen)
 	}
 	return nil
+}
+
+// build materialises v as a new base (and saves it as snapshot gen when
+// the store is durable). With Options.CompactNice it runs on a goroutine
+// locked to a thread of lowered priority that exits with it.
+func (s *Store) build(v *Version, gen int) (*base, error) {
+	nice := int(s.nice.Load())
+	if nice <= 0 {
+		return s.buildNow(v, gen)
+	}
+	type result struct {
+		nb  *base
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked, see lowerThreadPriority
+		if err := lowerThreadPriority(nice); err != nil {
+			done <- result{err: fmt.Errorf("store: compaction priority: %w", err)}
+			return
+		}
+		nb, err := s.buildNow(v, gen)
+		done <- result{nb, err}
+	}()
+	r := <-done
+	return r.nb, r.err
+}
+
+func (s *Store) buildNow(v *Version, gen int) (*base, error) {
+	g, labels, err := v.Materialize()
+	if err != nil {
+		return nil, err
+	}
+	nb, err := newBase(g, labels, v.base.directed)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := nb.view(nil); err != nil { // warm the native view off the readers' path
+		return nil, err
+	}
+	if s.durable != nil {
+		if err := s.durable.saveSnapshot(gen, g, labels); err != nil {
+			return nil, err
+		}
+	}
+	return nb, nil
 }
 
 // rebase makes nb (the materialised v) the base; the delta keeps only the

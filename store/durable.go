@@ -40,6 +40,7 @@ func Open(dir string, opt Options) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{compactAt: opt.CompactAt}
+	s.nice.Store(int32(opt.CompactNice))
 	k := 0
 	var b *base
 	if len(snaps) > 0 {

@@ -107,6 +107,7 @@ type Store struct {
 	durable    *disk    // nil for an in-memory store
 	closed     bool
 	compactAt  int
+	nice       atomic.Int32
 	bgErr      atomic.Pointer[error]
 	compacting atomic.Bool
 }
@@ -120,6 +121,10 @@ type Options struct {
 	// Apply that leaves at least this many edges in the delta (and none is
 	// running). Its error, if any, is kept for CompactionErr.
 	CompactAt int
+	// CompactNice, when positive, runs compaction's build on an OS thread
+	// of that nice value (1..19; Linux only, elsewhere ignored), so that on
+	// a busy machine queries get the CPU first.
+	CompactNice int
 }
 
 // New returns an in-memory store over g (nil: empty) and its labels (nil:
@@ -131,10 +136,14 @@ func New(g *csr.Graph, labels *mask.Labels, opt Options) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{compactAt: opt.CompactAt}
+	s.nice.Store(int32(opt.CompactNice))
 	s.reset(b)
 	s.publish()
 	return s, nil
 }
+
+// SetCompactNice changes Options.CompactNice for later compactions.
+func (s *Store) SetCompactNice(nice int) { s.nice.Store(int32(nice)) }
 
 // CompactionErr returns the error of the last failed background compaction
 // started by Options.CompactAt, or nil.

@@ -250,7 +250,7 @@ func TestBaseGraph(t *testing.T) {
 }
 
 func TestCompactAt(t *testing.T) {
-	s, err := New(nil, nil, Options{CompactAt: 20})
+	s, err := New(nil, nil, Options{CompactAt: 20, CompactNice: 10})
 	require.NoError(t, err)
 	rng := rand.New(rand.NewPCG(9, 9))
 	deadline := time.Now().Add(10 * time.Second)
