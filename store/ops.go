@@ -128,6 +128,14 @@ func decodeBatch(rec []byte) ([]Op, error) {
 		p = p[4:]
 		return v, true
 	}
+	f64 := func() (float64, bool) {
+		if len(p) < 8 {
+			return 0, false
+		}
+		v := math.Float64frombits(binary.LittleEndian.Uint64(p))
+		p = p[8:]
+		return v, true
+	}
 	str := func() (string, bool) {
 		n, ok := u32()
 		if !ok || uint64(n) > uint64(len(p)) {
@@ -162,11 +170,8 @@ func decodeBatch(rec []byte) ([]Op, error) {
 			if ok {
 				op.Dst, ok = str()
 			}
-			if ok && len(p) >= 8 {
-				op.Weight = math.Float64frombits(binary.LittleEndian.Uint64(p))
-				p = p[8:]
-			} else {
-				ok = false
+			if ok {
+				op.Weight, ok = f64()
 			}
 		case DeleteEdge:
 			op.Edge, ok = u32()
@@ -180,11 +185,8 @@ func decodeBatch(rec []byte) ([]Op, error) {
 			if ok {
 				op.DstID, ok = u32()
 			}
-			if ok && len(p) >= 8 {
-				op.Weight = math.Float64frombits(binary.LittleEndian.Uint64(p))
-				p = p[8:]
-			} else {
-				ok = false
+			if ok {
+				op.Weight, ok = f64()
 			}
 		default:
 			return nil, fail(fmt.Sprintf("unknown kind %d", op.Kind))

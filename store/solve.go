@@ -184,45 +184,29 @@ func (s *solver) scanEps(eps float64) int {
 		if val == 0 {
 			continue
 		}
-		if u >= o.baseN || o.touched[u/64]&(1<<(u%64)) != 0 {
-			var wu float64
-			var row *row
-			if o.touched[u/64]&(1<<(u%64)) != 0 {
-				row = &o.rows[o.rowIdx[u]]
-				wu = row.w
-			}
-			if wu == 0 {
-				if math.Abs(val) > eps {
-					r[u] = 0
-					x[u] += val
-					s.stats.Pushes++
-					dangling += val
-				}
-				continue
-			}
-			if math.Abs(val) <= eps*wu {
-				continue
-			}
-			r[u] = 0
-			x[u] += val
-			s.stats.Pushes++
-			c := d * val / wu
-			nbr, wt := row.nbr, row.wt[:len(row.nbr)]
-			s.stats.ArcOps += int64(len(nbr))
-			for i, v := range nbr {
-				r[v] += c * wt[i]
-			}
-			continue
+		// The row: replaced by the delta, or the base row (masked arcs
+		// tested only at nodes the base view masks something at).
+		var wu float64
+		var nbr, eid []uint32
+		var wt []float64
+		masked := false
+		switch {
+		case o.touched[u/64]&(1<<(u%64)) != 0:
+			row := &o.rows[o.rowIdx[u]]
+			wu, nbr, wt = row.w, row.nbr, row.wt
+		case u < o.baseN:
+			wu = bw[u]
+			lo, hi := out.off[u], out.off[u+1]
+			nbr, wt, eid = out.nbr[lo:hi], out.wt[lo:hi], out.eid[lo:hi]
+			masked = mbits != nil && tb[u/64]&(1<<(u%64)) != 0
 		}
-		wu := bw[u]
 		if wu == 0 {
-			if math.Abs(val) <= eps {
-				continue
+			if math.Abs(val) > eps {
+				r[u] = 0
+				x[u] += val
+				s.stats.Pushes++
+				dangling += val
 			}
-			r[u] = 0
-			x[u] += val
-			s.stats.Pushes++
-			dangling += val
 			continue
 		}
 		if math.Abs(val) <= eps*wu {
@@ -232,19 +216,18 @@ func (s *solver) scanEps(eps float64) int {
 		x[u] += val
 		s.stats.Pushes++
 		c := d * val / wu
-		lo, hi := out.off[u], out.off[u+1]
-		nbr, wt, eid := out.nbr[lo:hi], out.wt[lo:hi], out.eid[lo:hi]
-		wt, eid = wt[:len(nbr)], eid[:len(nbr)]
+		wt = wt[:len(nbr)]
 		s.stats.ArcOps += int64(len(nbr))
-		if mbits == nil || tb[u/64]&(1<<(u%64)) == 0 {
+		if !masked {
 			for i, v := range nbr {
 				r[v] += c * wt[i]
 			}
-		} else {
-			for i, v := range nbr {
-				if mbits[eid[i]/64]&(1<<(eid[i]%64)) == 0 {
-					r[v] += c * wt[i]
-				}
+			continue
+		}
+		eid = eid[:len(nbr)]
+		for i, v := range nbr {
+			if mbits[eid[i]/64]&(1<<(eid[i]%64)) == 0 {
+				r[v] += c * wt[i]
 			}
 		}
 	}
