@@ -1,0 +1,144 @@
+package store
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"testing"
+
+	"github.com/authppr/authppr/bench"
+	"github.com/authppr/authppr/ppr"
+)
+
+// benchStore returns a compacted store of a random graph with n nodes and
+// m edges, and the names used.
+func benchStore(b *testing.B, n, m int) (*Store, []string) {
+	b.Helper()
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("n%d", i)
+	}
+	rng := rand.New(rand.NewPCG(1, 1))
+	s, err := New(nil, nil, Options{Directed: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ops := make([]Op, m)
+	for i := range ops {
+		ops[i] = Edge(names[rng.IntN(n)], names[rng.IntN(n)], 1, "default")
+	}
+	if _, err := s.Apply(ops); err != nil {
+		b.Fatal(err)
+	}
+	if err := s.Compact(); err != nil {
+		b.Fatal(err)
+	}
+	return s, names
+}
+
+// BenchmarkApply is the ingest rate into the delta: batches of 1000 edges
+// between existing nodes, single writer, no wal.
+func BenchmarkApply(b *testing.B) {
+	s, names := benchStore(b, 100_000, 1_000_000)
+	benchApply(b, s, names)
+}
+
+// benchApply times batches of 1000 edges between random existing names.
+func benchApply(b *testing.B, s *Store, names []string) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	ops := make([]Op, 1000)
+	for i := range ops {
+		ops[i] = Edge(names[rng.IntN(len(names))], names[rng.IntN(len(names))], 1, "w")
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := s.Apply(ops); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)*1000/b.Elapsed().Seconds(), "writes/s")
+}
+
+// BenchmarkCompactVsBuild: compaction of the same graph in one run, as a
+// ratio to building it from an edge list.
+func BenchmarkCompact(b *testing.B) {
+	s, names := benchStore(b, 100_000, 1_000_000)
+	rng := rand.New(rand.NewPCG(3, 3))
+	for b.Loop() {
+		b.StopTimer()
+		ops := make([]Op, 10000)
+		for i := range ops {
+			ops[i] = Edge(names[rng.IntN(len(names))], names[rng.IntN(len(names))], 1, "w")
+		}
+		if _, err := s.Apply(ops); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if err := s.Compact(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkOverlaySolve: a solve on a version with a 10k-edge delta
+// against one on the compacted version.
+func BenchmarkOverlaySolve(b *testing.B) {
+	s, names := benchStore(b, 100_000, 1_000_000)
+	overlaySolves(b, s, names, 1e-6)
+}
+
+// overlaySolves adds 10,000 random edges to s and times a solve on that
+// version (overlay) and on the compacted one (ppr kernels).
+func overlaySolves(b *testing.B, s *Store, names []string, tol float64) {
+	seeds, _ := s.Current().Seeds([]ppr.Seed{{Node: 1, Weight: 1}})
+	rng := rand.New(rand.NewPCG(3, 3))
+	ops := make([]Op, 10000)
+	for i := range ops {
+		ops[i] = Edge(names[rng.IntN(len(names))], names[rng.IntN(len(names))], 1, "w")
+	}
+	if _, err := s.Apply(ops); err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name    string
+		compact bool
+	}{{"delta", false}, {"compacted", true}} {
+		if bc.compact {
+			if err := s.Compact(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		v := s.Current()
+		if _, err := v.Solve(nil, seeds, 0.85, tol); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				sol, err := v.Solve(nil, seeds, 0.85, tol)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(sol.Stats.ArcOps), "arcs/op")
+				b.ReportMetric(float64(sol.Stats.Sweeps), "sweeps/op")
+			}
+		})
+	}
+}
+
+// BenchmarkOverlaySolveLargeGraph: BenchmarkOverlaySolve on STORE_BENCH_GRAPH.
+func BenchmarkOverlaySolveLargeGraph(b *testing.B) {
+	path := os.Getenv("STORE_BENCH_GRAPH")
+	if path == "" {
+		b.Skip("set STORE_BENCH_GRAPH to a PPREDGE1 file")
+	}
+	g, err := bench.ReadPPREDGE1(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := New(g, nil, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	overlaySolves(b, s, g.Names(), 1e-3)
+}

@@ -1,0 +1,345 @@
+package store
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/authppr/authppr/mask"
+	"github.com/authppr/authppr/ppr"
+)
+
+// How says how a Cache answered a query.
+type How int
+
+const (
+	// Fresh: solved from the native start state.
+	Fresh How = iota
+	// Hit: the cached vector was exact for this version already.
+	Hit
+	// Updated: the cached vector was brought to this version by the
+	// residual adjustment over the changed rows and a push.
+	Updated
+	// Warm: started from a cached vector for nearby seeds, its residual
+	// recomputed exactly for the new seeds.
+	Warm
+)
+
+func (h How) String() string {
+	return [...]string{"fresh", "hit", "updated", "warm"}[h]
+}
+
+// Cache keeps solved PPR states (x, r) per (seeds, damping, policy) and
+// brings them up to date instead of solving again. It is safe for concurrent
+// use; queries on the same entry take turns.
+type Cache struct {
+	// Tol is the L1 error bound of every answer (ppr.DefaultTol when 0).
+	// Entries are kept at half of it, so an update has room to stop early.
+	Tol float64
+	// Max is the number of entries kept (64 when 0); the least recently
+	// used goes first.
+	Max int
+	// WarmDistance is the largest L1 distance between two seed vectors for
+	// which a query starts from the other's entry (0.5 when 0; negative
+	// turns warm starts off).
+	WarmDistance float64
+
+	mu      sync.Mutex
+	entries map[string]*entry
+	clock   uint64
+}
+
+type entry struct {
+	mu      sync.Mutex
+	key     string
+	group   string // damping and policy: warm starts stay within a group
+	seeds   ppr.Seeds
+	damping float64
+	policy  *mask.Policy
+	v       *Version
+	x, r    []float64
+	used    uint64
+	stats   ppr.Stats // work of the last answer
+}
+
+func (c *Cache) tol() float64 {
+	if c.Tol == 0 {
+		return ppr.DefaultTol
+	}
+	return c.Tol
+}
+
+func groupKey(p *mask.Policy, damping float64) string {
+	return policyKey(p) + "\x01" + strconv.FormatFloat(damping, 'g', -1, 64)
+}
+
+func seedsKey(s ppr.Seeds) string {
+	var b strings.Builder
+	for i, u := range s.Nodes {
+		b.WriteString(strconv.FormatUint(uint64(u), 10))
+		b.WriteByte(':')
+		b.WriteString(strconv.FormatFloat(s.Weights[i], 'g', -1, 64))
+		b.WriteByte(',')
+	}
+	return b.String()
+}
+
+// Query returns PPR on version v for the seeds, damping and policy (nil:
+// native), within Tol in L1, and how it got there. The returned vectors are
+// the caller's.
+func (c *Cache) Query(v *Version, p *mask.Policy, seeds ppr.Seeds, damping float64) (*Solution, How, error) {
+	group := groupKey(p, damping)
+	key := group + "\x02" + seedsKey(seeds)
+	c.mu.Lock()
+	if c.entries == nil {
+		c.entries = make(map[string]*entry)
+	}
+	c.clock++
+	e := c.entries[key]
+	var near *entry
+	if e == nil {
+		// Entries are created in order and a new entry only waits on an
+		// older one, so entry locks cannot form a cycle.
+		near = c.nearest(group, seeds)
+		e = &entry{key: key, group: group, seeds: seeds, damping: damping, policy: p}
+		c.entries[key] = e
+		c.evict(e)
+	}
+	e.used = c.clock
+	c.mu.Unlock()
+
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	// Answers are within T = tol*alpha in residual L1; fresh solves and
+	// scans go to T/4, so that updates have room to stop early.
+	T := c.tol() * (1 - damping)
+	switch {
+	case e.v == nil:
+		how := Fresh
+		if near != nil && c.warmStart(e, near, v) {
+			how = Warm
+		} else {
+			sol, err := v.Solve(p, seeds, damping, c.tol()/4)
+			if err != nil {
+				return nil, 0, err
+			}
+			e.x, e.r, e.stats = sol.X, sol.R, sol.Stats
+		}
+		e.v = v
+		return c.answerOf(e, v, how, T)
+	case e.v == v || e.v.batches == v.batches && len(e.x) == v.NumNodes():
+		e.v, e.stats = v, ppr.Stats{}
+		return c.answerOf(e, v, Hit, T)
+	case e.v.batches < v.batches:
+		if err := c.update(e, v, T); err != nil {
+			return nil, 0, err
+		}
+		return c.answerOf(e, v, Updated, T)
+	}
+	// A query on a version older than the entry's: solve it on its own.
+	sol, err := v.Solve(p, seeds, damping, c.tol())
+	return sol, Fresh, err
+}
+
+// answerOf returns a copy of e's state as a Solution.
+func (c *Cache) answerOf(e *entry, v *Version, how How, bound float64) (*Solution, How, error) {
+	l1 := 0.0
+	for _, x := range e.r {
+		l1 += math.Abs(x)
+	}
+	if l1 > bound*(1+1e-9) {
+		return nil, 0, fmt.Errorf("store: cache: residual %.3g over the bound %.3g (internal error)", l1, bound)
+	}
+	alpha := 1 - e.damping
+	return &Solution{Version: v, X: slices.Clone(e.x), R: slices.Clone(e.r), ResidualL1: l1, ErrorBound: l1 / alpha, Stats: e.stats}, how, nil
+}
+
+// nearest returns the entry of the group whose seed vector is closest in
+// L1 to seeds, if within WarmDistance. Called with c.mu held.
+func (c *Cache) nearest(group string, seeds ppr.Seeds) *entry {
+	limit := c.WarmDistance
+	if limit == 0 {
+		limit = 0.5
+	}
+	var best *entry
+	bestD := math.Inf(1)
+	for _, e := range c.entries {
+		if e.group != group {
+			continue
+		}
+		if d := seedDistance(e.seeds, seeds); d <= limit && d < bestD {
+			best, bestD = e, d
+		}
+	}
+	return best
+}
+
+// seedDistance is the L1 distance of two sparse seed vectors.
+func seedDistance(a, b ppr.Seeds) float64 {
+	d := 0.0
+	i, j := 0, 0
+	for i < len(a.Nodes) || j < len(b.Nodes) {
+		switch {
+		case j == len(b.Nodes) || i < len(a.Nodes) && a.Nodes[i] < b.Nodes[j]:
+			d += a.Weights[i]
+			i++
+		case i == len(a.Nodes) || b.Nodes[j] < a.Nodes[i]:
+			d += b.Weights[j]
+			j++
+		default:
+			d += math.Abs(a.Weights[i] - b.Weights[j])
+			i++
+			j++
+		}
+	}
+	return d
+}
+
+// evict drops the least recently used entries beyond Max, never keep.
+// Called with c.mu held.
+func (c *Cache) evict(keep *entry) {
+	limit := c.Max
+	if limit == 0 {
+		limit = 64
+	}
+	for len(c.entries) > limit {
+		var old *entry
+		for _, e := range c.entries {
+			if e != keep && (old == nil || e.used < old.used) {
+				old = e
+			}
+		}
+		delete(c.entries, old.key)
+	}
+}
+
+// warmStart sets e's state from near's x with the residual recomputed
+// exactly for e's seeds on v, then solves to a quarter of the bound. It reports false when
+// near has no state yet.
+func (c *Cache) warmStart(e, near *entry, v *Version) bool {
+	near.mu.Lock()
+	if near.v == nil {
+		near.mu.Unlock()
+		return false
+	}
+	n := v.NumNodes()
+	x := make([]float64, n)
+	copy(x, near.x)
+	near.mu.Unlock()
+
+	s, err := v.newSolver(e.policy, e.seeds, e.damping)
+	if err != nil {
+		return false
+	}
+	r := s.exactResidual(x)
+	s.setState(x, r)
+	if _, err := s.solveTo(c.tol() * s.alpha / 4); err != nil {
+		return false
+	}
+	e.x, e.r, e.stats = s.x, s.r, s.solution(v, 0).Stats
+	return true
+}
+
+// eps0 is the first push threshold of an update: the residual mass spread
+// evenly over the view's out-weight.
+func eps0(l1 float64, o *overlay, n int) float64 {
+	return l1 / (o.volume() + float64(n))
+}
+
+// exactResidual returns alpha*s + d*x*P - x on the solver's overlay.
+func (s *solver) exactResidual(x []float64) []float64 {
+	r := make([]float64, len(x))
+	for i, u := range s.seeds.Nodes {
+		r[u] = s.alpha * s.seeds.Weights[i]
+	}
+	dangling := 0.0
+	for u, xu := range x {
+		if xu == 0 {
+			continue
+		}
+		r[u] -= xu
+		w := s.o.outWeight(uint32(u))
+		if w == 0 {
+			dangling += xu
+			continue
+		}
+		c := s.d * xu / w
+		s.o.forEachArc(uint32(u), func(v uint32, wt float64) { r[v] += c * wt })
+	}
+	for i, u := range s.seeds.Nodes {
+		r[u] += s.d * dangling * s.seeds.Weights[i]
+	}
+	return r
+}
+
+// update brings e from its version to v: for every node u whose out-row
+// changed (the journal between the versions), r += d*x(u)*(P_new[u] -
+// P_old[u]), which keeps r = alpha*s + d*x*P_new - x exactly; then a push
+// from the changed entries, and lower thresholds until the bound is met.
+func (c *Cache) update(e *entry, v *Version, bound float64) error {
+	old := e.v
+	changed := slices.Clone(v.l.journal[len(old.l.journal):])
+	slices.Sort(changed)
+	changed = slices.Compact(changed)
+	n := v.NumNodes()
+	x, r := e.x, e.r
+	if len(x) < n {
+		x = append(x, make([]float64, n-len(x))...)
+		r = append(r, make([]float64, n-len(r))...)
+	}
+	oldO, err := old.overlay(e.policy)
+	if err != nil {
+		return err
+	}
+	s, err := v.newSolver(e.policy, e.seeds, e.damping)
+	if err != nil {
+		return err
+	}
+	newO := s.o
+	frontier := make([]uint32, 0, 4*len(changed))
+	spread := func(o *overlay, u uint32, c float64) {
+		w := o.outWeight(u)
+		if w == 0 {
+			for i, sd := range e.seeds.Nodes {
+				r[sd] += c * e.seeds.Weights[i]
+				frontier = append(frontier, sd)
+			}
+			return
+		}
+		k := c / w
+		o.forEachArc(u, func(t uint32, wt float64) {
+			r[t] += k * wt
+			frontier = append(frontier, t)
+		})
+	}
+	for _, u := range changed {
+		if int(u) >= oldO.n || x[u] == 0 {
+			continue // a node new since old has x = 0: nothing flowed through its row
+		}
+		c := e.damping * x[u]
+		spread(oldO, u, -c)
+		spread(newO, u, c)
+	}
+	s.setState(x, r)
+	// Push from the changed entries until no reached node is over its
+	// threshold, then lower the threshold until the bound is met:
+	// the first pass stays local, later passes scan only as far as the
+	// mass has to go.
+	s.rounds(eps0(s.residualL1(), newO, n), frontier)
+	l1 := s.residualL1()
+	eps := eps0(l1, newO, n)
+	for i := 0; l1 > bound; i++ {
+		if i == 200 {
+			return fmt.Errorf("store: cache: update stuck at residual %.3g over %.3g", l1, bound)
+		}
+		for s.scanEps(eps) > 0 && s.residualL1() > bound {
+		}
+		l1 = s.residualL1()
+		eps /= 4
+	}
+	e.x, e.r, e.v, e.stats = s.x, s.r, v, s.solution(v, 0).Stats
+	return nil
+}

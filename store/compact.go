@@ -1,0 +1,136 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+)
+
+// ErrCompacting is returned by Compact while another compaction runs.
+var ErrCompacting = errors.New("store: a compaction is already running")
+
+// Compact folds the delta of the current version into a new csr snapshot
+// and makes it the base. It runs in the caller's goroutine without holding
+// the writer lock while it builds: readers and writers go on meanwhile
+// (writes made during the build stay in the new, smaller delta). A durable
+// store saves the new snapshot before switching to it. Ids and labels do not
+// change (see the package doc).
+func (s *Store) Compact() error {
+	if !s.compacting.CompareAndSwap(false, true) {
+		return ErrCompacting
+	}
+	defer s.compacting.Store(false)
+
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return ErrClosed
+	}
+	v := s.cur.Load()
+	if (v.DeltaEdges() == 0 && len(v.l.names) == 0 && len(v.l.dels) == 0) || v.NumNodes() == 0 {
+		s.mu.Unlock()
+		return nil
+	}
+	gen := -1
+	if s.durable != nil {
+		var err error
+		if gen, err = s.durable.rotate(); err != nil {
+			s.mu.Unlock()
+			return err
+		}
+	}
+	s.mu.Unlock()
+
+	nb, err := s.build(v, gen)
+	if err != nil {
+		return err
+	}
+
+	s.mu.Lock()
+	s.rebase(nb, v)
+	s.publish()
+	s.mu.Unlock()
+
+	if s.durable != nil {
+		return s.durable.removeBefore(gen)
+	}
+	return nil
+}
+
+// build materialises v as a new base (and saves it as snapshot gen when
+// the store is durable). With Options.CompactNice it runs on a goroutine
+// locked to a thread of lowered priority that exits with it.
+func (s *Store) build(v *Version, gen int) (*base, error) {
+	nice := int(s.nice.Load())
+	if nice <= 0 {
+		return s.buildNow(v, gen)
+	}
+	type result struct {
+		nb  *base
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked, see lowerThreadPriority
+		if err := lowerThreadPriority(nice); err != nil {
+			done <- result{err: fmt.Errorf("store: compaction priority: %w", err)}
+			return
+		}
+		nb, err := s.buildNow(v, gen)
+		done <- result{nb, err}
+	}()
+	r := <-done
+	return r.nb, r.err
+}
+
+func (s *Store) buildNow(v *Version, gen int) (*base, error) {
+	g, labels, err := v.Materialize()
+	if err != nil {
+		return nil, err
+	}
+	nb, err := newBase(g, labels, v.base.directed)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := nb.view(nil); err != nil { // warm the native view off the readers' path
+		return nil, err
+	}
+	if s.durable != nil {
+		if err := s.durable.saveSnapshot(gen, g, labels); err != nil {
+			return nil, err
+		}
+	}
+	return nb, nil
+}
+
+// rebase makes nb (the materialised v) the base; the delta keeps only the
+// writes made after v. Called with mu held.
+func (s *Store) rebase(nb *base, v *Version) {
+	nn, ne, nd := len(v.l.names), len(v.l.src), len(v.l.dels)
+	old := s.l
+	s.base = nb
+	s.l = logs{
+		names:    slices.Clone(old.names[nn:]),
+		src:      slices.Clone(old.src[ne:]),
+		dst:      slices.Clone(old.dst[ne:]),
+		weight:   slices.Clone(old.weight[ne:]),
+		creator:  slices.Clone(old.creator[ne:]),
+		dels:     slices.Clone(old.dels[nd:]),
+		channels: old.channels,
+		journal:  old.journal,
+	}
+	s.names = make(map[string]uint32, len(s.l.names))
+	for i, name := range s.l.names {
+		id := uint32(nb.nodes + i)
+		s.names[name] = id
+	}
+}
+
+// CompactInBackground starts Compact on a new goroutine and returns a
+// channel that receives its result.
+func (s *Store) CompactInBackground() <-chan error {
+	done := make(chan error, 1)
+	go func() { done <- s.Compact() }()
+	return done
+}

@@ -1,0 +1,242 @@
+package store
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/mask"
+	"github.com/authppr/authppr/snapshot"
+	"github.com/authppr/authppr/wal"
+)
+
+// disk is the on-disk side of a durable store (see the package doc's
+// Durability section for the file rules).
+type disk struct {
+	dir string
+	log *wal.Log
+	gen int // index of the wal appended to
+	buf []byte
+}
+
+func snapPath(dir string, k int) string { return filepath.Join(dir, fmt.Sprintf("snap-%d", k)) }
+func walPath(dir string, k int) string  { return filepath.Join(dir, fmt.Sprintf("wal-%d", k)) }
+
+// Open opens the durable store in dir, creating dir and an empty store
+// (edges directed as opt says) when it holds none. Recovery loads the newest
+// snapshot and replays every later log in order; a log that cannot be
+// replayed is an error, never skipped.
+func Open(dir string, opt Options) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	snaps, wals, err := listFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{compactAt: opt.CompactAt}
+	s.nice.Store(int32(opt.CompactNice))
+	k := 0
+	var b *base
+	if len(snaps) > 0 {
+		k = snaps[len(snaps)-1]
+		snap, err := snapshot.Load(snapPath(dir, k))
+		if err != nil {
+			return nil, fmt.Errorf("store: recover: %w", err)
+		}
+		if b, err = newBase(snap.Graph, snap.Labels, opt.Directed); err != nil {
+			snap.Close()
+			return nil, err
+		}
+		// The mapping lives as long as some version reads this base.
+		runtime.AddCleanup(b, func(sn *snapshot.Snapshot) { sn.Close() }, snap)
+	} else {
+		b = &base{directed: opt.Directed}
+		if err := writeDirection(dir, opt.Directed); err != nil {
+			return nil, err
+		}
+		if d, err := readDirection(dir); err != nil {
+			return nil, err
+		} else {
+			b.directed = d
+		}
+	}
+	s.reset(b)
+	last := k
+	for _, w := range wals {
+		if w >= k {
+			last = w
+		}
+	}
+	for w := k; w <= last; w++ {
+		log, err := wal.Open(walPath(dir, w), func(seq uint64, rec []byte) error {
+			ops, err := decodeBatch(rec)
+			if err != nil {
+				return fmt.Errorf("store: recover %s record %d: %w", walPath(dir, w), seq, err)
+			}
+			if err := s.validate(ops); err != nil {
+				return fmt.Errorf("store: recover %s record %d: %w", walPath(dir, w), seq, err)
+			}
+			s.apply(ops)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if w < last {
+			if err := log.Close(); err != nil {
+				return nil, fmt.Errorf("store: %w", err)
+			}
+			continue
+		}
+		s.durable = &disk{dir: dir, log: log, gen: w}
+	}
+	s.publish()
+	if err := s.durable.removeBefore(k); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Create writes g and its labels (nil: mask.FromGraph) as the first
+// snapshot of a new durable store in dir, which must hold no store, and
+// opens it with opt (whose Directed the graph's direction overrides).
+func Create(dir string, g *csr.Graph, labels *mask.Labels, opt Options) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	snaps, wals, err := listFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(snaps)+len(wals) > 0 {
+		return nil, fmt.Errorf("store: create: %s already holds a store", dir)
+	}
+	if labels == nil {
+		labels = mask.FromGraph(g)
+	}
+	if err := snapshot.Save(snapPath(dir, 1), g, labels); err != nil {
+		return nil, fmt.Errorf("store: create: %w", err)
+	}
+	opt.Directed = g.Directed()
+	return Open(dir, opt)
+}
+
+// Close closes the log; later writes fail with ErrClosed. Versions stay
+// readable.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	if s.durable == nil {
+		return nil
+	}
+	return s.durable.log.Close()
+}
+
+func (d *disk) append(ops []Op) error {
+	d.buf = encodeBatch(d.buf[:0], ops)
+	if _, err := d.log.Append(d.buf); err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	return nil
+}
+
+// rotate closes the current log and starts the next one; it returns the
+// new log's index, the generation of the snapshot that will hold every
+// write before it.
+func (d *disk) rotate() (int, error) {
+	next := d.gen + 1
+	log, err := wal.Open(walPath(d.dir, next), nil)
+	if err != nil {
+		return 0, fmt.Errorf("store: %w", err)
+	}
+	if err := d.log.Close(); err != nil {
+		log.Close()
+		return 0, fmt.Errorf("store: %w", err)
+	}
+	d.log, d.gen = log, next
+	return next, nil
+}
+
+func (d *disk) saveSnapshot(k int, g *csr.Graph, labels *mask.Labels) error {
+	if err := snapshot.Save(snapPath(d.dir, k), g, labels); err != nil {
+		return fmt.Errorf("store: compact: %w", err)
+	}
+	return nil
+}
+
+// removeBefore deletes snapshots and logs older than generation k, which a
+// saved snap-k makes redundant.
+func (d *disk) removeBefore(k int) error {
+	snaps, wals, err := listFiles(d.dir)
+	if err != nil {
+		return err
+	}
+	for _, x := range snaps {
+		if x < k {
+			if err := os.Remove(snapPath(d.dir, x)); err != nil {
+				return fmt.Errorf("store: %w", err)
+			}
+		}
+	}
+	for _, x := range wals {
+		if x < k {
+			if err := os.Remove(walPath(d.dir, x)); err != nil {
+				return fmt.Errorf("store: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// listFiles returns the generations of snap-K and wal-K files, ascending.
+func listFiles(dir string) (snaps, wals []int, err error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: %w", err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		for prefix, list := range map[string]*[]int{"snap-": &snaps, "wal-": &wals} {
+			if rest, ok := strings.CutPrefix(name, prefix); ok {
+				if k, err := strconv.Atoi(rest); err == nil && k >= 0 {
+					*list = append(*list, k)
+				}
+			}
+		}
+	}
+	slices.Sort(snaps)
+	slices.Sort(wals)
+	return snaps, wals, nil
+}
+
+// The direction of a store that has no snapshot yet is kept in the file
+// "directed" ("true" or "false"), written once when the store is created.
+func writeDirection(dir string, directed bool) error {
+	path := filepath.Join(dir, "directed")
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	}
+	if err := os.WriteFile(path, []byte(strconv.FormatBool(directed)), 0o644); err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	return nil
+}
+
+func readDirection(dir string) (bool, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "directed"))
+	if err != nil {
+		return false, fmt.Errorf("store: %w", err)
+	}
+	d, err := strconv.ParseBool(strings.TrimSpace(string(b)))
+	if err != nil {
+		return false, fmt.Errorf("store: %s/directed: %q, want true or false", dir, b)
+	}
+	return d, nil
+}

@@ -1,0 +1,203 @@
+package store
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+)
+
+// Kind is the kind of a structural write.
+type Kind uint8
+
+const (
+	// AddNode creates the node named Src (a no-op when it exists).
+	AddNode Kind = iota + 1
+	// AddEdge adds an edge Src -> Dst of the given Weight, creating
+	// either node by name when it is new.
+	AddEdge
+	// DeleteEdge labels edge Edge deleted by Channel.
+	DeleteEdge
+	// Merge rewires every native-live edge of node Src onto node Dst (see
+	// the package doc).
+	Merge
+	// AddEdgeByID adds an edge between existing nodes named by id (SrcID,
+	// DstID): the fast path for writers that keep ids, with no name lookup.
+	AddEdgeByID
+)
+
+func (k Kind) String() string {
+	switch k {
+	case AddNode:
+		return "add-node"
+	case AddEdge:
+		return "add-edge"
+	case DeleteEdge:
+		return "delete-edge"
+	case Merge:
+		return "merge"
+	case AddEdgeByID:
+		return "add-edge-by-id"
+	}
+	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// Op is one structural write. Channel names the principal that made it; an
+// empty Channel is csr.DefaultChannel.
+type Op struct {
+	Kind     Kind
+	Src, Dst string  // node names (AddNode: Src; Merge: Src merged into Dst)
+	Weight   float64 // AddEdge
+	Edge     uint32  // DeleteEdge
+	Channel  string
+
+	SrcID, DstID uint32 // AddEdgeByID
+}
+
+// Edge returns an AddEdge write.
+func Edge(src, dst string, weight float64, channel string) Op {
+	return Op{Kind: AddEdge, Src: src, Dst: dst, Weight: weight, Channel: channel}
+}
+
+// EdgeByID returns an AddEdgeByID write.
+func EdgeByID(src, dst uint32, weight float64, channel string) Op {
+	return Op{Kind: AddEdgeByID, SrcID: src, DstID: dst, Weight: weight, Channel: channel}
+}
+
+// Node returns an AddNode write.
+func Node(name, channel string) Op { return Op{Kind: AddNode, Src: name, Channel: channel} }
+
+// Delete returns a DeleteEdge write.
+func Delete(edge uint32, channel string) Op {
+	return Op{Kind: DeleteEdge, Edge: edge, Channel: channel}
+}
+
+// MergeInto returns a Merge write: from is merged into into.
+func MergeInto(from, into, channel string) Op {
+	return Op{Kind: Merge, Src: from, Dst: into, Channel: channel}
+}
+
+// encodeBatch appends the wal record of a batch:
+//
+//	uint32 count, then per op: uint8 kind, string channel, and
+//	  AddNode: string name; AddEdge: string src, string dst, float64 weight;
+//	  DeleteEdge: uint32 edge; Merge: string from, string into;
+//	  AddEdgeByID: uint32 src, uint32 dst, float64 weight
+//
+// with strings as uint32 length + bytes, all little-endian.
+func encodeBatch(dst []byte, ops []Op) []byte {
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(ops)))
+	str := func(s string) {
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(len(s)))
+		dst = append(dst, s...)
+	}
+	for _, op := range ops {
+		dst = append(dst, byte(op.Kind))
+		str(op.Channel)
+		switch op.Kind {
+		case AddNode:
+			str(op.Src)
+		case AddEdge:
+			str(op.Src)
+			str(op.Dst)
+			dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(op.Weight))
+		case DeleteEdge:
+			dst = binary.LittleEndian.AppendUint32(dst, op.Edge)
+		case Merge:
+			str(op.Src)
+			str(op.Dst)
+		case AddEdgeByID:
+			dst = binary.LittleEndian.AppendUint32(dst, op.SrcID)
+			dst = binary.LittleEndian.AppendUint32(dst, op.DstID)
+			dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(op.Weight))
+		}
+	}
+	return dst
+}
+
+// decodeBatch parses a record written by encodeBatch.
+func decodeBatch(rec []byte) ([]Op, error) {
+	p := rec
+	fail := func(what string) error {
+		return fmt.Errorf("store: batch record: %s at byte %d of %d", what, len(rec)-len(p), len(rec))
+	}
+	u32 := func() (uint32, bool) {
+		if len(p) < 4 {
+			return 0, false
+		}
+		v := binary.LittleEndian.Uint32(p)
+		p = p[4:]
+		return v, true
+	}
+	f64 := func() (float64, bool) {
+		if len(p) < 8 {
+			return 0, false
+		}
+		v := math.Float64frombits(binary.LittleEndian.Uint64(p))
+		p = p[8:]
+		return v, true
+	}
+	str := func() (string, bool) {
+		n, ok := u32()
+		if !ok || uint64(n) > uint64(len(p)) {
+			return "", false
+		}
+		s := string(p[:n])
+		p = p[n:]
+		return s, true
+	}
+	count, ok := u32()
+	if !ok {
+		return nil, fail("truncated count")
+	}
+	if uint64(count) > uint64(len(p))/5 { // every op takes at least 5 bytes
+		return nil, fail(fmt.Sprintf("count %d larger than the record", count))
+	}
+	ops := make([]Op, 0, count)
+	for range count {
+		if len(p) < 1 {
+			return nil, fail("truncated op")
+		}
+		op := Op{Kind: Kind(p[0])}
+		p = p[1:]
+		if op.Channel, ok = str(); !ok {
+			return nil, fail("truncated channel")
+		}
+		switch op.Kind {
+		case AddNode:
+			op.Src, ok = str()
+		case AddEdge:
+			op.Src, ok = str()
+			if ok {
+				op.Dst, ok = str()
+			}
+			if ok {
+				op.Weight, ok = f64()
+			}
+		case DeleteEdge:
+			op.Edge, ok = u32()
+		case Merge:
+			op.Src, ok = str()
+			if ok {
+				op.Dst, ok = str()
+			}
+		case AddEdgeByID:
+			op.SrcID, ok = u32()
+			if ok {
+				op.DstID, ok = u32()
+			}
+			if ok {
+				op.Weight, ok = f64()
+			}
+		default:
+			return nil, fail(fmt.Sprintf("unknown kind %d", op.Kind))
+		}
+		if !ok {
+			return nil, fail("truncated " + op.Kind.String())
+		}
+		ops = append(ops, op)
+	}
+	if len(p) != 0 {
+		return nil, fail("trailing bytes")
+	}
+	return ops, nil
+}

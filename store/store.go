@@ -1,0 +1,479 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/mask"
+)
+
+// maxIDs bounds node and edge ids (csr's uint32 ids).
+const maxIDs = math.MaxUint32
+
+// base is an immutable snapshot with its labels. g is nil for an empty base.
+type base struct {
+	g        *csr.Graph
+	labels   *mask.Labels
+	directed bool
+	nodes    int
+	edges    int
+	views    sync.Map // policy key -> *lazyView
+	closer   func() error
+}
+
+type lazyView struct {
+	once sync.Once
+	v    *mask.View
+	err  error
+}
+
+// view returns the base's view for a policy (nil policy: native), built once.
+func (b *base) view(p *mask.Policy) (*mask.View, error) {
+	if b.g == nil {
+		return nil, nil
+	}
+	lv, _ := b.views.LoadOrStore(policyKey(p), &lazyView{})
+	l := lv.(*lazyView)
+	l.once.Do(func() {
+		if p == nil {
+			l.v, l.err = mask.Native(b.g, b.labels)
+		} else {
+			l.v, l.err = mask.Authenticated(b.g, b.labels, *p)
+		}
+	})
+	return l.v, l.err
+}
+
+func newBase(g *csr.Graph, labels *mask.Labels, directed bool) (*base, error) {
+	b := &base{g: g, labels: labels, directed: directed}
+	if g == nil {
+		return b, nil
+	}
+	if labels == nil {
+		labels = mask.FromGraph(g)
+		b.labels = labels
+	}
+	if labels.NumEdges() != g.NumEdges() {
+		return nil, fmt.Errorf("store: labels cover %d edges, snapshot has %d", labels.NumEdges(), g.NumEdges())
+	}
+	b.directed, b.nodes, b.edges = g.Directed(), g.NumNodes(), g.NumEdges()
+	return b, nil
+}
+
+// deletion is one DeleteEdge label (also written by merges).
+type deletion struct {
+	edge    uint32
+	channel uint32 // index into the store's channel list
+}
+
+// logs are the append-only delta logs of one base generation. The writer
+// appends; a Version copies the slice headers, so it reads a fixed prefix
+// while later appends write past it (or into a new array).
+type logs struct {
+	names   []string // new nodes; node id = base.nodes + index
+	src     []uint32 // new edges; edge id = base.edges + index
+	dst     []uint32
+	weight  []float64
+	creator []uint32 // channel index
+	dels    []deletion
+
+	channels []string // every channel the store has seen (global)
+	journal  []uint32 // nodes whose out-row a write changed (global, append-only)
+}
+
+// Store is a living graph: one writer at a time, any number of readers.
+type Store struct {
+	mu  sync.Mutex // serialises writers and compaction's swap
+	cur atomic.Pointer[Version]
+
+	// Writer state, under mu.
+	base       *base
+	l          logs
+	names      map[string]uint32 // delta node names -> ids
+	channelIDs map[string]uint32
+	deleted    *roaring.Bitmap // every edge deleted by some channel (merges rewire only live edges)
+	batches    uint64
+	writes     uint64
+	journalOff uint64 // journal entries dropped before l.journal[0]
+
+	ids        []uint32 // validate's node ids of each write's Src and Dst
+	durable    *disk    // nil for an in-memory store
+	closed     bool
+	compactAt  int
+	nice       atomic.Int32
+	bgErr      atomic.Pointer[error]
+	compacting atomic.Bool
+}
+
+// Options configure a new store.
+type Options struct {
+	// Directed is the direction of an empty store's edges (a base graph's
+	// own direction wins).
+	Directed bool
+	// CompactAt, when positive, starts a background compaction after any
+	// Apply that leaves at least this many edges in the delta (and none is
+	// running). Its error, if any, is kept for CompactionErr.
+	CompactAt int
+	// CompactNice, when positive, runs compaction's build on an OS thread
+	// of that nice value (1..19; Linux only, elsewhere ignored), so that on
+	// a busy machine queries get the CPU first.
+	CompactNice int
+}
+
+// New returns an in-memory store over g (nil: empty) and its labels (nil:
+// mask.FromGraph(g)). The store takes g and labels over: they must not be
+// modified afterwards.
+func New(g *csr.Graph, labels *mask.Labels, opt Options) (*Store, error) {
+	b, err := newBase(g, labels, opt.Directed)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{compactAt: opt.CompactAt}
+	s.nice.Store(int32(opt.CompactNice))
+	s.reset(b)
+	s.publish()
+	return s, nil
+}
+
+// SetCompactNice changes Options.CompactNice for later compactions.
+func (s *Store) SetCompactNice(nice int) { s.nice.Store(int32(nice)) }
+
+// CompactionErr returns the error of the last failed background compaction
+// started by Options.CompactAt, or nil.
+func (s *Store) CompactionErr() error {
+	if p := s.bgErr.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// reset makes b the base with an empty delta.
+func (s *Store) reset(b *base) {
+	s.base = b
+	s.l = logs{}
+	s.names = make(map[string]uint32)
+	s.channelIDs = make(map[string]uint32)
+	s.deleted = roaring.New()
+	if b.labels != nil {
+		for _, c := range b.labels.Channels() {
+			if bm := b.labels.Deleted(c); bm != nil {
+				s.deleted.Or(bm)
+			}
+		}
+	}
+}
+
+// publish makes the writer state the current version.
+func (s *Store) publish() *Version {
+	v := &Version{
+		base: s.base, l: s.l, batches: s.batches, writes: s.writes,
+		journalOff: s.journalOff,
+	}
+	s.cur.Store(v)
+	return v
+}
+
+// Current returns the newest version. It never blocks.
+func (s *Store) Current() *Version { return s.cur.Load() }
+
+// channel interns a channel name.
+func (s *Store) channel(name string) uint32 {
+	if name == "" {
+		name = csr.DefaultChannel
+	}
+	if id, ok := s.channelIDs[name]; ok {
+		return id
+	}
+	id := uint32(len(s.l.channels))
+	s.channelIDs[name] = id
+	s.l.channels = append(s.l.channels, name)
+	return id
+}
+
+// lookup returns the id of a named node in the writer's state.
+func (s *Store) lookup(name string) (uint32, bool) {
+	if s.base.g != nil {
+		if id, ok := s.base.g.ID(name); ok {
+			return id, true
+		}
+	}
+	id, ok := s.names[name]
+	return id, ok
+}
+
+func (s *Store) numNodes() int { return s.base.nodes + len(s.l.names) }
+func (s *Store) numEdges() int { return s.base.edges + len(s.l.src) }
+
+// node returns id, the id validate found for name, creating the node
+// when id is the next one.
+func (s *Store) node(name string, id uint32) uint32 {
+	if int(id) < s.numNodes() {
+		return id
+	}
+	s.names[name] = id
+	s.l.names = append(s.l.names, name)
+	return id
+}
+
+// Result is what Apply did.
+type Result struct {
+	Version *Version
+	// IDs has one entry per write: the node's id (AddNode), the new
+	// edge's id (AddEdge), the deleted edge (DeleteEdge), or for a Merge
+	// the id of the first rewired edge (the merge's new edges are the
+	// Rewired[i] ids from it, in order).
+	IDs     []uint32
+	Rewired []int
+}
+
+// ErrClosed is returned by writes to a closed durable store.
+var ErrClosed = errors.New("store: closed")
+
+// Apply applies a batch of writes: all of them, then one new version is
+// published; or, when any write is invalid, none (the error names it). A
+// durable store makes the batch durable (one wal record, fsynced) before it
+// publishes it.
+func (s *Store) Apply(ops []Op) (Result, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return Result{}, ErrClosed
+	}
+	if err := s.validate(ops); err != nil {
+		return Result{}, err
+	}
+	if s.durable != nil {
+		if err := s.durable.append(ops); err != nil {
+			return Result{}, err
+		}
+	}
+	res := s.apply(ops)
+	res.Version = s.publish()
+	if s.compactAt > 0 && len(s.l.src) >= s.compactAt && !s.compacting.Load() {
+		go func() {
+			if err := s.Compact(); err != nil && err != ErrCompacting {
+				s.bgErr.Store(&err)
+			}
+		}()
+	}
+	return res, nil
+}
+
+// validate checks a batch against the writer state without changing it:
+// after it succeeds apply cannot fail.
+// It records in s.ids the node ids of every write's Src and Dst, as apply
+// will find or create them (new names are numbered in write order).
+func (s *Store) validate(ops []Op) error {
+	var pending map[string]uint32
+	nodes, edges := s.numNodes(), s.numEdges()
+	s.ids = slices.Grow(s.ids[:0], 2*len(ops))[:2*len(ops)]
+	known := func(name string) (uint32, bool) {
+		if id, ok := s.lookup(name); ok {
+			return id, true
+		}
+		id, ok := pending[name]
+		return id, ok
+	}
+	create := func(i, slot int, name string) error {
+		if name == "" {
+			return fmt.Errorf("store: write %d: empty node name", i)
+		}
+		id, ok := known(name)
+		if !ok {
+			if nodes >= maxIDs {
+				return fmt.Errorf("store: write %d: more than %d nodes", i, maxIDs)
+			}
+			if pending == nil {
+				pending = make(map[string]uint32)
+			}
+			id = uint32(nodes)
+			pending[name] = id
+			nodes++
+		}
+		s.ids[2*i+slot] = id
+		return nil
+	}
+	// degree bounds the edges a merge of name can create: its live edges
+	// now plus every edge the batch adds before it.
+	batchEdges := 0
+	for i, op := range ops {
+		switch op.Kind {
+		case AddNode:
+			if err := create(i, 0, op.Src); err != nil {
+				return err
+			}
+		case AddEdge:
+			if w := op.Weight; math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
+				return fmt.Errorf("store: write %d: edge %s -> %s: weight %v, want finite and non-negative", i, op.Src, op.Dst, w)
+			}
+			if err := create(i, 0, op.Src); err != nil {
+				return err
+			}
+			if err := create(i, 1, op.Dst); err != nil {
+				return err
+			}
+			if edges >= maxIDs {
+				return fmt.Errorf("store: write %d: more than %d edges", i, maxIDs)
+			}
+			edges++
+			batchEdges++
+		case AddEdgeByID:
+			if w := op.Weight; math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
+				return fmt.Errorf("store: write %d: edge %d -> %d: weight %v, want finite and non-negative", i, op.SrcID, op.DstID, w)
+			}
+			if int64(op.SrcID) >= int64(nodes) || int64(op.DstID) >= int64(nodes) {
+				return fmt.Errorf("store: write %d: edge %d -> %d: no such node (%d nodes)", i, op.SrcID, op.DstID, nodes)
+			}
+			if edges >= maxIDs {
+				return fmt.Errorf("store: write %d: more than %d edges", i, maxIDs)
+			}
+			edges++
+			batchEdges++
+		case DeleteEdge:
+			if int64(op.Edge) >= int64(edges) {
+				return fmt.Errorf("store: write %d: delete edge %d: no such edge (%d edges)", i, op.Edge, edges)
+			}
+		case Merge:
+			if op.Src == "" || op.Dst == "" {
+				return fmt.Errorf("store: write %d: merge: empty node name", i)
+			}
+			if op.Src == op.Dst {
+				return fmt.Errorf("store: write %d: merge %q into itself", i, op.Src)
+			}
+			for slot, name := range []string{op.Src, op.Dst} {
+				id, ok := known(name)
+				if !ok {
+					return fmt.Errorf("store: write %d: merge %q into %q: unknown node %q", i, op.Src, op.Dst, name)
+				}
+				s.ids[2*i+slot] = id
+			}
+			bound := len(s.l.src) + batchEdges
+			if s.base.g != nil {
+				if id, ok := s.base.g.ID(op.Src); ok {
+					bound += s.base.g.Out().Offsets[id+1] - s.base.g.Out().Offsets[id]
+					bound += s.base.g.In().Offsets[id+1] - s.base.g.In().Offsets[id]
+				}
+			}
+			if int64(edges)+int64(bound) > maxIDs {
+				return fmt.Errorf("store: write %d: merge could exceed %d edges", i, maxIDs)
+			}
+			edges += bound
+		default:
+			return fmt.Errorf("store: write %d: unknown kind %d", i, op.Kind)
+		}
+	}
+	return nil
+}
+
+// apply applies a validated batch.
+func (s *Store) apply(ops []Op) Result {
+	res := Result{IDs: make([]uint32, len(ops))}
+	for i, op := range ops {
+		c := s.channel(op.Channel)
+		switch op.Kind {
+		case AddNode:
+			res.IDs[i] = s.node(op.Src, s.ids[2*i])
+		case AddEdge:
+			src := s.node(op.Src, s.ids[2*i])
+			res.IDs[i] = s.addEdge(src, s.node(op.Dst, s.ids[2*i+1]), op.Weight, c)
+		case AddEdgeByID:
+			res.IDs[i] = s.addEdge(op.SrcID, op.DstID, op.Weight, c)
+		case DeleteEdge:
+			s.deleteEdge(op.Edge, c)
+			res.IDs[i] = op.Edge
+		case Merge:
+			first, n := s.merge(s.ids[2*i], s.ids[2*i+1], c)
+			res.IDs[i] = first
+			if res.Rewired == nil {
+				res.Rewired = make([]int, len(ops))
+			}
+			res.Rewired[i] = n
+		}
+		s.writes++
+	}
+	s.batches++
+	return res
+}
+
+func (s *Store) touch(u, v uint32) {
+	s.l.journal = append(s.l.journal, u)
+	if !s.base.directed && v != u {
+		s.l.journal = append(s.l.journal, v)
+	}
+}
+
+func (s *Store) addEdge(u, v uint32, w float64, c uint32) uint32 {
+	id := uint32(s.numEdges())
+	s.l.src = append(s.l.src, u)
+	s.l.dst = append(s.l.dst, v)
+	s.l.weight = append(s.l.weight, w+0) // +0 turns -0 into 0, as csr does
+	s.l.creator = append(s.l.creator, c)
+	s.touch(u, v)
+	return id
+}
+
+// endpoints returns edge e's endpoints in the writer state.
+func (s *Store) endpoints(e uint32) (uint32, uint32, float64) {
+	if int(e) < s.base.edges {
+		ed := s.base.g.Edge(e)
+		return ed.Src, ed.Dst, ed.Weight
+	}
+	i := int(e) - s.base.edges
+	return s.l.src[i], s.l.dst[i], s.l.weight[i]
+}
+
+func (s *Store) deleteEdge(e uint32, c uint32) {
+	s.l.dels = append(s.l.dels, deletion{edge: e, channel: c})
+	s.deleted.Add(e)
+	u, v, _ := s.endpoints(e)
+	s.touch(u, v)
+}
+
+// merge rewires every native-live edge incident to from onto into, for
+// channel c, and returns the first new edge id and the count. Cost: from's
+// base degree plus the delta's edges (merges are rare; the delta keeps no
+// per-node index so that adding an edge stays cheap).
+func (s *Store) merge(from, into, c uint32) (uint32, int) {
+	var incident []uint32
+	if s.base.g != nil && int(from) < s.base.nodes {
+		for _, a := range []csr.Adjacency{s.base.g.Out(), s.base.g.In()} {
+			lo, hi := a.Span(from)
+			incident = append(incident, a.Edge[lo:hi]...)
+			if !s.base.directed {
+				break // In is Out
+			}
+		}
+	}
+	for i := range s.l.src {
+		if s.l.src[i] == from || s.l.dst[i] == from {
+			incident = append(incident, uint32(s.base.edges+i))
+		}
+	}
+	seen := make(map[uint32]bool, len(incident))
+	first := uint32(s.numEdges())
+	n := 0
+	for _, e := range incident { // base ids ascending, then delta ids ascending; dedupe keeps the first
+		if seen[e] || s.deleted.Contains(e) {
+			continue
+		}
+		seen[e] = true
+		u, v, w := s.endpoints(e)
+		if u == from {
+			u = into
+		}
+		if v == from {
+			v = into
+		}
+		s.deleteEdge(e, c)
+		s.addEdge(u, v, w, c)
+		n++
+	}
+	return first, n
+}

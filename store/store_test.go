@@ -1,0 +1,264 @@
+package store
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/mask"
+	"github.com/authppr/authppr/ppr"
+)
+
+// randomOps returns a batch of random writes over names n0..n{names-1} by
+// channels "default" and "mallory"; nodes and edges are the store's counts,
+// so that writes by id and deletes stay in range.
+func randomOps(rng *rand.Rand, count, names, nodes, edges int) []Op {
+	ops := make([]Op, 0, count)
+	ch := func() string {
+		if rng.IntN(4) == 0 {
+			return "mallory"
+		}
+		return "default"
+	}
+	name := func() string { return fmt.Sprintf("n%d", rng.IntN(names)) }
+	for range count {
+		switch k := rng.IntN(20); {
+		case k < 13 || edges == 0:
+			ops = append(ops, Edge(name(), name(), float64(1+rng.IntN(3)), ch()))
+			edges++
+		case k < 17:
+			ops = append(ops, Delete(uint32(rng.IntN(edges)), ch()))
+		case k < 18:
+			ops = append(ops, Node(name(), ch()))
+		case k < 19 && nodes > 0:
+			ops = append(ops, EdgeByID(uint32(rng.IntN(nodes)), uint32(rng.IntN(nodes)), 2, ch()))
+			edges++
+		default:
+			a, b := name(), name()
+			if a != b {
+				ops = append(ops, Edge(a, b, 1, "default"), MergeInto(a, b, ch()))
+				edges++
+			}
+		}
+	}
+	return ops
+}
+
+// referenceSolve materialises v and solves with ppr.Solve on the mask view.
+func referenceSolve(t testing.TB, v *Version, p *mask.Policy, seeds ppr.Seeds, d, tol float64) []float64 {
+	t.Helper()
+	g, l, err := v.Materialize()
+	require.NoError(t, err)
+	var view *mask.View
+	if p == nil {
+		view, err = mask.Native(g, l)
+	} else {
+		view, err = mask.Authenticated(g, l, *p)
+	}
+	require.NoError(t, err)
+	res, err := ppr.Solve(view, seeds, d, ppr.Options{Tol: tol})
+	require.NoError(t, err)
+	return res.Scores
+}
+
+func l1Dist(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		s += math.Abs(a[i] - b[i])
+	}
+	return s
+}
+
+func requireClose(t testing.TB, want, got []float64, tol float64, where string) {
+	t.Helper()
+	require.Equal(t, len(want), len(got), where)
+	require.LessOrEqual(t, l1Dist(want, got), tol, where)
+}
+
+func TestSolveMatchesMaterialized(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, directed := range []bool{true, false} {
+		s, err := New(nil, nil, Options{Directed: directed})
+		require.NoError(t, err)
+		trust := mask.Trust("default")
+		for step := range 30 {
+			v := s.Current()
+			_, err := s.Apply(randomOps(rng, 1+rng.IntN(20), 25, v.NumNodes(), v.NumEdges()))
+			require.NoError(t, err)
+			v = s.Current()
+			seeds, err := v.Seeds([]ppr.Seed{{Node: 0, Weight: 1}, {Node: uint32(rng.IntN(v.NumNodes())), Weight: 0.5}})
+			require.NoError(t, err)
+			for _, p := range []*mask.Policy{nil, &trust} {
+				got, err := v.Solve(p, seeds, 0.85, 1e-9)
+				require.NoError(t, err)
+				want := referenceSolve(t, v, p, seeds, 0.85, 1e-9)
+				requireClose(t, want, got.X, 2e-9, fmt.Sprintf("directed=%v step %d policy %s", directed, step, policyKey(p)))
+			}
+			if step%10 == 9 {
+				require.NoError(t, s.Compact())
+			}
+		}
+	}
+}
+
+// An untrusted merge is undone by the authenticated view: the view equals
+// the graph before the merge (same solve, same live edges).
+func TestUntrustedMergeUndone(t *testing.T) {
+	for _, directed := range []bool{true, false} {
+		s, err := New(nil, nil, Options{Directed: directed})
+		require.NoError(t, err)
+		_, err = s.Apply([]Op{
+			Edge("q", "a", 1, "default"), Edge("a", "p1", 1, "default"), Edge("b", "p2", 1, "default"),
+			Edge("q", "b", 2, "default"), Edge("p2", "a", 1, "default"), Edge("a", "a", 1, "default"),
+		})
+		require.NoError(t, err)
+		before := s.Current()
+		res, err := s.Apply([]Op{MergeInto("a", "b", "mallory")})
+		require.NoError(t, err)
+		after := res.Version
+		require.Positive(t, res.Rewired[0])
+		first := res.IDs[0]
+		for i := range res.Rewired[0] {
+			e := after.Edge(first + uint32(i))
+			require.Equal(t, []string{"mallory"}, e.AddedBy)
+			b, _ := after.ID("b")
+			a, _ := after.ID("a")
+			require.True(t, e.Src == b || e.Dst == b)
+			require.False(t, e.Src == a || e.Dst == a, "edge %d still touches a", first+uint32(i))
+		}
+		deleted := 0
+		for e := range uint32(before.NumEdges()) {
+			if len(after.Edge(e).DeletedBy) > 0 {
+				require.Equal(t, []string{"mallory"}, after.Edge(e).DeletedBy)
+				deleted++
+			}
+		}
+		require.Equal(t, res.Rewired[0], deleted)
+
+		trust := mask.Trust("default")
+		q, _ := after.ID("q")
+		seeds, err := after.Seeds([]ppr.Seed{{Node: q, Weight: 1}})
+		require.NoError(t, err)
+		pre, err := before.Solve(nil, seeds, 0.85, 1e-12)
+		require.NoError(t, err)
+		auth, err := after.Solve(&trust, seeds, 0.85, 1e-12)
+		require.NoError(t, err)
+		requireClose(t, pre.X, auth.X, 1e-11, "auth after merge vs native before")
+		native, err := after.Solve(nil, seeds, 0.85, 1e-12)
+		require.NoError(t, err)
+		require.Greater(t, l1Dist(pre.X, native.X), 1e-3, "the merge changes the native view")
+
+		// Also after compaction, and the trusted merge is not undone.
+		require.NoError(t, s.Compact())
+		auth2, err := s.Current().Solve(&trust, seeds, 0.85, 1e-12)
+		require.NoError(t, err)
+		requireClose(t, pre.X, auth2.X, 1e-11, "after compaction")
+		both := mask.Trust("default", "mallory")
+		nat2, err := s.Current().Solve(&both, seeds, 0.85, 1e-12)
+		require.NoError(t, err)
+		requireClose(t, native.X, nat2.X, 1e-11, "trusting mallory keeps the merge")
+	}
+}
+
+func TestApplyErrorsApplyNothing(t *testing.T) {
+	s, err := New(nil, nil, Options{})
+	require.NoError(t, err)
+	_, err = s.Apply([]Op{Edge("a", "b", 1, "")})
+	require.NoError(t, err)
+	v := s.Current()
+	for _, tc := range []struct {
+		ops  []Op
+		want string
+	}{
+		{[]Op{Edge("x", "y", 1, ""), Delete(5, "c")}, "store: write 1: delete edge 5: no such edge (2 edges)"},
+		{[]Op{Edge("x", "", 1, "")}, "store: write 0: empty node name"},
+		{[]Op{Edge("x", "y", math.NaN(), "")}, "weight NaN"},
+		{[]Op{Edge("x", "y", -1, "")}, "weight -1"},
+		{[]Op{MergeInto("a", "zz", "")}, `unknown node "zz"`},
+		{[]Op{MergeInto("a", "a", "")}, `merge "a" into itself`},
+		{[]Op{Node("", "")}, "empty node name"},
+		{[]Op{{Kind: 9}}, "unknown kind 9"},
+		{[]Op{EdgeByID(0, 2, 1, "")}, "store: write 0: edge 0 -> 2: no such node (2 nodes)"},
+		{[]Op{EdgeByID(0, 1, math.Inf(1), "")}, "weight +Inf"},
+	} {
+		_, err := s.Apply(tc.ops)
+		require.ErrorContains(t, err, tc.want)
+		require.Same(t, v, s.Current(), "a failed batch publishes nothing")
+		_, ok := s.Current().ID("x")
+		require.False(t, ok, "a failed batch creates no node")
+	}
+	// Creation inside a batch makes a name known to later writes of it.
+	res, err := s.Apply([]Op{Node("x", ""), MergeInto("x", "a", "")})
+	require.NoError(t, err)
+	require.Equal(t, uint32(2), res.IDs[0])
+}
+
+func TestVersionsAreImmutable(t *testing.T) {
+	s, err := New(nil, nil, Options{})
+	require.NoError(t, err)
+	_, err = s.Apply([]Op{Edge("a", "b", 1, ""), Edge("b", "c", 1, "")})
+	require.NoError(t, err)
+	v := s.Current()
+	seeds, err := v.Seeds([]ppr.Seed{{Node: 0, Weight: 1}})
+	require.NoError(t, err)
+	first, err := v.Solve(nil, seeds, 0.85, 1e-12)
+	require.NoError(t, err)
+	_, err = s.Apply([]Op{Edge("c", "a", 5, ""), Delete(0, ""), Node("d", "")})
+	require.NoError(t, err)
+	require.NoError(t, s.Compact())
+	_, ok := v.ID("d")
+	require.False(t, ok, "a later version's node is not visible in an earlier one")
+	require.Equal(t, 3, v.NumNodes())
+	again, err := v.Solve(nil, seeds, 0.85, 1e-12)
+	require.NoError(t, err)
+	require.Equal(t, first.X, again.X)
+	require.Equal(t, 4, s.Current().NumNodes())
+	require.Zero(t, s.Current().DeltaEdges())
+}
+
+func TestBaseGraph(t *testing.T) {
+	b := csr.NewBuilder(false)
+	for _, e := range [][2]string{{"a", "b"}, {"b", "c"}, {"c", "a"}, {"c", "d"}} {
+		_, err := b.AddEdge(csr.Input{Src: e[0], Dst: e[1], Weight: 1, Relation: "r"})
+		require.NoError(t, err)
+	}
+	g, err := b.Build()
+	require.NoError(t, err)
+	s, err := New(g, nil, Options{})
+	require.NoError(t, err)
+	res, err := s.Apply([]Op{Edge("d", "e", 2, "mallory"), Delete(1, "mallory"), MergeInto("c", "e", "default")})
+	require.NoError(t, err)
+	require.Equal(t, uint32(4), res.IDs[0])
+	v := s.Current()
+	require.Equal(t, 5, v.NumNodes())
+	seeds, err := v.Seeds([]ppr.Seed{{Node: 0, Weight: 1}})
+	require.NoError(t, err)
+	trust := mask.Trust("default")
+	for _, p := range []*mask.Policy{nil, &trust} {
+		got, err := v.Solve(p, seeds, 0.5, 1e-10)
+		require.NoError(t, err)
+		requireClose(t, referenceSolve(t, v, p, seeds, 0.5, 1e-10), got.X, 2e-10, policyKey(p))
+	}
+	mg, _, err := v.Materialize()
+	require.NoError(t, err)
+	require.Equal(t, "r", mg.Edge(0).Relation, "compaction keeps base relations")
+}
+
+func TestCompactAt(t *testing.T) {
+	s, err := New(nil, nil, Options{CompactAt: 20, CompactNice: 10})
+	require.NoError(t, err)
+	rng := rand.New(rand.NewPCG(9, 9))
+	deadline := time.Now().Add(10 * time.Second)
+	for s.Current().NumEdges() == s.Current().DeltaEdges() {
+		require.True(t, time.Now().Before(deadline), "no background compaction started")
+		_, err := s.Apply(randomOps(rng, 10, 30, s.Current().NumNodes(), s.Current().NumEdges()))
+		require.NoError(t, err)
+		time.Sleep(time.Millisecond)
+	}
+	require.NoError(t, s.CompactionErr())
+}
