@@ -300,7 +300,6 @@ func runStoreBench(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 func medianF(xs []float64) float64 {
 	s := slices.Clone(xs)
