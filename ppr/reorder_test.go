@@ -183,5 +183,7 @@ func TestTopKRankedMatchesSort(t *testing.T) {
 			require.Equal(t, scores[s.Node], s.Score)
 		}
 		require.Equal(t, ppr.TopK(scores, k, cands), ppr.TopKRanked(scores, k, cands, nil))
+		byFunc := ppr.TopKByRanked(n, k, cands, func(u uint32) float64 { return scores[u] }, rank)
+		require.Equal(t, got, byFunc, "TopKByRanked differs from TopKRanked")
 	}
 }

@@ -66,6 +66,12 @@ func TopKRanked(scores []float64, k int, candidates []uint32, rank []uint32) []S
 // TopKBy is TopK over scores computed by a function: score(u) for every
 // candidate, or for every u < n when candidates is nil.
 func TopKBy(n, k int, candidates []uint32, score func(u uint32) float64) []Scored {
+	return TopKByRanked(n, k, candidates, score, nil)
+}
+
+// TopKByRanked is TopKBy with ties broken by lower rank[node] (see
+// TopKRanked). A nil rank is TopKBy.
+func TopKByRanked(n, k int, candidates []uint32, score func(u uint32) float64, rank []uint32) []Scored {
 	if k <= 0 {
 		return nil
 	}
@@ -80,7 +86,7 @@ func TopKBy(n, k int, candidates []uint32, score func(u uint32) float64) []Score
 		}
 		return Scored{u, score(u)}
 	}
-	return topK(count, k, at, nil)
+	return topK(count, k, at, rank)
 }
 
 func topK(count, k int, at func(i int) Scored, rank ranking) []Scored {

@@ -221,7 +221,9 @@ func (gd *Guard) Select(q Query) (*Decision, error) {
 	}
 	// One more than k gives the native boundary gap for free: the k-th
 	// score minus the best unselected one (+Inf when all are selected).
-	top := ppr.TopK(res.Scores, k+1, q.Candidates)
+	// Ties break by first-appearance rank (node id unless the graph was
+	// reordered), so a reordered graph selects what stream order does.
+	top := ppr.TopKRanked(res.Scores, k+1, q.Candidates, gd.g.Ranks())
 	native, gx := top, math.Inf(1)
 	if len(top) > k {
 		native, gx = top[:k], top[k-1].Score-top[k].Score

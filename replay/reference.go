@@ -59,8 +59,8 @@ func Reference(g *csr.Graph, labels *mask.Labels, trust mask.Policy, q Query, op
 		return nil, err
 	}
 	ref := &ReferenceDecision{
-		Native:  ppr.TopK(xg.Scores, k, q.Candidates),
-		Auth:    ppr.TopK(xa.Scores, k, q.Candidates),
+		Native:  ppr.TopKRanked(xg.Scores, k, q.Candidates, g.Ranks()),
+		Auth:    ppr.TopKRanked(xa.Scores, k, q.Candidates, g.Ranks()),
 		AuthPPR: xa.Scores,
 	}
 	ref.GapA = SelectionGap(xa.Scores, ref.Native, q.Candidates)

@@ -64,7 +64,7 @@ func (r *run) score(v uint32) float64 {
 // boundary gap: the k-th minus the (k+1)-th (+Inf when every candidate is
 // selected).
 func (r *run) boundaryEstimate() (kth, gap float64) {
-	top := ppr.TopKBy(len(r.x), r.k+1, r.q.Candidates, func(v uint32) float64 { return r.x[v] + r.dx[v] })
+	top := ppr.TopKByRanked(len(r.x), r.k+1, r.q.Candidates, func(v uint32) float64 { return r.x[v] + r.dx[v] }, r.gd.g.Ranks())
 	if len(top) <= r.k {
 		return top[len(top)-1].Score, math.Inf(1)
 	}
@@ -316,7 +316,7 @@ func (r *run) tryFinish(path Path, em errorModel) (bool, float64) {
 // authEstimate returns the top-k of the estimates (score) over the
 // candidates.
 func (r *run) authEstimate() []ppr.Scored {
-	return ppr.TopKBy(len(r.x), r.k, r.q.Candidates, r.score)
+	return ppr.TopKByRanked(len(r.x), r.k, r.q.Candidates, r.score, r.gd.g.Ranks())
 }
 
 // authSelection returns the estimated authenticated top-k as a mark over
@@ -407,7 +407,7 @@ func (r *run) finish(path Path, out Outcome, iv Interval, bound float64) {
 		d.Auth = r.authEstimate()
 		d.Suspects = r.suspects()
 	} else {
-		d.Auth = ppr.TopKBy(len(r.x), r.k, r.sel, r.score)
+		d.Auth = ppr.TopKByRanked(len(r.x), r.k, r.sel, r.score, r.gd.g.Ranks())
 	}
 	d.ReplayArcOps = r.ws.deltaEng.Stats.ArcOps + r.rowArcOps
 }
