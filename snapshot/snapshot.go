@@ -25,7 +25,7 @@ const (
 	version    = 1
 	headerSize = 64
 	entrySize  = 32
-	maxSection = 18
+	maxSection = 19 // secRank, the last section id
 
 	flagDirected  = 1 << 0
 	flagRelations = 1 << 1
@@ -51,6 +51,7 @@ const (
 	secInEdge
 	secOutWeightSum
 	secLabels
+	secRank
 )
 
 var sectionNames = [...]string{
@@ -59,7 +60,7 @@ var sectionNames = [...]string{
 	secRelations: "relations", secOutOffsets: "out-offsets", secOutNbr: "out-nbr",
 	secOutWeight: "out-weight", secOutEdge: "out-edge", secInOffsets: "in-offsets",
 	secInNbr: "in-nbr", secInWeight: "in-weight", secInEdge: "in-edge",
-	secOutWeightSum: "out-weight-sum", secLabels: "labels",
+	secOutWeightSum: "out-weight-sum", secLabels: "labels", secRank: "rank",
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -142,6 +143,9 @@ func Save(path string, g *csr.Graph, labels *mask.Labels) error {
 			section{secInWeight, bytesOf(p.In.Weight)}, section{secInEdge, bytesOf(p.In.Edge)})
 	}
 	secs = append(secs, section{secOutWeightSum, bytesOf(p.OutWeight)}, section{secLabels, lab.Bytes()})
+	if p.Rank != nil { // a reordered graph: ties break by rank (csr.Graph.Ranks)
+		secs = append(secs, section{secRank, bytesOf(p.Rank)})
+	}
 
 	head := make([]byte, headerSize+entrySize*len(secs))
 	copy(head, magic)
@@ -426,6 +430,11 @@ func parse(path string, data []byte) (*Snapshot, error) {
 	}
 	if p.OutWeight, err = f64(secOutWeightSum, n); err != nil {
 		return nil, err
+	}
+	if _, ok := secs[secRank]; ok {
+		if p.Rank, err = u32(secRank, n); err != nil {
+			return nil, err
+		}
 	}
 	g, err := csr.Assemble(p)
 	if err != nil {
