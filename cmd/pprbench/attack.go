@@ -47,11 +47,8 @@ func runAttack(args []string, stdout, stderr io.Writer) error {
 	ledgerWeight := fs.Float64("ledger-weight", attack.DefaultLedger.WriteWeight, "weight of the untrusted write in the ledger scenario")
 	out := fs.String("out", "", "directory to write attack.json and the PNG charts into")
 	asJSON := fs.Bool("json", false, "print the JSON instead of tables")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
 	if *budget < 1 || *perStep < 1 || *targets < 1 {
 		return fmt.Errorf("%w: --budget %d, --per-step %d, --targets %d: want each at least 1", errUsage, *budget, *perStep, *targets)

@@ -49,11 +49,8 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	threads := fs.Int("threads", 1, "authppr goroutines per sweep (igraph runs on one thread)")
 	oracle := fs.String("oracle", filepath.Join("..", "shared", "anchors", "igraph_oracle.py"), "path to igraph_oracle.py")
 	python := fs.String("python", "/usr/bin/python3", "Python with Debian's python3-igraph")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
 	if *queryPath == "" {
 		return fmt.Errorf("%w: --queries is required", errUsage)

@@ -31,11 +31,8 @@ func runConsensus(args []string, stdout, stderr io.Writer) error {
 	input := fs.String("input", "", `JSON file: {"items":[...best first], "contradictions":[["a","b","CHANNEL"],...]} (required)`)
 	trust := fs.String("trust", "", "comma-separated trusted channels (default: every channel is trusted)")
 	maxNodes := fs.Int64("max-nodes", 0, "branch-and-bound node budget per selection (0: the default)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
 	if *input == "" {
 		return fmt.Errorf("%w: --input is required", errUsage)

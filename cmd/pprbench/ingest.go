@@ -36,11 +36,8 @@ func runIngest(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&gf.format, "format", "edges", "file format: edges or triples")
 	fs.BoolVar(&gf.undirected, "undirected", false, "treat edges as undirected")
 	out := fs.String("out", "", "snapshot file to write (required)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
 	if gf.path == "" || *out == "" {
 		return fmt.Errorf("%w: --graph and --out are required", errUsage)

@@ -141,6 +141,17 @@ func (f *viewFlags) build(ld *loaded) (*mask.View, error) {
 	return nil, fmt.Errorf("%w: --view %q, want native or auth", errUsage, f.view)
 }
 
+// parseFlags parses a subcommand's flags and refuses positional arguments.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	return nil
+}
+
 func splitList(s string) []string {
 	var out []string
 	for _, part := range strings.Split(s, ",") {

@@ -31,11 +31,8 @@ func runOverhead(args []string, stdout, stderr io.Writer) error {
 	check := fs.Bool("check", false, "also check every decision against two from-scratch solves (slow)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the query loop to this file")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
 	regime, err := bench.ParseRegime(*regimeName)
 	if err != nil {

@@ -34,11 +34,8 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	tol := fs.Float64("tol", ppr.DefaultTol, "native solve L1 error bound")
 	tieTol := fs.Float64("tie-tol", 0, "scores within this are a tie (default 10*tol)")
 	force := fs.String("force", "auto", "start replay at this path: auto, delta or full")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
 	if *queryPath == "" {
 		return fmt.Errorf("%w: --queries is required", errUsage)

@@ -54,11 +54,8 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	threads := fs.Int("threads", 1, "goroutines per sweep (more than 1: parallel Jacobi sweeps)")
 	asJSON := fs.Bool("json", false, "print JSON (one object per query)")
 	batched := fs.Bool("batch", false, "with --queries: solve 8 queries per pass (ppr.SolveBatch, Jacobi sweeps); solve_us is the batch's time divided among its queries")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
 	if *queryPath != "" && (*seedSpec != "" || *candPath != "") {
 		return fmt.Errorf("%w: --queries replaces --seeds and --candidates", errUsage)

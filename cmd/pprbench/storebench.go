@@ -37,11 +37,8 @@ func runStoreBench(args []string, stdout, stderr io.Writer) error {
 	walBatch := fs.Int("wal-batch", 10000, "writes per Apply batch (one wal record, one fsync) on disk")
 	nice := fs.Int("compact-nice", 10, "nice value of the compaction thread in the latency rounds that lower it (alternate rounds keep 0)")
 	dir := fs.String("dir", "", "directory for the snapshot and wal files (default: a temporary directory)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
 	if *dir == "" {
 		d, err := os.MkdirTemp("", "store-bench")

@@ -51,11 +51,8 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	threads := fs.Int("threads", 2, "threads for the parallel rows (1 to skip them)")
 	reorder := fs.Bool("reorder", true, "also time the kernels on a copy of the graph in degree order (csr.DegreeOrder)")
 	cLoop := fs.String("c", defaultCLoop, "built shared/anchors/ppr_csr.c, run on the same file (--format ppredge only); empty to skip")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
 	if *reps < 1 {
 		return fmt.Errorf("%w: --reps %d, want at least 1", errUsage, *reps)
