@@ -297,7 +297,6 @@ func runStoreBench(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-
 func medianF(xs []float64) float64 {
 	s := slices.Clone(xs)
 	slices.Sort(s)
