@@ -47,7 +47,7 @@ func corruptAdjacency(r *rand.Rand, a Adjacency, m int) {
 			return
 		}
 		p, q := r.IntN(arcs), r.IntN(arcs)
-		switch r.IntN(8) {
+		switch r.IntN(9) {
 		case 0:
 			a.Edge[p] = uint32(r.IntN(m + 1))
 		case 1:
@@ -71,6 +71,10 @@ func corruptAdjacency(r *rand.Rand, a Adjacency, m int) {
 		case 7: // an arc copied over its neighbour (self-loop pairs, twins)
 			if p > 0 {
 				a.Edge[p-1], a.Nbr[p-1], a.Weight[p-1] = a.Edge[p], a.Nbr[p], a.Weight[p]
+			}
+		case 8: // an arc copied over the next one (a self-loop's third arc)
+			if p+1 < arcs {
+				a.Edge[p+1], a.Nbr[p+1], a.Weight[p+1] = a.Edge[p], a.Nbr[p], a.Weight[p]
 			}
 		}
 	}
