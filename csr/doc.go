@@ -34,5 +34,9 @@
 // file, the line and what was expected; the builder names the edge. Accessors
 // that take a node or edge id trust their argument (ids come from this
 // package); Validate checks a snapshot built elsewhere (for example loaded
-// from disk) before such trust is given.
+// from disk) before such trust is given. Assemble runs the same checks with
+// two fast forms beside their plain references (tested to agree): the
+// adjacency without per-edge counters, and the names checked distinct by a
+// hash table, the name dictionary then being built on the first ID call
+// (under a sync.Once, so concurrent readers are safe).
 package csr

@@ -3,6 +3,9 @@ package csr
 import (
 	"fmt"
 	"math"
+	"sort"
+	"sync"
+	"unsafe"
 )
 
 // DefaultChannel is the channel of an edge written without one.
@@ -37,8 +40,12 @@ type Graph struct {
 	directed bool
 
 	names []string
-	ids   map[string]uint32
-	rank  []uint32 // first-appearance rank per id; nil in stream order
+	ids   map[string]uint32 // nil until idsOnce runs when lazyIDs
+	// lazyIDs: Assemble checked the names unique without a map; ids is
+	// built on first use (ID, Validate) under idsOnce.
+	lazyIDs bool
+	idsOnce sync.Once
+	rank    []uint32 // first-appearance rank per id; nil in stream order
 
 	// Per edge, indexed by edge id.
 	edgeSrc, edgeDst []uint32
@@ -74,6 +81,7 @@ func (g *Graph) Names() []string { return g.names }
 
 // ID returns the id of the node with the given name.
 func (g *Graph) ID(name string) (uint32, bool) {
+	g.needIDs()
 	id, ok := g.ids[name]
 	return id, ok
 }
@@ -111,9 +119,44 @@ func (g *Graph) Channels() []string { return g.channels }
 // EdgeChannel returns the index into Channels of the channel that wrote e.
 func (g *Graph) EdgeChannel(e uint32) uint32 { return g.edgeChannel[e] }
 
+// needIDs builds the name dictionary of an assembled graph on first use.
+func (g *Graph) needIDs() {
+	if !g.lazyIDs {
+		return
+	}
+	g.idsOnce.Do(func() {
+		ids := make(map[string]uint32, len(g.names))
+		for i, name := range g.names {
+			ids[name] = uint32(i)
+		}
+		g.ids = ids
+	})
+}
+
 // Validate checks every invariant stated in the package doc. A snapshot made
 // by Builder always passes; Validate is for snapshots that come from outside.
 func (g *Graph) Validate() error {
+	g.needIDs()
+	return g.validate(g.checkNameDictionary)
+}
+
+// checkNameDictionary checks that ids maps every name to its node.
+func (g *Graph) checkNameDictionary() error {
+	n := len(g.names)
+	if len(g.ids) != n {
+		return fmt.Errorf("csr: name dictionary has %d entries for %d nodes (duplicate names?)", len(g.ids), n)
+	}
+	for i, name := range g.names {
+		if id, ok := g.ids[name]; !ok || id != uint32(i) {
+			return fmt.Errorf("csr: node %d: name %q maps to another id", i, name)
+		}
+	}
+	return nil
+}
+
+// validate is Validate with the name check given: the dictionary's, or
+// Assemble's uniqueness check before the dictionary exists.
+func (g *Graph) validate(checkNames func() error) error {
 	n, m := len(g.names), len(g.edgeSrc)
 	if len(g.edgeDst) != m || len(g.edgeWeight) != m || len(g.edgeChannel) != m {
 		return fmt.Errorf("csr: edge arrays have lengths %d, %d, %d, %d; want all %d",
@@ -122,13 +165,8 @@ func (g *Graph) Validate() error {
 	if g.edgeRelation != nil && len(g.edgeRelation) != m {
 		return fmt.Errorf("csr: %d edge relations for %d edges", len(g.edgeRelation), m)
 	}
-	if len(g.ids) != n {
-		return fmt.Errorf("csr: name dictionary has %d entries for %d nodes (duplicate names?)", len(g.ids), n)
-	}
-	for i, name := range g.names {
-		if id, ok := g.ids[name]; !ok || id != uint32(i) {
-			return fmt.Errorf("csr: node %d: name %q maps to another id", i, name)
-		}
+	if err := checkNames(); err != nil {
+		return err
 	}
 	if g.rank != nil {
 		if len(g.rank) != n {
@@ -160,11 +198,15 @@ func (g *Graph) Validate() error {
 	if !g.directed {
 		arcs = 2 * m
 	}
-	if err := g.validateAdjacency("out", g.out, n, arcs, true); err != nil {
-		return err
+	// The fast check decides; when it rejects, the plain arc-by-arc check
+	// (the reference it is tested against) finds and names the fault.
+	if !g.adjacencyOK(g.out, n, arcs, true) {
+		return g.adjacencyError("out", g.out, n, arcs, true)
 	}
-	if err := g.validateAdjacency("in", g.in, n, arcs, false); err != nil {
-		return err
+	if !g.directed && sameAdjacency(g.in, g.out) {
+		// Undirected graphs share one adjacency: checked above.
+	} else if !g.adjacencyOK(g.in, n, arcs, false) {
+		return g.adjacencyError("in", g.in, n, arcs, false)
 	}
 	if len(g.outWeight) != n {
 		return fmt.Errorf("csr: %d out-weights for %d nodes", len(g.outWeight), n)
@@ -245,6 +287,92 @@ func (g *Graph) validateAdjacency(dir string, a Adjacency, n, arcs int, outgoing
 		}
 	}
 	return nil
+}
+
+// adjacencyError runs validateAdjacency on an adjacency the fast check
+// rejected, for its message.
+func (g *Graph) adjacencyError(dir string, a Adjacency, n, arcs int, outgoing bool) error {
+	if err := g.validateAdjacency(dir, a, n, arcs, outgoing); err != nil {
+		return err
+	}
+	return fmt.Errorf("csr: %s-adjacency: arcs differ from the edges (the plain check found no single fault; a bug)", dir)
+}
+
+// sameAdjacency reports whether a and b are the same arrays.
+func sameAdjacency(a, b Adjacency) bool {
+	same := func(x, y int, px, py unsafe.Pointer) bool { return x == y && px == py }
+	return same(len(a.Offsets), len(b.Offsets), unsafe.Pointer(unsafe.SliceData(a.Offsets)), unsafe.Pointer(unsafe.SliceData(b.Offsets))) &&
+		same(len(a.Nbr), len(b.Nbr), unsafe.Pointer(unsafe.SliceData(a.Nbr)), unsafe.Pointer(unsafe.SliceData(b.Nbr))) &&
+		same(len(a.Weight), len(b.Weight), unsafe.Pointer(unsafe.SliceData(a.Weight)), unsafe.Pointer(unsafe.SliceData(b.Weight))) &&
+		same(len(a.Edge), len(b.Edge), unsafe.Pointer(unsafe.SliceData(a.Edge)), unsafe.Pointer(unsafe.SliceData(b.Edge)))
+}
+
+// adjacencyOK is the fast form of validateAdjacency and accepts exactly
+// what it accepts . It needs no per-edge counters: every
+// arc must match an edge incident to its node (endpoint, neighbour and
+// weight), and the edge ids of a node's arcs must strictly increase, except
+// that the two arcs of an undirected self-loop sit side by side (never
+// three). So an edge has at most one arc at each endpoint (two at a
+// self-loop's node), hence at most want arcs (1 directed, 2 undirected);
+// the arcs number want*edges, so every edge has exactly want arcs, one at
+// each endpoint: what validateAdjacency counts. With no writes, the nodes
+// split into independent ranges; ok runs them on two goroutines.
+func (g *Graph) adjacencyOK(a Adjacency, n, arcs int, outgoing bool) bool {
+	if len(a.Offsets) != n+1 || a.Offsets[0] != 0 || a.Offsets[n] != arcs ||
+		len(a.Nbr) != arcs || len(a.Weight) != arcs || len(a.Edge) != arcs {
+		return false
+	}
+	for u := 0; u < n; u++ {
+		if a.Offsets[u] > a.Offsets[u+1] {
+			return false
+		}
+	}
+	directed := g.directed
+	m := uint32(len(g.edgeSrc))
+	src, dst, wt := g.edgeSrc, g.edgeDst[:m], g.edgeWeight[:m]
+	nbr, weight, edge := a.Nbr[:arcs], a.Weight[:arcs], a.Edge[:arcs]
+	check := func(from, to int) bool {
+		for u := from; u < to; u++ {
+			lo, hi := a.Offsets[u], a.Offsets[u+1]
+			uu := uint32(u)
+			prev := int64(-1)
+			for p := lo; p < hi; p++ {
+				e := edge[p]
+				if e >= m {
+					return false
+				}
+				s, d := src[e], dst[e]
+				var ok bool
+				switch {
+				case !directed:
+					ok = (s == uu && nbr[p] == d) || (d == uu && nbr[p] == s)
+				case outgoing:
+					ok = s == uu && nbr[p] == d
+				default:
+					ok = d == uu && nbr[p] == s
+				}
+				if !ok || weight[p] != wt[e] {
+					return false
+				}
+				if int64(e) <= prev {
+					// Only an undirected self-loop repeats an id, once.
+					if int64(e) < prev || directed || s != d || (p >= lo+2 && edge[p-2] == e) {
+						return false
+					}
+				}
+				prev = int64(e)
+			}
+		}
+		return true
+	}
+	// Split where half the arcs are behind.
+	mid := sort.Search(n, func(u int) bool { return a.Offsets[u] >= arcs/2 })
+	var second bool
+	var wg sync.WaitGroup
+	wg.Go(func() { second = check(mid, n) })
+	first := check(0, mid)
+	wg.Wait()
+	return first && second
 }
 
 func sumWeights(w []float64) float64 {

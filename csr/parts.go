@@ -1,6 +1,9 @@
 package csr
 
-import "fmt"
+import (
+	"fmt"
+	"hash/maphash"
+)
 
 // Parts are the arrays a snapshot is made of, for code that stores and
 // loads snapshots. Slices returned by Graph.Parts belong to the graph and
@@ -45,7 +48,7 @@ func Assemble(p Parts) (*Graph, error) {
 		return nil, fmt.Errorf("csr: assemble: no nodes")
 	}
 	g := &Graph{
-		directed: p.Directed, names: p.Names, ids: make(map[string]uint32, len(p.Names)),
+		directed: p.Directed, names: p.Names, lazyIDs: true,
 		edgeSrc: p.EdgeSrc, edgeDst: p.EdgeDst, edgeWeight: p.EdgeWeight,
 		edgeChannel: p.EdgeChannel, channels: p.Channels,
 		edgeRelation: p.EdgeRelation, relations: p.Relations,
@@ -57,16 +60,12 @@ func Assemble(p Parts) (*Graph, error) {
 	if g.channels == nil {
 		g.channels = []string{}
 	}
-	for i, name := range p.Names {
-		if name == "" {
-			return nil, fmt.Errorf("csr: assemble: node %d has an empty name", i)
-		}
-		g.ids[name] = uint32(i)
-	}
 	if len(g.outWeight) != len(p.Names) {
 		return nil, fmt.Errorf("csr: assemble: %d out-weights for %d nodes", len(g.outWeight), len(p.Names))
 	}
-	if err := g.Validate(); err != nil {
+	// The name dictionary is built on first use (Graph.ID); here the names
+	// are only checked non-empty and distinct, which is what it needs.
+	if err := g.validate(func() error { return uniqueNames(p.Names) }); err != nil {
 		return nil, err
 	}
 	g.unit = true
@@ -77,4 +76,40 @@ func Assemble(p Parts) (*Graph, error) {
 		}
 	}
 	return g, nil
+}
+
+// uniqueNames reports the first empty or repeated name, without building a
+// map: an open-addressing table of 64-bit words, each a 32-bit hash tag
+// and a node index + 1, sized to at least twice the names. Equal tags are
+// settled by comparing the names, so the answer is exact; the seed is
+// random, so no input makes the probes slow on purpose. uniqueNamesMap (in
+// the tests) is the plain map version it must agree with.
+func uniqueNames(names []string) error {
+	size := 1
+	for size < 2*len(names) {
+		size <<= 1
+	}
+	mask := uint64(size - 1)
+	table := make([]uint64, size)
+	seed := maphash.MakeSeed()
+	for i, name := range names {
+		if name == "" {
+			return fmt.Errorf("csr: assemble: node %d has an empty name", i)
+		}
+		h := maphash.String(seed, name)
+		tag := h >> 32 << 32
+		for slot := h & mask; ; slot = (slot + 1) & mask {
+			w := table[slot]
+			if w == 0 {
+				table[slot] = tag | uint64(i+1)
+				break
+			}
+			if w>>32<<32 == tag {
+				if j := int(uint32(w)) - 1; names[j] == name {
+					return fmt.Errorf("csr: assemble: node %d: name %q repeats node %d", i, name, j)
+				}
+			}
+		}
+	}
+	return nil
 }

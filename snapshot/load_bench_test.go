@@ -1,0 +1,72 @@
+package snapshot
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	"github.com/authppr/authppr/bench"
+	"github.com/authppr/authppr/mask"
+)
+
+// loadBenchGraph is the 16M-edge graph of issue 5's load target; the
+// benchmark skips when it is absent.
+const loadBenchGraph = "/tmp/anchors-data/rmat20.edges.bin"
+
+// BenchmarkLoadVsRebuild times, in one run on one graph, rebuilding the
+// graph from its edge file (bench.ReadPPREDGE1) and loading its saved
+// snapshot (mmap + validate), and reports load/rebuild as a ratio.
+//
+//	go test ./snapshot -run '^$' -bench LoadVsRebuild -benchtime 3x
+func BenchmarkLoadVsRebuild(b *testing.B) {
+	if _, err := os.Stat(loadBenchGraph); err != nil {
+		b.Skipf("%s absent", loadBenchGraph)
+	}
+	snapPath := os.Getenv("LOAD_BENCH_SNAP")
+	if snapPath == "" {
+		snapPath = b.TempDir() + "/rmat20.snap"
+	}
+	var rebuild, load time.Duration
+	for i := range b.N {
+		t0 := time.Now()
+		g, err := bench.ReadPPREDGE1(loadBenchGraph)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rebuild += time.Since(t0)
+		if i == 0 {
+			if _, err := os.Stat(snapPath); err != nil {
+				if err := Save(snapPath, g, mask.FromGraph(g)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		g = nil
+		t0 = time.Now()
+		s, err := Load(snapPath)
+		if err != nil {
+			b.Fatal(err)
+		}
+		load += time.Since(t0)
+		s.Close()
+	}
+	b.ReportMetric(rebuild.Seconds()/float64(b.N), "rebuild-s/op")
+	b.ReportMetric(load.Seconds()/float64(b.N), "load-s/op")
+	b.ReportMetric(load.Seconds()/rebuild.Seconds(), "load/rebuild")
+}
+
+// BenchmarkLoad times Load alone on a saved snapshot (LOAD_BENCH_SNAP), for
+// profiling.
+func BenchmarkLoad(b *testing.B) {
+	snapPath := os.Getenv("LOAD_BENCH_SNAP")
+	if _, err := os.Stat(snapPath); snapPath == "" || err != nil {
+		b.Skip("LOAD_BENCH_SNAP unset or absent")
+	}
+	for range b.N {
+		s, err := Load(snapPath)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
+	}
+}
