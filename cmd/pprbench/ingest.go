@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/authppr/authppr/bench"
 	"github.com/authppr/authppr/csr"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/snapshot"
@@ -33,8 +34,9 @@ func runIngest(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var gf graphFlags
 	fs.StringVar(&gf.path, "graph", "", "graph file (gzip detected automatically)")
-	fs.StringVar(&gf.format, "format", "edges", "file format: edges or triples")
+	fs.StringVar(&gf.format, "format", "edges", "file format: edges, triples or ppredge (shared/anchors' binary PPREDGE1; its own flag says undirected)")
 	fs.BoolVar(&gf.undirected, "undirected", false, "treat edges as undirected")
+	fs.StringVar(&gf.order, "order", "stream", "node numbering: stream (first appearance) or degree (descending degree; the snapshot keeps the ranks, so results by name are unchanged)")
 	out := fs.String("out", "", "snapshot file to write (required)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -42,20 +44,51 @@ func runIngest(args []string, stdout, stderr io.Writer) error {
 	if gf.path == "" || *out == "" {
 		return fmt.Errorf("%w: --graph and --out are required", errUsage)
 	}
+	start := time.Now()
+	var g *csr.Graph
+	var err error
+	if gf.format == "ppredge" {
+		g, err = bench.ReadPPREDGE1(gf.path)
+	} else {
+		g, err = streamGraph(gf, stderr)
+	}
+	if err != nil {
+		return err
+	}
+	if g, err = gf.reorder(g); err != nil {
+		return err
+	}
+	built := time.Since(start)
+	if err := snapshot.Save(*out, g, mask.FromGraph(g)); err != nil {
+		return err
+	}
+	saved, err := os.Stat(*out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "ingested %s: %d nodes, %d edges (%d arcs) in %v; in memory %.1f bytes/arc; snapshot %s: %d bytes, %.1f bytes/edge, saved in %v\n",
+		gf.path, g.NumNodes(), g.NumEdges(), g.NumArcs(), built.Round(time.Millisecond),
+		float64(g.MemoryBytes())/float64(g.NumArcs()), *out, saved.Size(),
+		float64(saved.Size())/float64(g.NumEdges()), (time.Since(start) - built).Round(time.Millisecond))
+	return nil
+}
+
+// streamGraph reads a text edge file into a graph, with a progress line on
+// stderr every second for inputs over 16 MiB.
+func streamGraph(gf graphFlags, stderr io.Writer) (*csr.Graph, error) {
 	format, err := csr.ParseFormat(gf.format)
 	if err != nil {
-		return fmt.Errorf("%w: --format: %v", errUsage, err)
+		return nil, fmt.Errorf("%w: --format: %v", errUsage, err)
 	}
 	f, err := os.Open(gf.path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	start := time.Now()
 	cr := &countingReader{r: f}
 	b := csr.NewBuilder(!gf.undirected)
 	var edges atomic.Int64
@@ -81,26 +114,10 @@ func runIngest(args []string, stdout, stderr io.Writer) error {
 	})
 	close(done)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if b.NumEdges() == 0 {
-		return fmt.Errorf("%s: no edges (the input is empty or only comments)", gf.path)
+		return nil, fmt.Errorf("%s: no edges (the input is empty or only comments)", gf.path)
 	}
-	g, err := b.Build()
-	if err != nil {
-		return err
-	}
-	built := time.Since(start)
-	if err := snapshot.Save(*out, g, mask.FromGraph(g)); err != nil {
-		return err
-	}
-	saved, err := os.Stat(*out)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "ingested %s: %d nodes, %d edges (%d arcs) in %v; in memory %.1f bytes/arc; snapshot %s: %d bytes, %.1f bytes/edge, saved in %v\n",
-		gf.path, g.NumNodes(), g.NumEdges(), g.NumArcs(), built.Round(time.Millisecond),
-		float64(g.MemoryBytes())/float64(g.NumArcs()), *out, saved.Size(),
-		float64(saved.Size())/float64(g.NumEdges()), (time.Since(start) - built).Round(time.Millisecond))
-	return nil
+	return b.Build()
 }

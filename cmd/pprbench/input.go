@@ -51,22 +51,27 @@ type loaded struct {
 func (f *graphFlags) load() (*loaded, time.Duration, error) {
 	start := time.Now()
 	ld, err := f.loadInOrder()
-	if err != nil || f.order == "stream" || f.order == "" {
-		return ld, time.Since(start), err
-	}
-	order, err := csr.ParseNodeOrder(f.order)
 	if err != nil {
-		ld.close()
-		return nil, 0, fmt.Errorf("%w: --order: %v", errUsage, err)
-	}
-	g, err := csr.Reorder(ld.g, order)
-	if err != nil {
-		ld.close()
 		return nil, 0, err
 	}
 	// Edge ids survive reordering, so the labels still apply.
-	ld.g = g
+	if ld.g, err = f.reorder(ld.g); err != nil {
+		ld.close()
+		return nil, 0, err
+	}
 	return ld, time.Since(start), nil
+}
+
+// reorder renumbers g's nodes as --order says (stream order: g itself).
+func (f *graphFlags) reorder(g *csr.Graph) (*csr.Graph, error) {
+	if f.order == "stream" || f.order == "" {
+		return g, nil
+	}
+	order, err := csr.ParseNodeOrder(f.order)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --order: %v", errUsage, err)
+	}
+	return csr.Reorder(g, order)
 }
 
 // loadInOrder reads the graph with its nodes in stream order.

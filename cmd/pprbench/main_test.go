@@ -218,6 +218,16 @@ func TestIngestThenSolveAndReplayFromSnapshot(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(fromSnap), &b))
 	require.Equal(t, a.TopK, b.TopK, "same results from the snapshot")
 
+	// A degree-ordered snapshot keeps its ranks: the same results by name.
+	ordered := filepath.Join(t.TempDir(), "ordered.snap")
+	code, _, errOut = runCLI("ingest", "--graph", graph, "--order", "degree", "--out", ordered)
+	require.Equal(t, 0, code, errOut)
+	code, fromOrdered, errOut := runCLI(append(args, "--snapshot", ordered)...)
+	require.Equal(t, 0, code, errOut)
+	var c solveJSON
+	require.NoError(t, json.Unmarshal([]byte(fromOrdered), &c))
+	require.Equal(t, a.TopK, c.TopK, "same results from the degree-ordered snapshot")
+
 	queries := writeFile(t, "q.jsonl", `{"id":"q1","seeds":{"q":1},"k":1,"candidates":["p1","p2","spam"]}`+"\n")
 	code, _, errOut = runCLI("replay", "--snapshot", snap, "--trust", "default", "--queries", queries)
 	require.Equal(t, 0, code, errOut)
