@@ -83,6 +83,7 @@ func newGraph(n int64, edges edgeIDs, weights []float64, directed bool, chanOf [
 	st.channels = chanNames
 
 	b := csr.NewBuilder(directed)
+	b.Grow(int(n), int(m)) // presized: no map or array regrows
 	addNumberedNodes(b, int(n))
 	for e := range m {
 		s, d := edges.at(2*e), edges.at(2*e+1)
