@@ -11,24 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// buildStream builds ops into a graph.
-func buildStream(t *testing.T, directed bool, ops []op) *Graph {
-	t.Helper()
-	b := NewBuilder(directed)
-	for _, o := range ops {
-		var err error
-		if o.in.Dst == "" {
-			_, err = b.AddNode(o.in.Src)
-		} else {
-			_, err = b.AddEdge(o.in)
-		}
-		require.NoError(t, err)
-	}
-	g, err := b.Build()
-	require.NoError(t, err)
-	return g
-}
-
 // cloneAdjacency copies a so a corruption of it touches no other graph.
 func cloneAdjacency(a Adjacency) Adjacency {
 	return Adjacency{Offsets: slices.Clone(a.Offsets), Nbr: slices.Clone(a.Nbr),
@@ -92,7 +74,7 @@ func TestValidateAdjacencyMatchesReference(t *testing.T) {
 	for seed := range graphs {
 		for _, directed := range []bool{true, false} {
 			r := rand.New(rand.NewPCG(uint64(seed), 0xAD7))
-			g := buildStream(t, directed, randomStream(r))
+			g := buildOps(t, directed, randomStream(r), StreamOrder)
 			n, m := g.NumNodes(), g.NumEdges()
 			for round := range rounds {
 				for _, outgoing := range []bool{true, false} {
