@@ -244,12 +244,13 @@ func (r *run) refineDirected(l1 float64) bool {
 	}
 	bounds := make(map[uint32][2]float64, len(amb))
 	marked := ref.pusher.marked
+	// The marks and r.refined serve this call only: finish ranks the
+	// estimates (score) before it returns.
 	defer func() {
-		if r.refined == nil { // kept marked only while the decision uses them
-			for v := range bounds {
-				marked[v] = false
-			}
+		for v := range bounds {
+			marked[v] = false
 		}
+		r.refined, r.refinedMark = nil, nil
 	}()
 	widest := 0.0
 	for _, v := range amb {
@@ -274,7 +275,6 @@ func (r *run) refineDirected(l1 float64) bool {
 	if out == Divergent {
 		mark, _ := r.authSelection()
 		if refinedGap(x, marked, bounds, L, cmax, mark, r.q.Candidates).Lo < -gd.opt.TieTol {
-			r.refined, r.refinedMark = nil, nil
 			return false
 		}
 	}

@@ -42,8 +42,8 @@ type run struct {
 	rowArcOps int64
 
 	// Directed full path (reverse.go): the reverse estimates so far, and,
-	// once they decided, the proved interval of N = (1-c)*pi_A per refined
-	// candidate (other candidates are ranked by x).
+	// while refineDirected decides, the proved interval of N = (1-c)*pi_A
+	// per refined candidate (other candidates are ranked by x).
 	refine      refinement
 	refined     map[uint32][2]float64
 	refinedMark []bool // marks refined's keys, for O(1) tests in O(n) passes
@@ -86,9 +86,6 @@ func (r *run) decide() {
 	defer func() {
 		for _, v := range r.sel {
 			ws.inSel[v] = false
-		}
-		for v := range r.refined {
-			r.refinedMark[v] = false
 		}
 	}()
 
