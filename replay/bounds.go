@@ -170,7 +170,7 @@ func perCoordinateBound(maxRatio, alpha float64) float64 { return maxRatio / alp
 // gapA <= min_sel(x + Coord*W) - max_rest(x - Coord*W) + L1.
 //
 // It also returns the largest per-coordinate term among the candidates.
-func gapInterval(xg, dx, w []float64, inSel []bool, sel, cands []uint32, em errorModel) (Interval, float64) {
+func gapInterval(xg, dx, w []float64, inSel []bool, cands []uint32, em errorModel) (Interval, float64) {
 	worst := 0.0
 	iv := selectionGap(len(xg), cands, inSel, func(v uint32) (float64, float64) {
 		x := xg[v] + dx[v]

@@ -122,6 +122,7 @@ type workspace struct {
 	inSel     []bool
 	xTouched  []float64      // x_G on the guard's touched nodes, kept for attribution
 	reverse   *reversePusher // directed full path's reverse pushes, made on first use
+	authMark  []bool         // scratch: the estimated authenticated selection (withAuthSelection)
 }
 
 func (gd *Guard) workspace(seeds ppr.Seeds, damping float64) (*workspace, error) {

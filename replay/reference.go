@@ -72,13 +72,10 @@ func Reference(g *csr.Graph, labels *mask.Labels, trust mask.Policy, q Query, op
 // scores[u] (+Inf when every candidate is selected); cands nil means all.
 func SelectionGap(scores []float64, sel []ppr.Scored, cands []uint32) float64 {
 	in := make([]bool, len(scores))
-	nodes := make([]uint32, len(sel))
-	for i, s := range sel {
+	for _, s := range sel {
 		in[s.Node] = true
-		nodes[i] = s.Node
 	}
-	iv, _ := gapInterval(scores, make([]float64, len(scores)), make([]float64, len(scores)), in, nodes, cands, errorModel{})
-	return iv.Lo
+	return selectionGap(len(scores), cands, in, func(v uint32) (float64, float64) { return scores[v], scores[v] }).Lo
 }
 
 // AmbiguityMargin is how close to the tie band's edge (+-TieTol) the

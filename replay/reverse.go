@@ -273,8 +273,11 @@ func (r *run) refineDirected(l1 float64) bool {
 	}
 	r.refined, r.refinedMark = bounds, marked
 	if out == Divergent {
-		mark, _ := r.authSelection()
-		if refinedGap(x, marked, bounds, L, cmax, mark, r.q.Candidates).Lo < -gd.opt.TieTol {
+		proved := false
+		r.withAuthSelection(func(mark []bool) {
+			proved = refinedGap(x, marked, bounds, L, cmax, mark, r.q.Candidates).Lo >= -gd.opt.TieTol
+		})
+		if !proved {
 			return false
 		}
 	}

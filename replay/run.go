@@ -298,7 +298,7 @@ func (r *run) tryFinish(path Path, em errorModel) (bool, float64) {
 	gd, ws := r.gd, r.ws
 	w := gd.auth.OutWeights()
 	em.L1 += roundingSlack
-	iv, worst := gapInterval(r.x, r.dx, w, ws.inSel, r.sel, r.q.Candidates, em)
+	iv, worst := gapInterval(r.x, r.dx, w, ws.inSel, r.q.Candidates, em)
 	out, ok := classify(iv, gd.opt.TieTol)
 	if !ok {
 		return false, worst
@@ -316,25 +316,31 @@ func (r *run) authEstimate() []ppr.Scored {
 	return ppr.TopKByRanked(len(r.x), r.k, r.q.Candidates, r.score, r.gd.g.Ranks())
 }
 
-// authSelection returns the estimated authenticated top-k as a mark over
-// the nodes and a list.
-func (r *run) authSelection() (mark []bool, nodes []uint32) {
-	auth := r.authEstimate()
-	mark = make([]bool, len(r.x))
-	nodes = make([]uint32, len(auth))
-	for i, s := range auth {
-		mark[s.Node] = true
-		nodes[i] = s.Node
+// withAuthSelection calls f with the estimated authenticated top-k marked
+// over the nodes (the workspace's scratch, cleared afterwards).
+func (r *run) withAuthSelection(f func(mark []bool)) {
+	ws := r.ws
+	if ws.authMark == nil {
+		ws.authMark = make([]bool, len(r.x))
 	}
-	return mark, nodes
+	auth := r.authEstimate()
+	for _, s := range auth {
+		ws.authMark[s.Node] = true
+	}
+	f(ws.authMark)
+	for _, s := range auth {
+		ws.authMark[s.Node] = false
+	}
 }
 
 // authProved checks that the estimated authenticated top-k is a top-k of
 // pi_A up to the tie tolerance: its own gap interval has Lo >= -TieTol.
 func (r *run) authProved(em errorModel) bool {
 	gd := r.gd
-	mark, nodes := r.authSelection()
-	iv, _ := gapInterval(r.x, r.dx, gd.auth.OutWeights(), mark, nodes, r.q.Candidates, em)
+	var iv Interval
+	r.withAuthSelection(func(mark []bool) {
+		iv, _ = gapInterval(r.x, r.dx, gd.auth.OutWeights(), mark, r.q.Candidates, em)
+	})
 	return iv.Lo >= -gd.opt.TieTol
 }
 
@@ -373,7 +379,7 @@ func (r *run) full() {
 		}
 		if em.L1+worst < precisionFloor || eng.Stats.Sweeps >= maxFullSweeps {
 			// Out of precision: the estimate decides (see the package doc).
-			iv, _ := gapInterval(r.x, r.dx, w, ws.inSel, r.sel, r.q.Candidates, errorModel{})
+			iv, _ := gapInterval(r.x, r.dx, w, ws.inSel, r.q.Candidates, errorModel{})
 			out, _ := classify(iv, gd.opt.TieTol)
 			r.finish(PathFull, out, iv, em.L1+worst)
 			break
