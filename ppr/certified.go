@@ -11,13 +11,20 @@ import (
 type TopKResult struct {
 	TopK []Scored
 	// Certified reports that the selection is the top-k of the exact
-	// vector: Gap > ErrorBound. It is false when the solve reached its
+	// vector: ProvedGap > 0. It is false when the solve reached its
 	// tolerance first (a tie, or a gap smaller than the tolerance).
 	Certified bool
 	// Gap is the k-th score minus the best unselected one (+Inf when every
 	// candidate is selected).
-	Gap        float64
+	Gap float64
+	// ProvedGap is a lower bound on the exact vector's gap between the
+	// selection and the best unselected candidate (see SolveTopK).
+	ProvedGap  float64
 	ErrorBound float64 // ||pi - x||_1 bound at the end
+	// CoordBound, on undirected views, bounds the error per coordinate:
+	// 0 <= pi(v) - x(v) <= CoordBound*W(v) + (dangling residual)/alpha;
+	// 0 on directed views.
+	CoordBound float64
 	Sweeps     int
 	Scores     []float64 // the engine's vector (not a copy)
 }
@@ -27,13 +34,24 @@ type TopKResult struct {
 // break by the graph's Rank (TopKRanked), so a reordered graph selects the
 // same names.
 //
-// Proof of the stopping rule: for any two nodes v and u,
-// |(pi(v) - pi(u)) - (x(v) - x(u))| <= |e(v)| + |e(u)| <= ||e||_1 <=
-// ||r||_1/alpha with e = pi - x. So when x's k-th candidate beats its best
-// unselected one by more than ||r||_1/alpha, every selected candidate beats
-// every unselected one in pi too, and the selection (as a set) is exact.
-// Exact ties can never be certified; they run to opt.Tol and come back with
-// Certified false.
+// Proof of the stopping rule. The solve starts from x = 0, r = alpha*s >= 0
+// and every sweep or push keeps r >= 0, so e = pi - x = r*(I-dP)^-1 >= 0
+// (the inverse is a sum of non-negative matrices). For a selected v and an
+// unselected u, pi(v) - pi(u) >= x(v) - x(u) - e(u), so
+//
+//	gap(pi) >= min_sel x - max_rest (x(u) + E(u)) =: ProvedGap
+//
+// for any bound E(u) >= e(u). Directed views use E(u) = ||e||_1 <=
+// ||r||_1/alpha. Undirected views use the per-coordinate bound of
+// DESIGN.md: e(u) <= W(u)*max_w(r(w)/W(w))/alpha + D/alpha, with D the
+// residual on nodes without out-weight (their rows are the seeds, outside
+// the symmetric part; bounded in L1). Proof of the first term: with A
+// symmetric and D_W = diag(W), (I-dP)^-1 = K*D_W with K = (D_W - d*A)^-1
+// symmetric and non-negative, so e(u) = W(u)*sum_w (r(w)/W(w))*W(w)*K[u][w]
+// <= W(u)*max_w(r(w)/W(w))*((I-dP)^-1*1)(u) = W(u)*max_w(r(w)/W(w))/alpha.
+// When ProvedGap > 0 every selected candidate beats every unselected one
+// in pi, and the selection (as a set) is exact. Exact ties can never be
+// certified; they run to opt.Tol and come back with Certified false.
 func SolveTopK(view *mask.View, seeds Seeds, damping float64, k int, candidates []uint32, opt Options) (*TopKResult, error) {
 	if k < 1 {
 		return nil, fmt.Errorf("ppr: k = %d, want at least 1", k)
@@ -47,6 +65,10 @@ func SolveTopK(view *mask.View, seeds Seeds, damping float64, k int, candidates 
 	if err != nil {
 		return nil, err
 	}
+	g := view.Graph()
+	w := view.OutWeights()
+	perCoord := !g.Directed()
+	var inSel []bool // per node, for coordGap; allocated on first use
 	res := &TopKResult{Scores: e.X}
 	nextCheck := 0
 	for {
@@ -56,13 +78,26 @@ func SolveTopK(view *mask.View, seeds Seeds, damping float64, k int, candidates 
 			res.Sweeps++
 			continue
 		}
-		top := TopKRanked(e.X, k+1, candidates, view.Graph().Ranks())
+		top := TopKRanked(e.X, k+1, candidates, g.Ranks())
 		res.TopK, res.Gap = top, math.Inf(1)
 		if len(top) > k {
 			res.TopK, res.Gap = top[:k], top[k-1].Score-top[k].Score
 		}
 		res.ErrorBound = bound
-		if res.Gap > bound {
+		// slack is how far the proof is from certifying, as an error
+		// scale for the scheduling below.
+		slack := bound
+		if math.IsInf(res.Gap, 1) {
+			res.ProvedGap = math.Inf(1)
+		} else if perCoord {
+			if inSel == nil {
+				inSel = make([]bool, len(e.X))
+			}
+			res.CoordBound, res.ProvedGap, slack = coordGap(e, w, res.TopK, candidates, inSel, bound)
+		} else {
+			res.ProvedGap = res.Gap - bound
+		}
+		if res.ProvedGap > 0 {
 			res.Certified = true
 			return res, nil
 		}
@@ -70,11 +105,11 @@ func SolveTopK(view *mask.View, seeds Seeds, damping float64, k int, candidates 
 			return res, nil
 		}
 		// A non-negative residual shrinks by d per sweep, so the bound
-		// cannot pass the current gap sooner than log(gap/bound)/log(d)
+		// cannot pass the current gap sooner than log(gap/slack)/log(d)
 		// sweeps; the gap itself still moves, so wait half of that before
 		// recomputing the top-k (it costs O(candidates) per check).
-		if res.Gap > 0 && e.damping > 0 {
-			nextCheck = res.Sweeps + int(math.Log(res.Gap/bound)/math.Log(e.damping))/2
+		if res.Gap > 0 && e.damping > 0 && slack > res.Gap {
+			nextCheck = res.Sweeps + int(math.Log(res.Gap/slack)/math.Log(e.damping))/2
 		}
 		if res.Sweeps == maxSweeps {
 			return nil, fmt.Errorf("ppr: error bound %.3g after %d sweeps, tolerance %.3g not reached", bound, res.Sweeps, tol)
@@ -82,4 +117,53 @@ func SolveTopK(view *mask.View, seeds Seeds, damping float64, k int, candidates 
 		l1 = e.sweep(opt)
 		res.Sweeps++
 	}
+}
+
+// coordGap returns, for an undirected view, the per-coordinate bound C
+// (e(u) <= C*W(u) + L/alpha, see SolveTopK), the proved gap
+// min_sel x - max_rest(x(u) + E(u)) with E(u) the smaller of
+// C*W(u) + L/alpha and the L1 bound l1Bound (both bound e(u); the L1 one is
+// the tighter while the residual sits on a few nodes), and the error term
+// at the unselected candidate that sets it (for scheduling). One pass over
+// the nodes and one over the candidates; inSel is all false on entry and
+// on return.
+func coordGap(e *Engine, w []float64, sel []Scored, candidates []uint32, inSel []bool, l1Bound float64) (coord, proved, slack float64) {
+	r, x := e.R, e.X
+	maxRatio, dangling := 0.0, 0.0
+	for v, rv := range r {
+		if w[v] > 0 {
+			maxRatio = max(maxRatio, rv/w[v])
+		} else {
+			dangling += rv
+		}
+	}
+	coord = maxRatio / e.alpha
+	l1 := dangling / e.alpha
+	minSel := math.Inf(1)
+	for _, s := range sel {
+		minSel = min(minSel, s.Score)
+	}
+	for _, s := range sel {
+		inSel[s.Node] = true
+	}
+	maxRest, at := math.Inf(-1), 0.0
+	rest := func(u uint32) {
+		err := min(coord*w[u]+l1, l1Bound)
+		if hi := x[u] + err; !inSel[u] && hi > maxRest {
+			maxRest, at = hi, err
+		}
+	}
+	if candidates == nil {
+		for u := range x {
+			rest(uint32(u))
+		}
+	} else {
+		for _, u := range candidates {
+			rest(u)
+		}
+	}
+	for _, s := range sel {
+		inSel[s.Node] = false
+	}
+	return coord, minSel - maxRest, at
 }
