@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
@@ -29,6 +30,7 @@ func runOverhead(args []string, stdout, stderr io.Writer) error {
 	data := fs.String("data", filepath.Join("..", "shared", "data"), "directory with wn18rr-train.txt.gz")
 	force := fs.String("force", "auto", "start replay at this path: auto, delta or full")
 	check := fs.Bool("check", false, "also check every decision against two from-scratch solves (slow)")
+	perQuery := fs.String("per-query", "", "also write one JSON line per query to this file (path, outcome, times, arcs, gaps), to see where the tail comes from")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the query loop to this file")
 	if err := parseFlags(fs, args); err != nil {
@@ -95,6 +97,15 @@ func runOverhead(args []string, stdout, stderr io.Writer) error {
 	var checked, ambiguous int
 	var nativeTotal, replayTotal time.Duration
 	var opsRatio []float64
+	var perQueryOut *json.Encoder
+	if *perQuery != "" {
+		f, err := os.Create(*perQuery)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		perQueryOut = json.NewEncoder(f)
+	}
 	for _, q := range w.Queries {
 		rq := replay.Query{Seeds: q.Seeds, K: q.K, Candidates: q.Candidates, Damping: w.Damping}
 		d, err := guard.Select(rq)
@@ -109,6 +120,18 @@ func runOverhead(args []string, stdout, stderr io.Writer) error {
 		opsRatio = append(opsRatio, float64(d.ReplayArcOps)/float64(max(1, d.NativeSweeps)*w.Graph.NumArcs()))
 		arcOps[d.Path.String()] = append(arcOps[d.Path.String()], float64(d.ReplayArcOps))
 		nativeGaps[d.Path.String()] = append(nativeGaps[d.Path.String()], d.NativeGap)
+		if perQueryOut != nil {
+			err := perQueryOut.Encode(map[string]any{
+				"id": q.ID, "path": d.Path.String(), "outcome": d.Outcome.String(),
+				"native_us": d.NativeTime.Microseconds(), "replay_us": d.ReplayTime.Microseconds(),
+				"native_sweeps": d.NativeSweeps, "replay_sweeps": d.ReplaySweeps,
+				"arcs_ratio": opsRatio[len(opsRatio)-1], "refined": d.Refined,
+				"native_gap": jsonFloat(d.NativeGap), "gap_lo": jsonFloat(d.Gap.Lo), "gap_hi": jsonFloat(d.Gap.Hi),
+			})
+			if err != nil {
+				return err
+			}
+		}
 		if *check {
 			ref, err := replay.Reference(w.Graph, w.Labels, w.Trust, rq, guard.Options())
 			if err != nil {
@@ -163,4 +186,13 @@ func runOverhead(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "\nchecked against from-scratch solves: %d of %d agree (%d ambiguous at the tie band's edge)\n", checked, sum.queries, ambiguous)
 	}
 	return nil
+}
+
+// jsonFloat maps the infinities (every candidate selected) to nil: JSON
+// has no infinity.
+func jsonFloat(x float64) any {
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return nil
+	}
+	return x
 }
