@@ -129,10 +129,13 @@ func SolveTopK(view *mask.View, seeds Seeds, damping float64, k int, candidates 
 // on return.
 func coordGap(e *Engine, w []float64, sel []Scored, candidates []uint32, inSel []bool, l1Bound float64) (coord, proved, slack float64) {
 	r, x := e.R, e.X
+	// 1/W multiplies instead of dividing (a division per node cost as much
+	// as the rest of the check); it is 0 exactly on the dangling nodes.
+	inv := e.view.InvOutWeights()[:len(r)]
 	maxRatio, dangling := 0.0, 0.0
 	for v, rv := range r {
-		if w[v] > 0 {
-			maxRatio = max(maxRatio, rv/w[v])
+		if iv := inv[v]; iv > 0 {
+			maxRatio = max(maxRatio, rv*iv)
 		} else {
 			dangling += rv
 		}
