@@ -60,15 +60,27 @@ func SolveTopK(view *mask.View, seeds Seeds, damping float64, k int, candidates 
 	if err != nil {
 		return nil, err
 	}
+	return e.SolveTopK(k, candidates, opt)
+}
+
+// SolveTopK is the function SolveTopK on this engine's problem, from its
+// current state, which must have a non-negative residual (the native start
+// state after NewEngine or Restart, or any state sweeps and pushes reached
+// from it). An engine reused through Restart allocates nothing
+// proportional to the graph after its first query.
+func (e *Engine) SolveTopK(k int, candidates []uint32, opt Options) (*TopKResult, error) {
+	if k < 1 {
+		return nil, fmt.Errorf("ppr: k = %d, want at least 1", k)
+	}
+	view := e.view
 	l1 := e.ResidualL1()
-	tol, maxSweeps, err := opt.limits(l1, damping)
+	tol, maxSweeps, err := opt.limits(l1, e.damping)
 	if err != nil {
 		return nil, err
 	}
 	g := view.Graph()
 	w := view.OutWeights()
 	perCoord := !g.Directed()
-	var inSel []bool // per node, for coordGap; allocated on first use
 	res := &TopKResult{Scores: e.X}
 	nextCheck := 0
 	for {
@@ -90,10 +102,10 @@ func SolveTopK(view *mask.View, seeds Seeds, damping float64, k int, candidates 
 		if math.IsInf(res.Gap, 1) {
 			res.ProvedGap = math.Inf(1)
 		} else if perCoord {
-			if inSel == nil {
-				inSel = make([]bool, len(e.X))
+			if e.inSel == nil {
+				e.inSel = make([]bool, len(e.X))
 			}
-			res.CoordBound, res.ProvedGap, slack = coordGap(e, w, res.TopK, candidates, inSel, bound)
+			res.CoordBound, res.ProvedGap, slack = coordGap(e, w, res.TopK, candidates, e.inSel, bound)
 		} else {
 			res.ProvedGap = res.Gap - bound
 		}

@@ -1,12 +1,17 @@
 package ppr
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/mask"
 )
 
 // exactGap returns min over sel of exact minus max over the other
@@ -89,4 +94,55 @@ func TestSolveTopKCertifiesExactSelections(t *testing.T) {
 	require.Positive(t, certified)
 	require.Positive(t, byCoord, "no undirected case needed the per-coordinate bound")
 	t.Logf("%d of 400 certified (%d only by the per-coordinate bound); certified solves used %d fewer sweeps than tol 1e-12 solves (%d)", certified, byCoord, saved, total)
+}
+
+// An engine reused through Restart gives SolveTopK's answers and allocates
+// nothing proportional to the graph after its first query.
+func TestEngineSolveTopKReuse(t *testing.T) {
+	rng := rand.New(rand.NewPCG(53, 54))
+	b := csr.NewBuilder(false)
+	for u := range 5000 {
+		_, err := b.AddNode(fmt.Sprint(u))
+		require.NoError(t, err)
+	}
+	for range 40000 {
+		_, err := b.AddEdgeByID(uint32(rng.IntN(5000)), uint32(rng.IntN(5000)), 0.5+rng.Float64(), "")
+		require.NoError(t, err)
+	}
+	g, err := b.Build()
+	require.NoError(t, err)
+	view := mask.Full(g)
+	var e *Engine
+	seedsFor := func(i int) Seeds {
+		s, err := NewSeeds(g.NumNodes(), []Seed{{Node: uint32(i * 37 % 5000), Weight: 1}, {Node: uint32(i * 101 % 5000), Weight: 2}})
+		require.NoError(t, err)
+		return s
+	}
+	for i := range 5 {
+		s := seedsFor(i)
+		if e == nil {
+			var err error
+			e, err = NewEngine(view, s, 0.5)
+			require.NoError(t, err)
+		} else {
+			require.NoError(t, e.Restart(s, 0.5))
+		}
+		got, err := e.SolveTopK(5, nil, Options{})
+		require.NoError(t, err)
+		want, err := SolveTopK(view, s, 0.5, 5, nil, Options{})
+		require.NoError(t, err)
+		require.Equal(t, want.TopK, got.TopK)
+		require.Equal(t, want.Sweeps, got.Sweeps)
+	}
+	s := seedsFor(7)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 10 {
+		require.NoError(t, e.Restart(s, 0.5))
+		_, err := e.SolveTopK(5, nil, Options{})
+		require.NoError(t, err)
+	}
+	runtime.ReadMemStats(&after)
+	perQuery := (after.TotalAlloc - before.TotalAlloc) / 10
+	require.Lessf(t, perQuery, uint64(g.NumNodes()), "%d bytes allocated per reused query on %d nodes", perQuery, g.NumNodes())
 }

@@ -35,6 +35,7 @@ type Engine struct {
 	roundCur     []uint64  // PushRounds' frontier bitsets
 	roundNext    []uint64
 	dangling     []uint32 // nodes without out-weight, for SweepParallel
+	inSel        []bool   // SolveTopK's selection marks (all false between calls)
 
 	// Support, when not nil, records every node whose X or R a push
 	// changes, so a caller working on sparse states can read or clear

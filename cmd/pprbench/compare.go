@@ -75,9 +75,10 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	ours := make(map[string]*solveRecord, len(queries))
+	qs := &querySolver{g: g, view: view}
 	solveAll := func() error {
 		for _, q := range queries {
-			rec, err := solveOne(g, view, q, *damping, ppr.Options{Tol: *tol, Threads: *threads}, *certify)
+			rec, err := qs.solve(q, *damping, ppr.Options{Tol: *tol, Threads: *threads}, *certify)
 			if err != nil {
 				return fmt.Errorf("query %s: %w", q.ID, err)
 			}

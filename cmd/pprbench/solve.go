@@ -102,13 +102,14 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	}
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
+	qs := &querySolver{g: g, view: view}
 	for i, q := range queries {
 		var rec *solveRecord
 		var err error
 		if batchRecs != nil {
 			rec = batchRecs[i]
 		} else {
-			rec, err = solveOne(g, view, q, *damping, ppr.Options{Tol: *tol, Threads: *threads}, *certify)
+			rec, err = qs.solve(q, *damping, ppr.Options{Tol: *tol, Threads: *threads}, *certify)
 		}
 		if err != nil {
 			if q.ID != "" {
@@ -137,8 +138,18 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// solveOne solves one query and times the solve and top-k alone.
-func solveOne(g *csr.Graph, view *mask.View, q namedQuery, damping float64, opt ppr.Options, certify bool) (*solveRecord, error) {
+// querySolver solves queries on one view with one engine, reused through
+// Restart, so a query allocates nothing proportional to the graph after
+// the first.
+type querySolver struct {
+	g    *csr.Graph
+	view *mask.View
+	eng  *ppr.Engine
+}
+
+// solve solves one query and times the solve and top-k alone.
+func (qs *querySolver) solve(q namedQuery, damping float64, opt ppr.Options, certify bool) (*solveRecord, error) {
+	g, view := qs.g, qs.view
 	seeds, err := ppr.NewSeeds(g.NumNodes(), q.Seeds)
 	if err != nil {
 		return nil, err
@@ -146,8 +157,16 @@ func solveOne(g *csr.Graph, view *mask.View, q namedQuery, damping float64, opt 
 	rec := &solveRecord{ID: q.ID, TopK: []scoredName{}, View: view.Name(), Masked: view.Masked().GetCardinality()}
 	var top []ppr.Scored
 	start := time.Now()
+	if qs.eng == nil {
+		qs.eng, err = ppr.NewEngine(view, seeds, damping)
+	} else {
+		err = qs.eng.Restart(seeds, damping)
+	}
+	if err != nil {
+		return nil, err
+	}
 	if certify {
-		res, err := ppr.SolveTopK(view, seeds, damping, q.K, q.Candidates, opt)
+		res, err := qs.eng.SolveTopK(q.K, q.Candidates, opt)
 		if err != nil {
 			return nil, err
 		}
@@ -158,7 +177,7 @@ func solveOne(g *csr.Graph, view *mask.View, q namedQuery, damping float64, opt 
 		gap := finite(res.Gap) // +Inf when every candidate is selected; JSON has no Inf
 		rec.Certified, rec.Gap = &res.Certified, &gap
 	} else {
-		res, err := ppr.Solve(view, seeds, damping, opt)
+		res, err := qs.eng.SolveSweeps(opt)
 		if err != nil {
 			return nil, err
 		}
