@@ -442,3 +442,41 @@ func TestReorderedGraphDecidesAlike(t *testing.T) {
 		require.ElementsMatchf(t, names(sc.g, da.Auth), names(rg, db.Auth), "case %d: auth", i)
 	}
 }
+
+// topSuspects (bounded insertion, channels looked up for the kept ones)
+// returns what the plain build-sort-cut reference returns, on real
+// decisions' masses and on masses with many ties.
+func TestSuspectsMatchReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 30))
+	checked := 0
+	for i := range 60 {
+		sc := randomScenario(t, rng, 5+rng.IntN(60), rng.IntN(2) == 0, 0.3)
+		opt := Options{MaxSuspects: 1 + rng.IntN(8)}
+		gd, err := New(sc.g, sc.labels, sc.trust, opt)
+		require.NoError(t, err)
+		q := randomQuery(rng, sc.g.NumNodes())
+		seeds, err := gd.validate(q)
+		require.NoError(t, err)
+		ws, err := gd.workspace(seeds, q.Damping)
+		require.NoError(t, err)
+		_, err = ws.nativeEng.SolveSweeps(ppr.Options{Tol: gd.opt.Tol})
+		require.NoError(t, err)
+		r := &run{gd: gd, ws: ws, q: q, seeds: seeds}
+		ws.xTouched = ws.xTouched[:0]
+		for _, u := range gd.touched.nodes {
+			ws.xTouched = append(ws.xTouched, ws.nativeEng.X[u])
+		}
+		mass := r.suspectMass()
+		require.Equalf(t, r.suspectsReference(mass), r.topSuspects(mass), "case %d", i)
+		// Ties: round the masses to a few values.
+		for e, m := range mass {
+			mass[e] = math.Round(m*4) / 4
+		}
+		require.Equalf(t, r.suspectsReference(mass), r.topSuspects(mass), "case %d (ties)", i)
+		if len(mass) > opt.MaxSuspects {
+			checked++
+		}
+		gd.release(ws)
+	}
+	require.Positive(t, checked, "no case had more suspects than MaxSuspects")
+}

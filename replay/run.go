@@ -421,9 +421,14 @@ func (r *run) finish(path Path, out Outcome, iv Interval, bound float64) {
 // d*x_G(u)*w/W_A(u), the mass it would have carried. These are the largest
 // terms of the replay's start residual.
 func (r *run) suspects() []Suspect {
+	return r.topSuspects(r.suspectMass())
+}
+
+// suspectMass returns, per edge whose trust status differs between the
+// views, the native mass it carried (see suspects).
+func (r *run) suspectMass() map[uint32]float64 {
 	gd := r.gd
-	g := gd.g
-	out := g.Out()
+	out := gd.g.Out()
 	mass := make(map[uint32]float64)
 	for i, u := range gd.touched.nodes {
 		xu := r.ws.xTouched[i]
@@ -443,9 +448,64 @@ func (r *run) suspects() []Suspect {
 			}
 		}
 	}
+	return mass
+}
+
+// topSuspects returns the MaxSuspects edges of largest mass (ties by edge
+// id) with their endpoints and channels.
+func (r *run) topSuspects(mass map[uint32]float64) []Suspect {
+	gd := r.gd
+	g := gd.g
+	// Keep the MaxSuspects largest (mass descending, then edge id) by
+	// insertion into a short sorted list, and look up channels for those
+	// alone: a one-percent regime has thousands of differing edges, and
+	// the label lookups for all of them cost more than the rest of a
+	// divergent decision's bookkeeping.
+	before := func(a, b Suspect) bool {
+		if a.Mass != b.Mass {
+			return a.Mass > b.Mass
+		}
+		return a.Edge < b.Edge
+	}
+	limit := gd.opt.MaxSuspects
+	list := make([]Suspect, 0, limit+1)
+	for e, m := range mass {
+		s := Suspect{Edge: e, Mass: m}
+		if len(list) == limit && !before(s, list[limit-1]) {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(list, s, func(a, b Suspect) int {
+			if before(a, b) {
+				return -1
+			}
+			return 1
+		})
+		list = slices.Insert(list, i, s)
+		if len(list) > limit {
+			list = list[:limit]
+		}
+	}
+	for i := range list {
+		s := &list[i]
+		edge := g.Edge(s.Edge)
+		s.Src, s.Dst = edge.Src, edge.Dst
+		if gd.auth.MaskedEdge(s.Edge) {
+			s.Channels = untrusted(gd.labels.ChannelsOf(s.Edge), gd)
+		} else {
+			s.Deleted = true
+			s.Channels = untrusted(gd.labels.DeletersOf(s.Edge), gd)
+		}
+	}
+	return list
+}
+
+// suspectsReference is suspects' plain form: every suspect built, sorted,
+// cut (TestSuspectsMatchReference).
+func (r *run) suspectsReference(mass map[uint32]float64) []Suspect {
+	gd := r.gd
 	list := make([]Suspect, 0, len(mass))
 	for e, m := range mass {
-		edge := g.Edge(e)
+		edge := gd.g.Edge(e)
 		s := Suspect{Edge: e, Src: edge.Src, Dst: edge.Dst, Mass: m}
 		if gd.auth.MaskedEdge(e) {
 			s.Channels = untrusted(gd.labels.ChannelsOf(e), gd)
