@@ -48,7 +48,7 @@ type Graph struct {
 	// (Names materializes names under namesOnce; ID parses, never a map).
 	decimalNames bool
 	namesOnce    sync.Once
-	namesMade    atomic.Bool // set once names is stored (MemoryParts reads it)
+	namesMade    atomic.Bool       // set once names is stored (MemoryParts reads it)
 	ids          map[string]uint32 // nil until idsOnce runs when lazyIDs
 	// lazyIDs: Assemble checked the names unique without a map; ids is
 	// built on first use (ID, Validate) under idsOnce.
