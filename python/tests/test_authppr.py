@@ -159,8 +159,8 @@ class BadInput(unittest.TestCase):
 
     def test_graph(self):
         G = authppr.Graph
-        self.assertValueError("cabi: edge 1: node 1 -> 3 out of range", G, 3, [(0, 1), (1, 3)])
-        self.assertValueError("cabi: edge 0: node -1 -> 0 out of range", G, 3, [(-1, 0)])
+        self.assertValueError("csr: edge 1: node 1 -> 3 out of range", G, 3, [(0, 1), (1, 3)])
+        self.assertValueError("csr: edge 0: node -1 -> 0 out of range", G, 3, [(-1, 0)])
         self.assertValueError("authppr: edges: node id out of range", G, 3, [(0, 2 ** 70)])
         self.assertValueError("authppr: edge 1: (1, 2, 3), want a (src, dst) pair", G, 3, [(0, 1), (1, 2, 3)])
         self.assertValueError("authppr: edge 0: (1,), want a (src, dst) pair", G, 3, [(1,), (1, 2, 3)])
