@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
+	"slices"
 	"strconv"
+	"sync"
 )
 
 // Index is an integer type that node ids and channel indices may come in:
@@ -42,12 +45,49 @@ type IDEdges[T, C Index] struct {
 //     weight finite and non-negative, channel index in range; the first
 //     bad edge is the error, named by its index) while it fills the edge
 //     table and counts the degrees; one counting sort per adjacency (one
-//     for an undirected graph) then places the arcs and sums the
-//     out-weights in arc order. No other pass reads the edges.
+//     for an undirected graph) then places the arcs, and W(u) is summed
+//     over u's arcs. No other pass reads the edges.
+//
+// Large inputs are split into two halves of the edge list, each checked,
+// counted and scattered by its own goroutine (see bulkBuild).
 //
 // FromIDs keeps none of the caller's slices (they may be C memory read
 // during the call only) except ChannelNames' strings.
 func FromIDs[T, C Index](in IDEdges[T, C]) (*Graph, error) {
+	parts := 1
+	if len(in.Pairs)/2 >= parallelEdges && runtime.GOMAXPROCS(0) > 1 {
+		parts = 2
+	}
+	return bulkBuild(in, parts)
+}
+
+// parallelEdges is the edge count from which FromIDs uses two goroutines:
+// below it the goroutine and the second count array cost more than half
+// the work saves.
+const parallelEdges = 1 << 16
+
+// bulkPart is one contiguous range of edges [lo, hi) and what its pass
+// found: the degree counts of its edges alone, two places ahead (count[u+2],
+// so that count[1:] can serve as the part's cursors), and its facts.
+type bulkPart struct {
+	lo, hi            int
+	outCount, inCount []int
+	err               error
+	unit, sorted      bool
+	first, last       uint32 // sources of the first and last edge
+	// chanFirst[c]: the first edge of the part on the caller's channel c,
+	// or -1.
+	chanFirst []int
+}
+
+// bulkBuild is FromIDs on parts goroutines (1 or more): the edges split
+// into parts contiguous ranges. A counting sort parallelizes over edge
+// ranges without changing its result: every node's arcs from range k go
+// after those from ranges before k (its cursor starts past their count)
+// and keep edge order within the range, so each node's arcs stay in edge
+// order, as the one-range sort places them. The differential test runs
+// every part count against the Builder.
+func bulkBuild[T, C Index](in IDEdges[T, C], parts int) (*Graph, error) {
 	n := in.Nodes
 	if n < 1 {
 		return nil, errors.New("csr: graph has no nodes")
@@ -68,91 +108,39 @@ func FromIDs[T, C Index](in IDEdges[T, C]) (*Graph, error) {
 	if in.ChannelOf != nil && len(in.ChannelOf) != m {
 		return nil, fmt.Errorf("csr: %d channel indices for %d edges", len(in.ChannelOf), m)
 	}
+	parts = max(1, min(parts, m))
 	g := &Graph{directed: in.Directed, nodes: n, decimalNames: true}
 	arcs := m
 	if !in.Directed {
 		arcs = 2 * m
 	}
-
-	// Pass 1: check, copy into the edge table, count. The counts go two
-	// places ahead (count[u+2]) so that after the prefix sum count[u+1]
-	// is u's first arc: the scatter's cursor, which it leaves at u's end,
-	// that is u+1's start, making count[:n+1] the offsets (no cursor
-	// array to allocate and copy).
 	src, dst := make([]uint32, m), make([]uint32, m)
-	pairs := in.Pairs[:2*m]
 	var weight []float64
-	unit := true
 	if in.Weights != nil {
 		weight = make([]float64, m)
 	}
 	channel := make([]uint32, m)
-	outCount := make([]int, n+2)
-	var inCount []int
-	if in.Directed {
-		inCount = make([]int, n+2)
-	}
-	// remap[c] is the graph's index of the caller's channel c, interned
-	// on first appearance as the Builder does; notSeen until then.
-	const notSeen = math.MaxUint32
-	var remap []uint32
-	var names map[string]uint32
-	if in.ChannelOf != nil {
-		remap = make([]uint32, len(in.ChannelNames))
-		for i := range remap {
-			remap[i] = notSeen
-		}
-		names = make(map[string]uint32)
-	} else if m > 0 {
-		g.channels = []string{DefaultChannel}
-	}
-	sorted := true // sources non-decreasing: out-adjacency in stream order
-	nn := uint64(n)
-	for e := range m {
-		s, d := pairs[2*e], pairs[2*e+1]
-		// A negative signed id converts to at least 2^63 > n: one
-		// comparison per endpoint covers both ends of the range.
-		if uint64(s) >= nn || uint64(d) >= nn {
-			return nil, fmt.Errorf("csr: edge %d: node %d -> %d out of range (graph has %d nodes, ids 0..%d)", e, s, d, n, n-1)
-		}
-		if remap != nil {
-			c := in.ChannelOf[e]
-			if uint64(c) >= uint64(len(remap)) {
-				return nil, fmt.Errorf("csr: edge %d: channel %d out of range (%d channel names)", e, c, len(remap))
-			}
-			id := remap[c]
-			if id == notSeen {
-				name := in.ChannelNames[c]
-				if name == "" {
-					name = DefaultChannel
-				}
-				id = intern(name, names, &g.channels)
-				remap[c] = id
-			}
-			channel[e] = id
-		}
-		if weight != nil {
-			w := in.Weights[e]
-			// !(w >= 0) is NaN or negative; -Inf is negative.
-			if !(w >= 0) || w > math.MaxFloat64 {
-				return nil, fmt.Errorf("csr: edge %d (%d -> %d): weight %v, want finite and non-negative", e, s, d, w)
-			}
-			weight[e] = w + 0 // +0 turns -0 into 0
-			unit = unit && w == 1
-		}
-		su, du := uint32(s), uint32(d)
-		src[e], dst[e] = su, du
-		outCount[su+2]++
-		if inCount != nil {
-			inCount[du+2]++
-			sorted = sorted && (e == 0 || src[e-1] <= su)
-		} else {
-			outCount[du+2]++
+
+	// Pass 1, each part on its own goroutine: check, copy, count.
+	ps := make([]bulkPart, parts)
+	for k := range ps {
+		p := &ps[k]
+		p.lo, p.hi = k*m/parts, (k+1)*m/parts
+		p.outCount = make([]int, n+2)
+		if in.Directed {
+			p.inCount = make([]int, n+2)
 		}
 	}
-	if g.channels == nil {
-		g.channels = []string{}
+	runParts(ps, func(p *bulkPart) { checkAndCount(in, p, src, dst, weight, channel) })
+	unit, sorted := true, true
+	for k := range ps {
+		if ps[k].err != nil {
+			return nil, ps[k].err // the first bad edge: parts are in edge order
+		}
+		unit = unit && ps[k].unit
+		sorted = sorted && ps[k].sorted && (k == 0 || ps[k].lo == ps[k].hi || ps[k-1].last <= ps[k].first)
 	}
+	g.channels = internChannels(in, ps, channel)
 	g.edgeSrc, g.edgeDst, g.edgeChannel = src, dst, channel
 	g.unit = unit
 
@@ -169,54 +157,185 @@ func FromIDs[T, C Index](in IDEdges[T, C]) (*Graph, error) {
 		weight, arcWeight = ones[:m], nil
 	}
 	g.edgeWeight = weight
+	g.outWeight = make([]float64, n)
 
 	if !in.Directed {
-		g.out = newAdjacency(outCount, n, arcs, ones)
-		g.outWeight = make([]float64, n)
-		scatterUndirected(g.out, outCount[1:n+1], src, dst, arcWeight, g.outWeight)
+		g.out = newAdjacency(ps, func(p *bulkPart) []int { return p.outCount }, n, arcs, ones)
 		g.in = g.out
-		return g, nil
-	}
-	g.in = newAdjacency(inCount, n, arcs, ones)
-	g.outWeight = make([]float64, n)
-	if sorted {
-		// As Build: the out-adjacency is the edge table itself, in
-		// stream order, with identity edge ids. No scatter moves the
-		// cursors, so the offsets are the full running sum:
-		// outCount[u+1] = arcs of the nodes before u.
-		for k := 2; k <= n+1; k++ {
-			outCount[k] += outCount[k-1]
+		runParts(ps, func(p *bulkPart) {
+			scatterUndirected(g.out, p.outCount[1:n+1], src[p.lo:p.hi], dst[p.lo:p.hi], arcWeight, p.lo)
+		})
+	} else {
+		g.in = newAdjacency(ps, func(p *bulkPart) []int { return p.inCount }, n, arcs, ones)
+		if sorted {
+			// As Build: the out-adjacency is the edge table itself, in
+			// stream order, with identity edge ids.
+			g.out = Adjacency{Offsets: make([]int, n+1), Nbr: dst, Weight: weight, Edge: make([]uint32, m)}
+			run := 0
+			for u := range n {
+				g.out.Offsets[u] = run
+				for _, p := range ps {
+					run += p.outCount[u+2]
+				}
+			}
+			g.out.Offsets[n] = run
+			for e := range g.out.Edge {
+				g.out.Edge[e] = uint32(e)
+			}
+			runParts(ps, func(p *bulkPart) {
+				scatter(g.in, p.inCount[1:n+1], dst[p.lo:p.hi], src[p.lo:p.hi], arcWeight, p.lo)
+			})
+		} else {
+			g.out = newAdjacency(ps, func(p *bulkPart) []int { return p.outCount }, n, arcs, ones)
+			runParts(ps, func(p *bulkPart) {
+				scatter(g.out, p.outCount[1:n+1], src[p.lo:p.hi], dst[p.lo:p.hi], arcWeight, p.lo)
+				scatter(g.in, p.inCount[1:n+1], dst[p.lo:p.hi], src[p.lo:p.hi], arcWeight, p.lo)
+			})
 		}
-		g.out = Adjacency{Offsets: outCount[1 : n+2], Nbr: dst, Weight: weight, Edge: make([]uint32, m)}
-		for e := range g.out.Edge {
-			g.out.Edge[e] = uint32(e)
-		}
-		scatter(g.in, inCount[1:n+1], dst, src, arcWeight)
-		outWeights(g.out, unit, g.outWeight)
-		return g, nil
 	}
-	g.out = newAdjacency(outCount, n, arcs, ones)
-	scatterDirected(g.out, g.in, outCount[1:n+1], inCount[1:n+1], src, dst, arcWeight, g.outWeight)
-	if unit {
-		outWeights(g.out, unit, g.outWeight)
-	}
+	outWeights(g.out, unit, g.outWeight, parts)
 	return g, nil
 }
 
-// prefixSum turns count (count[u+2] = arcs of u) into count[u+1] = first
-// arc of u.
-func prefixSum(count []int, n int) {
-	count = count[:n+2]
-	for u := 2; u <= n; u++ {
-		count[u] += count[u-1]
+// runParts runs f on every part, the first on this goroutine.
+func runParts(ps []bulkPart, f func(*bulkPart)) {
+	var wg sync.WaitGroup
+	for k := 1; k < len(ps); k++ {
+		wg.Go(func() { f(&ps[k]) })
+	}
+	f(&ps[0])
+	wg.Wait()
+}
+
+// checkAndCount is pass 1 on the part's edges: it checks each edge (the
+// first fault is p.err), copies it into the edge table (the caller's
+// channel index as is: internChannels maps it) and counts its arcs.
+func checkAndCount[T, C Index](in IDEdges[T, C], p *bulkPart, src, dst []uint32, weight []float64, channel []uint32) {
+	n := uint64(in.Nodes)
+	lo, hi := p.lo, p.hi
+	pairs := in.Pairs[2*lo : 2*hi]
+	src, dst, channel = src[lo:hi], dst[lo:hi], channel[lo:hi]
+	outCount, inCount := p.outCount, p.inCount
+	p.unit, p.sorted = true, true
+	if in.ChannelOf != nil {
+		p.chanFirst = make([]int, len(in.ChannelNames))
+		for c := range p.chanFirst {
+			p.chanFirst[c] = -1
+		}
+	}
+	prev := uint32(0)
+	for i := range src {
+		e := lo + i
+		s, d := pairs[2*i], pairs[2*i+1]
+		// A negative signed id converts to at least 2^63 > n: one
+		// comparison per endpoint covers both ends of the range.
+		if uint64(s) >= n || uint64(d) >= n {
+			p.err = fmt.Errorf("csr: edge %d: node %d -> %d out of range (graph has %d nodes, ids 0..%d)", e, s, d, n, n-1)
+			return
+		}
+		if p.chanFirst != nil {
+			c := in.ChannelOf[e]
+			if uint64(c) >= uint64(len(p.chanFirst)) {
+				p.err = fmt.Errorf("csr: edge %d: channel %d out of range (%d channel names)", e, c, len(p.chanFirst))
+				return
+			}
+			if p.chanFirst[c] < 0 {
+				p.chanFirst[c] = e
+			}
+			channel[i] = uint32(c)
+		}
+		if weight != nil {
+			w := in.Weights[e]
+			// !(w >= 0) is NaN or negative; -Inf is negative.
+			if !(w >= 0) || w > math.MaxFloat64 {
+				p.err = fmt.Errorf("csr: edge %d (%d -> %d): weight %v, want finite and non-negative", e, s, d, w)
+				return
+			}
+			weight[e] = w + 0 // +0 turns -0 into 0
+			p.unit = p.unit && w == 1
+		}
+		su, du := uint32(s), uint32(d)
+		src[i], dst[i] = su, du
+		outCount[su+2]++
+		if inCount != nil {
+			inCount[du+2]++
+			p.sorted = p.sorted && (i == 0 || prev <= su)
+			prev = su
+		} else {
+			outCount[du+2]++
+		}
+	}
+	if len(src) > 0 {
+		p.first, p.last = src[0], src[len(src)-1]
 	}
 }
 
-// newAdjacency sums the counts and allocates the arc arrays; ones (when
-// not nil) is the graph's shared array of unit weights.
-func newAdjacency(count []int, n, arcs int, ones []float64) Adjacency {
-	prefixSum(count, n)
-	a := Adjacency{Offsets: count[:n+1], Nbr: make([]uint32, arcs), Edge: make([]uint32, arcs)}
+// internChannels returns the graph's channel table, in order of first
+// appearance as the Builder interns it (an empty name is DefaultChannel,
+// equal names one channel), and rewrites channel from the caller's indices
+// to it unless the two agree (as when the caller numbered its channels in
+// order of first appearance, which the Python binding does).
+func internChannels[T, C Index](in IDEdges[T, C], ps []bulkPart, channel []uint32) []string {
+	if in.ChannelOf == nil {
+		if len(channel) > 0 {
+			return []string{DefaultChannel}
+		}
+		return []string{}
+	}
+	type firstUse struct{ edge, c int }
+	var used []firstUse
+	for c := range in.ChannelNames {
+		first := -1
+		for _, p := range ps {
+			if p.chanFirst[c] >= 0 {
+				first = p.chanFirst[c]
+				break // parts are in edge order
+			}
+		}
+		if first >= 0 {
+			used = append(used, firstUse{first, c})
+		}
+	}
+	slices.SortFunc(used, func(a, b firstUse) int { return a.edge - b.edge })
+	channels := []string{}
+	ids := make(map[string]uint32)
+	remap := make([]uint32, len(in.ChannelNames))
+	identity := true
+	for _, u := range used {
+		name := in.ChannelNames[u.c]
+		if name == "" {
+			name = DefaultChannel
+		}
+		remap[u.c] = intern(name, ids, &channels)
+		identity = identity && remap[u.c] == uint32(u.c)
+	}
+	if !identity {
+		for e, c := range channel {
+			channel[e] = remap[c]
+		}
+	}
+	return channels
+}
+
+// newAdjacency turns the parts' counts (count(p)[u+2]: p's arcs at u) into
+// the offsets and each part's cursors (count(p)[u+1]: the first arc of u
+// from p's edges, after those of the parts before), and allocates the arc
+// arrays; ones (when not nil) is the graph's shared array of unit weights.
+func newAdjacency(ps []bulkPart, count func(*bulkPart) []int, n, arcs int, ones []float64) Adjacency {
+	counts := make([][]int, len(ps))
+	for k := range ps {
+		counts[k] = count(&ps[k])[:n+2]
+	}
+	offsets := make([]int, n+1)
+	run := 0
+	for u := range n {
+		offsets[u] = run
+		for _, c := range counts {
+			c[u+1], run = run, run+c[u+2]
+		}
+	}
+	offsets[n] = run
+	a := Adjacency{Offsets: offsets, Nbr: make([]uint32, arcs), Edge: make([]uint32, arcs)}
 	if ones != nil {
 		a.Weight = ones[:arcs]
 	} else {
@@ -225,110 +344,65 @@ func newAdjacency(count []int, n, arcs int, ones []float64) Adjacency {
 	return a
 }
 
-// outWeights sets W(u) from the out-adjacency: the arc count for unit
-// weights (a sum of that many ones, exact below 2^53), else sumWeights.
-func outWeights(out Adjacency, unit bool, w []float64) {
-	for u := range w {
-		lo, hi := out.Offsets[u], out.Offsets[u+1]
-		if unit {
-			w[u] = float64(hi - lo)
-		} else {
-			w[u] = sumWeights(out.Weight[lo:hi])
-		}
+// outWeights sets W(u) from the out-adjacency, the nodes split into parts
+// ranges: the arc count for unit weights (a sum of that many ones, exact
+// below 2^53), else sumWeights over u's arcs, as Build does.
+func outWeights(out Adjacency, unit bool, w []float64, parts int) {
+	n := len(w)
+	var wg sync.WaitGroup
+	for k := range parts {
+		lo, hi := k*n/parts, (k+1)*n/parts
+		wg.Go(func() {
+			for u := lo; u < hi; u++ {
+				a, b := out.Offsets[u], out.Offsets[u+1]
+				if unit {
+					w[u] = float64(b - a)
+				} else {
+					w[u] = sumWeights(out.Weight[a:b])
+				}
+			}
+		})
 	}
+	wg.Wait()
 }
 
-// scatterUndirected is buildAdjacency(n, src, dst, weight, dst, src)
-// placing arcs into a (offsets counted, arrays allocated; next[u] is u's
-// first arc and ends as u's end), and also sums W(u) over u's arcs in
-// arc order, exactly as sumWeights over the span would (the same
-// additions from 0 in the same order). Weight nil means unit weights:
-// a.Weight is already all ones, and W(u) counts u's arcs.
-func scatterUndirected(a Adjacency, next []int, src, dst []uint32, weight, w []float64) {
-	m := len(src)
-	dst = dst[:m]
+// scatterUndirected places the arcs src[i]->dst[i] and dst[i]->src[i] of
+// edges first+i into a at the cursors next (next[u]: u's next free arc), as
+// buildAdjacency(n, src, dst, weight, dst, src) does for the whole list.
+// weight (indexed by edge id) nil means unit weights: a.Weight is already
+// all ones.
+func scatterUndirected(a Adjacency, next []int, src, dst []uint32, weight []float64, first int) {
+	dst = dst[:len(src)]
 	nbr, edge := a.Nbr, a.Edge
-	if weight == nil {
-		for e := range m {
-			s, d := src[e], dst[e]
-			p := next[s]
-			next[s]++
-			nbr[p], edge[p] = d, uint32(e)
-			q := next[d]
-			next[d]++
-			nbr[q], edge[q] = s, uint32(e)
-		}
-		for u := range w {
-			w[u] = float64(a.Offsets[u+1] - a.Offsets[u])
-		}
-		return
-	}
-	weight = weight[:m]
-	wt := a.Weight
-	for e := range m {
-		s, d, x := src[e], dst[e], weight[e]
+	for i, s := range src {
+		d, e := dst[i], uint32(first+i)
 		p := next[s]
 		next[s]++
-		nbr[p], wt[p], edge[p] = d, x, uint32(e)
-		w[s] += x
+		nbr[p], edge[p] = d, e
 		q := next[d]
 		next[d]++
-		nbr[q], wt[q], edge[q] = s, x, uint32(e)
-		w[d] += x
+		nbr[q], edge[q] = s, e
+		if weight != nil {
+			x := weight[e]
+			a.Weight[p], a.Weight[q] = x, x
+		}
 	}
 }
 
-// scatter places arc from[e]->to[e] of every edge into a, as
-// buildAdjacency(n, from, to, weight, nil, nil); weight nil means a.Weight
-// is already all ones.
-func scatter(a Adjacency, next []int, from, to []uint32, weight []float64) {
-	m := len(from)
-	to = to[:m]
+// scatter places the arcs from[i]->to[i] of edges first+i into a at the
+// cursors next, as buildAdjacency(n, from, to, weight, nil, nil) does for
+// the whole list; weight nil means a.Weight is already all ones.
+func scatter(a Adjacency, next []int, from, to []uint32, weight []float64, first int) {
+	to = to[:len(from)]
 	nbr, edge := a.Nbr, a.Edge
-	for e := range m {
-		u := from[e]
+	for i, u := range from {
+		e := uint32(first + i)
 		p := next[u]
 		next[u]++
-		nbr[p], edge[p] = to[e], uint32(e)
-	}
-	if weight != nil {
-		weight = weight[:m]
-		for p, e := range edge {
+		nbr[p], edge[p] = to[i], e
+		if weight != nil {
 			a.Weight[p] = weight[e]
 		}
-	}
-}
-
-// scatterDirected places the out- and in-arcs of every edge in one pass
-// (the out-adjacency as buildAdjacency(n, src, dst, ...), the in-adjacency
-// as buildAdjacency(n, dst, src, ...)) and sums W(u) over u's out-arcs in
-// arc order, as sumWeights would; with weight nil the weights are all
-// ones and the caller sets W.
-func scatterDirected(out, in Adjacency, outNext, inNext []int, src, dst []uint32, weight, w []float64) {
-	m := len(src)
-	dst = dst[:m]
-	if weight == nil {
-		for e := range m {
-			s, d := src[e], dst[e]
-			p := outNext[s]
-			outNext[s]++
-			out.Nbr[p], out.Edge[p] = d, uint32(e)
-			q := inNext[d]
-			inNext[d]++
-			in.Nbr[q], in.Edge[q] = s, uint32(e)
-		}
-		return
-	}
-	weight = weight[:m]
-	for e := range m {
-		s, d, x := src[e], dst[e], weight[e]
-		p := outNext[s]
-		outNext[s]++
-		out.Nbr[p], out.Weight[p], out.Edge[p] = d, x, uint32(e)
-		w[s] += x
-		q := inNext[d]
-		inNext[d]++
-		in.Nbr[q], in.Weight[q], in.Edge[q] = s, x, uint32(e)
 	}
 }
 

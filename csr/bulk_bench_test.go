@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"testing"
+	"time"
 )
 
 // kgIDEdges reads a PPREDGE1 file (the anchors' binary edge list: magic,
@@ -32,8 +33,9 @@ func kgIDEdges(b *testing.B, path string) (IDEdges[int64, int32], bool) {
 	return in, true
 }
 
-// BenchmarkFromIDs compares the bulk constructor with its reference (the
-// Builder fed node by node and edge by edge, what the C ABI did before) on
+// BenchmarkFromIDs compares the bulk constructor, serial and on two
+// goroutines, with its reference (the Builder fed node by node and edge by
+// edge, what the C ABI did before) on
 // a 250k-node, 1.24M-edge undirected graph: the anchors' KG graph when
 // /tmp/anchors-data has it, else a uniform random one of that size.
 // Bytes: 12 per edge (two uint32 ids and a float32 weight on disk).
@@ -58,7 +60,11 @@ func BenchmarkFromIDs(b *testing.B) {
 		for _, k := range []struct {
 			name  string
 			build func(IDEdges[int64, int32]) (*Graph, error)
-		}{{"builder", fromIDsByBuilder[int64, int32]}, {"bulk", FromIDs[int64, int32]}} {
+		}{
+			{"builder", fromIDsByBuilder[int64, int32]},
+			{"bulk-1part", func(in IDEdges[int64, int32]) (*Graph, error) { return bulkBuild(in, 1) }},
+			{"bulk-2parts", func(in IDEdges[int64, int32]) (*Graph, error) { return bulkBuild(in, 2) }},
+		} {
 			b.Run(name+"/"+k.name, func(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(int64(12 * m))
@@ -71,4 +77,35 @@ func BenchmarkFromIDs(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkFromIDsInterleaved alternates the Builder, the serial bulk
+// build and the two-goroutine one within each iteration, so that load on
+// a shared machine hits all three alike, and reports each one's time as a
+// ratio to the Builder's (undirected KG graph, as above).
+func BenchmarkFromIDsInterleaved(b *testing.B) {
+	in, ok := kgIDEdges(b, "/tmp/anchors-data/kg.edges.bin")
+	if !ok {
+		b.Skip("no /tmp/anchors-data/kg.edges.bin")
+	}
+	var t [3]time.Duration
+	builds := []func(IDEdges[int64, int32]) (*Graph, error){
+		fromIDsByBuilder[int64, int32],
+		func(in IDEdges[int64, int32]) (*Graph, error) { return bulkBuild(in, 1) },
+		func(in IDEdges[int64, int32]) (*Graph, error) { return bulkBuild(in, 2) },
+	}
+	for b.Loop() {
+		for k, build := range builds {
+			start := time.Now()
+			if _, err := build(in); err != nil {
+				b.Fatal(err)
+			}
+			t[k] += time.Since(start)
+		}
+	}
+	b.ReportMetric(float64(t[1])/float64(t[0]), "1part/builder")
+	b.ReportMetric(float64(t[2])/float64(t[0]), "2parts/builder")
+	b.ReportMetric(float64(t[2])/float64(t[1]), "2parts/1part")
+	b.ReportMetric(float64(t[1].Milliseconds())/float64(b.N), "1part-ms")
+	b.ReportMetric(float64(t[2].Milliseconds())/float64(b.N), "2parts-ms")
 }

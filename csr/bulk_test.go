@@ -193,20 +193,31 @@ func testFromIDsMatchesBuilder[T, C Index](t *testing.T, seed uint64) {
 		in := randomIDEdges[T, C](r, directed)
 		where := fmt.Sprintf("%T/%T case %d (directed %v, n %d, m %d, weights %v, channels %v)",
 			T(0), C(0), i, directed, in.Nodes, len(in.Pairs)/2, in.Weights != nil, in.ChannelOf != nil)
-		g, err := FromIDs(in)
-		if err != nil {
-			t.Fatalf("%s: FromIDs: %v", where, err)
-		}
 		h, err := fromIDsByBuilder(in)
 		if err != nil {
 			t.Fatalf("%s: reference: %v", where, err)
 		}
-		requireSameGraph(t, g, h, where)
+		// FromIDs and every part count of its parallel form.
+		var gs []*Graph
+		for parts := range 4 {
+			build := func(in IDEdges[T, C]) (*Graph, error) { return bulkBuild(in, parts) }
+			if parts == 0 {
+				build = FromIDs[T, C]
+			}
+			g, err := build(in)
+			if err != nil {
+				t.Fatalf("%s, %d parts: %v", where, parts, err)
+			}
+			requireSameGraph(t, g, h, fmt.Sprintf("%s, %d parts", where, parts))
+			gs = append(gs, g)
+		}
 		// FromIDs keeps no caller slice: clobbering them changes nothing.
 		clear(in.Pairs)
 		clear(in.Weights)
 		clear(in.ChannelOf)
-		requireSameGraph(t, g, h, where+" after the input was cleared")
+		for parts, g := range gs {
+			requireSameGraph(t, g, h, fmt.Sprintf("%s, %d parts, after the input was cleared", where, parts))
+		}
 	}
 }
 
@@ -274,16 +285,22 @@ func TestFromIDsBadInputs(t *testing.T) {
 		case "short channels":
 			in.ChannelOf, in.ChannelNames = make([]int32, m+1), []string{"a"}
 		}
-		g, err := FromIDs(in)
+		if i%5 == 0 && m > 1 {
+			// A second fault later on: the first one is the error.
+			in.Pairs[2*m-1] = -7
+		}
 		_, want := fromIDsByBuilder(in)
 		if want == nil {
 			t.Fatalf("case %d (%s): the reference accepted the broken input", i, fault)
 		}
-		if err == nil || g != nil {
-			t.Fatalf("case %d (%s): FromIDs returned %v, %v; want the error %q", i, fault, g, err, want)
-		}
-		if err.Error() != want.Error() {
-			t.Fatalf("case %d (%s): error %q, want %q", i, fault, err, want)
+		for parts := 1; parts <= 3; parts++ {
+			g, err := bulkBuild(in, parts)
+			if err == nil || g != nil {
+				t.Fatalf("case %d (%s), %d parts: returned %v, %v; want the error %q", i, fault, parts, g, err, want)
+			}
+			if err.Error() != want.Error() {
+				t.Fatalf("case %d (%s), %d parts: error %q, want %q", i, fault, parts, err, want)
+			}
 		}
 	}
 	// Unsigned ids above the int64 range, and a uint32 channel index.
