@@ -71,7 +71,7 @@ const parallelEdges = 1 << 16
 // so that count[1:] can serve as the part's cursors), and its facts.
 type bulkPart struct {
 	lo, hi            int
-	outCount, inCount []int
+	outCount, inCount []uint32 // uint32: see the arc bound in bulkBuild
 	err               error
 	unit, sorted      bool
 	first, last       uint32 // sources of the first and last edge
@@ -109,11 +109,18 @@ func bulkBuild[T, C Index](in IDEdges[T, C], parts int) (*Graph, error) {
 		return nil, fmt.Errorf("csr: %d channel indices for %d edges", len(in.ChannelOf), m)
 	}
 	parts = max(1, min(parts, m))
-	g := &Graph{directed: in.Directed, nodes: n, decimalNames: true}
 	arcs := m
 	if !in.Directed {
 		arcs = 2 * m
 	}
+	if arcs > math.MaxUint32 {
+		// The counts and cursors below are uint32 (half the cache
+		// footprint of int in the random-access passes), so every arc
+		// position must fit; a graph this large (over 64 GB of arcs)
+		// takes the reference path instead.
+		return fromIDsByBuilder(in)
+	}
+	g := &Graph{directed: in.Directed, nodes: n, decimalNames: true}
 	src, dst := make([]uint32, m), make([]uint32, m)
 	var weight []float64
 	if in.Weights != nil {
@@ -126,9 +133,9 @@ func bulkBuild[T, C Index](in IDEdges[T, C], parts int) (*Graph, error) {
 	for k := range ps {
 		p := &ps[k]
 		p.lo, p.hi = k*m/parts, (k+1)*m/parts
-		p.outCount = make([]int, n+2)
+		p.outCount = make([]uint32, n+2)
 		if in.Directed {
-			p.inCount = make([]int, n+2)
+			p.inCount = make([]uint32, n+2)
 		}
 	}
 	runParts(ps, func(p *bulkPart) { checkAndCount(in, p, src, dst, weight, channel) })
@@ -160,13 +167,13 @@ func bulkBuild[T, C Index](in IDEdges[T, C], parts int) (*Graph, error) {
 	g.outWeight = make([]float64, n)
 
 	if !in.Directed {
-		g.out = newAdjacency(ps, func(p *bulkPart) []int { return p.outCount }, n, arcs, ones)
+		g.out = newAdjacency(ps, func(p *bulkPart) []uint32 { return p.outCount }, n, arcs, ones)
 		g.in = g.out
 		runParts(ps, func(p *bulkPart) {
 			scatterUndirected(g.out, p.outCount[1:n+1], src[p.lo:p.hi], dst[p.lo:p.hi], arcWeight, p.lo)
 		})
 	} else {
-		g.in = newAdjacency(ps, func(p *bulkPart) []int { return p.inCount }, n, arcs, ones)
+		g.in = newAdjacency(ps, func(p *bulkPart) []uint32 { return p.inCount }, n, arcs, ones)
 		if sorted {
 			// As Build: the out-adjacency is the edge table itself, in
 			// stream order, with identity edge ids.
@@ -175,7 +182,7 @@ func bulkBuild[T, C Index](in IDEdges[T, C], parts int) (*Graph, error) {
 			for u := range n {
 				g.out.Offsets[u] = run
 				for _, p := range ps {
-					run += p.outCount[u+2]
+					run += int(p.outCount[u+2])
 				}
 			}
 			g.out.Offsets[n] = run
@@ -186,7 +193,7 @@ func bulkBuild[T, C Index](in IDEdges[T, C], parts int) (*Graph, error) {
 				scatter(g.in, p.inCount[1:n+1], dst[p.lo:p.hi], src[p.lo:p.hi], arcWeight, p.lo)
 			})
 		} else {
-			g.out = newAdjacency(ps, func(p *bulkPart) []int { return p.outCount }, n, arcs, ones)
+			g.out = newAdjacency(ps, func(p *bulkPart) []uint32 { return p.outCount }, n, arcs, ones)
 			runParts(ps, func(p *bulkPart) {
 				scatter(g.out, p.outCount[1:n+1], src[p.lo:p.hi], dst[p.lo:p.hi], arcWeight, p.lo)
 				scatter(g.in, p.inCount[1:n+1], dst[p.lo:p.hi], src[p.lo:p.hi], arcWeight, p.lo)
@@ -321,20 +328,20 @@ func internChannels[T, C Index](in IDEdges[T, C], ps []bulkPart, channel []uint3
 // the offsets and each part's cursors (count(p)[u+1]: the first arc of u
 // from p's edges, after those of the parts before), and allocates the arc
 // arrays; ones (when not nil) is the graph's shared array of unit weights.
-func newAdjacency(ps []bulkPart, count func(*bulkPart) []int, n, arcs int, ones []float64) Adjacency {
-	counts := make([][]int, len(ps))
+func newAdjacency(ps []bulkPart, count func(*bulkPart) []uint32, n, arcs int, ones []float64) Adjacency {
+	counts := make([][]uint32, len(ps))
 	for k := range ps {
 		counts[k] = count(&ps[k])[:n+2]
 	}
 	offsets := make([]int, n+1)
-	run := 0
+	run := uint32(0) // at most arcs <= MaxUint32
 	for u := range n {
-		offsets[u] = run
+		offsets[u] = int(run)
 		for _, c := range counts {
 			c[u+1], run = run, run+c[u+2]
 		}
 	}
-	offsets[n] = run
+	offsets[n] = int(run)
 	a := Adjacency{Offsets: offsets, Nbr: make([]uint32, arcs), Edge: make([]uint32, arcs)}
 	if ones != nil {
 		a.Weight = ones[:arcs]
@@ -371,7 +378,7 @@ func outWeights(out Adjacency, unit bool, w []float64, parts int) {
 // buildAdjacency(n, src, dst, weight, dst, src) does for the whole list.
 // weight (indexed by edge id) nil means unit weights: a.Weight is already
 // all ones.
-func scatterUndirected(a Adjacency, next []int, src, dst []uint32, weight []float64, first int) {
+func scatterUndirected(a Adjacency, next []uint32, src, dst []uint32, weight []float64, first int) {
 	dst = dst[:len(src)]
 	nbr, edge := a.Nbr, a.Edge
 	for i, s := range src {
@@ -392,7 +399,7 @@ func scatterUndirected(a Adjacency, next []int, src, dst []uint32, weight []floa
 // scatter places the arcs from[i]->to[i] of edges first+i into a at the
 // cursors next, as buildAdjacency(n, from, to, weight, nil, nil) does for
 // the whole list; weight nil means a.Weight is already all ones.
-func scatter(a Adjacency, next []int, from, to []uint32, weight []float64, first int) {
+func scatter(a Adjacency, next []uint32, from, to []uint32, weight []float64, first int) {
 	to = to[:len(from)]
 	nbr, edge := a.Nbr, a.Edge
 	for i, u := range from {
