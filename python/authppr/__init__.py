@@ -2,8 +2,8 @@
 
 A binding over authppr's C ABI (the Go package cabi/), standard library only:
 ctypes and array. numpy arrays (or anything exporting the buffer protocol)
-are read in place when they are C-contiguous int32/int64 ids or float64
-values; nothing here imports numpy.
+are read in place when they are C-contiguous 32- or 64-bit integer ids
+(signed or unsigned) or float64 values; nothing here imports numpy.
 
     g = authppr.Graph(n, edges, weights=None, directed=True, channels=None)
     scores = g.personalized_pagerank(reset, damping=0.85)   # list of n floats
@@ -269,8 +269,9 @@ class _Handle:
 class Graph(_Handle):
     """An immutable graph over nodes 0..n-1 (isolated nodes allowed).
 
-    edges: a sequence of (src, dst) integer pairs, or an (m, 2) int32/int64
-    buffer (a numpy array), read in place when C-contiguous.
+    edges: a sequence of (src, dst) integer pairs, or an (m, 2) buffer of
+    32- or 64-bit integers, signed or unsigned (a numpy array), read in place
+    when C-contiguous.
     weights: None (every weight 1) or m finite non-negative numbers.
     directed: False stores each edge both ways, as igraph's Graph(directed=False).
     channels: None (every edge on channel "default") or m strings naming the
