@@ -45,7 +45,8 @@ type IDEdges[T, C Index] struct {
 //     bad edge is the error, named by its index) while it fills the edge
 //     table and counts the degrees; one counting sort per adjacency (one
 //     for an undirected graph) then places the arcs, and W(u) is summed
-//     over u's arcs. No other pass reads the edges.
+//     over u's arcs. No other pass reads the caller's arrays, and no
+//     check is made twice.
 //
 // bulkBuild can split the edge list into parts, each checked, counted and
 // scattered on its own goroutine; FromIDs uses one part, because two did
