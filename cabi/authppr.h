@@ -41,7 +41,8 @@ typedef struct {
 } authppr_decision;
 
 /* A graph over nodes 0..n-1 with m edges: edges holds 2*m ids as pairs
- * (src0, dst0, src1, dst1, ...), idx_bytes (4 or 8) wide; weights (m) may be
+ * (src0, dst0, src1, dst1, ...), idx_bytes wide (4 or 8: int32_t or int64_t;
+ * -4 or -8: uint32_t or uint64_t); weights (m) may be
  * NULL (all 1); channels (m indices into channel_names) may be NULL (all
  * "default"); directed is 0 or 1. */
 int authppr_graph_create(int64_t n, int64_t m, void* edges, int32_t idx_bytes, double* weights, int32_t directed,

@@ -204,8 +204,10 @@ func TestPPRIsolatedAndParallel(t *testing.T) {
 func TestErrorsThroughABI(t *testing.T) {
 	h, e := cGraphCreate(3, []int64{0, 1, 1, 2}, 8, nil, false, nil, nil)
 	mustOK(t, e)
-	wantErr(t, "id out of range", second(cGraphCreate(3, []int64{0, 3}, 8, nil, false, nil, nil)), 1, "cabi: edge 0: node 0 -> 3 out of range")
-	wantErr(t, "negative 32-bit id", second(cGraphCreate(3, []int64{-1, 0}, 4, nil, false, nil, nil)), 1, "cabi: edge 0: node -1 -> 0 out of range")
+	wantErr(t, "id out of range", second(cGraphCreate(3, []int64{0, 3}, 8, nil, false, nil, nil)), 1, "csr: edge 0: node 0 -> 3 out of range")
+	wantErr(t, "negative 32-bit id", second(cGraphCreate(3, []int64{-1, 0}, 4, nil, false, nil, nil)), 1, "csr: edge 0: node -1 -> 0 out of range")
+	wantErr(t, "unsigned 32-bit id", second(cGraphCreate(3, []int64{0, 1, math.MaxUint32, 0}, -4, nil, false, nil, nil)), 1, "csr: edge 1: node 4294967295 -> 0 out of range")
+	wantErr(t, "unsigned 64-bit id", second(cGraphCreate(3, []int64{-1, 0}, -8, nil, false, nil, nil)), 1, "csr: edge 0: node 18446744073709551615 -> 0 out of range")
 	wantErr(t, "id width", second(cGraphCreate(3, []int64{0, 1}, 2, nil, false, nil, nil)), 1, "cabi: node ids 2 bytes wide")
 	wantErr(t, "NaN weight", second(cGraphCreate(3, []int64{0, 1}, 8, []float64{math.NaN()}, false, nil, nil)), 1, "csr: edge 0 (0 -> 1): weight NaN")
 	wantErr(t, "zero nodes", second(cGraphCreate(0, nil, 8, nil, false, nil, nil)), 1, "cabi: n = 0 nodes")

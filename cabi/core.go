@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"sync"
 	"time"
 
@@ -36,24 +35,22 @@ type guardState struct {
 }
 
 // edgeIDs is the caller's edge list: pairs (src, dst) laid out as
-// [s0, d0, s1, d1, ...], in 32- or 64-bit integers.
+// [s0, d0, s1, d1, ...], in signed or unsigned 32- or 64-bit integers
+// (exactly one slice set).
 type edgeIDs struct {
 	ids32 []int32
 	ids64 []int64
+	u32   []uint32
+	u64   []uint64
 }
 
-func (e edgeIDs) pairs() int { return (len(e.ids32) + len(e.ids64)) / 2 }
+func (e edgeIDs) pairs() int { return (len(e.ids32) + len(e.ids64) + len(e.u32) + len(e.u64)) / 2 }
 
-func (e edgeIDs) at(i int) int64 {
-	if e.ids64 != nil {
-		return e.ids64[i]
-	}
-	return int64(e.ids32[i])
-}
-
-// newGraph builds a graph over nodes 0..n-1 from the caller's edges.
-// weights may be nil (every weight 1); chanOf may be nil (every edge on
-// csr.DefaultChannel), else chanOf[e] indexes chanNames.
+// newGraph builds a graph over nodes 0..n-1 from the caller's edges, in
+// one csr.FromIDs call that reads the caller's arrays in place, checks
+// every edge (ids in range, weights, channel indices) and copies what it
+// keeps. weights may be nil (every weight 1); chanOf may be nil (every
+// edge on csr.DefaultChannel), else chanOf[e] indexes chanNames.
 func newGraph(n int64, edges edgeIDs, weights []float64, directed bool, chanOf []int32, chanNames []string) (*graphState, error) {
 	if n < 1 || n > math.MaxUint32 {
 		return nil, fmt.Errorf("cabi: n = %d nodes, want 1 to %d", n, uint32(math.MaxUint32))
@@ -82,31 +79,18 @@ func newGraph(n int64, edges edgeIDs, weights []float64, directed bool, chanOf [
 	}
 	st.channels = chanNames
 
-	b := csr.NewBuilder(directed)
-	b.Grow(int(n), int(m)) // presized: no map or array regrows
-	addNumberedNodes(b, int(n))
-	for e := range m {
-		s, d := edges.at(2*e), edges.at(2*e+1)
-		if s < 0 || s >= n || d < 0 || d >= n {
-			return nil, fmt.Errorf("cabi: edge %d: node %d -> %d out of range (graph has %d nodes, ids 0..%d)", e, s, d, n, n-1)
-		}
-		w := 1.0
-		if weights != nil {
-			w = weights[e]
-		}
-		channel := csr.DefaultChannel
-		if chanOf != nil {
-			c := chanOf[e]
-			if c < 0 || int(c) >= len(chanNames) {
-				return nil, fmt.Errorf("cabi: edge %d: channel %d out of range (%d channel names)", e, c, len(chanNames))
-			}
-			channel = chanNames[c]
-		}
-		if _, err := b.AddEdgeByID(uint32(s), uint32(d), w, channel); err != nil {
-			return nil, err
-		}
+	var g *csr.Graph
+	var err error
+	switch {
+	case edges.ids64 != nil:
+		g, err = fromIDs(int(n), edges.ids64, weights, directed, chanOf, chanNames)
+	case edges.u32 != nil:
+		g, err = fromIDs(int(n), edges.u32, weights, directed, chanOf, chanNames)
+	case edges.u64 != nil:
+		g, err = fromIDs(int(n), edges.u64, weights, directed, chanOf, chanNames)
+	default:
+		g, err = fromIDs(int(n), edges.ids32, weights, directed, chanOf, chanNames)
 	}
-	g, err := b.Build()
 	if err != nil {
 		return nil, err
 	}
@@ -114,24 +98,12 @@ func newGraph(n int64, edges edgeIDs, weights []float64, directed bool, chanOf [
 	return st, nil
 }
 
-// addNumberedNodes adds nodes named "0".."n-1" in order, so that csr's ids
-// (order of first appearance) are the caller's ids. The names are slices of
-// one string: one allocation instead of n.
-func addNumberedNodes(b *csr.Builder, n int) {
-	buf := make([]byte, 0, n*7)
-	ends := make([]int, n)
-	for i := range n {
-		buf = strconv.AppendInt(buf, int64(i), 10)
-		ends[i] = len(buf)
+func fromIDs[T csr.Index](n int, pairs []T, weights []float64, directed bool, chanOf []int32, chanNames []string) (*csr.Graph, error) {
+	in := csr.IDEdges[T, int32]{Directed: directed, Nodes: n, Pairs: pairs, Weights: weights}
+	if chanOf != nil {
+		in.ChannelOf, in.ChannelNames = chanOf, chanNames
 	}
-	all := string(buf)
-	start := 0
-	for i := range n {
-		// Names are distinct and non-empty, so AddNode cannot fail or
-		// return an existing id.
-		b.AddNode(all[start:ends[i]])
-		start = ends[i]
-	}
+	return csr.FromIDs(in)
 }
 
 // denseSeeds turns a dense reset vector into ppr.Seeds: the nodes with a

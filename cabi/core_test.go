@@ -78,7 +78,7 @@ func TestDenseSeedsErrors(t *testing.T) {
 // Node ids are the caller's ids, isolated nodes included, and edges keep
 // their order, weights and channels.
 func TestNewGraphKeepsIDs(t *testing.T) {
-	const n = 1234 // ids past 999 check the name slicing of addNumberedNodes
+	const n = 1234 // ids past 999 check the names of every digit count
 	ids := []int64{1233, 5, 5, 1233, 7, 7, 0, 1000}
 	w := []float64{1, 2, 0, 4.5}
 	st, err := newGraph(n, edgeIDs{ids64: ids}, w, true, []int32{1, 0, 1, 1}, []string{"a", "b"})
@@ -104,18 +104,22 @@ func TestNewGraphKeepsIDs(t *testing.T) {
 	if err := g.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	// 32-bit ids give the same graph.
+	// 32-bit and unsigned ids give the same graph.
 	ids32 := make([]int32, len(ids))
+	u32 := make([]uint32, len(ids))
+	u64 := make([]uint64, len(ids))
 	for i, v := range ids {
-		ids32[i] = int32(v)
+		ids32[i], u32[i], u64[i] = int32(v), uint32(v), uint64(v)
 	}
-	st32, err := newGraph(n, edgeIDs{ids32: ids32}, w, true, []int32{1, 0, 1, 1}, []string{"a", "b"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for e := range 4 {
-		if st32.g.Edge(uint32(e)) != g.Edge(uint32(e)) {
-			t.Errorf("edge %d: 32-bit ids give %+v, 64-bit %+v", e, st32.g.Edge(uint32(e)), g.Edge(uint32(e)))
+	for _, other := range []edgeIDs{{ids32: ids32}, {u32: u32}, {u64: u64}} {
+		st2, err := newGraph(n, other, w, true, []int32{1, 0, 1, 1}, []string{"a", "b"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for e := range 4 {
+			if st2.g.Edge(uint32(e)) != g.Edge(uint32(e)) {
+				t.Errorf("edge %d: ids %+v give %+v, int64 ids %+v", e, other, st2.g.Edge(uint32(e)), g.Edge(uint32(e)))
+			}
 		}
 	}
 }
@@ -133,13 +137,16 @@ func TestNewGraphErrors(t *testing.T) {
 	}{
 		{"no nodes", 0, edgeIDs{}, nil, nil, nil, "cabi: n = 0 nodes"},
 		{"too many nodes", 1 << 33, edgeIDs{}, nil, nil, nil, "cabi: n = 8589934592 nodes"},
-		{"src out of range", 2, edgeIDs{ids64: []int64{0, 1, 2, 0}}, nil, nil, nil, "cabi: edge 1: node 2 -> 0 out of range"},
-		{"negative id", 2, edgeIDs{ids32: []int32{-1, 0}}, nil, nil, nil, "cabi: edge 0: node -1 -> 0 out of range"},
+		{"src out of range", 2, edgeIDs{ids64: []int64{0, 1, 2, 0}}, nil, nil, nil, "csr: edge 1: node 2 -> 0 out of range"},
+		{"negative id", 2, edgeIDs{ids32: []int32{-1, 0}}, nil, nil, nil, "csr: edge 0: node -1 -> 0 out of range"},
+		{"uint32 id out of range", 2, edgeIDs{u32: []uint32{0, 1, math.MaxUint32, 0}}, nil, nil, nil, "csr: edge 1: node 4294967295 -> 0 out of range"},
+		{"uint64 id out of range", 2, edgeIDs{u64: []uint64{1 << 63, 0}}, nil, nil, nil, "csr: edge 0: node 9223372036854775808 -> 0 out of range"},
+		{"negative channel", 2, pair, nil, []int32{-1}, []string{"a"}, "csr: edge 0: channel -1 out of range"},
 		{"weights length", 2, pair, []float64{1, 2}, nil, nil, "cabi: 2 weights for 1 edges"},
 		{"NaN weight", 2, pair, []float64{math.NaN()}, nil, nil, "csr: edge 0 (0 -> 1): weight NaN"},
 		{"negative weight", 2, pair, []float64{-1}, nil, nil, "csr: edge 0 (0 -> 1): weight -1"},
 		{"channels length", 2, pair, nil, []int32{0, 0}, []string{"a"}, "cabi: 2 channels for 1 edges"},
-		{"channel out of range", 2, pair, nil, []int32{1}, []string{"a"}, "cabi: edge 0: channel 1 out of range"},
+		{"channel out of range", 2, pair, nil, []int32{1}, []string{"a"}, "csr: edge 0: channel 1 out of range"},
 		{"empty channel name", 2, pair, nil, []int32{0}, []string{""}, "cabi: channel name 0 is empty"},
 		{"repeated channel name", 2, pair, nil, []int32{0}, []string{"a", "a"}, "cabi: channel name 1 (\"a\") repeats name 0"},
 		{"names without channels", 2, pair, nil, nil, []string{"a"}, "cabi: channel names given without per-edge channels"},

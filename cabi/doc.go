@@ -46,6 +46,6 @@
 // cause). The message goes into the caller's buffer (errbuf, errcap: the
 // last two arguments of every call), NUL-terminated and truncated to fit, so
 // reading it is thread-safe: there is no global "last error". Messages start
-// with the package that found the problem ("cabi: edge 3: node 7 out of
-// range (graph has 5 nodes)", "csr: ...", "ppr: ...").
+// with the package that found the problem ("csr: edge 3: node 7 -> 1 out
+// of range (graph has 5 nodes, ids 0..4)", "cabi: ...", "ppr: ...").
 package main

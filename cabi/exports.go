@@ -96,7 +96,8 @@ func guardOf(h C.uint64_t) (*guardState, error) {
 
 // authppr_graph_create builds a graph over nodes 0..n-1 with m edges.
 // edges holds 2*m node ids as pairs (src0, dst0, src1, dst1, ...), each
-// idx_bytes (4 or 8) wide, signed, native byte order. weights (m doubles)
+// idx_bytes wide, native byte order: 4 or 8 for signed ids, -4 or -8 for
+// unsigned ones (numpy's uint32, Python's array('I')). weights (m doubles)
 // may be NULL: every weight is 1. channels (m int32 indices into
 // channel_names, nchannels C strings) may be NULL: every edge is on the
 // channel "default". directed is 0 or 1. On success *out is the handle.
@@ -121,8 +122,12 @@ func authppr_graph_create(n C.int64_t, m C.int64_t, edges unsafe.Pointer, idxByt
 			ids.ids32 = slice[int32](edges, 2*m)
 		case 8:
 			ids.ids64 = slice[int64](edges, 2*m)
+		case -4:
+			ids.u32 = slice[uint32](edges, 2*m)
+		case -8:
+			ids.u64 = slice[uint64](edges, 2*m)
 		default:
-			return fmt.Errorf("cabi: node ids %d bytes wide, want 4 or 8", idxBytes)
+			return fmt.Errorf("cabi: node ids %d bytes wide, want 4 or 8 (signed), -4 or -8 (unsigned)", idxBytes)
 		}
 		if directed != 0 && directed != 1 {
 			return fmt.Errorf("cabi: directed = %d, want 0 or 1", directed)

@@ -95,8 +95,9 @@ func withErrBuf(capacity int, f func(*C.char, C.int64_t) C.int) cErr {
 	return e
 }
 
-// cGraphCreate calls authppr_graph_create. idxBytes picks the id width the
-// ids are passed in (4 or 8); weights and chanOf may be nil.
+// cGraphCreate calls authppr_graph_create. idxBytes picks the id type the
+// ids are passed in (4 or 8: signed, -4 or -8: unsigned, each converted as
+// Go converts); weights and chanOf may be nil.
 func cGraphCreate(n int64, ids []int64, idxBytes int, weights []float64, directed bool, chanOf []int32, names []string) (uint64, cErr) {
 	var edges cBuf
 	switch idxBytes {
@@ -106,6 +107,18 @@ func cGraphCreate(n int64, ids []int64, idxBytes int, weights []float64, directe
 			ids32[i] = int32(v)
 		}
 		edges = toC(ids32)
+	case -4:
+		u32 := make([]uint32, len(ids))
+		for i, v := range ids {
+			u32[i] = uint32(v)
+		}
+		edges = toC(u32)
+	case -8:
+		u64 := make([]uint64, len(ids))
+		for i, v := range ids {
+			u64[i] = uint64(v)
+		}
+		edges = toC(u64)
 	default:
 		edges = toC(ids)
 	}

@@ -200,6 +200,7 @@ func (b *Builder) Build() (*Graph, error) {
 	g := &Graph{
 		rank:         rank,
 		directed:     b.directed,
+		nodes:        len(b.names),
 		names:        b.names,
 		ids:          b.ids,
 		edgeSrc:      b.src,

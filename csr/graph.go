@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -39,8 +41,15 @@ type Edge struct {
 type Graph struct {
 	directed bool
 
-	names []string
-	ids   map[string]uint32 // nil until idsOnce runs when lazyIDs
+	nodes int
+	names []string // nil until namesOnce runs when decimalNames
+	// decimalNames: FromIDs made the graph; node i is named
+	// strconv.Itoa(i), and neither names nor ids is stored until asked for
+	// (Names materializes names under namesOnce; ID parses, never a map).
+	decimalNames bool
+	namesOnce    sync.Once
+	namesMade    atomic.Bool       // set once names is stored (MemoryParts reads it)
+	ids          map[string]uint32 // nil until idsOnce runs when lazyIDs
 	// lazyIDs: Assemble checked the names unique without a map; ids is
 	// built on first use (ID, Validate) under idsOnce.
 	lazyIDs bool
@@ -64,7 +73,7 @@ type Graph struct {
 func (g *Graph) Directed() bool { return g.directed }
 
 // NumNodes returns the number of nodes.
-func (g *Graph) NumNodes() int { return len(g.names) }
+func (g *Graph) NumNodes() int { return g.nodes }
 
 // NumEdges returns the number of edges (an undirected edge counts once).
 func (g *Graph) NumEdges() int { return len(g.edgeSrc) }
@@ -74,16 +83,92 @@ func (g *Graph) NumEdges() int { return len(g.edgeSrc) }
 func (g *Graph) NumArcs() int { return len(g.out.Nbr) }
 
 // Name returns the name of node u.
-func (g *Graph) Name(u uint32) string { return g.names[u] }
+func (g *Graph) Name(u uint32) string {
+	if g.decimalNames {
+		if int(u) >= g.nodes {
+			panic(fmt.Sprintf("csr: Name(%d) of a graph with %d nodes", u, g.nodes))
+		}
+		return strconv.Itoa(int(u))
+	}
+	return g.names[u]
+}
 
 // Names returns all node names, indexed by id. The slice must not be modified.
-func (g *Graph) Names() []string { return g.names }
+func (g *Graph) Names() []string {
+	g.needNames()
+	return g.names
+}
 
 // ID returns the id of the node with the given name.
 func (g *Graph) ID(name string) (uint32, bool) {
+	if g.decimalNames {
+		return decimalID(name, g.nodes)
+	}
 	g.needIDs()
 	id, ok := g.ids[name]
 	return id, ok
+}
+
+// needNames materializes the names of a FromIDs graph on first use: one
+// string holding every decimal id, each name a slice of it (one allocation
+// instead of n).
+func (g *Graph) needNames() {
+	if !g.decimalNames {
+		return
+	}
+	g.namesOnce.Do(func() {
+		g.names = decimalNames(g.nodes)
+		g.namesMade.Store(true)
+	})
+}
+
+// decimalNames returns strconv.Itoa(i) for i in 0..n-1.
+func decimalNames(n int) []string {
+	// The ids in [10^(k-1), 10^k) have k digits ("0" has one): the
+	// buffer's exact size, so it never regrows.
+	size := 0
+	for lo, hi, digits := 0, 10, 1; lo < n; lo, hi, digits = hi, hi*10, digits+1 {
+		size += (min(n, hi) - lo) * digits
+	}
+	buf := make([]byte, 0, size)
+	ends := make([]int, n)
+	for i := range n {
+		buf = strconv.AppendInt(buf, int64(i), 10)
+		ends[i] = len(buf)
+	}
+	all := string(buf)
+	names := make([]string, n)
+	start := 0
+	for i, end := range ends {
+		names[i] = all[start:end]
+		start = end
+	}
+	return names
+}
+
+// decimalID is the name dictionary of a graph whose node i is named
+// strconv.Itoa(i), for i < n: name's id when name is the canonical decimal
+// form of a number below n (digits only, no sign, no leading zero unless
+// it is "0"). A map from every such name (the test's reference) gives the
+// same answers.
+func decimalID(name string, n int) (uint32, bool) {
+	// Ids are below 2^32, so canonical names have at most 10 digits; the
+	// bound also keeps v below 10^10, far from overflow.
+	if len(name) == 0 || len(name) > 10 || (name[0] == '0' && len(name) > 1) {
+		return 0, false
+	}
+	v := 0
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int(c-'0')
+	}
+	if v >= n {
+		return 0, false
+	}
+	return uint32(v), true
 }
 
 // Out returns the out-adjacency.
@@ -136,6 +221,11 @@ func (g *Graph) needIDs() {
 // Validate checks every invariant stated in the package doc. A snapshot made
 // by Builder always passes; Validate is for snapshots that come from outside.
 func (g *Graph) Validate() error {
+	if g.decimalNames {
+		// Names are generated, distinct and non-empty by construction,
+		// and ID parses them: nothing stored to check.
+		return g.validate(func() error { return nil })
+	}
 	g.needIDs()
 	return g.validate(g.checkNameDictionary)
 }
@@ -143,6 +233,9 @@ func (g *Graph) Validate() error {
 // checkNameDictionary checks that ids maps every name to its node.
 func (g *Graph) checkNameDictionary() error {
 	n := len(g.names)
+	if n != g.nodes {
+		return fmt.Errorf("csr: %d names for %d nodes", n, g.nodes)
+	}
 	if len(g.ids) != n {
 		return fmt.Errorf("csr: name dictionary has %d entries for %d nodes (duplicate names?)", len(g.ids), n)
 	}
@@ -157,7 +250,7 @@ func (g *Graph) checkNameDictionary() error {
 // validate is Validate with the name check given: the dictionary's, or
 // Assemble's uniqueness check before the dictionary exists.
 func (g *Graph) validate(checkNames func() error) error {
-	n, m := len(g.names), len(g.edgeSrc)
+	n, m := g.nodes, len(g.edgeSrc)
 	if len(g.edgeDst) != m || len(g.edgeWeight) != m || len(g.edgeChannel) != m {
 		return fmt.Errorf("csr: edge arrays have lengths %d, %d, %d, %d; want all %d",
 			m, len(g.edgeDst), len(g.edgeWeight), len(g.edgeChannel), m)

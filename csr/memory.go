@@ -23,8 +23,8 @@ type MemoryPart struct {
 // in-adjacency (uint32 neighbour, float64 weight, uint32 edge id; the
 // in-adjacency is the out-adjacency for an undirected graph), per edge the
 // edge table (source, destination, weight, channel, relation), per node the
-// offsets, the out-weights, the names (16-byte string header plus bytes)
-// and the ranks of a reordered graph. The name dictionary's hash table is
+// offsets, the out-weights, the names (16-byte string header plus bytes;
+// none for a FromIDs graph until Names materializes them) and the ranks of a reordered graph. The name dictionary's hash table is
 // not counted.
 func (g *Graph) MemoryParts() []MemoryPart {
 	var parts []MemoryPart
@@ -60,9 +60,13 @@ func (g *Graph) MemoryParts() []MemoryPart {
 	if g.edgeRelation != nil {
 		add("edge.Relation", unsafe.Pointer(unsafe.SliceData(g.edgeRelation)), int64(4*len(g.edgeRelation)), false)
 	}
+	// A FromIDs graph holds no names until Names asks for them; count
+	// what is held (namesMade orders the read after the write).
 	names := int64(0)
-	for _, s := range g.names {
-		names += int64(16 + len(s))
+	if !g.decimalNames || g.namesMade.Load() {
+		for _, s := range g.names {
+			names += int64(16 + len(s))
+		}
 	}
 	add("names", nil, names, false)
 	if g.rank != nil {

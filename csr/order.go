@@ -126,7 +126,7 @@ func Reorder(g *Graph, o NodeOrder) (*Graph, error) {
 	if g.edgeRelation != nil {
 		b.relation, b.relations, b.hasRelations = append([]uint32(nil), g.edgeRelation...), g.relations, true
 	}
-	for u, name := range g.names {
+	for u, name := range g.Names() {
 		r := g.Rank(uint32(u))
 		b.names[r] = name
 		b.ids[name] = r

@@ -32,7 +32,7 @@ type Parts struct {
 // Parts returns the graph's arrays.
 func (g *Graph) Parts() Parts {
 	return Parts{
-		Directed: g.directed, Names: g.names,
+		Directed: g.directed, Names: g.Names(),
 		EdgeSrc: g.edgeSrc, EdgeDst: g.edgeDst, EdgeWeight: g.edgeWeight,
 		EdgeChannel: g.edgeChannel, Channels: g.channels,
 		EdgeRelation: g.edgeRelation, Relations: g.relations,
@@ -48,7 +48,7 @@ func Assemble(p Parts) (*Graph, error) {
 		return nil, fmt.Errorf("csr: assemble: no nodes")
 	}
 	g := &Graph{
-		directed: p.Directed, names: p.Names, lazyIDs: true,
+		directed: p.Directed, nodes: len(p.Names), names: p.Names, lazyIDs: true,
 		edgeSrc: p.EdgeSrc, edgeDst: p.EdgeDst, edgeWeight: p.EdgeWeight,
 		edgeChannel: p.EdgeChannel, channels: p.Channels,
 		edgeRelation: p.EdgeRelation, relations: p.Relations,

@@ -2,8 +2,8 @@
 
 A binding over authppr's C ABI (the Go package cabi/), standard library only:
 ctypes and array. numpy arrays (or anything exporting the buffer protocol)
-are read in place when they are C-contiguous int32/int64 ids or float64
-values; nothing here imports numpy.
+are read in place when they are C-contiguous 32- or 64-bit integer ids
+(signed or unsigned) or float64 values; nothing here imports numpy.
 
     g = authppr.Graph(n, edges, weights=None, directed=True, channels=None)
     scores = g.personalized_pagerank(reset, damping=0.85)   # list of n floats
@@ -114,7 +114,10 @@ def _call(fn, *args):
 
 # ---- reading arguments -----------------------------------------------------
 
-_INT_FORMATS = {"q": 8, "l": 8, "i": 4, "<q": 8, "<l": 8, "<i": 4, "=q": 8, "=l": 8, "=i": 4}
+# Integer buffer formats the library reads in place: the id width it is told
+# is the item size, negated for unsigned ids (numpy's uint32, array('I')).
+_INT_SIGNED = {"q", "l", "i", "<q", "<l", "<i", "=q", "=l", "=i"}
+_INT_UNSIGNED = {"Q", "L", "I", "<Q", "<L", "<I", "=Q", "=L", "=I"}
 _F64_FORMATS = ("d", "<d", "=d")
 
 
@@ -173,23 +176,36 @@ def _edge_ids(edges):
     if mv is not None:
         if mv.ndim != 2 or mv.shape[1] != 2:
             raise ValueError("authppr: edges: buffer of shape %s, want (m, 2)" % (mv.shape,))
-        width = _INT_FORMATS.get(mv.format)
-        if width is not None and width == mv.itemsize and mv.c_contiguous:
-            return _from_memoryview(mv), width, mv.shape[0]
+        if mv.itemsize in (4, 8) and mv.c_contiguous:
+            if mv.format in _INT_SIGNED:
+                return _from_memoryview(mv), mv.itemsize, mv.shape[0]
+            if mv.format in _INT_UNSIGNED:
+                return _from_memoryview(mv), -mv.itemsize, mv.shape[0]
         edges = mv.tolist()
     if not isinstance(edges, (list, tuple)):
         edges = list(edges)
     m = len(edges)
     try:
-        if set(map(len, edges)) - {2}:
+        # Flattened into array('I'): CPython fills it about twice as fast as
+        # array('q') or 'i' (its items go through PyLong_AsUnsignedLong, the
+        # signed codes through PyArg_Parse; python/bench/flatten.py measures
+        # the choices). An id that does not fit (negative, or 2^32 and up)
+        # raises OverflowError and takes the int64 path, so the library's
+        # message names the edge.
+        try:
+            flat, width = array("I", itertools.chain.from_iterable(edges)), -4
+        except OverflowError:
+            flat, width = array("q", itertools.chain.from_iterable(edges)), 8
+        # Every edge a pair: checked after the flattening (a bad length is
+        # rare; the type errors above say what was found).
+        if len(flat) != 2 * m or set(map(len, edges)) != ({2} if m else set()):
             bad = next(i for i, e in enumerate(edges) if len(e) != 2)
             raise ValueError("authppr: edge %d: %r, want a (src, dst) pair" % (bad, edges[bad]))
-        flat = array("q", itertools.chain.from_iterable(edges))
     except OverflowError as e:
         raise ValueError("authppr: edges: node id out of range: %s" % e) from None
     except TypeError as e:
         raise TypeError("authppr: edges: want (src, dst) pairs of integers: %s" % e) from None
-    return _from_array(flat), 8, m
+    return _from_array(flat), width, m
 
 
 def _channels(channels, m):
@@ -253,8 +269,9 @@ class _Handle:
 class Graph(_Handle):
     """An immutable graph over nodes 0..n-1 (isolated nodes allowed).
 
-    edges: a sequence of (src, dst) integer pairs, or an (m, 2) int32/int64
-    buffer (a numpy array), read in place when C-contiguous.
+    edges: a sequence of (src, dst) integer pairs, or an (m, 2) buffer of
+    32- or 64-bit integers, signed or unsigned (a numpy array), read in place
+    when C-contiguous.
     weights: None (every weight 1) or m finite non-negative numbers.
     directed: False stores each edge both ways, as igraph's Graph(directed=False).
     channels: None (every edge on channel "default") or m strings naming the

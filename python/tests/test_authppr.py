@@ -117,6 +117,9 @@ class Semantics(unittest.TestCase):
             authppr.Graph(5, iter(edges), weights=array("d", [1, 2, 3, 4])),
             authppr.Graph(5, [[u, v] for u, v in edges], weights=[1.0, 2.0, 3.0, 4.0]),
             authppr.Graph(5, memoryview(flat).cast("B").cast("q", (4, 2)), weights=[1, 2, 3, 4]),
+            authppr.Graph(5, memoryview(array("I", flat)).cast("B").cast("I", (4, 2)), weights=[1, 2, 3, 4]),
+            authppr.Graph(5, memoryview(array("Q", flat)).cast("B").cast("Q", (4, 2)), weights=[1, 2, 3, 4]),
+            authppr.Graph(5, memoryview(array("i", flat)).cast("B").cast("i", (4, 2)), weights=[1, 2, 3, 4]),
         ]
         for g in variants:
             self.assertEqual(g.personalized_pagerank(array("d", [1, 0, 0, 0, 1])), base)
@@ -159,9 +162,12 @@ class BadInput(unittest.TestCase):
 
     def test_graph(self):
         G = authppr.Graph
-        self.assertValueError("cabi: edge 1: node 1 -> 3 out of range", G, 3, [(0, 1), (1, 3)])
-        self.assertValueError("cabi: edge 0: node -1 -> 0 out of range", G, 3, [(-1, 0)])
+        self.assertValueError("csr: edge 1: node 1 -> 3 out of range", G, 3, [(0, 1), (1, 3)])
+        self.assertValueError("csr: edge 0: node -1 -> 0 out of range", G, 3, [(-1, 0)])
         self.assertValueError("authppr: edges: node id out of range", G, 3, [(0, 2 ** 70)])
+        # Past the uint32 flattening: int64 ids, the library names the edge.
+        self.assertValueError("csr: edge 1: node 4294967296 -> 0 out of range", G, 3, [(0, 1), (2 ** 32, 0)])
+        self.assertValueError("csr: edge 0: node 0 -> -5 out of range", G, 3, [(0, -5), (2 ** 32, 0)])
         self.assertValueError("authppr: edge 1: (1, 2, 3), want a (src, dst) pair", G, 3, [(0, 1), (1, 2, 3)])
         self.assertValueError("authppr: edge 0: (1,), want a (src, dst) pair", G, 3, [(1,), (1, 2, 3)])
         self.assertValueError("csr: edge 1 (1 -> 2): weight NaN", G, 3, [(0, 1), (1, 2)], weights=[1, math.nan])
@@ -286,7 +292,8 @@ class NumpyInputs(unittest.TestCase):
         w = rng.random(m)
         reset = rng.random(n)
         want = authppr.Graph(n, e64.tolist(), weights=w.tolist(), directed=False).personalized_pagerank(reset.tolist())
-        variants = [(e, w) for e in (e64, e64.astype(np.int32), e64.astype(np.uint16), np.asfortranarray(e64))]
+        variants = [(e, w) for e in (e64, e64.astype(np.int32), e64.astype(np.uint32), e64.astype(np.uint64),
+                                     e64.astype(np.uint16), np.asfortranarray(e64))]
         variants += [(e64, w.tolist()), (e64, np.repeat(w, 2)[::2])]
         for edges, weights in variants:
             g = authppr.Graph(n, edges, weights=weights, directed=False)
@@ -307,6 +314,10 @@ class NumpyInputs(unittest.TestCase):
             authppr.Graph(3, np.array([0, 1, 1, 2]))  # not (m, 2)
         with self.assertRaises(ValueError):
             authppr.Graph(3, np.array([[0, 1], [1, 5]]))
+        with self.assertRaisesRegex(ValueError, "csr: edge 1: node 4294967295 -> 0 out of range"):
+            authppr.Graph(3, np.array([[0, 1], [2 ** 32 - 1, 0]], dtype=np.uint32))
+        with self.assertRaisesRegex(ValueError, "csr: edge 0: node 18446744073709551615 -> 0 out of range"):
+            authppr.Graph(3, np.array([[2 ** 64 - 1, 0]], dtype=np.uint64))
         with self.assertRaises(ValueError):
             g.personalized_pagerank(np.zeros(3))
         with self.assertRaises(TypeError):
