@@ -10,6 +10,7 @@ import (
 
 	"github.com/authppr/authppr/bench"
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/cpu"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
 )
@@ -147,6 +148,86 @@ func BenchmarkAnchorBatch(b *testing.B) {
 			b.ReportMetric(mb/8/1e6, "batch-ms/query")
 			b.ReportMetric(mb/med(gs), "batch/single-gauss-seidel")
 			b.ReportMetric(med(batJ)/med(jac), "batch-jacobi/single-jacobi")
+		})
+	}
+}
+
+// BenchmarkAnchorKernels runs one Jacobi sweep, one parallel Jacobi sweep
+// (2 goroutines) and one Gauss-Seidel sweep (PushSweep) at the Unrolled
+// and the Unchecked level on the anchors' graphs, all in turn within each
+// iteration (each kernel and level on its own engine, so every engine
+// follows the same trajectory), and reports each kernel's median time at
+// Unchecked relative to Unrolled (below 1 is faster) and Unrolled's ms.
+func BenchmarkAnchorKernels(b *testing.B) {
+	if !slices.Contains(cpu.Supported(), cpu.Unchecked) {
+		b.Skip("no unchecked level in this build")
+	}
+	defer ppr.SetPullLevel(ppr.SetPullLevel(cpu.Best()))
+	for _, name := range []string{"kg", "rmat20"} {
+		b.Run(name, func(b *testing.B) {
+			g := anchorGraph(b, name)
+			// Five seeds with out-arcs, so that push sweeps spread.
+			rng := rand.New(rand.NewPCG(7, 7))
+			var in []ppr.Seed
+			for len(in) < 5 {
+				u := uint32(rng.IntN(g.NumNodes()))
+				if lo, hi := g.Out().Span(u); hi > lo {
+					in = append(in, ppr.Seed{Node: u, Weight: 1})
+				}
+			}
+			seeds, err := ppr.NewSeeds(g.NumNodes(), in)
+			if err != nil {
+				b.Fatal(err)
+			}
+			d := 0.85
+			if name == "kg" {
+				d = 0.5
+			}
+			kernels := []struct {
+				name string
+				step func(e *ppr.Engine)
+			}{
+				{"jacobi", func(e *ppr.Engine) { e.Sweep() }},
+				{"parallel", func(e *ppr.Engine) { e.SweepParallel(2) }},
+				{"gauss-seidel", func(e *ppr.Engine) { e.PushSweep() }},
+			}
+			levels := []cpu.Level{cpu.Unrolled, cpu.Unchecked}
+			engines := make([][]*ppr.Engine, len(kernels))
+			times := make([][][]float64, len(kernels))
+			for k := range kernels {
+				for range levels {
+					e, err := ppr.NewEngine(mask.Full(g), seeds, d)
+					if err != nil {
+						b.Fatal(err)
+					}
+					for range 3 {
+						e.Sweep()
+					}
+					engines[k] = append(engines[k], e)
+				}
+				times[k] = make([][]float64, len(levels))
+			}
+			b.ResetTimer()
+			for range b.N {
+				for k, kern := range kernels {
+					for i, l := range levels {
+						ppr.SetPullLevel(l)
+						start := time.Now()
+						kern.step(engines[k][i])
+						times[k][i] = append(times[k][i], float64(time.Since(start)))
+					}
+				}
+			}
+			med := func(xs []float64) float64 {
+				s := slices.Clone(xs)
+				slices.Sort(s)
+				return s[len(s)/2]
+			}
+			for k, kern := range kernels {
+				base := med(times[k][0])
+				b.ReportMetric(base/1e6, kern.name+"-unrolled-ms")
+				b.ReportMetric(med(times[k][1])/base, kern.name+"-unchecked/unrolled")
+			}
 		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"math/bits"
 
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/cpu"
 	"github.com/authppr/authppr/mask"
 )
 
@@ -214,17 +215,25 @@ func (e *Engine) pull(factor, next []float64) float64 {
 	if !sparse {
 		return pullMasked(in.Offsets, in.Nbr, in.Weight, in.Edge, e.view.MaskedBits(), factor, next, d)
 	}
-	l1 := pullAll(e.view.Graph(), in.Offsets, factor, next, d)
+	l1 := pullAll(e.view.Graph(), 0, len(next), factor, next, d)
 	if len(nodes) > 0 {
 		l1 = subtractArcs(nodes, arcs, in.Nbr, in.Weight, factor, next, d, l1)
 	}
 	return l1
 }
 
-// pullAll pulls every arc of the rows offsets covers (len(offsets) =
-// len(next)+1) with the kernels of pulls.
-func pullAll(g *csr.Graph, offsets []int, factor, next []float64, d float64) float64 {
+// pullAll pulls every arc of rows lo..hi-1 of g's in-adjacency into next
+// (len(next) = hi-lo) with the kernels of pulls. It is the gate of the
+// unchecked kernels (kernel_unchecked.go): it passes g's own validated
+// arrays and checks that factor covers every node, so that every gathered
+// neighbour (< g.NumNodes(), csr.validate) indexes factor.
+func pullAll(g *csr.Graph, lo, hi int, factor, next []float64, d float64) float64 {
+	if n := g.NumNodes(); len(factor) < n || lo < 0 || lo > hi || hi > n || len(next) != hi-lo {
+		panic(fmt.Sprintf("ppr: pull of rows [%d, %d) into %d entries with %d factors; want rows within the %d nodes, one entry per row and a factor per node",
+			lo, hi, len(next), len(factor), n))
+	}
 	in := g.In()
+	offsets := in.Offsets[lo : hi+1]
 	if g.UnitWeights() {
 		return pulls.pattern(offsets, in.Nbr, factor, next, d)
 	}
@@ -498,6 +507,9 @@ func (e *Engine) PushScan(eps float64) int {
 	d := e.damping
 	pushes := 0
 	dangling := 0.0
+	// The unchecked scatter (kernel_unchecked.go) writes r[v] for v in
+	// g's out-adjacency: v < n = len(r) by csr.validate.
+	unchecked := pulls.level == cpu.Unchecked
 	for u := range n {
 		val := r[u]
 		if val == 0 {
@@ -525,6 +537,10 @@ func (e *Engine) PushScan(eps float64) int {
 		nbr, wt, eid := out.Nbr[lo:hi], out.Weight[lo:hi], out.Edge[lo:hi]
 		e.Stats.ArcOps += int64(len(nbr))
 		if bits == nil || tb[u/64]&(1<<(u%64)) == 0 {
+			if unchecked {
+				scatterUnchecked(r, nbr, wt, c)
+				continue
+			}
 			wt = wt[:len(nbr)]
 			for p, v := range nbr {
 				r[v] += c * wt[p]

@@ -19,6 +19,11 @@ const (
 	// GOAMD64=v1 build tests the CPU feature at every call and measured
 	// 1.1-1.4x slower than this one (BenchmarkPullKernelsInterleaved).
 	Unrolled
+	// Unchecked runs the Unrolled loops without bounds checks (unsafe
+	// pointer arithmetic), on arrays whose bounds the caller proves once:
+	// the arrays of a validated graph, checked in O(1) at kernel entry. Not
+	// in purego builds.
+	Unchecked
 )
 
 // String names the level.
@@ -28,6 +33,8 @@ func (l Level) String() string {
 		return "generic"
 	case Unrolled:
 		return "unrolled"
+	case Unchecked:
+		return "unchecked"
 	}
 	return "unknown"
 }
@@ -49,7 +56,7 @@ func detect() []Level {
 	if purego {
 		return []Level{Generic}
 	}
-	return []Level{Generic, Unrolled}
+	return []Level{Generic, Unrolled, Unchecked}
 }
 
 // Supported lists the levels this CPU and build can run, ascending.
