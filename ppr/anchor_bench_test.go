@@ -183,6 +183,21 @@ func BenchmarkAnchorKernels(b *testing.B) {
 			if name == "kg" {
 				d = 0.5
 			}
+			// Eight seed vectors for the batched sweep, each of the five
+			// seeds alone and three pairs.
+			var batchSeeds []ppr.Seeds
+			for j := range 8 {
+				pick := []ppr.Seed{in[j%5]}
+				if j >= 5 {
+					pick = append(pick, in[(j+1)%5])
+				}
+				s, err := ppr.NewSeeds(g.NumNodes(), pick)
+				if err != nil {
+					b.Fatal(err)
+				}
+				batchSeeds = append(batchSeeds, s)
+			}
+			batchSweeps := map[*ppr.Engine]func(){}
 			kernels := []struct {
 				name string
 				step func(e *ppr.Engine)
@@ -190,6 +205,13 @@ func BenchmarkAnchorKernels(b *testing.B) {
 				{"jacobi", func(e *ppr.Engine) { e.Sweep() }},
 				{"parallel", func(e *ppr.Engine) { e.SweepParallel(2) }},
 				{"gauss-seidel", func(e *ppr.Engine) { e.PushSweep() }},
+				// The batch has its own state; e only names it.
+				{"batch-jacobi", func(e *ppr.Engine) {
+					if batchSweeps[e] == nil {
+						batchSweeps[e] = ppr.BatchSweep(e.View(), batchSeeds, d)
+					}
+					batchSweeps[e]()
+				}},
 			}
 			levels := []cpu.Level{cpu.Unrolled, cpu.Unchecked}
 			engines := make([][]*ppr.Engine, len(kernels))

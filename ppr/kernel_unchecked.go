@@ -126,7 +126,7 @@ func pullPatternUnchecked(offsets []int, nbr []uint32, factor, next []float64, d
 
 // uncheckedSet returns the kernels of cpu.Unchecked.
 func uncheckedSet() (pullSet, bool) {
-	return pullSet{cpu.Unchecked, pullUnmaskedUnchecked, pullPatternUnchecked, pullBatch}, true
+	return pullSet{cpu.Unchecked, pullUnmaskedUnchecked, pullPatternUnchecked, pullBatchUnchecked}, true
 }
 
 // scatterUnchecked is PushScan's unmasked scatter, r[v] += c*wt[p] for
@@ -141,4 +141,44 @@ func scatterUnchecked(r []float64, nbr []uint32, wt []float64, c float64) {
 		q := (*float64)(unsafe.Add(rb, uintptr(v)*8))
 		*q += c * wt[p]
 	}
+}
+
+// pullBatchUnchecked is pullBatch without bounds checks (the proof above,
+// with factor's rows of batchWidth lanes for factor's entries; the caller,
+// batch.sweep through pullBatchAll, checks len(factor) >= the node count).
+// Per lane it sums in arc order like pullBatch, so it matches
+// pullBatchReference bit for bit.
+func pullBatchUnchecked(offsets []int, nbr []uint32, wt []float64, factor, next [][batchWidth]float64, d float64) [batchWidth]float64 {
+	var l1 [batchWidth]float64
+	n := len(next)
+	p, end := uncheckedWindow(offsets, len(nbr), len(wt), n)
+	offsets = offsets[1 : n+1]
+	nb := unsafe.Pointer(unsafe.SliceData(nbr))
+	wb := unsafe.Pointer(unsafe.SliceData(wt))
+	fb := unsafe.Pointer(unsafe.SliceData(factor))
+	next = next[:len(offsets)]
+	for v, hi := range offsets {
+		hi = min(hi, end)
+		var a0, a1, a2, a3, a4, a5, a6, a7 float64
+		for ; p < hi; p++ {
+			u := uintptr(*(*uint32)(unsafe.Add(nb, uintptr(p)*4)))
+			f := (*[batchWidth]float64)(unsafe.Add(fb, u*(batchWidth*8)))
+			w := *(*float64)(unsafe.Add(wb, uintptr(p)*8))
+			a0 += f[0] * w
+			a1 += f[1] * w
+			a2 += f[2] * w
+			a3 += f[3] * w
+			a4 += f[4] * w
+			a5 += f[5] * w
+			a6 += f[6] * w
+			a7 += f[7] * w
+		}
+		out := &next[v]
+		out[0], out[1], out[2], out[3] = d*a0, d*a1, d*a2, d*a3
+		out[4], out[5], out[6], out[7] = d*a4, d*a5, d*a6, d*a7
+		for j, x := range out {
+			l1[j] += math.Abs(x)
+		}
+	}
+	return l1
 }
