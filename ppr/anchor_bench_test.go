@@ -3,6 +3,7 @@ package ppr_test
 import (
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -157,7 +158,9 @@ func BenchmarkAnchorBatch(b *testing.B) {
 // and the Unchecked level on the anchors' graphs, all in turn within each
 // iteration (each kernel and level on its own engine, so every engine
 // follows the same trajectory), and reports each kernel's median time at
-// Unchecked relative to Unrolled (below 1 is faster) and Unrolled's ms.
+// Unchecked relative to Unrolled (below 1 is faster) and Unrolled's ms, in
+// wall time and (single-thread kernels, Linux) in thread CPU time, which
+// a loaded machine disturbs less.
 func BenchmarkAnchorKernels(b *testing.B) {
 	if !slices.Contains(cpu.Supported(), cpu.Unchecked) {
 		b.Skip("no unchecked level in this build")
@@ -216,6 +219,7 @@ func BenchmarkAnchorKernels(b *testing.B) {
 			levels := []cpu.Level{cpu.Unrolled, cpu.Unchecked}
 			engines := make([][]*ppr.Engine, len(kernels))
 			times := make([][][]float64, len(kernels))
+			cpuTimes := make([][][]float64, len(kernels))
 			for k := range kernels {
 				for range levels {
 					e, err := ppr.NewEngine(mask.Full(g), seeds, d)
@@ -228,15 +232,21 @@ func BenchmarkAnchorKernels(b *testing.B) {
 					engines[k] = append(engines[k], e)
 				}
 				times[k] = make([][]float64, len(levels))
+				cpuTimes[k] = make([][]float64, len(levels))
 			}
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
 			b.ResetTimer()
 			for range b.N {
 				for k, kern := range kernels {
 					for i, l := range levels {
 						ppr.SetPullLevel(l)
+						c0, _ := threadCPU()
 						start := time.Now()
 						kern.step(engines[k][i])
 						times[k][i] = append(times[k][i], float64(time.Since(start)))
+						c1, _ := threadCPU()
+						cpuTimes[k][i] = append(cpuTimes[k][i], float64(c1-c0))
 					}
 				}
 			}
@@ -245,10 +255,16 @@ func BenchmarkAnchorKernels(b *testing.B) {
 				slices.Sort(s)
 				return s[len(s)/2]
 			}
+			_, haveCPU := threadCPU()
 			for k, kern := range kernels {
 				base := med(times[k][0])
 				b.ReportMetric(base/1e6, kern.name+"-unrolled-ms")
 				b.ReportMetric(med(times[k][1])/base, kern.name+"-unchecked/unrolled")
+				// Thread CPU time leaves out waits for a core (not the
+				// other goroutine of the parallel sweep).
+				if haveCPU && kern.name != "parallel" {
+					b.ReportMetric(med(cpuTimes[k][1])/med(cpuTimes[k][0]), kern.name+"-unchecked/unrolled-cpu")
+				}
 			}
 		})
 	}
