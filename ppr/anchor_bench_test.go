@@ -154,16 +154,16 @@ func BenchmarkAnchorBatch(b *testing.B) {
 }
 
 // BenchmarkAnchorKernels runs one Jacobi sweep, one parallel Jacobi sweep
-// (2 goroutines) and one Gauss-Seidel sweep (PushSweep) at the Unrolled
-// and the Unchecked level on the anchors' graphs, all in turn within each
+// (2 goroutines), one Gauss-Seidel sweep (PushSweep) and one batched Jacobi
+// sweep at every supported level from Unrolled up on the anchors' graphs, all in turn within each
 // iteration (each kernel and level on its own engine, so every engine
 // follows the same trajectory), and reports each kernel's median time at
-// Unchecked relative to Unrolled (below 1 is faster) and Unrolled's ms, in
+// each level relative to Unrolled (below 1 is faster) and Unrolled's ms, in
 // wall time and (single-thread kernels, Linux) in thread CPU time, which
 // a loaded machine disturbs less.
 func BenchmarkAnchorKernels(b *testing.B) {
 	if !slices.Contains(cpu.Supported(), cpu.Unchecked) {
-		b.Skip("no unchecked level in this build")
+		b.Skip("no level past unrolled in this build")
 	}
 	defer ppr.SetPullLevel(ppr.SetPullLevel(cpu.Best()))
 	for _, name := range []string{"kg", "rmat20"} {
@@ -216,7 +216,12 @@ func BenchmarkAnchorKernels(b *testing.B) {
 					batchSweeps[e]()
 				}},
 			}
-			levels := []cpu.Level{cpu.Unrolled, cpu.Unchecked}
+			var levels []cpu.Level
+			for _, l := range cpu.Supported() {
+				if l >= cpu.Unrolled {
+					levels = append(levels, l)
+				}
+			}
 			engines := make([][]*ppr.Engine, len(kernels))
 			times := make([][][]float64, len(kernels))
 			cpuTimes := make([][][]float64, len(kernels))
@@ -259,11 +264,13 @@ func BenchmarkAnchorKernels(b *testing.B) {
 			for k, kern := range kernels {
 				base := med(times[k][0])
 				b.ReportMetric(base/1e6, kern.name+"-unrolled-ms")
-				b.ReportMetric(med(times[k][1])/base, kern.name+"-unchecked/unrolled")
-				// Thread CPU time leaves out waits for a core (not the
-				// other goroutine of the parallel sweep).
-				if haveCPU && kern.name != "parallel" {
-					b.ReportMetric(med(cpuTimes[k][1])/med(cpuTimes[k][0]), kern.name+"-unchecked/unrolled-cpu")
+				for i, l := range levels[1:] {
+					b.ReportMetric(med(times[k][i+1])/base, kern.name+"-"+l.String()+"/unrolled")
+					// Thread CPU time leaves out waits for a core (not the
+					// other goroutine of the parallel sweep).
+					if haveCPU && kern.name != "parallel" {
+						b.ReportMetric(med(cpuTimes[k][i+1])/med(cpuTimes[k][0]), kern.name+"-"+l.String()+"/unrolled-cpu")
+					}
 				}
 			}
 		})
