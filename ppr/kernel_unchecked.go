@@ -35,8 +35,8 @@ import (
 //     checks every arc's neighbour is below the graph's node count, and
 //     pullAll, the only caller of the pulls outside the tests, checks
 //     len(factor) >= the graph's node count and passes the graph's own
-//     in-adjacency (PushScan likewise passes scatterUnchecked its graph's
-//     out-arcs and r of length n). This is the fact the kernels trust and
+//     in-adjacency (pushScanUnchecked likewise passes scatterUnchecked one
+//     node's span of its graph's out-adjacency and r of length n). This is the fact the kernels trust and
 //     cannot check in O(1); callers that do not hold a validated graph's
 //     arrays must not call them.
 //
@@ -44,15 +44,21 @@ import (
 // one past the end, as the unsafe.Pointer rules require (go test -race
 // runs checkptr over them).
 //
-// Measured (BenchmarkAnchorKernels, 40 interleaved reps, median thread CPU
-// time at Unchecked / Unrolled, GOAMD64=v1, a loaded 2-core machine): KG
-// Jacobi sweep 0.72, two-goroutine SweepParallel 0.71 (wall), Gauss-Seidel
-// PushSweep 0.92-0.98, batched Jacobi sweep 0.91; R-MAT 20 0.74, 0.86,
-// 0.87-0.91, 0.93. Tried and dropped: PushScan's whole node loop over one
-// running arc position (1.16-1.27x slower: the loop-invariant base
-// pointers spill and reload in the inner loop, which per-node re-slicing
-// avoids), the scatter unrolled by four (1.1-1.25x slower), and a pull
-// that writes next through a pointer too (the same code).
+// Measured (BenchmarkAnchorKernels, 40 interleaved reps, median time at
+// Unchecked / Unrolled, thread CPU time and wall agreeing within 0.01,
+// GOAMD64=v1, the shared 2-core Xeon at load ~2): KG (250k nodes, 2.5M
+// arcs) Jacobi sweep 0.77, two-goroutine SweepParallel 0.77, Gauss-Seidel
+// PushSweep 0.97, batched Jacobi sweep 0.99; R-MAT 20 0.83, 0.84, 0.96,
+// 0.99 (under load ~6: KG 0.72, 0.71, 0.92-0.98, 0.91). The push and the
+// batch gain little: a push sweep waits on its random read-modify-writes,
+// a batched gather on whole cache lines, not on the bounds checks.
+// Tried and dropped: PushScan's whole node loop over one running arc
+// position (1.16-1.27x slower: the loop-invariant base pointers spill and
+// reload in the inner loop, which per-node re-slicing avoids), the scatter
+// unrolled by four (1.1-1.25x slower), a pull that writes next through a
+// pointer too (the same code), and this pull in amd64 assembly with
+// VFMADD231SD (0.96-1.01x of this one on the KG and R-MAT 20, 0.84-0.9x on
+// BenchmarkPullKernelsInterleaved's shapes: not worth a level).
 
 // uncheckedWindow checks fact 1's preconditions and returns the window of
 // arc positions [lo, end). A failure is a programmer error (the arrays do
