@@ -23,7 +23,7 @@ const (
 	// pointer arithmetic), on arrays whose bounds the caller proves once:
 	// the arrays of a validated graph, checked in O(1) at kernel entry. It
 	// sums in Unrolled's order, so its results are Unrolled's bits; a pull
-	// takes about 0.72-0.79 of Unrolled's time on the anchors' graphs (ppr's
+	// takes about 0.72-0.83 of Unrolled's time on the anchors' graphs (ppr's
 	// kernel_unchecked.go has the proof and the numbers). Not in purego
 	// builds.
 	Unchecked
