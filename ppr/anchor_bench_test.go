@@ -3,6 +3,7 @@ package ppr_test
 import (
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/authppr/authppr/bench"
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/cpu"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
 )
@@ -191,4 +193,128 @@ func BenchmarkAnchorTopK(b *testing.B) {
 		sweeps += res.Sweeps
 	}
 	b.ReportMetric(float64(sweeps)/float64(b.N), "sweeps/op")
+}
+
+// BenchmarkAnchorKernels runs one Jacobi sweep, one parallel Jacobi sweep
+// (2 goroutines), one Gauss-Seidel sweep (PushSweep) and one batched Jacobi
+// sweep at every supported level from Unrolled up on the anchors' graphs, all in turn within each
+// iteration (each kernel and level on its own engine, so every engine
+// follows the same trajectory), and reports each kernel's median time at
+// each level relative to Unrolled (below 1 is faster) and Unrolled's ms, in
+// wall time and (single-thread kernels, Linux) in thread CPU time, which
+// a loaded machine disturbs less.
+func BenchmarkAnchorKernels(b *testing.B) {
+	if !slices.Contains(cpu.Supported(), cpu.Unchecked) {
+		b.Skip("no level past unrolled in this build")
+	}
+	defer ppr.SetPullLevel(ppr.SetPullLevel(cpu.Best()))
+	for _, name := range []string{"kg", "rmat20"} {
+		b.Run(name, func(b *testing.B) {
+			g := anchorGraph(b, name)
+			// Five seeds with out-arcs, so that push sweeps spread.
+			rng := rand.New(rand.NewPCG(7, 7))
+			var in []ppr.Seed
+			for len(in) < 5 {
+				u := uint32(rng.IntN(g.NumNodes()))
+				if lo, hi := g.Out().Span(u); hi > lo {
+					in = append(in, ppr.Seed{Node: u, Weight: 1})
+				}
+			}
+			seeds, err := ppr.NewSeeds(g.NumNodes(), in)
+			if err != nil {
+				b.Fatal(err)
+			}
+			d := 0.85
+			if name == "kg" {
+				d = 0.5
+			}
+			// Eight seed vectors for the batched sweep, each of the five
+			// seeds alone and three pairs.
+			var batchSeeds []ppr.Seeds
+			for j := range 8 {
+				pick := []ppr.Seed{in[j%5]}
+				if j >= 5 {
+					pick = append(pick, in[(j+1)%5])
+				}
+				s, err := ppr.NewSeeds(g.NumNodes(), pick)
+				if err != nil {
+					b.Fatal(err)
+				}
+				batchSeeds = append(batchSeeds, s)
+			}
+			batchSweeps := map[*ppr.Engine]func(){}
+			kernels := []struct {
+				name string
+				step func(e *ppr.Engine)
+			}{
+				{"jacobi", func(e *ppr.Engine) { e.Sweep() }},
+				{"parallel", func(e *ppr.Engine) { e.SweepParallel(2) }},
+				{"gauss-seidel", func(e *ppr.Engine) { e.PushSweep() }},
+				// The batch has its own state; e only names it.
+				{"batch-jacobi", func(e *ppr.Engine) {
+					if batchSweeps[e] == nil {
+						batchSweeps[e] = ppr.BatchSweep(e.View(), batchSeeds, d)
+					}
+					batchSweeps[e]()
+				}},
+			}
+			var levels []cpu.Level
+			for _, l := range cpu.Supported() {
+				if l >= cpu.Unrolled {
+					levels = append(levels, l)
+				}
+			}
+			engines := make([][]*ppr.Engine, len(kernels))
+			times := make([][][]float64, len(kernels))
+			cpuTimes := make([][][]float64, len(kernels))
+			for k := range kernels {
+				for range levels {
+					e, err := ppr.NewEngine(mask.Full(g), seeds, d)
+					if err != nil {
+						b.Fatal(err)
+					}
+					for range 3 {
+						e.Sweep()
+					}
+					engines[k] = append(engines[k], e)
+				}
+				times[k] = make([][]float64, len(levels))
+				cpuTimes[k] = make([][]float64, len(levels))
+			}
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			b.ResetTimer()
+			for range b.N {
+				for k, kern := range kernels {
+					for i, l := range levels {
+						ppr.SetPullLevel(l)
+						c0, _ := threadCPU()
+						start := time.Now()
+						kern.step(engines[k][i])
+						times[k][i] = append(times[k][i], float64(time.Since(start)))
+						c1, _ := threadCPU()
+						cpuTimes[k][i] = append(cpuTimes[k][i], float64(c1-c0))
+					}
+				}
+			}
+			med := func(xs []float64) float64 {
+				s := slices.Clone(xs)
+				slices.Sort(s)
+				return s[len(s)/2]
+			}
+			_, haveCPU := threadCPU()
+			for k, kern := range kernels {
+				base := med(times[k][0])
+				b.ReportMetric(base/1e6, kern.name+"-unrolled-ms")
+				for i, l := range levels[1:] {
+					b.ReportMetric(med(times[k][i+1])/base, kern.name+"-"+l.String()+"/unrolled")
+					// Thread CPU time leaves out waits for a core (not the
+					// other goroutine of the parallel sweep).
+					if haveCPU && kern.name != "parallel" {
+						b.ReportMetric(med(cpuTimes[k][i+1])/med(cpuTimes[k][0]), kern.name+"-"+l.String()+"/unrolled-cpu")
+					}
+				}
+			}
+		})
+	}
 }

@@ -179,6 +179,14 @@ func TestPullBatchMatchesReference(t *testing.T) {
 		gl1 := pullBatch(offsets, nbr, wt, factor, got, 0.85)
 		require.Equal(t, want, got, "trial %d", trial)
 		require.Equal(t, wl1, gl1, "trial %d", trial)
+		// Every level's batch kernel sums each lane in arc order: the
+		// reference's bits.
+		for _, l := range cpu.Supported() {
+			lgot := make([][batchWidth]float64, n)
+			ll1 := pullSetFor(l).batch(offsets, nbr, wt, factor, lgot, 0.85)
+			require.Equal(t, want, lgot, "trial %d level %v", trial, l)
+			require.Equal(t, wl1, ll1, "trial %d level %v", trial, l)
+		}
 		// Lane j is the single-vector reference on lane j's factors.
 		for j := range batchWidth {
 			single := make([]float64, n)

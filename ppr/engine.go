@@ -6,6 +6,7 @@ import (
 	"math/bits"
 
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/cpu"
 	"github.com/authppr/authppr/mask"
 )
 
@@ -215,17 +216,25 @@ func (e *Engine) pull(factor, next []float64) float64 {
 	if !sparse {
 		return pullMasked(in.Offsets, in.Nbr, in.Weight, in.Edge, e.view.MaskedBits(), factor, next, d)
 	}
-	l1 := pullAll(e.view.Graph(), in.Offsets, factor, next, d)
+	l1 := pullAll(e.view.Graph(), 0, len(next), factor, next, d)
 	if len(nodes) > 0 {
 		l1 = subtractArcs(nodes, arcs, in.Nbr, in.Weight, factor, next, d, l1)
 	}
 	return l1
 }
 
-// pullAll pulls every arc of the rows offsets covers (len(offsets) =
-// len(next)+1) with the kernels of pulls.
-func pullAll(g *csr.Graph, offsets []int, factor, next []float64, d float64) float64 {
+// pullAll pulls every arc of rows lo..hi-1 of g's in-adjacency into next
+// (len(next) = hi-lo) with the kernels of pulls. It is the gate of the
+// unchecked kernels (kernel_unchecked.go): it passes g's own validated
+// arrays and checks that factor covers every node, so that every gathered
+// neighbour (< g.NumNodes(), csr.validate) indexes factor.
+func pullAll(g *csr.Graph, lo, hi int, factor, next []float64, d float64) float64 {
+	if n := g.NumNodes(); len(factor) < n || lo < 0 || lo > hi || hi > n || len(next) != hi-lo {
+		panic(fmt.Sprintf("ppr: pull of rows [%d, %d) into %d entries with %d factors; want rows within the %d nodes, one entry per row and a factor per node",
+			lo, hi, len(next), len(factor), n))
+	}
 	in := g.In()
+	offsets := in.Offsets[lo : hi+1]
 	if g.UnitWeights() {
 		return pulls.pattern(offsets, in.Nbr, factor, next, d)
 	}
@@ -490,6 +499,9 @@ func (e *Engine) PushSweep() float64 {
 // the residual identity holds when PushScan returns. It returns the pushes
 // made.
 func (e *Engine) PushScan(eps float64) int {
+	if pulls.level >= cpu.Unchecked {
+		return e.pushScanUnchecked(eps)
+	}
 	g := e.view.Graph()
 	n := g.NumNodes()
 	x, r := e.X[:n], e.R[:n]
@@ -530,6 +542,71 @@ func (e *Engine) PushScan(eps float64) int {
 			for p, v := range nbr {
 				r[v] += c * wt[p]
 			}
+		} else {
+			wt, eid = wt[:len(nbr)], eid[:len(nbr)]
+			for p, v := range nbr {
+				if bits[eid[p]/64]&(1<<(eid[p]%64)) == 0 {
+					r[v] += c * wt[p]
+				}
+			}
+		}
+	}
+	if dangling != 0 {
+		for i, s := range e.seeds.Nodes {
+			r[s] += d * dangling * e.seeds.Weights[i]
+		}
+	}
+	e.Stats.Sweeps++
+	e.Stats.Pushes += int64(pushes)
+	return pushes
+}
+
+// pushScanUnchecked is PushScan with the unmasked scatter run by
+// scatterUnchecked (no bounds check on r[v]): the same pushes in the same
+// order with the same arithmetic, so the same bits (TestLevelsBitIdentical).
+// It is a separate copy, not a branch inside PushScan's loop, because the
+// branch made the Go register allocator spill in PushScan's checked loop
+// (a reload per arc, slower than before at every level).
+func (e *Engine) pushScanUnchecked(eps float64) int {
+	g := e.view.Graph()
+	n := g.NumNodes()
+	x, r := e.X[:n], e.R[:n]
+	w := e.view.OutWeights()[:n]
+	out := g.Out()
+	bits, tb := e.view.MaskedBits(), e.view.TouchedBits()
+	d := e.damping
+	pushes := 0
+	dangling := 0.0
+	for u := range n {
+		val := r[u]
+		if val == 0 {
+			continue
+		}
+		wu := w[u]
+		if wu == 0 {
+			if e.KeepDangling || math.Abs(val) <= eps {
+				continue
+			}
+			r[u] = 0
+			x[u] += val
+			pushes++
+			dangling += val
+			continue
+		}
+		if math.Abs(val) <= eps*wu {
+			continue
+		}
+		r[u] = 0
+		x[u] += val
+		pushes++
+		c := d * val / wu
+		lo, hi := out.Offsets[u], out.Offsets[u+1]
+		nbr, wt, eid := out.Nbr[lo:hi], out.Weight[lo:hi], out.Edge[lo:hi]
+		e.Stats.ArcOps += int64(len(nbr))
+		if bits == nil || tb[u/64]&(1<<(u%64)) == 0 {
+			// nbr and wt are u's span of g's out-adjacency, so every
+			// v < n = len(r) (csr.validate).
+			scatterUnchecked(r, nbr, wt, c)
 		} else {
 			wt, eid = wt[:len(nbr)], eid[:len(nbr)]
 			for p, v := range nbr {

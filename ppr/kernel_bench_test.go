@@ -56,7 +56,8 @@ func BenchmarkPullKernels(b *testing.B) {
 // of them alike, and reports each kernel's median time relative to
 // pullUnmasked (x/fast: below 1 is faster). Sizes: the memory-graph shape
 // of BenchmarkPullKernels (x fits in cache) and R-MAT scale 20's (1M nodes,
-// 16M arcs, Zipf in-degrees: x is 8 MiB).
+// 16M arcs, Zipf in-degrees: x is 8 MiB). The unchecked kernels join when
+// the build has them (not purego).
 func BenchmarkPullKernelsInterleaved(b *testing.B) {
 	for _, size := range []struct {
 		name     string
@@ -83,6 +84,15 @@ func BenchmarkPullKernelsInterleaved(b *testing.B) {
 				{"fast", func() { pullUnmasked(offsets, nbr, wt, factor, next, 0.85) }},
 				{"reference", func() { pullReference(offsets, nbr, wt, nil, nil, factor, next, 0.85) }},
 				{"pattern", func() { pullPattern(offsets, nbr, factor, next, 0.85) }},
+			}
+			if u, ok := uncheckedSet(); ok {
+				kernels = append(kernels, []struct {
+					name string
+					f    func()
+				}{
+					{"unchecked", func() { u.weighted(offsets, nbr, wt, factor, next, 0.85) }},
+					{"pattern-unchecked", func() { u.pattern(offsets, nbr, factor, next, 0.85) }},
+				}...)
 			}
 			times := make([][]float64, len(kernels))
 			b.ResetTimer()

@@ -31,6 +31,11 @@ var pulls = pullSetFor(cpu.Best())
 // TestSweepEveryLevel).
 func pullSetFor(l cpu.Level) pullSet {
 	switch l {
+	case cpu.Unchecked:
+		if s, ok := uncheckedSet(); ok {
+			return s
+		}
+		panic("ppr: pull level unchecked is not in this build (purego)")
 	case cpu.Unrolled:
 		return pullSet{l, pullUnmasked, pullPattern, pullBatch}
 	}

@@ -72,7 +72,7 @@ func (e *Engine) SweepParallel(threads int) float64 {
 			partial[i] = pullMasked(in.Offsets[lo:hi+1], in.Nbr, in.Weight, in.Edge, e.view.MaskedBits(), factor, next[lo:hi], d)
 			return
 		}
-		l1 := pullAll(g, in.Offsets[lo:hi+1], factor, next[lo:hi], d)
+		l1 := pullAll(g, lo, hi, factor, next[lo:hi], d)
 		// The masked arcs are listed by ascending head node.
 		a := sort.Search(len(nodes), func(j int) bool { return nodes[j] >= uint32(lo) })
 		b := sort.Search(len(nodes), func(j int) bool { return nodes[j] >= uint32(hi) })

@@ -18,8 +18,9 @@ func TestLevels(t *testing.T) {
 		require.Equal(t, []Level{Generic}, s)
 	} else {
 		require.Contains(t, s, Unrolled)
+		require.Contains(t, s, Unchecked)
 	}
-	for _, l := range []Level{Generic, Unrolled} {
+	for _, l := range []Level{Generic, Unrolled, Unchecked} {
 		require.NotEqual(t, "unknown", l.String())
 	}
 	t.Logf("levels %v, best %v, features %+v", s, Best(), Features)

@@ -1,0 +1,29 @@
+package ppr
+
+import (
+	"github.com/authppr/authppr/internal/cpu"
+	"github.com/authppr/authppr/mask"
+)
+
+// SetPullLevel makes Sweep, SweepParallel and PushScan run level l's
+// kernels, for the external benchmarks that compare levels in one run
+// (BenchmarkAnchorKernels); it returns the level that ran before.
+func SetPullLevel(l cpu.Level) cpu.Level {
+	old := pulls.level
+	pulls = pullSetFor(l)
+	return old
+}
+
+// BatchSweep returns one batched Jacobi sweep (batch.sweep) over the given
+// seed vectors (at most batchWidth) from the native start state, for
+// BenchmarkAnchorKernels.
+func BatchSweep(view *mask.View, seeds []Seeds, damping float64) func() {
+	b := newBatch(view, damping)
+	b.seeds = seeds
+	for j, s := range seeds {
+		for i, u := range s.Nodes {
+			b.r[u][j] = b.alpha * s.Weights[i]
+		}
+	}
+	return func() { b.sweep() }
+}

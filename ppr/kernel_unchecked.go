@@ -1,0 +1,201 @@
+//go:build !purego
+
+package ppr
+
+import (
+	"fmt"
+	"math"
+	"unsafe"
+
+	"github.com/authppr/authppr/internal/cpu"
+)
+
+// The unchecked kernels (cpu.Unchecked) are pullUnmasked and pullPattern
+// without bounds checks: one arc index p runs over the whole window of
+// arcs, and nbr, wt and factor are read through unsafe pointer arithmetic.
+// Per arc the checked kernels pay a compare-and-branch on factor[nbr[p]],
+// and per row the re-slicing of nbr and wt (with its spills and reloads at
+// the row start), which on the KG (250k nodes, 2.5M arcs) made a pull
+// about twice the C loop's time (shared/anchors/ppr_csr.c).
+//
+// Safety rests on two facts, one checked here and one by the graph:
+//
+//  1. Arc positions. uncheckedWindow checks in O(1) at entry that
+//     len(offsets) = len(next)+1, len(wt) = len(nbr) (weighted), and
+//     0 <= offsets[0] <= offsets[n] <= len(nbr), n = len(next). Row v's
+//     arcs are read from p (the running position, which starts at
+//     offsets[0] and only grows) up to hi = min(offsets[v+1], offsets[n]),
+//     so every p read satisfies offsets[0] <= p < offsets[n] <= len(nbr):
+//     in range whatever the offsets in between hold. When they are
+//     non-decreasing (csr.validate checks it for every graph) p equals
+//     offsets[v] at the start of row v, so the rows are exactly the
+//     reference's.
+//  2. Gathers. factor[nbr[p]] needs nbr[p] < len(factor). csr.validate
+//     (run by Builder.Build, Assemble and Validate for every snapshot)
+//     checks every arc's neighbour is below the graph's node count, and
+//     pullAll, the only caller of the pulls outside the tests, checks
+//     len(factor) >= the graph's node count and passes the graph's own
+//     in-adjacency (pushScanUnchecked likewise passes scatterUnchecked one
+//     node's span of its graph's out-adjacency and r of length n). This is the fact the kernels trust and
+//     cannot check in O(1); callers that do not hold a validated graph's
+//     arrays must not call them.
+//
+// The unsafe.Add offsets stay inside the arrays (facts 1 and 2), never
+// one past the end, as the unsafe.Pointer rules require (go test -race
+// runs checkptr over them).
+//
+// Measured (BenchmarkAnchorKernels, 40 interleaved reps, median time at
+// Unchecked / Unrolled, thread CPU time and wall agreeing within 0.01,
+// GOAMD64=v1, the shared 2-core Xeon at load ~2): KG (250k nodes, 2.5M
+// arcs) Jacobi sweep 0.77, two-goroutine SweepParallel 0.77, Gauss-Seidel
+// PushSweep 0.97, batched Jacobi sweep 0.99; R-MAT 20 0.83, 0.84, 0.96,
+// 0.99 (under load ~6: KG 0.72, 0.71, 0.92-0.98, 0.91). The push and the
+// batch gain little: a push sweep waits on its random read-modify-writes,
+// a batched gather on whole cache lines, not on the bounds checks.
+// Tried and dropped: PushScan's whole node loop over one running arc
+// position (1.16-1.27x slower: the loop-invariant base pointers spill and
+// reload in the inner loop, which per-node re-slicing avoids), the scatter
+// unrolled by four (1.1-1.25x slower), a pull that writes next through a
+// pointer too (the same code), and this pull in amd64 assembly with
+// VFMADD231SD (0.96-1.01x of this one on the KG and R-MAT 20, 0.84-0.9x on
+// BenchmarkPullKernelsInterleaved's shapes: not worth a level).
+
+// uncheckedWindow checks fact 1's preconditions and returns the window of
+// arc positions [lo, end). A failure is a programmer error (the arrays do
+// not belong together) and panics.
+func uncheckedWindow(offsets []int, nbr int, wt int, next int) (lo, end int) {
+	if len(offsets) != next+1 || wt != nbr {
+		panic(fmt.Sprintf("ppr: unchecked pull: %d offsets, %d neighbours and %d weights for %d rows; want rows+1 offsets and as many weights as neighbours",
+			len(offsets), nbr, wt, next))
+	}
+	lo, end = offsets[0], offsets[next]
+	if lo < 0 || end < lo || end > nbr {
+		panic(fmt.Sprintf("ppr: unchecked pull: arc window [%d, %d) outside the %d arcs", lo, end, nbr))
+	}
+	return lo, end
+}
+
+// pullUnmaskedUnchecked is pullUnmasked (same four accumulators, same
+// order, so the same bits) without bounds checks; see the proof above. It
+// must match pullReference to rounding (TestPullKernelsMatchReference) and
+// pullUnmasked bit for bit (TestUncheckedMatchesUnrolled).
+func pullUnmaskedUnchecked(offsets []int, nbr []uint32, wt []float64, factor, next []float64, d float64) float64 {
+	n := len(next)
+	p, end := uncheckedWindow(offsets, len(nbr), len(wt), n)
+	offsets = offsets[1 : n+1]
+	nb := unsafe.Pointer(unsafe.SliceData(nbr))
+	wb := unsafe.Pointer(unsafe.SliceData(wt))
+	fb := unsafe.Pointer(unsafe.SliceData(factor))
+	nbrAt := func(p int) uintptr { return uintptr(*(*uint32)(unsafe.Add(nb, uintptr(p)*4))) }
+	wtAt := func(p int) float64 { return *(*float64)(unsafe.Add(wb, uintptr(p)*8)) }
+	factorAt := func(u uintptr) float64 { return *(*float64)(unsafe.Add(fb, u*8)) }
+	l1 := 0.0
+	next = next[:len(offsets)]
+	for v, hi := range offsets {
+		hi = min(hi, end)
+		var a0, a1, a2, a3 float64
+		for ; p+4 <= hi; p += 4 {
+			a0 += factorAt(nbrAt(p)) * wtAt(p)
+			a1 += factorAt(nbrAt(p+1)) * wtAt(p+1)
+			a2 += factorAt(nbrAt(p+2)) * wtAt(p+2)
+			a3 += factorAt(nbrAt(p+3)) * wtAt(p+3)
+		}
+		for ; p < hi; p++ {
+			a0 += factorAt(nbrAt(p)) * wtAt(p)
+		}
+		x := d * ((a0 + a1) + (a2 + a3))
+		next[v] = x
+		l1 += math.Abs(x)
+	}
+	return l1
+}
+
+// pullPatternUnchecked is pullPattern without bounds checks (the proof
+// above, with no weight array); it must match pullPattern bit for bit.
+func pullPatternUnchecked(offsets []int, nbr []uint32, factor, next []float64, d float64) float64 {
+	n := len(next)
+	p, end := uncheckedWindow(offsets, len(nbr), len(nbr), n)
+	offsets = offsets[1 : n+1]
+	nb := unsafe.Pointer(unsafe.SliceData(nbr))
+	fb := unsafe.Pointer(unsafe.SliceData(factor))
+	nbrAt := func(p int) uintptr { return uintptr(*(*uint32)(unsafe.Add(nb, uintptr(p)*4))) }
+	factorAt := func(u uintptr) float64 { return *(*float64)(unsafe.Add(fb, u*8)) }
+	l1 := 0.0
+	next = next[:len(offsets)]
+	for v, hi := range offsets {
+		hi = min(hi, end)
+		var a0, a1, a2, a3 float64
+		for ; p+4 <= hi; p += 4 {
+			a0 += factorAt(nbrAt(p))
+			a1 += factorAt(nbrAt(p + 1))
+			a2 += factorAt(nbrAt(p + 2))
+			a3 += factorAt(nbrAt(p + 3))
+		}
+		for ; p < hi; p++ {
+			a0 += factorAt(nbrAt(p))
+		}
+		x := d * ((a0 + a1) + (a2 + a3))
+		next[v] = x
+		l1 += math.Abs(x)
+	}
+	return l1
+}
+
+// uncheckedSet returns the kernels of cpu.Unchecked.
+func uncheckedSet() (pullSet, bool) {
+	return pullSet{cpu.Unchecked, pullUnmaskedUnchecked, pullPatternUnchecked, pullBatchUnchecked}, true
+}
+
+// scatterUnchecked is PushScan's unmasked scatter, r[v] += c*wt[p] for
+// every arc p of one node in arc order (the same arithmetic, so the same
+// bits), without the bounds check on r[v]. Caller's proof: nbr and wt are
+// one node's span of a validated graph's out-adjacency (so every v < the
+// node count, csr.validate) and len(r) is the node count.
+func scatterUnchecked(r []float64, nbr []uint32, wt []float64, c float64) {
+	rb := unsafe.Pointer(unsafe.SliceData(r))
+	wt = wt[:len(nbr)]
+	for p, v := range nbr {
+		q := (*float64)(unsafe.Add(rb, uintptr(v)*8))
+		*q += c * wt[p]
+	}
+}
+
+// pullBatchUnchecked is pullBatch without bounds checks (the proof above,
+// with factor's rows of batchWidth lanes for factor's entries; the caller,
+// batch.sweep through pullBatchAll, checks len(factor) >= the node count).
+// Per lane it sums in arc order like pullBatch, so it matches
+// pullBatchReference bit for bit.
+func pullBatchUnchecked(offsets []int, nbr []uint32, wt []float64, factor, next [][batchWidth]float64, d float64) [batchWidth]float64 {
+	var l1 [batchWidth]float64
+	n := len(next)
+	p, end := uncheckedWindow(offsets, len(nbr), len(wt), n)
+	offsets = offsets[1 : n+1]
+	nb := unsafe.Pointer(unsafe.SliceData(nbr))
+	wb := unsafe.Pointer(unsafe.SliceData(wt))
+	fb := unsafe.Pointer(unsafe.SliceData(factor))
+	next = next[:len(offsets)]
+	for v, hi := range offsets {
+		hi = min(hi, end)
+		var a0, a1, a2, a3, a4, a5, a6, a7 float64
+		for ; p < hi; p++ {
+			u := uintptr(*(*uint32)(unsafe.Add(nb, uintptr(p)*4)))
+			f := (*[batchWidth]float64)(unsafe.Add(fb, u*(batchWidth*8)))
+			w := *(*float64)(unsafe.Add(wb, uintptr(p)*8))
+			a0 += f[0] * w
+			a1 += f[1] * w
+			a2 += f[2] * w
+			a3 += f[3] * w
+			a4 += f[4] * w
+			a5 += f[5] * w
+			a6 += f[6] * w
+			a7 += f[7] * w
+		}
+		out := &next[v]
+		out[0], out[1], out[2], out[3] = d*a0, d*a1, d*a2, d*a3
+		out[4], out[5], out[6], out[7] = d*a4, d*a5, d*a6, d*a7
+		for j, x := range out {
+			l1[j] += math.Abs(x)
+		}
+	}
+	return l1
+}
