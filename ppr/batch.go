@@ -156,7 +156,7 @@ func (b *batch) sweep() [batchWidth]float64 {
 	}
 	in := g.In()
 	d := b.damping
-	l1 := pullBatchAll(g, factor, b.next, d)
+	l1 := pulls.batch(in.Offsets, in.Nbr, in.Weight, factor, b.next, d)
 	nodes, arcs, _ := b.view.MaskedInArcs()
 	for i, v := range nodes {
 		p := arcs[i]

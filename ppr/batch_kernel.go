@@ -1,11 +1,6 @@
 package ppr
 
-import (
-	"fmt"
-	"math"
-
-	"github.com/authppr/authppr/csr"
-)
+import "math"
 
 // batchWidth is the number of seed vectors a batched sweep carries: eight
 // float64s are one 64-byte cache line, so each random gather of a neighbour's
@@ -64,15 +59,4 @@ func pullBatch(offsets []int, nbr []uint32, wt []float64, factor, next [][batchW
 		}
 	}
 	return l1
-}
-
-// pullBatchAll pulls every row of g's in-adjacency into next with the batch
-// kernel of pulls. Like pullAll it is the gate of the unchecked kernel: it
-// passes g's own validated arrays and checks that factor covers every node.
-func pullBatchAll(g *csr.Graph, factor, next [][batchWidth]float64, d float64) [batchWidth]float64 {
-	if n := g.NumNodes(); len(factor) < n || len(next) != n {
-		panic(fmt.Sprintf("ppr: batch pull into %d rows with %d factors; want one row and one factor per node (%d)", len(next), len(factor), n))
-	}
-	in := g.In()
-	return pulls.batch(in.Offsets, in.Nbr, in.Weight, factor, next, d)
 }

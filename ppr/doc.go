@@ -51,10 +51,9 @@
 // The pull kernels come in levels (internal/cpu), chosen once at start-up:
 // Generic runs the plain reference loops, Unrolled the loops with four
 // accumulators and the per-arc bounds checks reduced to the gather,
-// Unchecked the Unrolled loops (same order, same bits) and PushScan's
-// scatter with no bounds checks, on a validated graph's arrays whose
-// bounds are checked in O(1) at entry (kernel_unchecked.go has the
-// proof). A graph whose every weight is 1 runs the pattern kernel, which
+// Unchecked the Unrolled pull loops (same order, same bits) with no
+// bounds checks, on a validated graph's arrays whose bounds are checked in
+// O(1) at entry (kernel_unchecked.go has the proof). A graph whose every weight is 1 runs the pattern kernel, which
 // reads no weights.
 // Every level is tested against Generic; the purego build tag runs Generic
 // everywhere. Ties in a selection break by node id, or by first-appearance

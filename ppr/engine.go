@@ -6,7 +6,6 @@ import (
 	"math/bits"
 
 	"github.com/authppr/authppr/csr"
-	"github.com/authppr/authppr/internal/cpu"
 	"github.com/authppr/authppr/mask"
 )
 
@@ -499,9 +498,6 @@ func (e *Engine) PushSweep() float64 {
 // the residual identity holds when PushScan returns. It returns the pushes
 // made.
 func (e *Engine) PushScan(eps float64) int {
-	if pulls.level >= cpu.Unchecked {
-		return e.pushScanUnchecked(eps)
-	}
 	g := e.view.Graph()
 	n := g.NumNodes()
 	x, r := e.X[:n], e.R[:n]
@@ -542,71 +538,6 @@ func (e *Engine) PushScan(eps float64) int {
 			for p, v := range nbr {
 				r[v] += c * wt[p]
 			}
-		} else {
-			wt, eid = wt[:len(nbr)], eid[:len(nbr)]
-			for p, v := range nbr {
-				if bits[eid[p]/64]&(1<<(eid[p]%64)) == 0 {
-					r[v] += c * wt[p]
-				}
-			}
-		}
-	}
-	if dangling != 0 {
-		for i, s := range e.seeds.Nodes {
-			r[s] += d * dangling * e.seeds.Weights[i]
-		}
-	}
-	e.Stats.Sweeps++
-	e.Stats.Pushes += int64(pushes)
-	return pushes
-}
-
-// pushScanUnchecked is PushScan with the unmasked scatter run by
-// scatterUnchecked (no bounds check on r[v]): the same pushes in the same
-// order with the same arithmetic, so the same bits (TestLevelsBitIdentical).
-// It is a separate copy, not a branch inside PushScan's loop, because the
-// branch made the Go register allocator spill in PushScan's checked loop
-// (a reload per arc, slower than before at every level).
-func (e *Engine) pushScanUnchecked(eps float64) int {
-	g := e.view.Graph()
-	n := g.NumNodes()
-	x, r := e.X[:n], e.R[:n]
-	w := e.view.OutWeights()[:n]
-	out := g.Out()
-	bits, tb := e.view.MaskedBits(), e.view.TouchedBits()
-	d := e.damping
-	pushes := 0
-	dangling := 0.0
-	for u := range n {
-		val := r[u]
-		if val == 0 {
-			continue
-		}
-		wu := w[u]
-		if wu == 0 {
-			if e.KeepDangling || math.Abs(val) <= eps {
-				continue
-			}
-			r[u] = 0
-			x[u] += val
-			pushes++
-			dangling += val
-			continue
-		}
-		if math.Abs(val) <= eps*wu {
-			continue
-		}
-		r[u] = 0
-		x[u] += val
-		pushes++
-		c := d * val / wu
-		lo, hi := out.Offsets[u], out.Offsets[u+1]
-		nbr, wt, eid := out.Nbr[lo:hi], out.Weight[lo:hi], out.Edge[lo:hi]
-		e.Stats.ArcOps += int64(len(nbr))
-		if bits == nil || tb[u/64]&(1<<(u%64)) == 0 {
-			// nbr and wt are u's span of g's out-adjacency, so every
-			// v < n = len(r) (csr.validate).
-			scatterUnchecked(r, nbr, wt, c)
 		} else {
 			wt, eid = wt[:len(nbr)], eid[:len(nbr)]
 			for p, v := range nbr {

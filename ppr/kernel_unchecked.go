@@ -35,10 +35,9 @@ import (
 //     checks every arc's neighbour is below the graph's node count, and
 //     pullAll, the only caller of the pulls outside the tests, checks
 //     len(factor) >= the graph's node count and passes the graph's own
-//     in-adjacency (pushScanUnchecked likewise passes scatterUnchecked one
-//     node's span of its graph's out-adjacency and r of length n). This is the fact the kernels trust and
-//     cannot check in O(1); callers that do not hold a validated graph's
-//     arrays must not call them.
+//     in-adjacency. This is the fact the kernels trust and cannot check in
+//     O(1); callers that do not hold a validated graph's arrays must not
+//     call them.
 //
 // The unsafe.Add offsets stay inside the arrays (facts 1 and 2), never
 // one past the end, as the unsafe.Pointer rules require (go test -race
@@ -49,9 +48,12 @@ import (
 // GOAMD64=v1, the shared 2-core Xeon at load ~2): KG (250k nodes, 2.5M
 // arcs) Jacobi sweep 0.77, two-goroutine SweepParallel 0.77, Gauss-Seidel
 // PushSweep 0.97, batched Jacobi sweep 0.99; R-MAT 20 0.83, 0.84, 0.96,
-// 0.99 (under load ~6: KG 0.72, 0.71, 0.92-0.98, 0.91). The push and the
-// batch gain little: a push sweep waits on its random read-modify-writes,
-// a batched gather on whole cache lines, not on the bounds checks.
+// 0.99 (under load ~6: KG 0.72, 0.71, 0.92-0.98, 0.91), where the push
+// and the batch ran unchecked versions too (PushScan's scatter as its own
+// copy of the scan, the batch pull as pullBatchUnchecked). Those two gained
+// 1-4%, not worth an unsafe copy each, and were dropped: a push sweep waits
+// on its random read-modify-writes, a batched gather on whole cache lines,
+// not on the bounds checks; the batch level runs pullBatch.
 // Tried and dropped: PushScan's whole node loop over one running arc
 // position (1.16-1.27x slower: the loop-invariant base pointers spill and
 // reload in the inner loop, which per-node re-slicing avoids), the scatter
@@ -143,59 +145,5 @@ func pullPatternUnchecked(offsets []int, nbr []uint32, factor, next []float64, d
 
 // uncheckedSet returns the kernels of cpu.Unchecked.
 func uncheckedSet() (pullSet, bool) {
-	return pullSet{cpu.Unchecked, pullUnmaskedUnchecked, pullPatternUnchecked, pullBatchUnchecked}, true
-}
-
-// scatterUnchecked is PushScan's unmasked scatter, r[v] += c*wt[p] for
-// every arc p of one node in arc order (the same arithmetic, so the same
-// bits), without the bounds check on r[v]. Caller's proof: nbr and wt are
-// one node's span of a validated graph's out-adjacency (so every v < the
-// node count, csr.validate) and len(r) is the node count.
-func scatterUnchecked(r []float64, nbr []uint32, wt []float64, c float64) {
-	rb := unsafe.Pointer(unsafe.SliceData(r))
-	wt = wt[:len(nbr)]
-	for p, v := range nbr {
-		q := (*float64)(unsafe.Add(rb, uintptr(v)*8))
-		*q += c * wt[p]
-	}
-}
-
-// pullBatchUnchecked is pullBatch without bounds checks (the proof above,
-// with factor's rows of batchWidth lanes for factor's entries; the caller,
-// batch.sweep through pullBatchAll, checks len(factor) >= the node count).
-// Per lane it sums in arc order like pullBatch, so it matches
-// pullBatchReference bit for bit.
-func pullBatchUnchecked(offsets []int, nbr []uint32, wt []float64, factor, next [][batchWidth]float64, d float64) [batchWidth]float64 {
-	var l1 [batchWidth]float64
-	n := len(next)
-	p, end := uncheckedWindow(offsets, len(nbr), len(wt), n)
-	offsets = offsets[1 : n+1]
-	nb := unsafe.Pointer(unsafe.SliceData(nbr))
-	wb := unsafe.Pointer(unsafe.SliceData(wt))
-	fb := unsafe.Pointer(unsafe.SliceData(factor))
-	next = next[:len(offsets)]
-	for v, hi := range offsets {
-		hi = min(hi, end)
-		var a0, a1, a2, a3, a4, a5, a6, a7 float64
-		for ; p < hi; p++ {
-			u := uintptr(*(*uint32)(unsafe.Add(nb, uintptr(p)*4)))
-			f := (*[batchWidth]float64)(unsafe.Add(fb, u*(batchWidth*8)))
-			w := *(*float64)(unsafe.Add(wb, uintptr(p)*8))
-			a0 += f[0] * w
-			a1 += f[1] * w
-			a2 += f[2] * w
-			a3 += f[3] * w
-			a4 += f[4] * w
-			a5 += f[5] * w
-			a6 += f[6] * w
-			a7 += f[7] * w
-		}
-		out := &next[v]
-		out[0], out[1], out[2], out[3] = d*a0, d*a1, d*a2, d*a3
-		out[4], out[5], out[6], out[7] = d*a4, d*a5, d*a6, d*a7
-		for j, x := range out {
-			l1[j] += math.Abs(x)
-		}
-	}
-	return l1
+	return pullSet{cpu.Unchecked, pullUnmaskedUnchecked, pullPatternUnchecked, pullBatch}, true
 }

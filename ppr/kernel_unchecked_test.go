@@ -59,20 +59,6 @@ func TestUncheckedMatchesUnrolled(t *testing.T) {
 		gotAll, got = guarded()
 		same("pattern", wantAll, gotAll, wantL1, pullPatternUnchecked(win, nbr, factor, got, 0.85))
 
-		// The scatter against PushScan's checked loop.
-		if hi > lo {
-			a, b := offsets[lo], offsets[hi]
-			r1 := slicesClone(factor)
-			r2 := slicesClone(factor)
-			c := rng.Float64() - 0.5
-			for p := a; p < b; p++ {
-				r1[nbr[p]] += c * wt[p]
-			}
-			scatterUnchecked(r2, nbr[a:b], wt[a:b], c)
-			for u := range r1 {
-				require.Equalf(t, math.Float64bits(r1[u]), math.Float64bits(r2[u]), "scatter: trial %d node %d", trial, u)
-			}
-		}
 	}
 }
 
