@@ -1,8 +1,11 @@
 package csr
 
 import (
+	crand "crypto/rand"
+	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"sort"
 	"sync"
 	"unsafe"
@@ -156,6 +159,14 @@ func (g *Graph) checkNameDictionary() error {
 
 // validate is Validate with the name check given: the dictionary's, or
 // Assemble's uniqueness check before the dictionary exists.
+//
+// It reports the fault the plain checks would report first (lengths,
+// names, ranks, the first bad edge, the out-adjacency, the in-adjacency,
+// the out-weights), but reads every array once and in order: the edge
+// checks, the names and the arcs run on two goroutines, and the arcs are
+// matched to the edges by arcsMatch (a fingerprint) instead of a random
+// read of the edge table per arc. validatePlain (in the tests) is the
+// sequential form it must agree with.
 func (g *Graph) validate(checkNames func() error) error {
 	n, m := len(g.names), len(g.edgeSrc)
 	if len(g.edgeDst) != m || len(g.edgeWeight) != m || len(g.edgeChannel) != m {
@@ -165,8 +176,15 @@ func (g *Graph) validate(checkNames func() error) error {
 	if g.edgeRelation != nil && len(g.edgeRelation) != m {
 		return fmt.Errorf("csr: %d edge relations for %d edges", len(g.edgeRelation), m)
 	}
-	if err := checkNames(); err != nil {
-		return err
+	// The names are checked beside the edges; their fault comes first.
+	var namesErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { namesErr = checkNames() })
+	key := newArcKey()
+	badEdge, edgeSum := g.edgesOK(&key)
+	wg.Wait()
+	if namesErr != nil {
+		return namesErr
 	}
 	if g.rank != nil {
 		if len(g.rank) != n {
@@ -180,19 +198,8 @@ func (g *Graph) validate(checkNames func() error) error {
 			seen[r] = true
 		}
 	}
-	for e := 0; e < m; e++ {
-		if g.edgeSrc[e] >= uint32(n) || g.edgeDst[e] >= uint32(n) {
-			return fmt.Errorf("csr: edge %d: endpoint out of range (want < %d nodes)", e, n)
-		}
-		if w := g.edgeWeight[e]; math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
-			return fmt.Errorf("csr: edge %d: weight %v, want finite and non-negative", e, w)
-		}
-		if int(g.edgeChannel[e]) >= len(g.channels) {
-			return fmt.Errorf("csr: edge %d: channel index %d out of range", e, g.edgeChannel[e])
-		}
-		if g.edgeRelation != nil && int(g.edgeRelation[e]) >= len(g.relations) {
-			return fmt.Errorf("csr: edge %d: relation index %d out of range", e, g.edgeRelation[e])
-		}
+	if badEdge >= 0 {
+		return g.edgeError(badEdge)
 	}
 	arcs := m
 	if !g.directed {
@@ -200,24 +207,94 @@ func (g *Graph) validate(checkNames func() error) error {
 	}
 	// The fast check decides; when it rejects, the plain arc-by-arc check
 	// (the reference it is tested against) finds and names the fault.
-	if !g.adjacencyOK(g.out, n, arcs, true) {
+	ow := g.outWeight
+	if len(ow) != n {
+		ow = nil // reported below, after the adjacencies
+	}
+	ok, badWeight := g.arcsMatch(g.out, n, arcs, true, &key, edgeSum, ow)
+	if !ok {
 		return g.adjacencyError("out", g.out, n, arcs, true)
 	}
 	if !g.directed && sameAdjacency(g.in, g.out) {
 		// Undirected graphs share one adjacency: checked above.
-	} else if !g.adjacencyOK(g.in, n, arcs, false) {
+	} else if ok, _ := g.arcsMatch(g.in, n, arcs, false, &key, edgeSum, nil); !ok {
 		return g.adjacencyError("in", g.in, n, arcs, false)
 	}
 	if len(g.outWeight) != n {
 		return fmt.Errorf("csr: %d out-weights for %d nodes", len(g.outWeight), n)
 	}
-	for u := 0; u < n; u++ {
-		lo, hi := g.out.Span(uint32(u))
-		if w := sumWeights(g.out.Weight[lo:hi]); w != g.outWeight[u] {
-			return fmt.Errorf("csr: node %d: out-weight %v, arcs sum to %v", u, g.outWeight[u], w)
-		}
+	if badWeight >= 0 {
+		lo, hi := g.out.Span(uint32(badWeight))
+		return fmt.Errorf("csr: node %d: out-weight %v, arcs sum to %v", badWeight, g.outWeight[badWeight], sumWeights(g.out.Weight[lo:hi]))
 	}
 	return nil
+}
+
+// edgeError describes what is wrong with edge e (edgesOK found it bad).
+func (g *Graph) edgeError(e int) error {
+	n := uint32(len(g.names))
+	if g.edgeSrc[e] >= n || g.edgeDst[e] >= n {
+		return fmt.Errorf("csr: edge %d: endpoint out of range (want < %d nodes)", e, n)
+	}
+	if w := g.edgeWeight[e]; math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
+		return fmt.Errorf("csr: edge %d: weight %v, want finite and non-negative", e, w)
+	}
+	if int(g.edgeChannel[e]) >= len(g.channels) {
+		return fmt.Errorf("csr: edge %d: channel index %d out of range", e, g.edgeChannel[e])
+	}
+	if g.edgeRelation != nil && int(g.edgeRelation[e]) >= len(g.relations) {
+		return fmt.Errorf("csr: edge %d: relation index %d out of range", e, g.edgeRelation[e])
+	}
+	return fmt.Errorf("csr: edge %d: rejected by the edge check but no fault found (a bug)", e)
+}
+
+// edgesOK checks every edge's endpoints, weight, channel and relation (the
+// conditions edgeError names) and returns the first bad edge (-1 if none)
+// and the fingerprint arcsMatch compares the arcs with: the sum mod 2^64 of
+// key.mix over the edge tuples (src, dst, weight, e), and for an undirected
+// graph also (dst, src, weight, e). It splits the edges in two halves, one
+// per goroutine; the first half's bad edge, if any, comes first.
+func (g *Graph) edgesOK(key *arcKey) (bad int, sum uint64) {
+	m := len(g.edgeSrc)
+	n := uint32(len(g.names))
+	nch, nrel := uint32(len(g.channels)), uint32(len(g.relations))
+	both := !g.directed
+	check := func(from, to int) (int, uint64) {
+		// Re-slicing to [from:to] lets the compiler drop the bounds checks.
+		src, dst, wt, ch := g.edgeSrc[from:to], g.edgeDst[from:to], g.edgeWeight[from:to], g.edgeChannel[from:to]
+		var rel []uint32
+		if g.edgeRelation != nil {
+			rel = g.edgeRelation[from:to]
+		}
+		var sum uint64
+		for i := range src {
+			s, d, w := src[i], dst[i], wt[i]
+			// !(w >= 0) is true for NaN and for negative weights.
+			if s >= n || d >= n || !(w >= 0) || math.IsInf(w, 1) || ch[i] >= nch || (rel != nil && rel[i] >= nrel) {
+				return from + i, 0
+			}
+			e, wb := uint32(from+i), weightBits(w)
+			sum += key.mix(s, d, wb, e)
+			if both {
+				sum += key.mix(d, s, wb, e)
+			}
+		}
+		return -1, sum
+	}
+	mid := m / 2
+	var bad2 int
+	var sum2 uint64
+	var wg sync.WaitGroup
+	wg.Go(func() { bad2, sum2 = check(mid, m) })
+	bad1, sum1 := check(0, mid)
+	wg.Wait()
+	if bad1 >= 0 {
+		return bad1, 0
+	}
+	if bad2 >= 0 {
+		return bad2, 0
+	}
+	return -1, sum1 + sum2
 }
 
 // validateAdjacency checks one CSR direction: shape, ordering by edge id, and
@@ -307,72 +384,151 @@ func sameAdjacency(a, b Adjacency) bool {
 		same(len(a.Edge), len(b.Edge), unsafe.Pointer(unsafe.SliceData(a.Edge)), unsafe.Pointer(unsafe.SliceData(b.Edge)))
 }
 
-// adjacencyOK is the fast form of validateAdjacency and accepts exactly
-// what it accepts . It needs no per-edge counters: every
-// arc must match an edge incident to its node (endpoint, neighbour and
-// weight), and the edge ids of a node's arcs must strictly increase, except
-// that the two arcs of an undirected self-loop sit side by side (never
-// three). So an edge has at most one arc at each endpoint (two at a
-// self-loop's node), hence at most want arcs (1 directed, 2 undirected);
-// the arcs number want*edges, so every edge has exactly want arcs, one at
-// each endpoint: what validateAdjacency counts. With no writes, the nodes
-// split into independent ranges; ok runs them on two goroutines.
+// arcKey is the random key of one fingerprint check (arcsMatch), drawn
+// from crypto/rand for every validation, so no file can be made to collide
+// on purpose: its contents cannot depend on a key drawn after it is read.
+type arcKey [4]uint64
+
+func newArcKey() arcKey {
+	var b [32]byte
+	crand.Read(b[:]) // never fails (crypto/rand.Read crashes the program rather than return an error)
+	var k arcKey
+	for i := range k {
+		k[i] = binary.LittleEndian.Uint64(b[8*i:])
+	}
+	return k
+}
+
+// mix is a keyed 64-bit hash of an arc tuple (tail, head, weight bits,
+// edge id): two rounds of wyhash's multiply-fold (the 128-bit product of
+// two keyed words, high half xor low half); the first round mixes the
+// endpoints with the weight, the second that with the edge id.
+func (k *arcKey) mix(tail, head uint32, wbits uint64, e uint32) uint64 {
+	hi, lo := bits.Mul64(uint64(tail)|uint64(head)<<32^k[0], wbits^k[1])
+	hi, lo = bits.Mul64(hi^lo^k[2], uint64(e)^k[3])
+	return hi ^ lo
+}
+
+// weightBits is w's bit pattern with -0 read as +0: the plain check
+// compares weights with ==, under which the two zeros are equal (and NaN
+// equals nothing; edge weights are never NaN, so an arc weight that is NaN
+// has bits no edge tuple has).
+func weightBits(w float64) uint64 {
+	b := math.Float64bits(w)
+	if b == 1<<63 {
+		b = 0
+	}
+	return b
+}
+
+// adjacencyOK is arcsMatch with a fresh key and the fingerprint of the
+// edges computed here: the form the differential tests call beside
+// validateAdjacency. It assumes the edges themselves passed edgesOK.
 func (g *Graph) adjacencyOK(a Adjacency, n, arcs int, outgoing bool) bool {
+	key := newArcKey()
+	_, sum := g.edgesOK(&key)
+	ok, _ := g.arcsMatch(a, n, arcs, outgoing, &key, sum, nil)
+	return ok
+}
+
+// arcsMatch is the fast form of validateAdjacency, which it must agree
+// with (TestValidateAdjacencyMatchesReference, TestValidateMatchesPlain);
+// edgeSum is edgesOK's fingerprint under the same key, for edges that
+// passed edgesOK. It reads the arc arrays once, in order, and the edge
+// table not at all.
+//
+// Why it is the same check. Write each arc at node u as the tuple
+// (tail, head, weight, edge id): (u, Nbr) for an out-arc or an undirected
+// arc, (Nbr, u) for a directed in-arc; and each edge e as (src, dst,
+// weight, e), plus (dst, src, weight, e) when undirected. validateAdjacency
+// accepts iff the shape is right, each node's edge ids never decrease, and
+// the arcs' tuples are the edges' tuples as multisets: each arc must equal
+// the tuple of the edge it names, weights compared with == (weightBits),
+// and each edge needs exactly its one (directed) or two (undirected: one at
+// each endpoint, both at a self-loop's node) arcs. The shape and the order
+// are checked here exactly; the multisets are compared by their sums of
+// key.mix mod 2^64. Equal multisets give equal sums, so every adjacency
+// validateAdjacency accepts is accepted.
+//
+// False accepts. Let the multisets differ and c_t be the arc count minus
+// the edge count of tuple t. Some c_t is odd: both sides hold `arcs`
+// tuples, each edge tuple occurs once in the edges (twice for an undirected
+// self-loop), and if every c_t were even, each edge tuple would occur an
+// odd number of times >= 1 in the arcs (an even number >= 2 for the
+// self-loop ones), which already accounts for all `arcs` arcs, so the
+// multisets would be equal. With mix modelled as a random function of the
+// tuple (the key is drawn after the file is written), sum_t c_t mix(t) = 0
+// mod 2^64 with c_t odd, given all other values, has exactly one solution
+// for mix(t): probability 2^-64 per check, two checks per directed graph.
+// Without the model, for corruption that does not know the key, the same
+// bound holds as far as the mix is indistinguishable from random.
+//
+// With ow non-nil (the out-adjacency, len(ow) = n) it also returns the
+// first node whose arc weights, summed in arc order, differ from ow (-1 if
+// none), sumWeights's sum exactly (same additions, same order).
+func (g *Graph) arcsMatch(a Adjacency, n, arcs int, outgoing bool, key *arcKey, edgeSum uint64, ow []float64) (ok bool, badWeight int) {
 	if len(a.Offsets) != n+1 || a.Offsets[0] != 0 || a.Offsets[n] != arcs ||
 		len(a.Nbr) != arcs || len(a.Weight) != arcs || len(a.Edge) != arcs {
-		return false
+		return false, -1
 	}
 	for u := 0; u < n; u++ {
 		if a.Offsets[u] > a.Offsets[u+1] {
-			return false
+			return false, -1
 		}
 	}
-	directed := g.directed
+	// Offsets run from 0 to arcs without decreasing, so every span
+	// [Offsets[u], Offsets[u+1]) lies within the arc arrays.
+	swap := g.directed && !outgoing
 	m := uint32(len(g.edgeSrc))
-	src, dst, wt := g.edgeSrc, g.edgeDst[:m], g.edgeWeight[:m]
 	nbr, weight, edge := a.Nbr[:arcs], a.Weight[:arcs], a.Edge[:arcs]
-	check := func(from, to int) bool {
+	type part struct {
+		ok        bool
+		sum       uint64
+		badWeight int
+	}
+	check := func(from, to int) part {
+		res := part{ok: true, badWeight: -1}
+		var sum uint64
 		for u := from; u < to; u++ {
 			lo, hi := a.Offsets[u], a.Offsets[u+1]
 			uu := uint32(u)
-			prev := int64(-1)
+			prev := uint32(0)
+			w := 0.0
 			for p := lo; p < hi; p++ {
 				e := edge[p]
-				if e >= m {
-					return false
+				if e >= m || e < prev {
+					return part{badWeight: -1}
 				}
-				s, d := src[e], dst[e]
-				var ok bool
-				switch {
-				case !directed:
-					ok = (s == uu && nbr[p] == d) || (d == uu && nbr[p] == s)
-				case outgoing:
-					ok = s == uu && nbr[p] == d
-				default:
-					ok = d == uu && nbr[p] == s
+				prev = e
+				tail, head := uu, nbr[p]
+				if swap {
+					tail, head = head, tail
 				}
-				if !ok || weight[p] != wt[e] {
-					return false
-				}
-				if int64(e) <= prev {
-					// Only an undirected self-loop repeats an id, once.
-					if int64(e) < prev || directed || s != d || (p >= lo+2 && edge[p-2] == e) {
-						return false
-					}
-				}
-				prev = int64(e)
+				sum += key.mix(tail, head, weightBits(weight[p]), e)
+				w += weight[p]
+			}
+			if ow != nil && res.badWeight < 0 && w != ow[u] {
+				res.badWeight = u
 			}
 		}
-		return true
+		res.sum = sum
+		return res
 	}
 	// Split where half the arcs are behind.
 	mid := sort.Search(n, func(u int) bool { return a.Offsets[u] >= arcs/2 })
-	var second bool
+	var second part
 	var wg sync.WaitGroup
 	wg.Go(func() { second = check(mid, n) })
 	first := check(0, mid)
 	wg.Wait()
-	return first && second
+	if !first.ok || !second.ok || first.sum+second.sum != edgeSum {
+		return false, -1
+	}
+	badWeight = first.badWeight
+	if badWeight < 0 {
+		badWeight = second.badWeight
+	}
+	return true, badWeight
 }
 
 func sumWeights(w []float64) float64 {
