@@ -140,7 +140,7 @@ func (g *Graph) needIDs() {
 // by Builder always passes; Validate is for snapshots that come from outside.
 func (g *Graph) Validate() error {
 	g.needIDs()
-	return g.validate(g.checkNameDictionary)
+	return g.validate(g.checkNameDictionary, nil)
 }
 
 // checkNameDictionary checks that ids maps every name to its node.
@@ -167,7 +167,7 @@ func (g *Graph) checkNameDictionary() error {
 // matched to the edges by arcsMatch (a fingerprint) instead of a random
 // read of the edge table per arc. validatePlain (in the tests) is the
 // sequential form it must agree with.
-func (g *Graph) validate(checkNames func() error) error {
+func (g *Graph) validate(checkNames func() error, visit VisitFunc) error {
 	n, m := len(g.names), len(g.edgeSrc)
 	if len(g.edgeDst) != m || len(g.edgeWeight) != m || len(g.edgeChannel) != m {
 		return fmt.Errorf("csr: edge arrays have lengths %d, %d, %d, %d; want all %d",
@@ -181,7 +181,7 @@ func (g *Graph) validate(checkNames func() error) error {
 	var wg sync.WaitGroup
 	wg.Go(func() { namesErr = checkNames() })
 	key := newArcKey()
-	badEdge, edgeSum := g.edgesOK(&key)
+	badEdge, edgeSum := g.edgesOK(&key, visit)
 	wg.Wait()
 	if namesErr != nil {
 		return namesErr
@@ -211,13 +211,13 @@ func (g *Graph) validate(checkNames func() error) error {
 	if len(ow) != n {
 		ow = nil // reported below, after the adjacencies
 	}
-	ok, badWeight := g.arcsMatch(g.out, n, arcs, true, &key, edgeSum, ow)
+	ok, badWeight := g.arcsMatch(g.out, n, arcs, true, &key, edgeSum, ow, visit)
 	if !ok {
 		return g.adjacencyError("out", g.out, n, arcs, true)
 	}
 	if !g.directed && sameAdjacency(g.in, g.out) {
 		// Undirected graphs share one adjacency: checked above.
-	} else if ok, _ := g.arcsMatch(g.in, n, arcs, false, &key, edgeSum, nil); !ok {
+	} else if ok, _ := g.arcsMatch(g.in, n, arcs, false, &key, edgeSum, nil, visit); !ok {
 		return g.adjacencyError("in", g.in, n, arcs, false)
 	}
 	if len(g.outWeight) != n {
@@ -253,30 +253,37 @@ func (g *Graph) edgeError(e int) error {
 // and the fingerprint arcsMatch compares the arcs with: the sum mod 2^64 of
 // key.mix over the edge tuples (src, dst, weight, e), and for an undirected
 // graph also (dst, src, weight, e). It splits the edges in two halves, one
-// per goroutine; the first half's bad edge, if any, comes first.
-func (g *Graph) edgesOK(key *arcKey) (bad int, sum uint64) {
+// per goroutine (lanes 0 and 1, each visiting its blocks in order); the
+// first half's bad edge, if any, comes first.
+func (g *Graph) edgesOK(key *arcKey, visit VisitFunc) (bad int, sum uint64) {
 	m := len(g.edgeSrc)
 	n := uint32(len(g.names))
 	nch, nrel := uint32(len(g.channels)), uint32(len(g.relations))
 	both := !g.directed
-	check := func(from, to int) (int, uint64) {
-		// Re-slicing to [from:to] lets the compiler drop the bounds checks.
-		src, dst, wt, ch := g.edgeSrc[from:to], g.edgeDst[from:to], g.edgeWeight[from:to], g.edgeChannel[from:to]
-		var rel []uint32
-		if g.edgeRelation != nil {
-			rel = g.edgeRelation[from:to]
-		}
+	check := func(lane, from, to int) (int, uint64) {
 		var sum uint64
-		for i := range src {
-			s, d, w := src[i], dst[i], wt[i]
-			// !(w >= 0) is true for NaN and for negative weights.
-			if s >= n || d >= n || !(w >= 0) || math.IsInf(w, 1) || ch[i] >= nch || (rel != nil && rel[i] >= nrel) {
-				return from + i, 0
+		for lo := from; lo < to; lo += visitEdges {
+			hi := min(lo+visitEdges, to)
+			// Re-slicing to [lo:hi] lets the compiler drop the bounds checks.
+			src, dst, wt, ch := g.edgeSrc[lo:hi], g.edgeDst[lo:hi], g.edgeWeight[lo:hi], g.edgeChannel[lo:hi]
+			var rel []uint32
+			if g.edgeRelation != nil {
+				rel = g.edgeRelation[lo:hi]
 			}
-			e, wb := uint32(from+i), weightBits(w)
-			sum += key.mix(s, d, wb, e)
-			if both {
-				sum += key.mix(d, s, wb, e)
+			for i := range src {
+				s, d, w := src[i], dst[i], wt[i]
+				// !(w >= 0) is true for NaN and for negative weights.
+				if s >= n || d >= n || !(w >= 0) || math.IsInf(w, 1) || ch[i] >= nch || (rel != nil && rel[i] >= nrel) {
+					return lo + i, 0
+				}
+				e, wb := uint32(lo+i), weightBits(w)
+				sum += key.mix(s, d, wb, e)
+				if both {
+					sum += key.mix(d, s, wb, e)
+				}
+			}
+			if visit != nil {
+				visit(lane, EdgeBlock, lo, hi)
 			}
 		}
 		return -1, sum
@@ -285,8 +292,8 @@ func (g *Graph) edgesOK(key *arcKey) (bad int, sum uint64) {
 	var bad2 int
 	var sum2 uint64
 	var wg sync.WaitGroup
-	wg.Go(func() { bad2, sum2 = check(mid, m) })
-	bad1, sum1 := check(0, mid)
+	wg.Go(func() { bad2, sum2 = check(1, mid, m) })
+	bad1, sum1 := check(0, 0, mid)
 	wg.Wait()
 	if bad1 >= 0 {
 		return bad1, 0
@@ -384,6 +391,42 @@ func sameAdjacency(a, b Adjacency) bool {
 		same(len(a.Edge), len(b.Edge), unsafe.Pointer(unsafe.SliceData(a.Edge)), unsafe.Pointer(unsafe.SliceData(b.Edge)))
 }
 
+// BlockKind names the arrays a block visit covers (see VisitFunc).
+type BlockKind int
+
+const (
+	// EdgeBlock: edges [lo, hi) of EdgeSrc, EdgeDst, EdgeWeight,
+	// EdgeChannel and EdgeRelation (when present).
+	EdgeBlock BlockKind = iota
+	// OutArcBlock: arcs [lo, hi) of Out.Nbr, Out.Weight and Out.Edge.
+	OutArcBlock
+	// InArcBlock: arcs [lo, hi) of In.Nbr, In.Weight and In.Edge (directed
+	// graphs only: an undirected graph's in-adjacency is its out-adjacency).
+	InArcBlock
+)
+
+// VisitFunc is called by AssembleVisit right after its checks have read a
+// block of elements, while they are still in cache, so that the caller can
+// make its own pass over the same bytes without a second trip to memory
+// (snapshot computes its checksums this way). Lane is 0 or 1: the two
+// goroutines of the check; calls on different lanes run concurrently,
+// calls on one lane one at a time.
+//
+// When AssembleVisit returns a graph, the blocks of each kind it covers
+// tile all the elements: lane 0's blocks, in increasing order and
+// contiguous, are [0, s), lane 1's are [s, end) likewise, for a split s
+// (either lane may have none). When it returns an error, the blocks so far
+// may stop anywhere. A block holds about visitEdges edges or visitArcs arcs
+// (more when one node has more arcs).
+type VisitFunc func(lane int, kind BlockKind, lo, hi int)
+
+// Block sizes: the arrays of one block (20-24 bytes per edge, 16 per arc)
+// fit a 256 KiB L2 cache with room to spare.
+const (
+	visitEdges = 8192
+	visitArcs  = 8192
+)
+
 // arcKey is the random key of one fingerprint check (arcsMatch), drawn
 // from crypto/rand for every validation, so no file can be made to collide
 // on purpose: its contents cannot depend on a key drawn after it is read.
@@ -426,8 +469,8 @@ func weightBits(w float64) uint64 {
 // validateAdjacency. It assumes the edges themselves passed edgesOK.
 func (g *Graph) adjacencyOK(a Adjacency, n, arcs int, outgoing bool) bool {
 	key := newArcKey()
-	_, sum := g.edgesOK(&key)
-	ok, _ := g.arcsMatch(a, n, arcs, outgoing, &key, sum, nil)
+	_, sum := g.edgesOK(&key, nil)
+	ok, _ := g.arcsMatch(a, n, arcs, outgoing, &key, sum, nil, nil)
 	return ok
 }
 
@@ -466,7 +509,10 @@ func (g *Graph) adjacencyOK(a Adjacency, n, arcs int, outgoing bool) bool {
 // With ow non-nil (the out-adjacency, len(ow) = n) it also returns the
 // first node whose arc weights, summed in arc order, differ from ow (-1 if
 // none), sumWeights's sum exactly (same additions, same order).
-func (g *Graph) arcsMatch(a Adjacency, n, arcs int, outgoing bool, key *arcKey, edgeSum uint64, ow []float64) (ok bool, badWeight int) {
+//
+// The nodes split in two halves of about equal arcs, one per goroutine
+// (lanes 0 and 1); each lane visits its arc blocks in order.
+func (g *Graph) arcsMatch(a Adjacency, n, arcs int, outgoing bool, key *arcKey, edgeSum uint64, ow []float64, visit VisitFunc) (ok bool, badWeight int) {
 	if len(a.Offsets) != n+1 || a.Offsets[0] != 0 || a.Offsets[n] != arcs ||
 		len(a.Nbr) != arcs || len(a.Weight) != arcs || len(a.Edge) != arcs {
 		return false, -1
@@ -486,9 +532,14 @@ func (g *Graph) arcsMatch(a Adjacency, n, arcs int, outgoing bool, key *arcKey, 
 		sum       uint64
 		badWeight int
 	}
-	check := func(from, to int) part {
+	kind := OutArcBlock
+	if !outgoing {
+		kind = InArcBlock
+	}
+	check := func(lane, from, to int) part {
 		res := part{ok: true, badWeight: -1}
 		var sum uint64
+		block := a.Offsets[from] // the first arc not yet visited
 		for u := from; u < to; u++ {
 			lo, hi := a.Offsets[u], a.Offsets[u+1]
 			uu := uint32(u)
@@ -510,6 +561,10 @@ func (g *Graph) arcsMatch(a Adjacency, n, arcs int, outgoing bool, key *arcKey, 
 			if ow != nil && res.badWeight < 0 && w != ow[u] {
 				res.badWeight = u
 			}
+			if visit != nil && (hi-block >= visitArcs || u == to-1) && hi > block {
+				visit(lane, kind, block, hi)
+				block = hi
+			}
 		}
 		res.sum = sum
 		return res
@@ -518,8 +573,8 @@ func (g *Graph) arcsMatch(a Adjacency, n, arcs int, outgoing bool, key *arcKey, 
 	mid := sort.Search(n, func(u int) bool { return a.Offsets[u] >= arcs/2 })
 	var second part
 	var wg sync.WaitGroup
-	wg.Go(func() { second = check(mid, n) })
-	first := check(0, mid)
+	wg.Go(func() { second = check(1, mid, n) })
+	first := check(0, 0, mid)
 	wg.Wait()
 	if !first.ok || !second.ok || first.sum+second.sum != edgeSum {
 		return false, -1

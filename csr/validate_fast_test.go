@@ -337,7 +337,7 @@ func TestValidateMatchesPlain(t *testing.T) {
 					corruptGraph(r, g)
 				}
 				names := func() error { return uniqueNames(g.names) }
-				fast, ref := g.validate(names), g.validatePlain(names)
+				fast, ref := g.validate(names, nil), g.validatePlain(names)
 				where := fmt.Sprintf("seed %d directed=%v round %d", seed, directed, round)
 				require.Equal(t, fmt.Sprint(ref), fmt.Sprint(fast), where)
 				if round == 0 {
@@ -362,4 +362,56 @@ func TestFingerprintWeightZeros(t *testing.T) {
 	require.Equal(t, weightBits(0), weightBits(math.Copysign(0, -1)))
 	require.NotEqual(t, weightBits(0), weightBits(math.NaN()))
 	require.NotEqual(t, weightBits(1), weightBits(-1))
+}
+
+// TestAssembleVisitTiles: the blocks AssembleVisit reports tile every edge
+// and arc array, lane 0 then lane 1, each lane in order, on graphs of a
+// few arcs and of several blocks per lane, directed and undirected.
+func TestAssembleVisitTiles(t *testing.T) {
+	type span struct{ lo, hi int }
+	for _, size := range []int{0, 1, 3, 40, 3 * visitEdges} {
+		for _, directed := range []bool{true, false} {
+			r := rand.New(rand.NewPCG(uint64(size), 0x71E))
+			b := NewBuilder(directed)
+			b.AddNode("first")
+			nodes := 1 + size/5
+			for i := range size {
+				// A hub with many arcs makes a block larger than visitArcs.
+				src := fmt.Sprint("n", r.IntN(nodes))
+				if i%3 == 0 {
+					src = "hub"
+				}
+				_, err := b.AddEdge(Input{Src: src, Dst: fmt.Sprint("n", r.IntN(nodes)), Weight: 1})
+				require.NoError(t, err)
+			}
+			g, err := b.Build()
+			require.NoError(t, err)
+			var seen [3][2][]span
+			h, err := AssembleVisit(g.Parts(), func(lane int, kind BlockKind, lo, hi int) {
+				seen[kind][lane] = append(seen[kind][lane], span{lo, hi})
+			})
+			require.NoError(t, err)
+			require.Equal(t, g.NumArcs(), h.NumArcs())
+			want := [3]int{g.NumEdges(), g.NumArcs(), g.NumArcs()}
+			if !directed {
+				want[InArcBlock] = 0
+			}
+			for kind := range seen {
+				pos := 0
+				for lane := range 2 {
+					for _, sp := range seen[kind][lane] {
+						where := fmt.Sprintf("size %d directed=%v kind %d lane %d: block %v at %d", size, directed, kind, lane, sp, pos)
+						require.Equal(t, pos, sp.lo, where)
+						require.Less(t, sp.lo, sp.hi, where)
+						pos = sp.hi
+					}
+				}
+				require.Equal(t, want[kind], pos, "size %d directed=%v kind %d", size, directed, kind)
+			}
+			if size == 3*visitEdges {
+				require.Greater(t, len(seen[EdgeBlock][0]), 1)
+				require.Greater(t, len(seen[OutArcBlock][1]), 1)
+			}
+		}
+	}
 }

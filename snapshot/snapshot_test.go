@@ -232,3 +232,47 @@ func TestSectionSumsMatchPlain(t *testing.T) {
 		require.Equal(t, sectionSumsPlain(bodies), sectionSums(bodies), "%d bodies", count)
 	}
 }
+
+// TestCRCCombine: the checksum of a||b from the checksums of a and b is the
+// checksum of the bytes, at awkward lengths.
+func TestCRCCombine(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 0xC0B))
+	lengths := []int{0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 63, 64, 65, 1000, 4096, 65537}
+	for _, la := range lengths {
+		for _, lb := range lengths {
+			ab := make([]byte, la+lb)
+			for i := range ab {
+				ab[i] = byte(r.Uint32())
+			}
+			a, b := ab[:la], ab[la:]
+			got := crcCombine(crc32.Checksum(a, castagnoli), crc32.Checksum(b, castagnoli), uint64(lb))
+			require.Equal(t, crc32.Checksum(ab, castagnoli), got, "lengths %d + %d", la, lb)
+		}
+	}
+}
+
+// TestFusedMatchesPlain: the fused pass (checksums in csr.AssembleVisit's
+// blocks) and the plain pass (checksums first) accept exactly the same
+// files: the good ones, and none of the single-byte corruptions or
+// truncations; parse reports the plain pass's fault.
+func TestFusedMatchesPlain(t *testing.T) {
+	for _, directed := range []bool{true, false} {
+		for _, relations := range []bool{true, false} {
+			good := savedBytes(t, directed, relations)
+			_, errF := parseWith("good", aligned(good), true)
+			_, errP := parseWith("good", aligned(good), false)
+			require.NoError(t, errF)
+			require.NoError(t, errP)
+			for pos := range good {
+				bad := aligned(good)
+				bad[pos] ^= 1 << (pos % 8)
+				_, errF := parseWith("bad", bad, true)
+				_, errP := parseWith("bad", bad, false)
+				where := fmt.Sprintf("directed=%v relations=%v byte %d: fused %v, plain %v", directed, relations, pos, errF, errP)
+				require.Equal(t, errP == nil, errF == nil, where)
+				_, err := parse("bad", bad)
+				require.Equal(t, fmt.Sprint(errP), fmt.Sprint(err), where)
+			}
+		}
+	}
+}
