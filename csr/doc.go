@@ -40,7 +40,7 @@
 // read once and in order; the arcs matched to the edges by comparing the
 // multisets of (tail, head, weight, edge id) tuples through sums of a
 // keyed hash drawn at random per check, not by a random read of the edge
-// table per arc (a corrupt adjacency passes with probability at most 2^-64
+// table per arc (a corrupt adjacency passes with probability at most 2^-63
 // per check, see arcsMatch); and in Assemble the names checked distinct by
 // a hash table, the name dictionary then being built on the first ID call
 // (under a sync.Once, so concurrent readers are safe). When a fast check

@@ -493,18 +493,20 @@ func (g *Graph) adjacencyOK(a Adjacency, n, arcs int, outgoing bool) bool {
 // key.mix mod 2^64. Equal multisets give equal sums, so every adjacency
 // validateAdjacency accepts is accepted.
 //
-// False accepts. Let the multisets differ and c_t be the arc count minus
-// the edge count of tuple t. Some c_t is odd: both sides hold `arcs`
-// tuples, each edge tuple occurs once in the edges (twice for an undirected
-// self-loop), and if every c_t were even, each edge tuple would occur an
-// odd number of times >= 1 in the arcs (an even number >= 2 for the
-// self-loop ones), which already accounts for all `arcs` arcs, so the
-// multisets would be equal. With mix modelled as a random function of the
-// tuple (the key is drawn after the file is written), sum_t c_t mix(t) = 0
-// mod 2^64 with c_t odd, given all other values, has exactly one solution
-// for mix(t): probability 2^-64 per check, two checks per directed graph.
-// Without the model, for corruption that does not know the key, the same
-// bound holds as far as the mix is indistinguishable from random.
+// False accepts. Let the multisets differ, c_t be the arc count minus the
+// edge count of tuple t, and 2^j the largest power of two dividing every
+// c_t. Then j <= 1, and j = 0 for a directed graph: each edge tuple occurs
+// once among the edges (twice for an undirected self-loop), and if 4
+// divided every c_t, each edge tuple would occur among the arcs at least
+// as often as among the edges (a count = 1 or 2 mod 4 is >= 1 or 2); both
+// sides hold `arcs` tuples, so the multisets would be equal (likewise with
+// 2 for a directed graph). With mix modelled as a random function of the
+// tuple (the key is drawn after the file is written), pick t with c_t/2^j
+// odd; given every other value, sum_t c_t mix(t) = 0 mod 2^64 holds for
+// 2^j values of mix(t): probability 2^(j-64), so at most 2^-64 per check
+// of a directed adjacency and 2^-63 of an undirected one. For corruption
+// that does not know the key the bound holds as far as the mix is
+// indistinguishable from random.
 //
 // With ow non-nil (the out-adjacency, len(ow) = n) it also returns the
 // first node whose arc weights, summed in arc order, differ from ow (-1 if
