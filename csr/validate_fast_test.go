@@ -415,3 +415,25 @@ func TestAssembleVisitTiles(t *testing.T) {
 		}
 	}
 }
+
+// FuzzValidateMatchesPlain: on a graph and corruptions drawn from the
+// fuzzer's seeds, the fast validate reports what validatePlain reports.
+func FuzzValidateMatchesPlain(f *testing.F) {
+	f.Add(uint64(1), uint64(2), true, uint8(1))
+	f.Add(uint64(7), uint64(0), false, uint8(3))
+	f.Fuzz(func(t *testing.T, graphSeed, corruptSeed uint64, directed bool, corruptions uint8) {
+		r := rand.New(rand.NewPCG(graphSeed, 0xF0))
+		built := buildOps(t, directed, randomStream(r), StreamOrder)
+		g := &Graph{directed: built.directed, names: built.names, lazyIDs: true, rank: built.rank,
+			edgeSrc: built.edgeSrc, edgeDst: built.edgeDst, edgeWeight: built.edgeWeight,
+			edgeChannel: built.edgeChannel, edgeRelation: built.edgeRelation,
+			channels: built.channels, relations: built.relations,
+			out: built.out, in: built.in, outWeight: built.outWeight}
+		rc := rand.New(rand.NewPCG(corruptSeed, 0xF1))
+		for range corruptions % 4 {
+			corruptGraph(rc, g)
+		}
+		names := func() error { return uniqueNames(g.names) }
+		require.Equal(t, fmt.Sprint(g.validatePlain(names)), fmt.Sprint(g.validate(names, nil)))
+	})
+}
