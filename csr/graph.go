@@ -163,7 +163,7 @@ func (g *Graph) checkNameDictionary() error {
 // It reports the fault the plain checks would report first (lengths,
 // names, ranks, the first bad edge, the out-adjacency, the in-adjacency,
 // the out-weights), but reads every array once and in order: the edge
-// checks, the names and the arcs run on two goroutines, and the arcs are
+// checks, the names and the arcs run on several goroutines, and the arcs are
 // matched to the edges by arcsMatch (a fingerprint) instead of a random
 // read of the edge table per arc. validatePlain (in the tests) is the
 // sequential form it must agree with.
@@ -252,9 +252,9 @@ func (g *Graph) edgeError(e int) error {
 // conditions edgeError names) and returns the first bad edge (-1 if none)
 // and the fingerprint arcsMatch compares the arcs with: the sum mod 2^64 of
 // key.mix over the edge tuples (src, dst, weight, e), and for an undirected
-// graph also (dst, src, weight, e). It splits the edges in two halves, one
-// per goroutine (lanes 0 and 1, each visiting its blocks in order); the
-// first half's bad edge, if any, comes first.
+// graph also (dst, src, weight, e). It splits the edges in VisitLanes
+// ranges, one per goroutine (each lane visiting its blocks in order); the
+// first lane's bad edge, if any, comes first.
 func (g *Graph) edgesOK(key *arcKey, visit VisitFunc) (bad int, sum uint64) {
 	m := len(g.edgeSrc)
 	n := uint32(len(g.names))
@@ -288,20 +288,31 @@ func (g *Graph) edgesOK(key *arcKey, visit VisitFunc) (bad int, sum uint64) {
 		}
 		return -1, sum
 	}
-	mid := m / 2
-	var bad2 int
-	var sum2 uint64
+	var bads [VisitLanes]int
+	var sums [VisitLanes]uint64
+	inLanes(func(lane int) {
+		bads[lane], sums[lane] = check(lane, m*lane/VisitLanes, m*(lane+1)/VisitLanes)
+	})
+	for lane := range VisitLanes {
+		if bads[lane] >= 0 {
+			return bads[lane], 0
+		}
+		sum += sums[lane]
+	}
+	return -1, sum
+}
+
+// inLanes runs f(0), ..., f(VisitLanes-1) on as many goroutines and waits
+// for them. More lanes than cores: on a machine shared with other work,
+// when a thread is descheduled the other cores take the lanes still
+// waiting, and the wait for the last lane is a fraction of the whole.
+func inLanes(f func(lane int)) {
 	var wg sync.WaitGroup
-	wg.Go(func() { bad2, sum2 = check(1, mid, m) })
-	bad1, sum1 := check(0, 0, mid)
+	for lane := 1; lane < VisitLanes; lane++ {
+		wg.Go(func() { f(lane) })
+	}
+	f(0)
 	wg.Wait()
-	if bad1 >= 0 {
-		return bad1, 0
-	}
-	if bad2 >= 0 {
-		return bad2, 0
-	}
-	return -1, sum1 + sum2
 }
 
 // validateAdjacency checks one CSR direction: shape, ordering by edge id, and
@@ -408,17 +419,20 @@ const (
 // VisitFunc is called by AssembleVisit right after its checks have read a
 // block of elements, while they are still in cache, so that the caller can
 // make its own pass over the same bytes without a second trip to memory
-// (snapshot computes its checksums this way). Lane is 0 or 1: the two
-// goroutines of the check; calls on different lanes run concurrently,
+// (snapshot computes its checksums this way). Lane is 0..VisitLanes-1:
+// the goroutines of the check; calls on different lanes run concurrently,
 // calls on one lane one at a time.
 //
 // When AssembleVisit returns a graph, the blocks of each kind it covers
-// tile all the elements: lane 0's blocks, in increasing order and
-// contiguous, are [0, s), lane 1's are [s, end) likewise, for a split s
-// (either lane may have none). When it returns an error, the blocks so far
+// tile all the elements: lane i's blocks, in increasing order and
+// contiguous, are [s_i, s_i+1) for splits 0 = s_0 <= s_1 <= ... <=
+// s_VisitLanes = end (a lane may have none). When it returns an error, the blocks so far
 // may stop anywhere. A block holds about visitEdges edges or visitArcs arcs
 // (more when one node has more arcs).
 type VisitFunc func(lane int, kind BlockKind, lo, hi int)
+
+// VisitLanes is the number of lanes (goroutines) of AssembleVisit's checks.
+const VisitLanes = 8
 
 // Block sizes: the arrays of one block (20-24 bytes per edge, 16 per arc)
 // fit a 256 KiB L2 cache with room to spare.
@@ -512,8 +526,8 @@ func (g *Graph) adjacencyOK(a Adjacency, n, arcs int, outgoing bool) bool {
 // first node whose arc weights, summed in arc order, differ from ow (-1 if
 // none), sumWeights's sum exactly (same additions, same order).
 //
-// The nodes split in two halves of about equal arcs, one per goroutine
-// (lanes 0 and 1); each lane visits its arc blocks in order.
+// The nodes split in VisitLanes ranges of about equal arcs, one per
+// goroutine (lane); each lane visits its arc blocks in order.
 func (g *Graph) arcsMatch(a Adjacency, n, arcs int, outgoing bool, key *arcKey, edgeSum uint64, ow []float64, visit VisitFunc) (ok bool, badWeight int) {
 	if len(a.Offsets) != n+1 || a.Offsets[0] != 0 || a.Offsets[n] != arcs ||
 		len(a.Nbr) != arcs || len(a.Weight) != arcs || len(a.Edge) != arcs {
@@ -572,18 +586,28 @@ func (g *Graph) arcsMatch(a Adjacency, n, arcs int, outgoing bool, key *arcKey, 
 		return res
 	}
 	// Split where half the arcs are behind.
-	mid := sort.Search(n, func(u int) bool { return a.Offsets[u] >= arcs/2 })
-	var second part
-	var wg sync.WaitGroup
-	wg.Go(func() { second = check(1, mid, n) })
-	first := check(0, 0, mid)
-	wg.Wait()
-	if !first.ok || !second.ok || first.sum+second.sum != edgeSum {
-		return false, -1
+	// Lane i starts at the first node with at least i/VisitLanes of the
+	// arcs behind it (so the splits never decrease, the last is n).
+	var splits [VisitLanes + 1]int
+	for i := 1; i < VisitLanes; i++ {
+		splits[i] = sort.Search(n, func(u int) bool { return a.Offsets[u] >= arcs*i/VisitLanes })
 	}
-	badWeight = first.badWeight
-	if badWeight < 0 {
-		badWeight = second.badWeight
+	splits[VisitLanes] = n
+	var parts [VisitLanes]part
+	inLanes(func(lane int) { parts[lane] = check(lane, splits[lane], splits[lane+1]) })
+	var sum uint64
+	badWeight = -1
+	for _, pt := range parts {
+		if !pt.ok {
+			return false, -1
+		}
+		sum += pt.sum
+		if badWeight < 0 {
+			badWeight = pt.badWeight
+		}
+	}
+	if sum != edgeSum {
+		return false, -1
 	}
 	return true, badWeight
 }

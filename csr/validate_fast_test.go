@@ -365,11 +365,11 @@ func TestFingerprintWeightZeros(t *testing.T) {
 }
 
 // TestAssembleVisitTiles: the blocks AssembleVisit reports tile every edge
-// and arc array, lane 0 then lane 1, each lane in order, on graphs of a
+// and arc array, lane after lane, each lane in order, on graphs of a
 // few arcs and of several blocks per lane, directed and undirected.
 func TestAssembleVisitTiles(t *testing.T) {
 	type span struct{ lo, hi int }
-	for _, size := range []int{0, 1, 3, 40, 3 * visitEdges} {
+	for _, size := range []int{0, 1, 3, 40, 3 * VisitLanes * visitEdges} {
 		for _, directed := range []bool{true, false} {
 			r := rand.New(rand.NewPCG(uint64(size), 0x71E))
 			b := NewBuilder(directed)
@@ -386,7 +386,7 @@ func TestAssembleVisitTiles(t *testing.T) {
 			}
 			g, err := b.Build()
 			require.NoError(t, err)
-			var seen [3][2][]span
+			var seen [3][VisitLanes][]span
 			h, err := AssembleVisit(g.Parts(), func(lane int, kind BlockKind, lo, hi int) {
 				seen[kind][lane] = append(seen[kind][lane], span{lo, hi})
 			})
@@ -398,7 +398,7 @@ func TestAssembleVisitTiles(t *testing.T) {
 			}
 			for kind := range seen {
 				pos := 0
-				for lane := range 2 {
+				for lane := range VisitLanes {
 					for _, sp := range seen[kind][lane] {
 						where := fmt.Sprintf("size %d directed=%v kind %d lane %d: block %v at %d", size, directed, kind, lane, sp, pos)
 						require.Equal(t, pos, sp.lo, where)
@@ -408,9 +408,11 @@ func TestAssembleVisitTiles(t *testing.T) {
 				}
 				require.Equal(t, want[kind], pos, "size %d directed=%v kind %d", size, directed, kind)
 			}
-			if size == 3*visitEdges {
-				require.Greater(t, len(seen[EdgeBlock][0]), 1)
-				require.Greater(t, len(seen[OutArcBlock][1]), 1)
+			if size == 3*VisitLanes*visitEdges {
+				// Several blocks in a lane, and lanes after the first used.
+				for _, kind := range []BlockKind{EdgeBlock, OutArcBlock} {
+					require.Greater(t, len(seen[kind][VisitLanes-1]), 1, "kind %d", kind)
+				}
 			}
 		}
 	}

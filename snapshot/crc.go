@@ -85,7 +85,7 @@ func sectionSums(bodies [][]byte) []uint32 {
 
 // fusedSums checksums the edge and arc sections in the blocks that
 // csr.AssembleVisit reports (see csr.VisitFunc): per kind of block and per
-// lane a running CRC-32C of each section, the two lanes joined by
+// lane a running CRC-32C of each section, the lanes joined in order by
 // crcCombine at the end. A nil *fusedSums takes no section.
 type fusedSums struct {
 	kinds [3]fusedKind // indexed by csr.BlockKind
@@ -94,7 +94,7 @@ type fusedSums struct {
 type fusedKind struct {
 	count int // elements the blocks must tile
 	secs  []fusedSection
-	lanes [2]fusedLane
+	lanes [csr.VisitLanes]fusedLane
 }
 
 type fusedSection struct {
@@ -157,7 +157,7 @@ func (f *fusedSums) take(id uint32, b []byte, stored uint32) bool {
 // continue the lane, or lies outside a section (which csr never reports),
 // marks the lane broken, and check then fails.
 func (f *fusedSums) visit(lane int, kind csr.BlockKind, lo, hi int) {
-	if int(kind) < 0 || int(kind) >= len(f.kinds) || lane < 0 || lane > 1 {
+	if int(kind) < 0 || int(kind) >= len(f.kinds) || lane < 0 || lane >= csr.VisitLanes {
 		return // check finds the elements untiled
 	}
 	k := &f.kinds[kind]
@@ -189,16 +189,18 @@ func (f *fusedSums) visit(lane int, kind csr.BlockKind, lo, hi int) {
 func (f *fusedSums) check() (name string, got, stored uint32, ok bool) {
 	for k := range f.kinds {
 		kind := &f.kinds[k]
-		l0, l1 := kind.lanes[0], kind.lanes[1]
-		s0, e0 := l0.start, l0.end
-		if s0 < 0 {
-			s0, e0 = 0, 0
+		// The lanes must follow one another: each starts where the
+		// previous one ended (a lane without blocks covers nothing).
+		pos, tiled := 0, true
+		for _, l := range kind.lanes {
+			if l.broken || (l.start >= 0 && l.start != pos) {
+				tiled = false
+			}
+			if l.start >= 0 {
+				pos = l.end
+			}
 		}
-		s1, e1 := l1.start, l1.end
-		if s1 < 0 {
-			s1, e1 = e0, e0
-		}
-		tiled := !l0.broken && !l1.broken && s0 == 0 && e0 == s1 && e1 == kind.count
+		tiled = tiled && pos == kind.count
 		for j, s := range kind.secs {
 			if !s.taken {
 				continue // absent: parse reports it missing before the graph is checked
@@ -206,7 +208,12 @@ func (f *fusedSums) check() (name string, got, stored uint32, ok bool) {
 			if !tiled {
 				return sectionNames[s.id], 0, s.stored, false
 			}
-			got := crcCombine(l0.crc[j], l1.crc[j], uint64((e1-s1)*s.size))
+			var got uint32
+			for _, l := range kind.lanes {
+				if l.start >= 0 {
+					got = crcCombine(got, l.crc[j], uint64((l.end-l.start)*s.size))
+				}
+			}
 			if got != s.stored {
 				return sectionNames[s.id], got, s.stored, false
 			}
