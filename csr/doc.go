@@ -36,9 +36,9 @@
 // package); Validate checks a snapshot built elsewhere (for example loaded
 // from disk) before such trust is given. Validate and Assemble run every
 // check with fast forms beside their plain references (tested to agree,
-// fault for fault): the edges and the arcs on two goroutines, each array
-// read once and in order; the arcs matched to the edges by comparing the
-// multisets of (tail, head, weight, edge id) tuples through sums of a
+// fault for fault): the edges and the arcs on VisitLanes goroutines, each
+// array read once and in order; the arcs matched to the edges by comparing
+// the multisets of (tail, head, weight, edge id) tuples through sums of a
 // keyed hash drawn at random per check, not by a random read of the edge
 // table per arc (a corrupt adjacency passes with probability at most 2^-63
 // per check, see arcsMatch); and in Assemble the names checked distinct by
