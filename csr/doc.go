@@ -34,11 +34,19 @@
 // file, the line and what was expected; the builder names the edge. Accessors
 // that take a node or edge id trust their argument (ids come from this
 // package); Validate checks a snapshot built elsewhere (for example loaded
-// from disk) before such trust is given. Assemble runs the same checks with
-// two fast forms beside their plain references (tested to agree): the
-// adjacency without per-edge counters, and the names checked distinct by a
-// hash table, the name dictionary then being built on the first ID call
-// (under a sync.Once, so concurrent readers are safe).
+// from disk) before such trust is given. Validate and Assemble run every
+// check with fast forms beside their plain references (tested to agree,
+// fault for fault): the edges and the arcs on VisitLanes goroutines, each
+// array read once and in order; the arcs matched to the edges by comparing
+// the multisets of (tail, head, weight, edge id) tuples through sums of a
+// keyed hash drawn at random per check, not by a random read of the edge
+// table per arc (a corrupt adjacency passes with probability at most 2^-63
+// per check, see arcsMatch); and in Assemble the names checked distinct by
+// a hash table, the name dictionary then being built on the first ID call
+// (under a sync.Once, so concurrent readers are safe). When a fast check
+// rejects, the plain one names the fault. AssembleVisit lets a caller make
+// its own pass over the edge and arc arrays in the blocks the checks read
+// (snapshot checksums them so).
 //
 // # Graphs given by integer ids
 //

@@ -1,8 +1,11 @@
 package csr
 
 import (
+	crand "crypto/rand"
+	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"sort"
 	"strconv"
 	"sync"
@@ -224,10 +227,10 @@ func (g *Graph) Validate() error {
 	if g.decimalNames {
 		// Names are generated, distinct and non-empty by construction,
 		// and ID parses them: nothing stored to check.
-		return g.validate(func() error { return nil })
+		return g.validate(func() error { return nil }, nil)
 	}
 	g.needIDs()
-	return g.validate(g.checkNameDictionary)
+	return g.validate(g.checkNameDictionary, nil)
 }
 
 // checkNameDictionary checks that ids maps every name to its node.
@@ -249,7 +252,15 @@ func (g *Graph) checkNameDictionary() error {
 
 // validate is Validate with the name check given: the dictionary's, or
 // Assemble's uniqueness check before the dictionary exists.
-func (g *Graph) validate(checkNames func() error) error {
+//
+// It reports the fault the plain checks would report first (lengths,
+// names, ranks, the first bad edge, the out-adjacency, the in-adjacency,
+// the out-weights), but reads every array once and in order: the edge
+// checks, the names and the arcs run on several goroutines, and the arcs are
+// matched to the edges by arcsMatch (a fingerprint) instead of a random
+// read of the edge table per arc. validatePlain (in the tests) is the
+// sequential form it must agree with.
+func (g *Graph) validate(checkNames func() error, visit VisitFunc) error {
 	n, m := g.nodes, len(g.edgeSrc)
 	if len(g.edgeDst) != m || len(g.edgeWeight) != m || len(g.edgeChannel) != m {
 		return fmt.Errorf("csr: edge arrays have lengths %d, %d, %d, %d; want all %d",
@@ -258,8 +269,15 @@ func (g *Graph) validate(checkNames func() error) error {
 	if g.edgeRelation != nil && len(g.edgeRelation) != m {
 		return fmt.Errorf("csr: %d edge relations for %d edges", len(g.edgeRelation), m)
 	}
-	if err := checkNames(); err != nil {
-		return err
+	// The names are checked beside the edges; their fault comes first.
+	var namesErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { namesErr = checkNames() })
+	key := newArcKey()
+	badEdge, edgeSum := g.edgesOK(&key, visit)
+	wg.Wait()
+	if namesErr != nil {
+		return namesErr
 	}
 	if g.rank != nil {
 		if len(g.rank) != n {
@@ -273,19 +291,8 @@ func (g *Graph) validate(checkNames func() error) error {
 			seen[r] = true
 		}
 	}
-	for e := 0; e < m; e++ {
-		if g.edgeSrc[e] >= uint32(n) || g.edgeDst[e] >= uint32(n) {
-			return fmt.Errorf("csr: edge %d: endpoint out of range (want < %d nodes)", e, n)
-		}
-		if w := g.edgeWeight[e]; math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
-			return fmt.Errorf("csr: edge %d: weight %v, want finite and non-negative", e, w)
-		}
-		if int(g.edgeChannel[e]) >= len(g.channels) {
-			return fmt.Errorf("csr: edge %d: channel index %d out of range", e, g.edgeChannel[e])
-		}
-		if g.edgeRelation != nil && int(g.edgeRelation[e]) >= len(g.relations) {
-			return fmt.Errorf("csr: edge %d: relation index %d out of range", e, g.edgeRelation[e])
-		}
+	if badEdge >= 0 {
+		return g.edgeError(badEdge)
 	}
 	arcs := m
 	if !g.directed {
@@ -293,24 +300,112 @@ func (g *Graph) validate(checkNames func() error) error {
 	}
 	// The fast check decides; when it rejects, the plain arc-by-arc check
 	// (the reference it is tested against) finds and names the fault.
-	if !g.adjacencyOK(g.out, n, arcs, true) {
+	ow := g.outWeight
+	if len(ow) != n {
+		ow = nil // reported below, after the adjacencies
+	}
+	ok, badWeight := g.arcsMatch(g.out, n, arcs, true, &key, edgeSum, ow, visit)
+	if !ok {
 		return g.adjacencyError("out", g.out, n, arcs, true)
 	}
 	if !g.directed && sameAdjacency(g.in, g.out) {
 		// Undirected graphs share one adjacency: checked above.
-	} else if !g.adjacencyOK(g.in, n, arcs, false) {
+	} else if ok, _ := g.arcsMatch(g.in, n, arcs, false, &key, edgeSum, nil, visit); !ok {
 		return g.adjacencyError("in", g.in, n, arcs, false)
 	}
 	if len(g.outWeight) != n {
 		return fmt.Errorf("csr: %d out-weights for %d nodes", len(g.outWeight), n)
 	}
-	for u := 0; u < n; u++ {
-		lo, hi := g.out.Span(uint32(u))
-		if w := sumWeights(g.out.Weight[lo:hi]); w != g.outWeight[u] {
-			return fmt.Errorf("csr: node %d: out-weight %v, arcs sum to %v", u, g.outWeight[u], w)
-		}
+	if badWeight >= 0 {
+		lo, hi := g.out.Span(uint32(badWeight))
+		return fmt.Errorf("csr: node %d: out-weight %v, arcs sum to %v", badWeight, g.outWeight[badWeight], sumWeights(g.out.Weight[lo:hi]))
 	}
 	return nil
+}
+
+// edgeError describes what is wrong with edge e (edgesOK found it bad).
+func (g *Graph) edgeError(e int) error {
+	n := uint32(g.nodes)
+	if g.edgeSrc[e] >= n || g.edgeDst[e] >= n {
+		return fmt.Errorf("csr: edge %d: endpoint out of range (want < %d nodes)", e, n)
+	}
+	if w := g.edgeWeight[e]; math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
+		return fmt.Errorf("csr: edge %d: weight %v, want finite and non-negative", e, w)
+	}
+	if int(g.edgeChannel[e]) >= len(g.channels) {
+		return fmt.Errorf("csr: edge %d: channel index %d out of range", e, g.edgeChannel[e])
+	}
+	if g.edgeRelation != nil && int(g.edgeRelation[e]) >= len(g.relations) {
+		return fmt.Errorf("csr: edge %d: relation index %d out of range", e, g.edgeRelation[e])
+	}
+	return fmt.Errorf("csr: edge %d: rejected by the edge check but no fault found (a bug)", e)
+}
+
+// edgesOK checks every edge's endpoints, weight, channel and relation (the
+// conditions edgeError names) and returns the first bad edge (-1 if none)
+// and the fingerprint arcsMatch compares the arcs with: the sum mod 2^64 of
+// key.mix over the edge tuples (src, dst, weight, e), and for an undirected
+// graph also (dst, src, weight, e). It splits the edges in VisitLanes
+// ranges, one per goroutine (each lane visiting its blocks in order); the
+// first lane's bad edge, if any, comes first.
+func (g *Graph) edgesOK(key *arcKey, visit VisitFunc) (bad int, sum uint64) {
+	m := len(g.edgeSrc)
+	n := uint32(g.nodes)
+	nch, nrel := uint32(len(g.channels)), uint32(len(g.relations))
+	both := !g.directed
+	check := func(lane, from, to int) (int, uint64) {
+		var sum uint64
+		for lo := from; lo < to; lo += visitEdges {
+			hi := min(lo+visitEdges, to)
+			// Re-slicing to [lo:hi] lets the compiler drop the bounds checks.
+			src, dst, wt, ch := g.edgeSrc[lo:hi], g.edgeDst[lo:hi], g.edgeWeight[lo:hi], g.edgeChannel[lo:hi]
+			var rel []uint32
+			if g.edgeRelation != nil {
+				rel = g.edgeRelation[lo:hi]
+			}
+			for i := range src {
+				s, d, w := src[i], dst[i], wt[i]
+				// !(w >= 0) is true for NaN and for negative weights.
+				if s >= n || d >= n || !(w >= 0) || math.IsInf(w, 1) || ch[i] >= nch || (rel != nil && rel[i] >= nrel) {
+					return lo + i, 0
+				}
+				e, wb := uint32(lo+i), weightBits(w)
+				sum += key.mix(s, d, wb, e)
+				if both {
+					sum += key.mix(d, s, wb, e)
+				}
+			}
+			if visit != nil {
+				visit(lane, EdgeBlock, lo, hi)
+			}
+		}
+		return -1, sum
+	}
+	var bads [VisitLanes]int
+	var sums [VisitLanes]uint64
+	inLanes(func(lane int) {
+		bads[lane], sums[lane] = check(lane, m*lane/VisitLanes, m*(lane+1)/VisitLanes)
+	})
+	for lane := range VisitLanes {
+		if bads[lane] >= 0 {
+			return bads[lane], 0
+		}
+		sum += sums[lane]
+	}
+	return -1, sum
+}
+
+// inLanes runs f(0), ..., f(VisitLanes-1) on as many goroutines and waits
+// for them. More lanes than cores: on a machine shared with other work,
+// when a thread is descheduled the other cores take the lanes still
+// waiting, and the wait for the last lane is a fraction of the whole.
+func inLanes(f func(lane int)) {
+	var wg sync.WaitGroup
+	for lane := 1; lane < VisitLanes; lane++ {
+		wg.Go(func() { f(lane) })
+	}
+	f(0)
+	wg.Wait()
 }
 
 // validateAdjacency checks one CSR direction: shape, ordering by edge id, and
@@ -400,72 +495,214 @@ func sameAdjacency(a, b Adjacency) bool {
 		same(len(a.Edge), len(b.Edge), unsafe.Pointer(unsafe.SliceData(a.Edge)), unsafe.Pointer(unsafe.SliceData(b.Edge)))
 }
 
-// adjacencyOK is the fast form of validateAdjacency and accepts exactly
-// what it accepts . It needs no per-edge counters: every
-// arc must match an edge incident to its node (endpoint, neighbour and
-// weight), and the edge ids of a node's arcs must strictly increase, except
-// that the two arcs of an undirected self-loop sit side by side (never
-// three). So an edge has at most one arc at each endpoint (two at a
-// self-loop's node), hence at most want arcs (1 directed, 2 undirected);
-// the arcs number want*edges, so every edge has exactly want arcs, one at
-// each endpoint: what validateAdjacency counts. With no writes, the nodes
-// split into independent ranges; ok runs them on two goroutines.
+// BlockKind names the arrays a block visit covers (see VisitFunc).
+type BlockKind int
+
+const (
+	// EdgeBlock: edges [lo, hi) of EdgeSrc, EdgeDst, EdgeWeight,
+	// EdgeChannel and EdgeRelation (when present).
+	EdgeBlock BlockKind = iota
+	// OutArcBlock: arcs [lo, hi) of Out.Nbr, Out.Weight and Out.Edge.
+	OutArcBlock
+	// InArcBlock: arcs [lo, hi) of In.Nbr, In.Weight and In.Edge (directed
+	// graphs only: an undirected graph's in-adjacency is its out-adjacency).
+	InArcBlock
+)
+
+// VisitFunc is called by AssembleVisit right after its checks have read a
+// block of elements, while they are still in cache, so that the caller can
+// make its own pass over the same bytes without a second trip to memory
+// (snapshot computes its checksums this way). Lane is 0..VisitLanes-1:
+// the goroutines of the check; calls on different lanes run concurrently,
+// calls on one lane one at a time.
+//
+// When AssembleVisit returns a graph, the blocks of each kind it covers
+// tile all the elements: lane i's blocks, in increasing order and
+// contiguous, are [s_i, s_i+1) for splits 0 = s_0 <= s_1 <= ... <=
+// s_VisitLanes = end (a lane may have none). When it returns an error, the blocks so far
+// may stop anywhere. A block holds about visitEdges edges or visitArcs arcs
+// (more when one node has more arcs).
+type VisitFunc func(lane int, kind BlockKind, lo, hi int)
+
+// VisitLanes is the number of lanes (goroutines) of AssembleVisit's checks.
+const VisitLanes = 8
+
+// Block sizes: the arrays of one block (20-24 bytes per edge, 16 per arc)
+// fit a 256 KiB L2 cache with room to spare.
+const (
+	visitEdges = 8192
+	visitArcs  = 8192
+)
+
+// arcKey is the random key of one fingerprint check (arcsMatch), drawn
+// from crypto/rand for every validation, so no file can be made to collide
+// on purpose: its contents cannot depend on a key drawn after it is read.
+type arcKey [4]uint64
+
+func newArcKey() arcKey {
+	var b [32]byte
+	crand.Read(b[:]) // never fails (crypto/rand.Read crashes the program rather than return an error)
+	var k arcKey
+	for i := range k {
+		k[i] = binary.LittleEndian.Uint64(b[8*i:])
+	}
+	return k
+}
+
+// mix is a keyed 64-bit hash of an arc tuple (tail, head, weight bits,
+// edge id): two rounds of wyhash's multiply-fold (the 128-bit product of
+// two keyed words, high half xor low half); the first round mixes the
+// endpoints with the weight, the second that with the edge id.
+func (k *arcKey) mix(tail, head uint32, wbits uint64, e uint32) uint64 {
+	hi, lo := bits.Mul64(uint64(tail)|uint64(head)<<32^k[0], wbits^k[1])
+	hi, lo = bits.Mul64(hi^lo^k[2], uint64(e)^k[3])
+	return hi ^ lo
+}
+
+// weightBits is w's bit pattern with -0 read as +0: the plain check
+// compares weights with ==, under which the two zeros are equal (and NaN
+// equals nothing; edge weights are never NaN, so an arc weight that is NaN
+// has bits no edge tuple has).
+func weightBits(w float64) uint64 {
+	b := math.Float64bits(w)
+	if b == 1<<63 {
+		b = 0
+	}
+	return b
+}
+
+// adjacencyOK is arcsMatch with a fresh key and the fingerprint of the
+// edges computed here: the form the differential tests call beside
+// validateAdjacency. It assumes the edges themselves passed edgesOK.
 func (g *Graph) adjacencyOK(a Adjacency, n, arcs int, outgoing bool) bool {
+	key := newArcKey()
+	_, sum := g.edgesOK(&key, nil)
+	ok, _ := g.arcsMatch(a, n, arcs, outgoing, &key, sum, nil, nil)
+	return ok
+}
+
+// arcsMatch is the fast form of validateAdjacency, which it must agree
+// with (TestValidateAdjacencyMatchesReference, TestValidateMatchesPlain);
+// edgeSum is edgesOK's fingerprint under the same key, for edges that
+// passed edgesOK. It reads the arc arrays once, in order, and the edge
+// table not at all.
+//
+// Why it is the same check. Write each arc at node u as the tuple
+// (tail, head, weight, edge id): (u, Nbr) for an out-arc or an undirected
+// arc, (Nbr, u) for a directed in-arc; and each edge e as (src, dst,
+// weight, e), plus (dst, src, weight, e) when undirected. validateAdjacency
+// accepts iff the shape is right, each node's edge ids never decrease, and
+// the arcs' tuples are the edges' tuples as multisets: each arc must equal
+// the tuple of the edge it names, weights compared with == (weightBits),
+// and each edge needs exactly its one (directed) or two (undirected: one at
+// each endpoint, both at a self-loop's node) arcs. The shape and the order
+// are checked here exactly; the multisets are compared by their sums of
+// key.mix mod 2^64. Equal multisets give equal sums, so every adjacency
+// validateAdjacency accepts is accepted.
+//
+// False accepts. Let the multisets differ, c_t be the arc count minus the
+// edge count of tuple t, and 2^j the largest power of two dividing every
+// c_t. Then j <= 1, and j = 0 for a directed graph: each edge tuple occurs
+// once among the edges (twice for an undirected self-loop), and if 4
+// divided every c_t, each edge tuple would occur among the arcs at least
+// as often as among the edges (a count = 1 or 2 mod 4 is >= 1 or 2); both
+// sides hold `arcs` tuples, so the multisets would be equal (likewise with
+// 2 for a directed graph). With mix modelled as a random function of the
+// tuple (the key is drawn after the file is written), pick t with c_t/2^j
+// odd; given every other value, sum_t c_t mix(t) = 0 mod 2^64 holds for
+// 2^j values of mix(t): probability 2^(j-64), so at most 2^-64 per check
+// of a directed adjacency and 2^-63 of an undirected one. For corruption
+// that does not know the key the bound holds as far as the mix is
+// indistinguishable from random.
+//
+// With ow non-nil (the out-adjacency, len(ow) = n) it also returns the
+// first node whose arc weights, summed in arc order, differ from ow (-1 if
+// none), sumWeights's sum exactly (same additions, same order).
+//
+// The nodes split in VisitLanes ranges of about equal arcs, one per
+// goroutine (lane); each lane visits its arc blocks in order.
+func (g *Graph) arcsMatch(a Adjacency, n, arcs int, outgoing bool, key *arcKey, edgeSum uint64, ow []float64, visit VisitFunc) (ok bool, badWeight int) {
 	if len(a.Offsets) != n+1 || a.Offsets[0] != 0 || a.Offsets[n] != arcs ||
 		len(a.Nbr) != arcs || len(a.Weight) != arcs || len(a.Edge) != arcs {
-		return false
+		return false, -1
 	}
 	for u := 0; u < n; u++ {
 		if a.Offsets[u] > a.Offsets[u+1] {
-			return false
+			return false, -1
 		}
 	}
-	directed := g.directed
+	// Offsets run from 0 to arcs without decreasing, so every span
+	// [Offsets[u], Offsets[u+1]) lies within the arc arrays.
+	swap := g.directed && !outgoing
 	m := uint32(len(g.edgeSrc))
-	src, dst, wt := g.edgeSrc, g.edgeDst[:m], g.edgeWeight[:m]
 	nbr, weight, edge := a.Nbr[:arcs], a.Weight[:arcs], a.Edge[:arcs]
-	check := func(from, to int) bool {
+	type part struct {
+		ok        bool
+		sum       uint64
+		badWeight int
+	}
+	kind := OutArcBlock
+	if !outgoing {
+		kind = InArcBlock
+	}
+	check := func(lane, from, to int) part {
+		res := part{ok: true, badWeight: -1}
+		var sum uint64
+		block := a.Offsets[from] // the first arc not yet visited
 		for u := from; u < to; u++ {
 			lo, hi := a.Offsets[u], a.Offsets[u+1]
 			uu := uint32(u)
-			prev := int64(-1)
+			prev := uint32(0)
+			w := 0.0
 			for p := lo; p < hi; p++ {
 				e := edge[p]
-				if e >= m {
-					return false
+				if e >= m || e < prev {
+					return part{badWeight: -1}
 				}
-				s, d := src[e], dst[e]
-				var ok bool
-				switch {
-				case !directed:
-					ok = (s == uu && nbr[p] == d) || (d == uu && nbr[p] == s)
-				case outgoing:
-					ok = s == uu && nbr[p] == d
-				default:
-					ok = d == uu && nbr[p] == s
+				prev = e
+				tail, head := uu, nbr[p]
+				if swap {
+					tail, head = head, tail
 				}
-				if !ok || weight[p] != wt[e] {
-					return false
-				}
-				if int64(e) <= prev {
-					// Only an undirected self-loop repeats an id, once.
-					if int64(e) < prev || directed || s != d || (p >= lo+2 && edge[p-2] == e) {
-						return false
-					}
-				}
-				prev = int64(e)
+				sum += key.mix(tail, head, weightBits(weight[p]), e)
+				w += weight[p]
+			}
+			if ow != nil && res.badWeight < 0 && w != ow[u] {
+				res.badWeight = u
+			}
+			if visit != nil && (hi-block >= visitArcs || u == to-1) && hi > block {
+				visit(lane, kind, block, hi)
+				block = hi
 			}
 		}
-		return true
+		res.sum = sum
+		return res
 	}
 	// Split where half the arcs are behind.
-	mid := sort.Search(n, func(u int) bool { return a.Offsets[u] >= arcs/2 })
-	var second bool
-	var wg sync.WaitGroup
-	wg.Go(func() { second = check(mid, n) })
-	first := check(0, mid)
-	wg.Wait()
-	return first && second
+	// Lane i starts at the first node with at least i/VisitLanes of the
+	// arcs behind it (so the splits never decrease, the last is n).
+	var splits [VisitLanes + 1]int
+	for i := 1; i < VisitLanes; i++ {
+		splits[i] = sort.Search(n, func(u int) bool { return a.Offsets[u] >= arcs*i/VisitLanes })
+	}
+	splits[VisitLanes] = n
+	var parts [VisitLanes]part
+	inLanes(func(lane int) { parts[lane] = check(lane, splits[lane], splits[lane+1]) })
+	var sum uint64
+	badWeight = -1
+	for _, pt := range parts {
+		if !pt.ok {
+			return false, -1
+		}
+		sum += pt.sum
+		if badWeight < 0 {
+			badWeight = pt.badWeight
+		}
+	}
+	if sum != edgeSum {
+		return false, -1
+	}
+	return true, badWeight
 }
 
 func sumWeights(w []float64) float64 {

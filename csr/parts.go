@@ -43,7 +43,11 @@ func (g *Graph) Parts() Parts {
 // Assemble makes a graph of parts that came from outside (a file) and
 // checks every invariant with Validate before returning it: a corrupt or
 // inconsistent part is an error, never a wrong graph.
-func Assemble(p Parts) (*Graph, error) {
+func Assemble(p Parts) (*Graph, error) { return AssembleVisit(p, nil) }
+
+// AssembleVisit is Assemble calling visit (when not nil) for each block of
+// the edge and arc arrays as its checks read them; see VisitFunc.
+func AssembleVisit(p Parts, visit VisitFunc) (*Graph, error) {
 	if len(p.Names) == 0 {
 		return nil, fmt.Errorf("csr: assemble: no nodes")
 	}
@@ -65,7 +69,7 @@ func Assemble(p Parts) (*Graph, error) {
 	}
 	// The name dictionary is built on first use (Graph.ID); here the names
 	// are only checked non-empty and distinct, which is what it needs.
-	if err := g.validate(func() error { return uniqueNames(p.Names) }); err != nil {
+	if err := g.validate(func() error { return uniqueNames(p.Names) }, visit); err != nil {
 		return nil, err
 	}
 	g.unit = true

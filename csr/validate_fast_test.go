@@ -2,6 +2,7 @@ package csr
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -184,4 +185,257 @@ func TestAssembleRejectsRepeatedName(t *testing.T) {
 	p.Names[4] = ""
 	_, err = Assemble(p)
 	require.ErrorContains(t, err, "node 4 has an empty name")
+}
+
+// validatePlain is validate as plain sequential loops, the reference the
+// fast validate must agree with fault for fault: the arcs are checked by
+// validateAdjacency, one random read of the edge table per arc.
+func (g *Graph) validatePlain(checkNames func() error) error {
+	n, m := g.nodes, len(g.edgeSrc)
+	if len(g.edgeDst) != m || len(g.edgeWeight) != m || len(g.edgeChannel) != m {
+		return fmt.Errorf("csr: edge arrays have lengths %d, %d, %d, %d; want all %d",
+			m, len(g.edgeDst), len(g.edgeWeight), len(g.edgeChannel), m)
+	}
+	if g.edgeRelation != nil && len(g.edgeRelation) != m {
+		return fmt.Errorf("csr: %d edge relations for %d edges", len(g.edgeRelation), m)
+	}
+	if err := checkNames(); err != nil {
+		return err
+	}
+	if g.rank != nil {
+		if len(g.rank) != n {
+			return fmt.Errorf("csr: %d node ranks for %d nodes", len(g.rank), n)
+		}
+		seen := make([]bool, n)
+		for u, r := range g.rank {
+			if int(r) >= n || seen[r] {
+				return fmt.Errorf("csr: node %d: rank %d repeated or out of range (want a permutation of 0..%d)", u, r, n-1)
+			}
+			seen[r] = true
+		}
+	}
+	for e := 0; e < m; e++ {
+		if g.edgeSrc[e] >= uint32(n) || g.edgeDst[e] >= uint32(n) {
+			return fmt.Errorf("csr: edge %d: endpoint out of range (want < %d nodes)", e, n)
+		}
+		if w := g.edgeWeight[e]; math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
+			return fmt.Errorf("csr: edge %d: weight %v, want finite and non-negative", e, w)
+		}
+		if int(g.edgeChannel[e]) >= len(g.channels) {
+			return fmt.Errorf("csr: edge %d: channel index %d out of range", e, g.edgeChannel[e])
+		}
+		if g.edgeRelation != nil && int(g.edgeRelation[e]) >= len(g.relations) {
+			return fmt.Errorf("csr: edge %d: relation index %d out of range", e, g.edgeRelation[e])
+		}
+	}
+	arcs := m
+	if !g.directed {
+		arcs = 2 * m
+	}
+	if err := g.validateAdjacency("out", g.out, n, arcs, true); err != nil {
+		return err
+	}
+	if !(!g.directed && sameAdjacency(g.in, g.out)) {
+		if err := g.validateAdjacency("in", g.in, n, arcs, false); err != nil {
+			return err
+		}
+	}
+	if len(g.outWeight) != n {
+		return fmt.Errorf("csr: %d out-weights for %d nodes", len(g.outWeight), n)
+	}
+	for u := 0; u < n; u++ {
+		lo, hi := g.out.Span(uint32(u))
+		if w := sumWeights(g.out.Weight[lo:hi]); w != g.outWeight[u] {
+			return fmt.Errorf("csr: node %d: out-weight %v, arcs sum to %v", u, g.outWeight[u], w)
+		}
+	}
+	return nil
+}
+
+// corruptGraph damages g's own arrays (cloned first, so no other graph
+// shares them) the way a bad file could: the edge table (an endpoint, a
+// weight, two edges swapped, a zero weight's sign), the arcs
+// (corruptAdjacency, or one field of one arc: edge id, neighbour, a weight
+// bit, -0 for +0), the out-weights, the channel indices.
+func corruptGraph(r *rand.Rand, g *Graph) {
+	g.edgeSrc, g.edgeDst = slices.Clone(g.edgeSrc), slices.Clone(g.edgeDst)
+	g.edgeWeight, g.edgeChannel = slices.Clone(g.edgeWeight), slices.Clone(g.edgeChannel)
+	g.outWeight = slices.Clone(g.outWeight)
+	shared := sameAdjacency(g.in, g.out)
+	g.out = cloneAdjacency(g.out)
+	if shared {
+		g.in = g.out
+	} else {
+		g.in = cloneAdjacency(g.in)
+	}
+	n, m, arcs := g.nodes, len(g.edgeSrc), len(g.out.Nbr)
+	a := g.out
+	if r.IntN(2) == 0 {
+		a = g.in
+	}
+	if m == 0 || arcs == 0 {
+		corruptAdjacency(r, a, m)
+		return
+	}
+	e, f, p := r.IntN(m), r.IntN(m), r.IntN(arcs)
+	switch r.IntN(12) {
+	case 0:
+		g.edgeSrc[e] = uint32(r.IntN(n))
+	case 1:
+		g.edgeDst[e] = uint32(r.IntN(n))
+	case 2:
+		g.edgeWeight[e] = g.edgeWeight[f]
+	case 3: // two edges swapped in the table
+		g.edgeSrc[e], g.edgeSrc[f] = g.edgeSrc[f], g.edgeSrc[e]
+		g.edgeDst[e], g.edgeDst[f] = g.edgeDst[f], g.edgeDst[e]
+		g.edgeWeight[e], g.edgeWeight[f] = g.edgeWeight[f], g.edgeWeight[e]
+	case 4: // a zero weight's sign: -0 == +0, accepted by both checks
+		if g.edgeWeight[e] == 0 {
+			g.edgeWeight[e] = math.Copysign(0, -1)
+		}
+	case 5:
+		if a.Weight[p] == 0 {
+			a.Weight[p] = math.Copysign(0, -1)
+		}
+	case 6: // one bit of one arc weight
+		a.Weight[p] = math.Float64frombits(math.Float64bits(a.Weight[p]) ^ 1<<r.IntN(64))
+	case 7:
+		a.Edge[p] ^= 1 << r.IntN(3)
+	case 8:
+		a.Nbr[p] ^= 1 << r.IntN(3)
+	case 9:
+		g.outWeight[r.IntN(n)] += 1
+	case 10:
+		g.edgeChannel[e] = uint32(r.IntN(len(g.channels) + 1))
+	default:
+		corruptAdjacency(r, a, m)
+	}
+}
+
+// TestValidateMatchesPlain: the fast validate (edges, names and arcs on two
+// goroutines, arcs matched by fingerprint) reports exactly the fault, or
+// no fault, that the plain sequential validatePlain reports, on built
+// graphs and on random corruptions of them.
+func TestValidateMatchesPlain(t *testing.T) {
+	graphs, rounds := 400, 30
+	if testing.Short() {
+		graphs = 100
+	}
+	rejected, accepted := 0, 0
+	for seed := range graphs {
+		for _, directed := range []bool{true, false} {
+			r := rand.New(rand.NewPCG(uint64(seed), 0x7A11))
+			built := buildOps(t, directed, randomStream(r), StreamOrder)
+			for round := range rounds {
+				// A new graph on built's arrays; corruptGraph clones what it damages.
+				g := &Graph{directed: built.directed, names: built.names, lazyIDs: true, rank: built.rank,
+					edgeSrc: built.edgeSrc, edgeDst: built.edgeDst, edgeWeight: built.edgeWeight,
+					edgeChannel: built.edgeChannel, edgeRelation: built.edgeRelation,
+					channels: built.channels, relations: built.relations,
+					out: built.out, in: built.in, outWeight: built.outWeight}
+				if round > 0 {
+					corruptGraph(r, g)
+				}
+				names := func() error { return uniqueNames(g.names) }
+				fast, ref := g.validate(names, nil), g.validatePlain(names)
+				where := fmt.Sprintf("seed %d directed=%v round %d", seed, directed, round)
+				require.Equal(t, fmt.Sprint(ref), fmt.Sprint(fast), where)
+				if round == 0 {
+					require.NoError(t, fast, where)
+				}
+				if fast != nil {
+					rejected++
+				} else if round > 0 {
+					accepted++
+				}
+			}
+		}
+	}
+	t.Logf("%d corruptions rejected, %d harmless ones accepted", rejected, accepted)
+	require.Greater(t, rejected, graphs*rounds/2, "too few corruptions were caught to compare")
+	require.Greater(t, accepted, 0, "no harmless change (such as -0 for +0) was tried")
+}
+
+// TestFingerprintWeightZeros: -0 and +0 are the same weight to the plain
+// check (==), so also to the fingerprint; NaN is no weight.
+func TestFingerprintWeightZeros(t *testing.T) {
+	require.Equal(t, weightBits(0), weightBits(math.Copysign(0, -1)))
+	require.NotEqual(t, weightBits(0), weightBits(math.NaN()))
+	require.NotEqual(t, weightBits(1), weightBits(-1))
+}
+
+// TestAssembleVisitTiles: the blocks AssembleVisit reports tile every edge
+// and arc array, lane after lane, each lane in order, on graphs of a
+// few arcs and of several blocks per lane, directed and undirected.
+func TestAssembleVisitTiles(t *testing.T) {
+	type span struct{ lo, hi int }
+	for _, size := range []int{0, 1, 3, 40, 3 * VisitLanes * visitEdges} {
+		for _, directed := range []bool{true, false} {
+			r := rand.New(rand.NewPCG(uint64(size), 0x71E))
+			b := NewBuilder(directed)
+			b.AddNode("first")
+			nodes := 1 + size/5
+			for i := range size {
+				// A hub with many arcs makes a block larger than visitArcs.
+				src := fmt.Sprint("n", r.IntN(nodes))
+				if i%3 == 0 {
+					src = "hub"
+				}
+				_, err := b.AddEdge(Input{Src: src, Dst: fmt.Sprint("n", r.IntN(nodes)), Weight: 1})
+				require.NoError(t, err)
+			}
+			g, err := b.Build()
+			require.NoError(t, err)
+			var seen [3][VisitLanes][]span
+			h, err := AssembleVisit(g.Parts(), func(lane int, kind BlockKind, lo, hi int) {
+				seen[kind][lane] = append(seen[kind][lane], span{lo, hi})
+			})
+			require.NoError(t, err)
+			require.Equal(t, g.NumArcs(), h.NumArcs())
+			want := [3]int{g.NumEdges(), g.NumArcs(), g.NumArcs()}
+			if !directed {
+				want[InArcBlock] = 0
+			}
+			for kind := range seen {
+				pos := 0
+				for lane := range VisitLanes {
+					for _, sp := range seen[kind][lane] {
+						where := fmt.Sprintf("size %d directed=%v kind %d lane %d: block %v at %d", size, directed, kind, lane, sp, pos)
+						require.Equal(t, pos, sp.lo, where)
+						require.Less(t, sp.lo, sp.hi, where)
+						pos = sp.hi
+					}
+				}
+				require.Equal(t, want[kind], pos, "size %d directed=%v kind %d", size, directed, kind)
+			}
+			if size == 3*VisitLanes*visitEdges {
+				// Several blocks in a lane, and lanes after the first used.
+				for _, kind := range []BlockKind{EdgeBlock, OutArcBlock} {
+					require.Greater(t, len(seen[kind][VisitLanes-1]), 1, "kind %d", kind)
+				}
+			}
+		}
+	}
+}
+
+// FuzzValidateMatchesPlain: on a graph and corruptions drawn from the
+// fuzzer's seeds, the fast validate reports what validatePlain reports.
+func FuzzValidateMatchesPlain(f *testing.F) {
+	f.Add(uint64(1), uint64(2), true, uint8(1))
+	f.Add(uint64(7), uint64(0), false, uint8(3))
+	f.Fuzz(func(t *testing.T, graphSeed, corruptSeed uint64, directed bool, corruptions uint8) {
+		r := rand.New(rand.NewPCG(graphSeed, 0xF0))
+		built := buildOps(t, directed, randomStream(r), StreamOrder)
+		g := &Graph{directed: built.directed, names: built.names, lazyIDs: true, rank: built.rank,
+			edgeSrc: built.edgeSrc, edgeDst: built.edgeDst, edgeWeight: built.edgeWeight,
+			edgeChannel: built.edgeChannel, edgeRelation: built.edgeRelation,
+			channels: built.channels, relations: built.relations,
+			out: built.out, in: built.in, outWeight: built.outWeight}
+		rc := rand.New(rand.NewPCG(corruptSeed, 0xF1))
+		for range corruptions % 4 {
+			corruptGraph(rc, g)
+		}
+		names := func() error { return uniqueNames(g.names) }
+		require.Equal(t, fmt.Sprint(g.validatePlain(names)), fmt.Sprint(g.validate(names, nil)))
+	})
 }

@@ -9,7 +9,11 @@
 // section's bounds, alignment and checksum, and then every graph invariant
 // (csr.Assemble) and every label bitmap (mask.ReadLabels) before it returns:
 // a truncated, corrupted or wrong-version file is an error naming the
-// section that failed, never a panic or a wrong graph.
+// section that failed, never a panic or a wrong graph. The checksums of the
+// edge and arc sections are computed in the blocks csr.AssembleVisit
+// checks, while those are in cache, so a load reads the file from memory
+// once; when anything fails, the plain order (every checksum, then the
+// graph) runs again to name the fault.
 //
 // A loaded Snapshot must be closed when its graph is no longer used; using
 // the graph after Close is a programming error (the memory is unmapped).

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"fmt"
+	"hash/crc32"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -204,4 +205,74 @@ func FuzzParse(f *testing.F) {
 			require.NoError(t, s.Graph.Validate())
 		}
 	})
+}
+
+// sectionSumsPlain is the one-loop reference for sectionSums.
+func sectionSumsPlain(bodies [][]byte) []uint32 {
+	sums := make([]uint32, len(bodies))
+	for i, b := range bodies {
+		sums[i] = crc32.Checksum(b, castagnoli)
+	}
+	return sums
+}
+
+// TestSectionSumsMatchPlain: the two-goroutine checksums are the one-loop
+// checksums, body for body, for 0, 1, 2 and many bodies of awkward lengths.
+func TestSectionSumsMatchPlain(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 0xC2C))
+	for _, count := range []int{0, 1, 2, 3, 7, 19} {
+		bodies := make([][]byte, count)
+		for i := range bodies {
+			b := make([]byte, []int{0, 1, 7, 8, 15, 16, 17, 63, 64, 65, 4096, 100003}[r.IntN(12)])
+			for j := range b {
+				b[j] = byte(r.Uint32())
+			}
+			bodies[i] = b
+		}
+		require.Equal(t, sectionSumsPlain(bodies), sectionSums(bodies), "%d bodies", count)
+	}
+}
+
+// TestCRCCombine: the checksum of a||b from the checksums of a and b is the
+// checksum of the bytes, at awkward lengths.
+func TestCRCCombine(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 0xC0B))
+	lengths := []int{0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 63, 64, 65, 1000, 4096, 65537}
+	for _, la := range lengths {
+		for _, lb := range lengths {
+			ab := make([]byte, la+lb)
+			for i := range ab {
+				ab[i] = byte(r.Uint32())
+			}
+			a, b := ab[:la], ab[la:]
+			got := crcCombine(crc32.Checksum(a, castagnoli), crc32.Checksum(b, castagnoli), uint64(lb))
+			require.Equal(t, crc32.Checksum(ab, castagnoli), got, "lengths %d + %d", la, lb)
+		}
+	}
+}
+
+// TestFusedMatchesPlain: the fused pass (checksums in csr.AssembleVisit's
+// blocks) and the plain pass (checksums first) accept exactly the same
+// files: the good ones, and none of the single-byte corruptions or
+// truncations; parse reports the plain pass's fault.
+func TestFusedMatchesPlain(t *testing.T) {
+	for _, directed := range []bool{true, false} {
+		for _, relations := range []bool{true, false} {
+			good := savedBytes(t, directed, relations)
+			_, errF := parseWith("good", aligned(good), true)
+			_, errP := parseWith("good", aligned(good), false)
+			require.NoError(t, errF)
+			require.NoError(t, errP)
+			for pos := range good {
+				bad := aligned(good)
+				bad[pos] ^= 1 << (pos % 8)
+				_, errF := parseWith("bad", bad, true)
+				_, errP := parseWith("bad", bad, false)
+				where := fmt.Sprintf("directed=%v relations=%v byte %d: fused %v, plain %v", directed, relations, pos, errF, errP)
+				require.Equal(t, errP == nil, errF == nil, where)
+				_, err := parse("bad", bad)
+				require.Equal(t, fmt.Sprint(errP), fmt.Sprint(err), where)
+			}
+		}
+	}
 }
