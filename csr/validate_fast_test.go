@@ -328,7 +328,7 @@ func TestValidateMatchesPlain(t *testing.T) {
 			built := buildOps(t, directed, randomStream(r), StreamOrder)
 			for round := range rounds {
 				// A new graph on built's arrays; corruptGraph clones what it damages.
-				g := &Graph{directed: built.directed, names: built.names, lazyIDs: true, rank: built.rank,
+				g := &Graph{directed: built.directed, nodes: built.nodes, names: built.names, lazyIDs: true, rank: built.rank,
 					edgeSrc: built.edgeSrc, edgeDst: built.edgeDst, edgeWeight: built.edgeWeight,
 					edgeChannel: built.edgeChannel, edgeRelation: built.edgeRelation,
 					channels: built.channels, relations: built.relations,
@@ -426,7 +426,7 @@ func FuzzValidateMatchesPlain(f *testing.F) {
 	f.Fuzz(func(t *testing.T, graphSeed, corruptSeed uint64, directed bool, corruptions uint8) {
 		r := rand.New(rand.NewPCG(graphSeed, 0xF0))
 		built := buildOps(t, directed, randomStream(r), StreamOrder)
-		g := &Graph{directed: built.directed, names: built.names, lazyIDs: true, rank: built.rank,
+		g := &Graph{directed: built.directed, nodes: built.nodes, names: built.names, lazyIDs: true, rank: built.rank,
 			edgeSrc: built.edgeSrc, edgeDst: built.edgeDst, edgeWeight: built.edgeWeight,
 			edgeChannel: built.edgeChannel, edgeRelation: built.edgeRelation,
 			channels: built.channels, relations: built.relations,
