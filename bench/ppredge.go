@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"strconv"
 
 	"github.com/authppr/authppr/csr"
 )
@@ -49,26 +48,19 @@ func ReadPPREDGE1(path string) (*csr.Graph, error) {
 		}
 		return nil, fmt.Errorf("bench: %s: %w", path, err)
 	}
-	b := csr.NewBuilder(flags&1 == 0)
-	b.Grow(int(n), int(m))
-	names := make([]string, n)
-	for u := range n {
-		names[u] = strconv.FormatUint(u, 10)
-		if _, err := b.AddNode(names[u]); err != nil {
-			return nil, err
-		}
-	}
+	// The ids are the file's: csr.FromIDs builds the graph the Builder
+	// would from nodes "0".."n-1" and these edges, in bulk.
+	pairs := make([]uint32, 2*m)
+	weights := make([]float64, m)
 	src, dst, w := body[:4*m], body[4*m:8*m], body[8*m:]
 	for e := range m {
-		s := binary.LittleEndian.Uint32(src[4*e:])
-		d := binary.LittleEndian.Uint32(dst[4*e:])
-		wt := float64(math.Float32frombits(binary.LittleEndian.Uint32(w[4*e:])))
-		if uint64(s) >= n || uint64(d) >= n {
-			return nil, fmt.Errorf("bench: %s: edge %d: endpoint %d -> %d out of range (%d nodes)", path, e, s, d, n)
-		}
-		if _, err := b.AddEdgeByID(s, d, wt, ""); err != nil {
-			return nil, fmt.Errorf("bench: %s: %w", path, err)
-		}
+		pairs[2*e] = binary.LittleEndian.Uint32(src[4*e:])
+		pairs[2*e+1] = binary.LittleEndian.Uint32(dst[4*e:])
+		weights[e] = float64(math.Float32frombits(binary.LittleEndian.Uint32(w[4*e:])))
 	}
-	return b.Build()
+	g, err := csr.FromIDs(csr.IDEdges[uint32, uint32]{Directed: flags&1 == 0, Nodes: int(n), Pairs: pairs, Weights: weights})
+	if err != nil {
+		return nil, fmt.Errorf("bench: %s: %w", path, err)
+	}
+	return g, nil
 }
