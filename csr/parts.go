@@ -31,14 +31,33 @@ type Parts struct {
 
 // Parts returns the graph's arrays.
 func (g *Graph) Parts() Parts {
+	return g.partsNamed(g.Names())
+}
+
+// partsNamed is Parts with the names given.
+func (g *Graph) partsNamed(names []string) Parts {
 	return Parts{
-		Directed: g.directed, Names: g.Names(),
+		Directed: g.directed, Names: names,
 		EdgeSrc: g.edgeSrc, EdgeDst: g.edgeDst, EdgeWeight: g.edgeWeight,
 		EdgeChannel: g.edgeChannel, Channels: g.channels,
 		EdgeRelation: g.edgeRelation, Relations: g.relations,
 		Out: g.out, In: g.in, OutWeight: g.outWeight, Rank: g.rank,
 	}
 }
+
+// Named returns a graph on g's arrays (shared, not copied) whose node i is
+// named names[i], checked by Assemble like any parts: for structure built
+// by id (FromIDs) whose names are known apart, as a store's compaction
+// knows them. g's own names are never made.
+func Named(g *Graph, names []string) (*Graph, error) {
+	if len(names) != g.nodes {
+		return nil, fmt.Errorf("csr: %d names for %d nodes", len(names), g.nodes)
+	}
+	return Assemble(g.partsNamed(names))
+}
+
+// HasRelations reports whether the graph's edges carry relations.
+func (g *Graph) HasRelations() bool { return g.edgeRelation != nil }
 
 // Assemble makes a graph of parts that came from outside (a file) and
 // checks every invariant with Validate before returning it: a corrupt or

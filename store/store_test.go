@@ -262,3 +262,61 @@ func TestCompactAt(t *testing.T) {
 	}
 	require.NoError(t, s.CompactionErr())
 }
+
+// The bulk materialisation (csr.FromIDs, then csr.Named) makes the graph
+// the Builder makes, array for array, on random versions over a base graph
+// and after compactions (whose bases are bulk-made graphs themselves).
+func TestMaterializeInBulkMatchesBuilder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	for trial := range 40 {
+		directed := rng.IntN(2) == 0
+		var s *Store
+		var err error
+		if rng.IntN(2) == 0 {
+			s, err = New(nil, nil, Options{Directed: directed})
+		} else {
+			b := csr.NewBuilder(directed)
+			for range 1 + rng.IntN(30) {
+				_, err := b.AddEdge(csr.Input{Src: fmt.Sprint("b", rng.IntN(12)), Dst: fmt.Sprint("b", rng.IntN(12)),
+					Weight: []float64{1, 0.5, 2}[rng.IntN(3)], Channel: []string{"", "default", "mallory"}[rng.IntN(3)]})
+				require.NoError(t, err)
+			}
+			g, err := b.Build()
+			require.NoError(t, err)
+			s, err = New(g, nil, Options{})
+		}
+		require.NoError(t, err)
+		for round := range 3 {
+			v := s.Current()
+			_, err := s.Apply(randomOps(rng, 1+rng.IntN(40), 15, v.NumNodes(), v.NumEdges()))
+			require.NoError(t, err)
+			v = s.Current()
+			if v.NumNodes() == 0 {
+				continue
+			}
+			bulk, err := v.materializeInBulk()
+			require.NoError(t, err)
+			ref, err := v.materializeByBuilder()
+			require.NoError(t, err)
+			bp, rp := bulk.Parts(), ref.Parts()
+			require.Equalf(t, rp.Names, bp.Names, "trial %d round %d", trial, round)
+			require.Equal(t, rp.EdgeSrc, bp.EdgeSrc)
+			require.Equal(t, rp.EdgeDst, bp.EdgeDst)
+			require.Equal(t, rp.EdgeWeight, bp.EdgeWeight)
+			require.Equal(t, rp.EdgeChannel, bp.EdgeChannel)
+			require.Equal(t, rp.Channels, bp.Channels)
+			require.Equal(t, rp.Out, bp.Out)
+			require.Equal(t, rp.In, bp.In)
+			require.Equal(t, rp.OutWeight, bp.OutWeight)
+			require.Equal(t, ref.UnitWeights(), bulk.UnitWeights())
+			for u := range v.NumNodes() {
+				id, ok := bulk.ID(rp.Names[u])
+				require.True(t, ok)
+				require.Equal(t, uint32(u), id)
+			}
+			if rng.IntN(2) == 0 {
+				require.NoError(t, s.Compact())
+			}
+		}
+	}
+}

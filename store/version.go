@@ -114,11 +114,87 @@ func (v *Version) Materialize() (*csr.Graph, *mask.Labels, error) {
 	if n == 0 {
 		return nil, nil, fmt.Errorf("store: materialize: the version has no nodes")
 	}
+	var g *csr.Graph
+	var err error
+	if v.base.g != nil && v.base.g.HasRelations() {
+		g, err = v.materializeByBuilder()
+	} else {
+		g, err = v.materializeInBulk()
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	labels, err := v.labels(g)
+	if err != nil {
+		return nil, nil, err
+	}
+	return g, labels, nil
+}
+
+// materializeInBulk builds the version's graph through csr.FromIDs (every
+// edge by id, in edge order, with its channel) and then names the nodes
+// with csr.Assemble over the same arrays: the graph materializeByBuilder
+// makes (TestMaterializeInBulkMatchesBuilder), without the Builder's
+// per-name and per-edge work. Graphs with relations take the Builder.
+func (v *Version) materializeInBulk() (*csr.Graph, error) {
+	n := v.NumNodes()
+	m := v.NumEdges()
+	pairs := make([]uint32, 0, 2*m)
+	weights := make([]float64, 0, m)
+	chanOf := make([]uint32, 0, m)
+	var chanNames []string
+	chanIndex := make(map[string]uint32)
+	channel := func(name string) uint32 {
+		c, ok := chanIndex[name]
+		if !ok {
+			c = uint32(len(chanNames))
+			chanIndex[name] = c
+			chanNames = append(chanNames, name)
+		}
+		return c
+	}
+	if bg := v.base.g; bg != nil {
+		parts := bg.Parts()
+		base := make([]uint32, len(parts.Channels)) // base channel index -> ours
+		for i, name := range parts.Channels {
+			base[i] = channel(name)
+		}
+		for e := range v.base.edges {
+			pairs = append(pairs, parts.EdgeSrc[e], parts.EdgeDst[e])
+			weights = append(weights, parts.EdgeWeight[e])
+			chanOf = append(chanOf, base[parts.EdgeChannel[e]])
+		}
+	}
+	for i := range v.l.src {
+		pairs = append(pairs, v.l.src[i], v.l.dst[i])
+		weights = append(weights, v.l.weight[i])
+		chanOf = append(chanOf, channel(v.l.channels[v.l.creator[i]]))
+	}
+	byID, err := csr.FromIDs(csr.IDEdges[uint32, uint32]{Directed: v.base.directed, Nodes: n,
+		Pairs: pairs, Weights: weights, ChannelOf: chanOf, ChannelNames: chanNames})
+	if err != nil {
+		return nil, fmt.Errorf("store: materialize: %w", err)
+	}
+	names := make([]string, n)
+	for u := range n {
+		names[u] = v.Name(uint32(u))
+	}
+	g, err := csr.Named(byID, names)
+	if err != nil {
+		return nil, fmt.Errorf("store: materialize: %w", err)
+	}
+	return g, nil
+}
+
+// materializeByBuilder is Materialize's plain form: every node and edge
+// through a csr.Builder, relations included.
+func (v *Version) materializeByBuilder() (*csr.Graph, error) {
+	n := v.NumNodes()
 	b := csr.NewBuilder(v.base.directed)
 	bg := v.base.g
 	for u := range n {
 		if _, err := b.AddNode(v.Name(uint32(u))); err != nil {
-			return nil, nil, fmt.Errorf("store: materialize: node %d: %w", u, err)
+			return nil, fmt.Errorf("store: materialize: node %d: %w", u, err)
 		}
 	}
 	if bg != nil {
@@ -134,24 +210,20 @@ func (v *Version) Materialize() (*csr.Graph, *mask.Labels, error) {
 				_, err = b.AddEdgeByID(parts.EdgeSrc[e], parts.EdgeDst[e], parts.EdgeWeight[e], ch)
 			}
 			if err != nil {
-				return nil, nil, fmt.Errorf("store: materialize: %w", err)
+				return nil, fmt.Errorf("store: materialize: %w", err)
 			}
 		}
 	}
 	for i := range v.l.src {
 		if _, err := b.AddEdgeByID(v.l.src[i], v.l.dst[i], v.l.weight[i], v.l.channels[v.l.creator[i]]); err != nil {
-			return nil, nil, fmt.Errorf("store: materialize: %w", err)
+			return nil, fmt.Errorf("store: materialize: %w", err)
 		}
 	}
 	g, err := b.Build()
 	if err != nil {
-		return nil, nil, fmt.Errorf("store: materialize: %w", err)
+		return nil, fmt.Errorf("store: materialize: %w", err)
 	}
-	labels, err := v.labels(g)
-	if err != nil {
-		return nil, nil, err
-	}
-	return g, labels, nil
+	return g, nil
 }
 
 // labels returns the version's labels over g (its materialised graph):
