@@ -49,6 +49,8 @@ type TopKResult struct {
 // symmetric and D_W = diag(W), (I-dP)^-1 = K*D_W with K = (D_W - d*A)^-1
 // symmetric and non-negative, so e(u) = W(u)*sum_w (r(w)/W(w))*W(w)*K[u][w]
 // <= W(u)*max_w(r(w)/W(w))*((I-dP)^-1*1)(u) = W(u)*max_w(r(w)/W(w))/alpha.
+// From a caller's warm start the residual may be signed; then E(u) bounds
+// |e(u)| and the selected side takes -E(v) as well (coordGap).
 // When ProvedGap > 0 every selected candidate beats every unselected one
 // in pi, and the selection (as a set) is exact. Exact ties can never be
 // certified; they run to opt.Tol and come back with Certified false.
@@ -64,10 +66,12 @@ func SolveTopK(view *mask.View, seeds Seeds, damping float64, k int, candidates 
 }
 
 // SolveTopK is the function SolveTopK on this engine's problem, from its
-// current state, which must have a non-negative residual (the native start
-// state after NewEngine or Restart, or any state sweeps and pushes reached
-// from it). An engine reused through Restart allocates nothing
-// proportional to the graph after its first query.
+// current state: the native start state after NewEngine or Restart, or any
+// state (x, r) of the problem, such as a warm start. A signed residual
+// (only a warm start has one) makes the undirected proof bound the error
+// on both sides of the gap, as the L1 proof always does. An engine reused
+// through Restart allocates nothing proportional to the graph after its
+// first query.
 func (e *Engine) SolveTopK(k int, candidates []uint32, opt Options) (*TopKResult, error) {
 	if k < 1 {
 		return nil, fmt.Errorf("ppr: k = %d, want at least 1", k)
@@ -145,25 +149,36 @@ func coordGap(e *Engine, w []float64, sel []Scored, candidates []uint32, inSel [
 	// as the rest of the check); it is 0 exactly on the dangling nodes.
 	inv := e.view.InvOutWeights()[:len(r)]
 	maxRatio, dangling := 0.0, 0.0
+	signed := false
 	for v, rv := range r {
+		signed = signed || rv < 0
+		a := math.Abs(rv)
 		if iv := inv[v]; iv > 0 {
-			maxRatio = max(maxRatio, rv*iv)
+			maxRatio = max(maxRatio, a*iv)
 		} else {
-			dangling += rv
+			dangling += a
 		}
 	}
 	coord = maxRatio / e.alpha
 	l1 := dangling / e.alpha
+	bound := func(u uint32) float64 { return min(coord*w[u]+l1, l1Bound) }
+	// A non-negative residual gives pi >= x, so a selected candidate needs
+	// no error term; a signed one (a caller's warm start) bounds |e| on
+	// both sides.
 	minSel := math.Inf(1)
 	for _, s := range sel {
-		minSel = min(minSel, s.Score)
+		lo := s.Score
+		if signed {
+			lo -= bound(s.Node)
+		}
+		minSel = min(minSel, lo)
 	}
 	for _, s := range sel {
 		inSel[s.Node] = true
 	}
 	maxRest, at := math.Inf(-1), 0.0
 	rest := func(u uint32) {
-		err := min(coord*w[u]+l1, l1Bound)
+		err := bound(u)
 		if hi := x[u] + err; !inSel[u] && hi > maxRest {
 			maxRest, at = hi, err
 		}
