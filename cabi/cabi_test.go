@@ -6,8 +6,6 @@ package main
 // through cgo into the exports).
 
 import (
-	"compress/gzip"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"math"
@@ -19,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/golden"
 )
 
 // abiTol is the per-coordinate agreement asked of the C ABI against igraph
@@ -26,21 +25,6 @@ import (
 // and PRPACK is within 6e-12 of the exact vector on these graphs (see
 // ppr/golden_test.go), so 1e-10 leaves room only for a wrong convention.
 const abiTol = 1e-10
-
-type goldenFile struct {
-	Case     string  `json:"case"`
-	Graph    string  `json:"graph"`
-	Format   string  `json:"format"`
-	Directed bool    `json:"directed"`
-	Damping  float64 `json:"damping"`
-	View     string  `json:"view"`
-	Queries  []struct {
-		ID     string             `json:"id"`
-		Seeds  map[string]float64 `json:"seeds"`
-		Top    [][3]any           `json:"top"`
-		Coords [][3]any           `json:"coords"`
-	} `json:"queries"`
-}
 
 // TestGoldenThroughABI: every native golden case of ppr/testdata/golden
 // (igraph PRPACK vectors), the graph passed through authppr_graph_create by
@@ -52,7 +36,10 @@ func TestGoldenThroughABI(t *testing.T) {
 	}
 	checked := 0
 	for _, path := range paths {
-		c := readGolden(t, path)
+		c, err := golden.Read(path)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if c.View != "native" {
 			continue // authenticated views are the guard's business, tested below
 		}
@@ -89,10 +76,10 @@ func TestGoldenThroughABI(t *testing.T) {
 				}
 				worst := 0.0
 				for _, entry := range slices.Concat(q.Top, q.Coords) {
-					id, score := int(entry[1].(float64)), entry[2].(float64)
+					id, score := entry.ID, entry.Score
 					d := math.Abs(x[id] - score)
 					if !(d <= abiTol) {
-						t.Fatalf("query %s: node %v (id %d): %.17g, igraph %.17g", q.ID, entry[0], id, x[id], score)
+						t.Fatalf("query %s: node %v (id %d): %.17g, igraph %.17g", q.ID, entry.Name, id, x[id], score)
 					}
 					worst = max(worst, d)
 				}
@@ -112,33 +99,16 @@ func TestGoldenThroughABI(t *testing.T) {
 	}
 }
 
-func readGolden(t *testing.T, path string) goldenFile {
+func goldenGraph(t *testing.T, c golden.Case) *csr.Graph {
 	t.Helper()
-	f, err := os.Open(path)
+	path, shared, err := golden.GraphPath(c, filepath.Join("..", "ppr", "testdata", "golden"), filepath.Join("..", "..", "shared", "data"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c goldenFile
-	if err := json.NewDecoder(zr).Decode(&c); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return c
-}
-
-func goldenGraph(t *testing.T, c goldenFile) *csr.Graph {
-	t.Helper()
-	where, name, _ := strings.Cut(c.Graph, ":")
-	path := filepath.Join("..", "ppr", "testdata", "golden", name)
-	if where == "shared" {
+	if shared {
 		if testing.Short() {
 			t.Skip("-short: the real graphs of shared/data are left to the full run")
 		}
-		path = filepath.Join("..", "..", "shared", "data", name)
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 			t.Skipf("graph %s not found (shared/data is not checked out next to the repository)", path)
 		}

@@ -9,8 +9,6 @@ package ppr_test
 // the real graphs, shared/data (skipped when absent).
 
 import (
-	"compress/gzip"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -18,10 +16,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/golden"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
 )
@@ -37,65 +35,18 @@ const (
 	goldenTieEps = 1e-12
 )
 
-// goldenEntry is one stored coordinate: [name, oracle id, igraph score].
-type goldenEntry struct {
-	Name  string
-	ID    uint32
-	Score float64
-}
-
-func (e *goldenEntry) UnmarshalJSON(b []byte) error {
-	var raw [3]json.RawMessage
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return err
-	}
-	if err := json.Unmarshal(raw[0], &e.Name); err != nil {
-		return err
-	}
-	if err := json.Unmarshal(raw[1], &e.ID); err != nil {
-		return err
-	}
-	return json.Unmarshal(raw[2], &e.Score)
-}
-
-type goldenQuery struct {
-	ID     string             `json:"id"`
-	Seeds  map[string]float64 `json:"seeds"`
-	Top    []goldenEntry      `json:"top"`    // igraph's ranking prefix, score desc then id asc
-	Next   *float64           `json:"next"`   // igraph's score right after Top; nil when Full
-	Coords []goldenEntry      `json:"coords"` // other sampled coordinates
-}
-
-type goldenCase struct {
-	Case     string        `json:"case"`
-	Graph    string        `json:"graph"` // "shared:<file>" or "testdata:<file>"
-	Format   string        `json:"format"`
-	Directed bool          `json:"directed"`
-	Damping  float64       `json:"damping"`
-	View     string        `json:"view"`
-	Trust    []string      `json:"trust"`
-	Nodes    int           `json:"nodes"`
-	Edges    int           `json:"edges"`
-	Full     bool          `json:"full"` // Top is the whole vector
-	Queries  []goldenQuery `json:"queries"`
-}
+// The golden file types are internal/golden's.
+type (
+	goldenEntry = golden.Entry
+	goldenQuery = golden.Query
+	goldenCase  = golden.Case
+)
 
 func loadGoldenCase(t *testing.T, path string) goldenCase {
 	t.Helper()
-	f, err := os.Open(path)
+	c, err := golden.Read(path)
 	if err != nil {
 		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	var c goldenCase
-	dec := json.NewDecoder(zr)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
-		t.Fatalf("%s: %v", path, err)
 	}
 	return c
 }
@@ -108,24 +59,15 @@ var goldenGraphs = map[string]*csr.Graph{}
 // graph is absent.
 func loadGoldenGraph(t *testing.T, c goldenCase) *csr.Graph {
 	t.Helper()
-	where, name, ok := strings.Cut(c.Graph, ":")
-	if !ok {
-		t.Fatalf("golden graph %q: want shared:<file> or testdata:<file>", c.Graph)
-	}
-	var path string
-	switch where {
-	case "shared":
-		path = filepath.Join("..", "..", "shared", "data", name)
-	case "testdata":
-		path = filepath.Join("testdata", "golden", name)
-	default:
-		t.Fatalf("golden graph %q: unknown location %q", c.Graph, where)
+	path, shared, err := golden.GraphPath(c, filepath.Join("testdata", "golden"), filepath.Join("..", "..", "shared", "data"))
+	if err != nil {
+		t.Fatal(err)
 	}
 	key := fmt.Sprintf("%s|%s|%v", path, c.Format, c.Directed)
 	if g := goldenGraphs[key]; g != nil {
 		return g
 	}
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) && where == "shared" {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) && shared {
 		t.Skipf("graph %s not found (shared/data is not checked out next to the repository); skipping the igraph comparison on it", path)
 	}
 	format, err := csr.ParseFormat(c.Format)
