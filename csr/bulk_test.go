@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // randomIDEdges draws a FromIDs input: isolated nodes (n above the ids
@@ -380,4 +382,63 @@ func TestFromIDsConcurrentNames(t *testing.T) {
 			t.Fatal(msg)
 		}
 	}
+}
+
+// Named puts names on a FromIDs graph: the result is the Builder's graph
+// over those names (arrays, name lookups, Validate), and bad names are
+// errors.
+func TestNamedMatchesBuilder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(61, 62))
+	for trial := range 50 {
+		directed := rng.IntN(2) == 0
+		n := 1 + rng.IntN(20)
+		names := make([]string, n)
+		for i := range names {
+			names[i] = fmt.Sprintf("node-%d-%d", rng.IntN(1000), i)
+		}
+		m := rng.IntN(40)
+		pairs := make([]uint32, 2*m)
+		weights := make([]float64, m)
+		b := NewBuilder(directed)
+		for _, name := range names {
+			_, err := b.AddNode(name)
+			require.NoError(t, err)
+		}
+		for e := range m {
+			pairs[2*e], pairs[2*e+1] = uint32(rng.IntN(n)), uint32(rng.IntN(n))
+			weights[e] = []float64{1, 0.5, 0}[rng.IntN(3)]
+			_, err := b.AddEdgeByID(pairs[2*e], pairs[2*e+1], weights[e], "")
+			require.NoError(t, err)
+		}
+		ref, err := b.Build()
+		require.NoError(t, err)
+		byID, err := FromIDs(IDEdges[uint32, uint32]{Directed: directed, Nodes: n, Pairs: pairs, Weights: weights})
+		require.NoError(t, err)
+		g, err := Named(byID, names)
+		require.NoError(t, err)
+		require.NoError(t, g.Validate(), "trial %d", trial)
+		gp, rp := g.Parts(), ref.Parts()
+		require.Equal(t, rp.Names, gp.Names)
+		require.True(t, slices.Equal(rp.EdgeSrc, gp.EdgeSrc) && slices.Equal(rp.EdgeDst, gp.EdgeDst) &&
+			sameFloats(rp.EdgeWeight, gp.EdgeWeight) && slices.Equal(rp.EdgeChannel, gp.EdgeChannel) &&
+			slices.Equal(rp.Channels, gp.Channels), "trial %d: edge table", trial)
+		require.True(t, sameAdjacencyValues(rp.Out, gp.Out) && sameAdjacencyValues(rp.In, gp.In), "trial %d: adjacency", trial)
+		require.True(t, sameFloats(rp.OutWeight, gp.OutWeight), "trial %d: out-weights", trial)
+		require.Equal(t, ref.UnitWeights(), g.UnitWeights())
+		for i, name := range names {
+			id, ok := g.ID(name)
+			require.True(t, ok)
+			require.Equal(t, uint32(i), id)
+		}
+		_, ok := g.ID("absent")
+		require.False(t, ok)
+	}
+	byID, err := FromIDs(IDEdges[uint32, uint32]{Nodes: 2, Pairs: []uint32{0, 1}})
+	require.NoError(t, err)
+	_, err = Named(byID, []string{"a"})
+	require.ErrorContains(t, err, "1 names for 2 nodes")
+	_, err = Named(byID, []string{"a", "a"})
+	require.ErrorContains(t, err, "repeats node 0")
+	_, err = Named(byID, []string{"a", ""})
+	require.ErrorContains(t, err, "empty name")
 }

@@ -31,13 +31,8 @@ type Parts struct {
 
 // Parts returns the graph's arrays.
 func (g *Graph) Parts() Parts {
-	return g.partsNamed(g.Names())
-}
-
-// partsNamed is Parts with the names given.
-func (g *Graph) partsNamed(names []string) Parts {
 	return Parts{
-		Directed: g.directed, Names: names,
+		Directed: g.directed, Names: g.Names(),
 		EdgeSrc: g.edgeSrc, EdgeDst: g.edgeDst, EdgeWeight: g.edgeWeight,
 		EdgeChannel: g.edgeChannel, Channels: g.channels,
 		EdgeRelation: g.edgeRelation, Relations: g.relations,
@@ -46,14 +41,25 @@ func (g *Graph) partsNamed(names []string) Parts {
 }
 
 // Named returns a graph on g's arrays (shared, not copied) whose node i is
-// named names[i], checked by Assemble like any parts: for structure built
-// by id (FromIDs) whose names are known apart, as a store's compaction
-// knows them. g's own names are never made.
+// named names[i]: for structure built by id (FromIDs) whose names are known
+// apart, as a store's compaction knows them. g was checked when it was
+// made and graphs never change, so only the names are checked here (as
+// many as the nodes, non-empty, distinct); the name dictionary is built on
+// first use, as Assemble's is. g's own names are never made.
 func Named(g *Graph, names []string) (*Graph, error) {
 	if len(names) != g.nodes {
 		return nil, fmt.Errorf("csr: %d names for %d nodes", len(names), g.nodes)
 	}
-	return Assemble(g.partsNamed(names))
+	if err := uniqueNames(names); err != nil {
+		return nil, err
+	}
+	return &Graph{
+		directed: g.directed, nodes: g.nodes, names: names, lazyIDs: true, rank: g.rank,
+		edgeSrc: g.edgeSrc, edgeDst: g.edgeDst, edgeWeight: g.edgeWeight,
+		edgeChannel: g.edgeChannel, channels: g.channels,
+		edgeRelation: g.edgeRelation, relations: g.relations,
+		out: g.out, in: g.in, outWeight: g.outWeight, unit: g.unit,
+	}, nil
 }
 
 // HasRelations reports whether the graph's edges carry relations.
