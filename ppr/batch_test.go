@@ -35,6 +35,27 @@ func batchGraph(t *testing.T, unit bool) *csr.Graph {
 	return g
 }
 
+// batchViews returns the views the batch tests run on: unmasked, masking
+// a few arcs (subtracted after the pull) and masking too many to list (the
+// per-vector fallback).
+func batchViews(t *testing.T, g *csr.Graph) []*mask.View {
+	t.Helper()
+	few, many := roaring.New(), roaring.New()
+	for e := range uint32(g.NumEdges()) {
+		if e%97 == 0 {
+			few.Add(e)
+		}
+		if e%3 == 0 {
+			many.Add(e)
+		}
+	}
+	fewView, err := mask.FromMasked(g, "few", few)
+	require.NoError(t, err)
+	manyView, err := mask.FromMasked(g, "many", many)
+	require.NoError(t, err)
+	return []*mask.View{mask.Full(g), fewView, manyView}
+}
+
 func batchSeeds(t *testing.T, n, count int) []Seeds {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(3, 3))
@@ -59,22 +80,8 @@ func batchSeeds(t *testing.T, n, count int) []Seeds {
 func TestSolveBatchMatchesSolve(t *testing.T) {
 	for _, unit := range []bool{false, true} {
 		g := batchGraph(t, unit)
-		few := roaring.New()
-		many := roaring.New()
-		for e := range uint32(g.NumEdges()) {
-			if e%97 == 0 {
-				few.Add(e)
-			}
-			if e%3 == 0 {
-				many.Add(e)
-			}
-		}
-		fewView, err := mask.FromMasked(g, "few", few)
-		require.NoError(t, err)
-		manyView, err := mask.FromMasked(g, "many", many)
-		require.NoError(t, err)
 		seeds := batchSeeds(t, g.NumNodes(), 11) // one full batch and a partial one
-		for _, view := range []*mask.View{mask.Full(g), fewView, manyView} {
+		for _, view := range batchViews(t, g) {
 			for _, l := range cpu.Supported() {
 				forcePullLevel(t, l)
 				res, err := SolveBatch(view, seeds, 0.85, Options{Tol: 1e-11, Order: Jacobi})
@@ -109,21 +116,8 @@ func TestSolveBatchMatchesSolve(t *testing.T) {
 func TestSolveBatchGaussSeidel(t *testing.T) {
 	for _, unit := range []bool{false, true} {
 		g := batchGraph(t, unit)
-		few, many := roaring.New(), roaring.New()
-		for e := range uint32(g.NumEdges()) {
-			if e%97 == 0 {
-				few.Add(e)
-			}
-			if e%3 == 0 {
-				many.Add(e)
-			}
-		}
-		fewView, err := mask.FromMasked(g, "few", few)
-		require.NoError(t, err)
-		manyView, err := mask.FromMasked(g, "many", many)
-		require.NoError(t, err)
 		seeds := batchSeeds(t, g.NumNodes(), 11)
-		for _, view := range []*mask.View{mask.Full(g), fewView, manyView} {
+		for _, view := range batchViews(t, g) {
 			res, err := SolveBatch(view, seeds, 0.85, Options{Tol: 1e-11})
 			require.NoError(t, err)
 			for i, s := range seeds {
