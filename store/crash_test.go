@@ -1,16 +1,13 @@
 package store
 
 import (
-	"bufio"
 	"fmt"
 	"os"
-	"os/exec"
-	"strconv"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/authppr/authppr/internal/crashtest"
 )
 
 // crashBatch is batch i of the crash test's child: five edges whose names
@@ -35,22 +32,7 @@ func TestAcknowledgedBatchesSurviveKill9(t *testing.T) {
 		t.Skip("spawns a child process")
 	}
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestAcknowledgedBatchesSurviveKill9$")
-	cmd.Env = append(os.Environ(), "STORE_CRASH_CHILD="+dir)
-	out, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	acked := -1
-	sc := bufio.NewScanner(out)
-	deadline := time.Now().Add(20 * time.Second)
-	for sc.Scan() && acked < 200 && time.Now().Before(deadline) {
-		if n, err := strconv.Atoi(sc.Text()); err == nil {
-			acked = n
-		}
-	}
-	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
-	_ = cmd.Wait()
-	require.Positive(t, acked, "the child acknowledged nothing")
+	acked := crashtest.KillAfterAcks(t, "TestAcknowledgedBatchesSurviveKill9", "STORE_CRASH_CHILD", dir, 200)
 
 	s, err := Open(dir, Options{})
 	require.NoError(t, err)

@@ -1,18 +1,15 @@
 package wal
 
 import (
-	"bufio"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/authppr/authppr/internal/crashtest"
 )
 
 func record(i int) []byte { return []byte(fmt.Sprintf("write %d: %s", i, strings.Repeat("x", i%37))) }
@@ -122,22 +119,7 @@ func TestAcknowledgedWritesSurviveKill9(t *testing.T) {
 		t.Skip("spawns a child process")
 	}
 	path := filepath.Join(t.TempDir(), "log")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestAcknowledgedWritesSurviveKill9$")
-	cmd.Env = append(os.Environ(), "WAL_CRASH_CHILD="+path)
-	out, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	acked := -1
-	sc := bufio.NewScanner(out)
-	deadline := time.Now().Add(20 * time.Second)
-	for sc.Scan() && acked < 300 && time.Now().Before(deadline) {
-		if n, err := strconv.Atoi(sc.Text()); err == nil {
-			acked = n
-		}
-	}
-	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
-	_ = cmd.Wait()
-	require.Positive(t, acked, "the child acknowledged nothing")
+	acked := crashtest.KillAfterAcks(t, "TestAcknowledgedWritesSurviveKill9", "WAL_CRASH_CHILD", path, 300)
 	got, l := readAll(t, path)
 	defer l.Close()
 	require.GreaterOrEqual(t, len(got), acked+1, "acknowledged %d, log holds %d", acked+1, len(got))
