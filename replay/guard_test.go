@@ -1,10 +1,12 @@
 package replay
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -441,6 +443,31 @@ func TestReorderedGraphDecidesAlike(t *testing.T) {
 		require.Equalf(t, da.Outcome, db.Outcome, "case %d: outcome", i)
 		require.ElementsMatchf(t, names(sc.g, da.Auth), names(rg, db.Auth), "case %d: auth", i)
 	}
+}
+
+// suspectsReference is suspects' plain form: every suspect built, sorted,
+// cut (TestSuspectsMatchReference).
+func (r *run) suspectsReference(mass map[uint32]float64) []Suspect {
+	gd := r.gd
+	list := make([]Suspect, 0, len(mass))
+	for e, m := range mass {
+		edge := gd.g.Edge(e)
+		s := Suspect{Edge: e, Src: edge.Src, Dst: edge.Dst, Mass: m}
+		if gd.auth.MaskedEdge(e) {
+			s.Channels = untrusted(gd.labels.ChannelsOf(e), gd)
+		} else {
+			s.Deleted = true
+			s.Channels = untrusted(gd.labels.DeletersOf(e), gd)
+		}
+		list = append(list, s)
+	}
+	slices.SortFunc(list, func(a, b Suspect) int {
+		if c := cmp.Compare(b.Mass, a.Mass); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Edge, b.Edge)
+	})
+	return list[:min(len(list), gd.opt.MaxSuspects)]
 }
 
 // topSuspects (bounded insertion, channels looked up for the kept ones)

@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"cmp"
 	"math"
 	"slices"
 
@@ -497,31 +496,6 @@ func (r *run) topSuspects(mass map[uint32]float64) []Suspect {
 		}
 	}
 	return list
-}
-
-// suspectsReference is suspects' plain form: every suspect built, sorted,
-// cut (TestSuspectsMatchReference).
-func (r *run) suspectsReference(mass map[uint32]float64) []Suspect {
-	gd := r.gd
-	list := make([]Suspect, 0, len(mass))
-	for e, m := range mass {
-		edge := gd.g.Edge(e)
-		s := Suspect{Edge: e, Src: edge.Src, Dst: edge.Dst, Mass: m}
-		if gd.auth.MaskedEdge(e) {
-			s.Channels = untrusted(gd.labels.ChannelsOf(e), gd)
-		} else {
-			s.Deleted = true
-			s.Channels = untrusted(gd.labels.DeletersOf(e), gd)
-		}
-		list = append(list, s)
-	}
-	slices.SortFunc(list, func(a, b Suspect) int {
-		if c := cmp.Compare(b.Mass, a.Mass); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Edge, b.Edge)
-	})
-	return list[:min(len(list), gd.opt.MaxSuspects)]
 }
 
 func untrusted(channels []string, gd *Guard) []string {
