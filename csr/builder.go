@@ -47,23 +47,6 @@ func NewBuilder(directed bool) *Builder {
 	}
 }
 
-// Grow makes room for nodes more nodes and edges more edges, so that a
-// reader that knows its sizes (a binary edge list's header) pays for no
-// regrowth of the name dictionary or the edge arrays.
-func (b *Builder) Grow(nodes, edges int) {
-	if nodes > 0 && len(b.ids) == 0 {
-		b.ids = make(map[string]uint32, nodes)
-	}
-	b.names = slices.Grow(b.names, nodes)
-	b.src = slices.Grow(b.src, edges)
-	b.dst = slices.Grow(b.dst, edges)
-	b.weight = slices.Grow(b.weight, edges)
-	b.channel = slices.Grow(b.channel, edges)
-	if b.hasRelations {
-		b.relation = slices.Grow(b.relation, edges)
-	}
-}
-
 // NumNodes returns the number of nodes added so far.
 func (b *Builder) NumNodes() int { return len(b.names) }
 

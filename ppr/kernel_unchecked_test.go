@@ -62,8 +62,6 @@ func TestUncheckedMatchesUnrolled(t *testing.T) {
 	}
 }
 
-func slicesClone(s []float64) []float64 { return append([]float64(nil), s...) }
-
 // Arrays that do not belong together are a programmer error: the unchecked
 // kernels refuse them before reading anything.
 func TestUncheckedRejectsMismatchedArrays(t *testing.T) {

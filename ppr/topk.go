@@ -63,14 +63,9 @@ func TopKRanked(scores []float64, k int, candidates []uint32, rank []uint32) []S
 	return topK(count, k, at, rank)
 }
 
-// TopKBy is TopK over scores computed by a function: score(u) for every
-// candidate, or for every u < n when candidates is nil.
-func TopKBy(n, k int, candidates []uint32, score func(u uint32) float64) []Scored {
-	return TopKByRanked(n, k, candidates, score, nil)
-}
-
-// TopKByRanked is TopKBy with ties broken by lower rank[node] (see
-// TopKRanked). A nil rank is TopKBy.
+// TopKByRanked is TopKRanked over scores computed by a function: score(u)
+// for every candidate, or for every u < n when candidates is nil; ties break
+// by lower rank[node] (nil: by node id).
 func TopKByRanked(n, k int, candidates []uint32, score func(u uint32) float64, rank []uint32) []Scored {
 	if k <= 0 {
 		return nil
