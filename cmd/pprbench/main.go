@@ -20,6 +20,7 @@ func commands() []command {
 		{"solve", "solve PPR for one seed set on a graph file and print the top-k", runSolve},
 		{"ingest", "stream an edge file into a snapshot file (see snapshot/FORMAT.md)", runIngest},
 		{"store-bench", "measure the living store (ingest, compaction, queries during compaction, cached updates, snapshot load) on one graph", runStoreBench},
+		{"queries", "write a query file for a graph: random seeds, or HippoRAG2-style dense retrievals", runQueries},
 		{"compare", "run the same graph and queries through igraph PRPACK and compare times and top-k", runCompare},
 		{"overhead", "measure replay overhead against the native solve on a generated or real workload", runOverhead},
 		{"sweep", "time one sweep per kernel against the memory floor and the C loop, in one run", runSweep},

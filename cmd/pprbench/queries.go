@@ -19,7 +19,7 @@ type queryLine struct {
 	ID         string             `json:"id"`
 	Seeds      map[string]float64 `json:"seeds"`
 	K          *int               `json:"k"`
-	Candidates []string           `json:"candidates"`
+	Candidates []string           `json:"candidates,omitempty"`
 }
 
 // namedQuery is a parsed query with node ids resolved.

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+
+	"github.com/authppr/authppr/bench"
+	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/ppr"
+)
+
+// runQueries writes a query file (the format readQueries reads) for a
+// graph, so that compare, solve and replay runs on the anchors' graphs can
+// be reproduced: --kind seeds draws a few distinct seeds with out-edges
+// (shared/anchors' queries: 5 seeds of weight 1), --kind dense makes
+// HippoRAG2-style retrievals (bench.DenseQueries: 2-4 entity seeds and a
+// dense reset over every passage, top-k over the passages), with the first
+// --entities nodes in stream order as the entities (for shared/anchors' KG
+// file: its own ids 0..199999) and the rest as passages.
+func runQueries(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("queries", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var gf graphFlags
+	gf.register(fs)
+	kind := fs.String("kind", "seeds", "seeds (a few random seeds with out-edges) or dense (HippoRAG2 dense passage reset; needs --entities)")
+	count := fs.Int("count", 20, "how many queries")
+	k := fs.Int("k", 10, "top-k per query")
+	perQuery := fs.Int("seeds-per-query", 5, "--kind seeds: distinct seeds per query, weight 1 each")
+	entities := fs.Int("entities", 0, "--kind dense: the first N nodes (stream order) are entities, the rest passages")
+	seed := fs.Uint64("seed", 1, "random seed (the same seed gives the same file)")
+	outPath := fs.String("out", "", "output file (default: standard output)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *count < 1 || *k < 1 {
+		return fmt.Errorf("%w: --count %d and --k %d, want both at least 1", errUsage, *count, *k)
+	}
+	if gf.order != "stream" && gf.order != "" {
+		return fmt.Errorf("%w: queries name nodes, so --order changes nothing: leave it out", errUsage)
+	}
+	ld, _, err := gf.load()
+	if err != nil {
+		return err
+	}
+	defer ld.close()
+	g := ld.g
+	var qs []bench.Query
+	switch *kind {
+	case "seeds":
+		if qs, err = randomSeedQueries(g, *count, *k, *perQuery, *seed); err != nil {
+			return err
+		}
+	case "dense":
+		n := g.NumNodes()
+		if *entities < 1 || *entities >= n {
+			return fmt.Errorf("%w: --kind dense needs --entities between 1 and %d (the graph has %d nodes), got %d", errUsage, n-1, n, *entities)
+		}
+		ids := make([]uint32, n)
+		for i := range ids {
+			ids[i] = uint32(i)
+		}
+		qs = bench.DenseQueries(ids[:*entities], ids[*entities:], *count, *k, *seed)
+	default:
+		return fmt.Errorf("%w: --kind %q, want seeds or dense", errUsage, *kind)
+	}
+	out := stdout
+	if *outPath != "" {
+		f, err := os.Create(*outPath)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		out = f
+	}
+	w := bufio.NewWriter(out)
+	if err := writeQueries(w, g, qs); err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if f, ok := out.(*os.File); ok && *outPath != "" {
+		return f.Close()
+	}
+	return nil
+}
+
+// randomSeedQueries draws count queries of perQuery distinct seeds each,
+// uniformly among the nodes with out-edges (a seed without out-edges would
+// only send its mass back to itself).
+func randomSeedQueries(g *csr.Graph, count, k, perQuery int, seed uint64) ([]bench.Query, error) {
+	out := g.Out()
+	var live []uint32
+	for u := range g.NumNodes() {
+		if lo, hi := out.Span(uint32(u)); hi > lo {
+			live = append(live, uint32(u))
+		}
+	}
+	if perQuery < 1 || perQuery > len(live) {
+		return nil, fmt.Errorf("%w: --seeds-per-query %d, want 1..%d (the nodes with out-edges)", errUsage, perQuery, len(live))
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x7365656473))
+	qs := make([]bench.Query, count)
+	for i := range qs {
+		q := bench.Query{ID: fmt.Sprintf("q%d", i), K: k}
+		chosen := make(map[uint32]bool, perQuery)
+		for len(q.Seeds) < perQuery {
+			u := live[rng.IntN(len(live))]
+			if !chosen[u] {
+				chosen[u] = true
+				q.Seeds = append(q.Seeds, ppr.Seed{Node: u, Weight: 1})
+			}
+		}
+		qs[i] = q
+	}
+	return qs, nil
+}
+
+// writeQueries writes one queryLine per query, nodes by name.
+func writeQueries(w io.Writer, g *csr.Graph, qs []bench.Query) error {
+	enc := json.NewEncoder(w)
+	for _, q := range qs {
+		k := q.K
+		ql := queryLine{ID: q.ID, Seeds: make(map[string]float64, len(q.Seeds)), K: &k}
+		for _, s := range q.Seeds {
+			ql.Seeds[g.Name(s.Node)] += s.Weight
+		}
+		for _, c := range q.Candidates {
+			ql.Candidates = append(ql.Candidates, g.Name(c))
+		}
+		if err := enc.Encode(ql); err != nil {
+			return err
+		}
+	}
+	return nil
+}
