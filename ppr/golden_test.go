@@ -37,7 +37,6 @@ const (
 
 // The golden file types are internal/golden's.
 type (
-	goldenEntry = golden.Entry
 	goldenQuery = golden.Query
 	goldenCase  = golden.Case
 )

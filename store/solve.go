@@ -32,7 +32,6 @@ type solver struct {
 	cur     []uint64    // round frontiers
 	next    []uint64
 	stats   ppr.Stats
-	volume  float64 // sum of W_A(u) over every node
 	nodeCnt int
 }
 

@@ -25,7 +25,6 @@ type base struct {
 	nodes    int
 	edges    int
 	views    sync.Map // policy key -> *lazyView
-	closer   func() error
 }
 
 type lazyView struct {

@@ -281,8 +281,8 @@ func TestMaterializeInBulkMatchesBuilder(t *testing.T) {
 					Weight: []float64{1, 0.5, 2}[rng.IntN(3)], Channel: []string{"", "default", "mallory"}[rng.IntN(3)]})
 				require.NoError(t, err)
 			}
-			g, err := b.Build()
-			require.NoError(t, err)
+			g, buildErr := b.Build()
+			require.NoError(t, buildErr)
 			s, err = New(g, nil, Options{})
 		}
 		require.NoError(t, err)

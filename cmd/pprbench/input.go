@@ -139,7 +139,7 @@ func (f *viewFlags) build(ld *loaded) (*mask.View, error) {
 		return mask.Native(g, labels)
 	case "auth":
 		if len(trusted) == 0 {
-			return nil, fmt.Errorf("%w: --view auth needs --trust CH,...", errUsage)
+			return nil, fmt.Errorf("%w: --view auth needs --trust with the trusted channels (comma-separated)", errUsage)
 		}
 		return mask.Authenticated(g, labels, policy)
 	}

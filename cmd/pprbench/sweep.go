@@ -235,7 +235,7 @@ func runCLoop(path, file string, th int) (map[string]time.Duration, error) {
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("C loop %s: %v: %s", path, err, bytes.TrimSpace(errOut.Bytes()))
+		return nil, fmt.Errorf("the C loop %s: %v: %s", path, err, bytes.TrimSpace(errOut.Bytes()))
 	}
 	res := map[string]time.Duration{}
 	sc := bufio.NewScanner(&out)
@@ -246,14 +246,14 @@ func runCLoop(path, file string, th int) (map[string]time.Duration, error) {
 			Median  float64 `json:"ms_per_iter_median"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			return nil, fmt.Errorf("C loop %s: output line %q: %v", path, sc.Text(), err)
+			return nil, fmt.Errorf("the C loop %s: output line %q: %v", path, sc.Text(), err)
 		}
 		if rec.Bench == "c_iter" {
 			res[rec.Variant] = time.Duration(rec.Median * 1e6)
 		}
 	}
 	if len(res) == 0 {
-		return nil, fmt.Errorf("C loop %s: no c_iter lines in its output", path)
+		return nil, fmt.Errorf("the C loop %s: no c_iter lines in its output", path)
 	}
 	return res, nil
 }
