@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -103,6 +104,28 @@ func (f *graphFlags) loadInOrder() (*loaded, error) {
 		return nil, err
 	}
 	return &loaded{g: g, labels: mask.FromGraph(g), close: func() {}}, nil
+}
+
+// createOutput returns stdout when path is empty, else the file it creates.
+// closeOut closes that file (once; later calls return nil) and returns its
+// error, so that a write the file system refused at close is reported:
+// call it on the success path and defer it for the error paths.
+func createOutput(path string, stdout io.Writer) (out io.Writer, closeOut func() error, err error) {
+	if path == "" {
+		return stdout, func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	closed := false
+	return f, func() error {
+		if closed {
+			return nil
+		}
+		closed = true
+		return f.Close()
+	}, nil
 }
 
 // name says where the graph came from.

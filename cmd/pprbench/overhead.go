@@ -98,13 +98,14 @@ func runOverhead(args []string, stdout, stderr io.Writer) error {
 	var nativeTotal, replayTotal time.Duration
 	var opsRatio []float64
 	var perQueryOut *json.Encoder
+	closePerQuery := func() error { return nil }
 	if *perQuery != "" {
-		f, err := os.Create(*perQuery)
+		f, closeF, err := createOutput(*perQuery, nil)
 		if err != nil {
 			return err
 		}
-		defer f.Close()
-		perQueryOut = json.NewEncoder(f)
+		defer closeF()
+		perQueryOut, closePerQuery = json.NewEncoder(f), closeF
 	}
 	for _, q := range w.Queries {
 		rq := replay.Query{Seeds: q.Seeds, K: q.K, Candidates: q.Candidates, Damping: w.Damping}
@@ -146,6 +147,9 @@ func runOverhead(args []string, stdout, stderr io.Writer) error {
 				ambiguous++
 			}
 		}
+	}
+	if err := closePerQuery(); err != nil {
+		return err
 	}
 	g := w.Graph
 	if *asJSON {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
 
 	"github.com/authppr/authppr/bench"
 	"github.com/authppr/authppr/csr"
@@ -68,15 +67,11 @@ func runQueries(args []string, stdout, stderr io.Writer) error {
 	default:
 		return fmt.Errorf("%w: --kind %q, want seeds or dense", errUsage, *kind)
 	}
-	out := stdout
-	if *outPath != "" {
-		f, err := os.Create(*outPath)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		out = f
+	out, closeOut, err := createOutput(*outPath, stdout)
+	if err != nil {
+		return err
 	}
+	defer closeOut()
 	w := bufio.NewWriter(out)
 	if err := writeQueries(w, g, qs); err != nil {
 		return err
@@ -84,10 +79,7 @@ func runQueries(args []string, stdout, stderr io.Writer) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	if f, ok := out.(*os.File); ok && *outPath != "" {
-		return f.Close()
-	}
-	return nil
+	return closeOut()
 }
 
 // randomSeedQueries draws count queries of perQuery distinct seeds each,

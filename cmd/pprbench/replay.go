@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -70,15 +69,11 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	out := stdout
-	if *outPath != "" {
-		f, err := os.Create(*outPath)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		out = f
+	out, closeOut, err := createOutput(*outPath, stdout)
+	if err != nil {
+		return err
 	}
+	defer closeOut()
 	w := bufio.NewWriter(out)
 	var sum replaySummary
 	for _, q := range queries {
@@ -100,6 +95,9 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 		w.WriteByte('\n')
 	}
 	if err := w.Flush(); err != nil {
+		return err
+	}
+	if err := closeOut(); err != nil {
 		return err
 	}
 	sum.print(stderr)
