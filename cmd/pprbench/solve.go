@@ -53,7 +53,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	certify := fs.Bool("certify", false, "stop as soon as the top-k is proved (or tol is reached), not at tol")
 	threads := fs.Int("threads", 1, "goroutines per sweep (more than 1: parallel Jacobi sweeps)")
 	asJSON := fs.Bool("json", false, "print JSON (one object per query)")
-	batched := fs.Bool("batch", false, "with --queries: solve 8 queries per pass (ppr.SolveBatch, Jacobi sweeps); solve_us is the batch's time divided among its queries")
+	batched := fs.Bool("batch", false, "with --queries: solve 8 queries per pass (ppr.SolveBatch, Gauss-Seidel sweeps); solve_us is the batch's time divided among its queries")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
