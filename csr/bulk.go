@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -49,17 +50,31 @@ type IDEdges[T, C Index] struct {
 //     check is made twice.
 //
 // bulkBuild can split the edge list into parts, each checked, counted and
-// scattered on its own goroutine; FromIDs uses one part, because two did
-// not pay on the shared two-core machine this was measured on: 0.95 to
-// 1.45 times the serial time (BenchmarkFromIDsInterleaved, KG graph, under
-// load), while the serial build was 0.25 to 0.48 of the Builder's. The
-// tests run every part count, so switching is a one-line change once a
-// quieter machine shows two parts winning.
+// scattered on its own goroutine; FromIDs uses bulkParts of them. On the
+// shared two-core machine this was measured on, two parts took 0.59-0.70
+// of the serial time at load average ~2 (BenchmarkFromIDsInterleaved, the
+// anchors' KG graph: 1.24M undirected edges, 55-64 ms against 89-92 ms),
+// but 0.95-1.45 of it at load 6-12, when the second goroutine waits for a
+// core; a machine with a free core is the case worth serving. The
+// differential tests run every part count.
 //
 // FromIDs keeps none of the caller's slices (they may be C memory read
 // during the call only) except ChannelNames' strings.
 func FromIDs[T, C Index](in IDEdges[T, C]) (*Graph, error) {
-	return bulkBuild(in, 1)
+	return bulkBuild(in, bulkParts(in.Nodes, len(in.Pairs)/2, runtime.GOMAXPROCS(0)))
+}
+
+// bulkParts is how many parts FromIDs splits m edges over n nodes into with
+// procs usable cores: one per core up to four, for graphs large enough that
+// a goroutine's start (microseconds) is noise, and only while the edges
+// outnumber the nodes, since every part carries its own degree counts (n
+// words per adjacency) and the merge of the parts' counts reads them all.
+func bulkParts(n, m, procs int) int {
+	const minEdges = 1 << 17
+	if m < minEdges || m < 2*n {
+		return 1
+	}
+	return max(1, min(procs, 4, m/minEdges))
 }
 
 // bulkPart is one contiguous range of edges [lo, hi) and what its pass

@@ -442,3 +442,21 @@ func TestNamedMatchesBuilder(t *testing.T) {
 	_, err = Named(byID, []string{"a", ""})
 	require.ErrorContains(t, err, "empty name")
 }
+
+// FromIDs splits only graphs large enough, with more edges than nodes, over
+// at most four cores.
+func TestBulkParts(t *testing.T) {
+	for _, c := range []struct{ n, m, procs, want int }{
+		{10, 100, 8, 1},             // small
+		{250_000, 1_244_337, 1, 1},  // one core
+		{250_000, 1_244_337, 2, 2},  // the KG on two cores
+		{250_000, 1_244_337, 16, 4}, // capped at four
+		{1 << 20, 16_085_168, 2, 2}, // R-MAT 20
+		{1 << 20, 1 << 19, 8, 1},    // fewer edges than twice the nodes
+		{1000, 3 << 17, 8, 3},       // three parts of at least 1<<17 edges
+	} {
+		if got := bulkParts(c.n, c.m, c.procs); got != c.want {
+			t.Errorf("bulkParts(%d, %d, %d) = %d, want %d", c.n, c.m, c.procs, got, c.want)
+		}
+	}
+}
