@@ -25,8 +25,23 @@ type TopKResult struct {
 	// 0 <= pi(v) - x(v) <= CoordBound*W(v) + (dangling residual)/alpha;
 	// 0 on directed views.
 	CoordBound float64
-	Sweeps     int
-	Scores     []float64 // the engine's vector (not a copy)
+	// Leads[i], for i < len(TopK)-1, is a lower bound on
+	// pi(TopK[i]) - pi(TopK[i+1]) in the exact vector; the last entry is
+	// ProvedGap. A positive lead proves that pair's order (see
+	// SolveTopKOrdered); a non-positive one leaves it unproved (a tie as
+	// far as the solve can tell).
+	Leads []float64
+	// Ordered reports that every lead between consecutive selected
+	// entries is positive: the selection's order is the exact vector's
+	// (true for a selection of one). Certified && Ordered is the exact
+	// ranked top-k.
+	Ordered bool
+	// ScoreErrs[i] bounds the error of TopK[i].Score: 0 <= pi(v) - x(v) <=
+	// ScoreErrs[i] from the native start state (|pi(v) - x(v)| from a
+	// signed warm start).
+	ScoreErrs []float64
+	Sweeps    int
+	Scores    []float64 // the engine's vector (not a copy)
 }
 
 // SolveTopK sweeps until the top-k over the candidates (nil: every node) is
@@ -73,6 +88,32 @@ func SolveTopK(view *mask.View, seeds Seeds, damping float64, k int, candidates 
 // through Restart allocates nothing proportional to the graph after its
 // first query.
 func (e *Engine) SolveTopK(k int, candidates []uint32, opt Options) (*TopKResult, error) {
+	return e.solveTopK(k, candidates, opt, false)
+}
+
+// SolveTopKOrdered is SolveTopK that also proves the order within the
+// selection: it sweeps until the set is proved and every selected entry is
+// proved to beat the next one, or the error bound reaches opt.Tol; pairs
+// left unproved then have non-positive Leads (ties at that tolerance).
+//
+// Proof. Let a, b be consecutive selected entries (x(a) >= x(b)) and E(.)
+// the bound of SolveTopK: 0 <= pi(u) - x(u) <= E(u) for a non-negative
+// residual, |pi(u) - x(u)| <= E(u) for a signed one. Then
+//
+//	pi(a) - pi(b) >= lo(a) - (x(b) + E(b)) =: Lead
+//
+// with lo(a) = x(a), or x(a) - E(a) when the residual is signed. With the
+// L1 bound B = ||r||_1/alpha >= ||pi - x||_1 >= |e(a)| + |e(b)| the lead
+// x(a) - x(b) - B holds for either sign, and the larger of the two leads
+// is taken. If every Lead is positive, pi(a1) > pi(a2) > ... > pi(ak): the
+// order of x within the selection is pi's, and with ProvedGap > 0 the
+// list is the exact ranked top-k (ties in pi can never be proved). Order
+// among consecutive pairs suffices because > is transitive.
+func (e *Engine) SolveTopKOrdered(k int, candidates []uint32, opt Options) (*TopKResult, error) {
+	return e.solveTopK(k, candidates, opt, true)
+}
+
+func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool) (*TopKResult, error) {
 	if k < 1 {
 		return nil, fmt.Errorf("ppr: k = %d, want at least 1", k)
 	}
@@ -83,7 +124,6 @@ func (e *Engine) SolveTopK(k int, candidates []uint32, opt Options) (*TopKResult
 		return nil, err
 	}
 	g := view.Graph()
-	w := view.OutWeights()
 	perCoord := !g.Directed()
 	res := &TopKResult{Scores: e.X}
 	nextCheck := 0
@@ -100,21 +140,51 @@ func (e *Engine) SolveTopK(k int, candidates []uint32, opt Options) (*TopKResult
 			res.TopK, res.Gap = top[:k], top[k-1].Score-top[k].Score
 		}
 		res.ErrorBound = bound
-		// slack is how far the proof is from certifying, as an error
-		// scale for the scheduling below.
-		slack := bound
+		eb := errorBounds{l1: bound * boundScale}
+		if perCoord {
+			eb = e.coordBounds(bound)
+			res.CoordBound = eb.coord
+		}
+		// gap and slack are the raw gap the proof is waiting on and the
+		// error term that hides it, as a scale for the scheduling below.
+		var gap, slack float64
 		if math.IsInf(res.Gap, 1) {
 			res.ProvedGap = math.Inf(1)
 		} else if perCoord {
 			if e.inSel == nil {
 				e.inSel = make([]bool, len(e.X))
 			}
-			res.CoordBound, res.ProvedGap, slack = coordGap(e, w, res.TopK, candidates, e.inSel, bound)
+			res.ProvedGap, slack = coordGap(e.X, &eb, res.TopK, candidates, e.inSel)
+			gap = res.Gap
 		} else {
-			res.ProvedGap = res.Gap - bound
+			res.ProvedGap, gap, slack = res.Gap-eb.l1, res.Gap, eb.l1
 		}
-		if res.ProvedGap > 0 {
-			res.Certified = true
+		res.Leads, res.ScoreErrs = res.Leads[:0], res.ScoreErrs[:0]
+		res.Ordered = true
+		// Once the set is proved, an ordered solve waits on its closest
+		// unproved pair instead.
+		pairGap, pairSlack := math.Inf(1), 0.0
+		for i, s := range res.TopK {
+			res.ScoreErrs = append(res.ScoreErrs, eb.at(s.Node))
+			if i == len(res.TopK)-1 {
+				res.Leads = append(res.Leads, res.ProvedGap)
+				break
+			}
+			next := res.TopK[i+1]
+			lead := eb.lead(s, next)
+			res.Leads = append(res.Leads, lead)
+			if lead <= 0 {
+				res.Ordered = false
+				if raw := s.Score - next.Score; raw < pairGap {
+					pairGap, pairSlack = raw, eb.at(next.Node)
+				}
+			}
+		}
+		if ordered && res.ProvedGap > 0 && !res.Ordered {
+			gap, slack = pairGap, pairSlack
+		}
+		res.Certified = res.ProvedGap > 0
+		if res.Certified && (res.Ordered || !ordered) {
 			return res, nil
 		}
 		if bound <= tol {
@@ -124,8 +194,8 @@ func (e *Engine) SolveTopK(k int, candidates []uint32, opt Options) (*TopKResult
 		// cannot pass the current gap sooner than log(gap/slack)/log(d)
 		// sweeps; the gap itself still moves, so wait half of that before
 		// recomputing the top-k (it costs O(candidates) per check).
-		if res.Gap > 0 && e.damping > 0 && slack > res.Gap {
-			nextCheck = res.Sweeps + int(math.Log(res.Gap/slack)/math.Log(e.damping))/2
+		if gap > 0 && e.damping > 0 && slack > gap {
+			nextCheck = res.Sweeps + int(math.Log(gap/slack)/math.Log(e.damping))/2
 		}
 		if res.Sweeps == maxSweeps {
 			return nil, fmt.Errorf("ppr: error bound %.3g after %d sweeps, tolerance %.3g not reached", bound, res.Sweeps, tol)
@@ -135,16 +205,49 @@ func (e *Engine) SolveTopK(k int, candidates []uint32, opt Options) (*TopKResult
 	}
 }
 
-// coordGap returns, for an undirected view, the per-coordinate bound C
-// (e(u) <= C*W(u) + L/alpha, see SolveTopK), the proved gap
-// min_sel x - max_rest(x(u) + E(u)) with E(u) the smaller of
-// C*W(u) + L/alpha and the L1 bound l1Bound (both bound e(u); the L1 one is
-// the tighter while the residual sits on a few nodes), and the error term
-// at the unselected candidate that sets it (for scheduling). One pass over
-// the nodes and one over the candidates; inSel is all false on entry and
-// on return.
-func coordGap(e *Engine, w []float64, sel []Scored, candidates []uint32, inSel []bool, l1Bound float64) (coord, proved, slack float64) {
-	r, x := e.R, e.X
+// boundScale multiplies every error bound of SolveTopK. It is 1; the tests
+// shrink it to check that they catch a bound that is too tight.
+var boundScale = 1.0
+
+// errorBounds bounds the error e = pi - x per node at one state of an
+// engine (see SolveTopK): E(u) = min(coord*W(u) + dangling, l1) on
+// undirected views, l1 on directed ones (w nil).
+type errorBounds struct {
+	w                   []float64 // out-weights; nil: the L1 bound alone
+	coord, dangling, l1 float64
+	signed              bool // the residual has negative entries: bound |e|
+}
+
+// at returns E(u).
+func (b *errorBounds) at(u uint32) float64 {
+	if b.w == nil {
+		return b.l1
+	}
+	return min(b.coord*b.w[u]+b.dangling, b.l1)
+}
+
+// lower returns a lower bound on pi(s.Node) given x(s.Node) = s.Score.
+func (b *errorBounds) lower(s Scored) float64 {
+	if b.signed {
+		return s.Score - b.at(s.Node)
+	}
+	return s.Score
+}
+
+// lead returns a lower bound on pi(a) - pi(b) (SolveTopKOrdered's proof):
+// the per-node bounds or, whichever is larger, the L1 bound, which covers
+// both errors at once.
+func (b *errorBounds) lead(a, c Scored) float64 {
+	return max(b.lower(a)-(c.Score+b.at(c.Node)), a.Score-c.Score-b.l1)
+}
+
+// coordBounds returns the engine's per-node error bounds on an undirected
+// view: with C = max_w |r(w)|/W(w)/alpha over nodes with out-weight and
+// L = the residual on the others over alpha, |e(u)| <= C*W(u) + L (see
+// SolveTopK), and |e(u)| <= l1Bound as well (the tighter while the
+// residual sits on a few nodes). One pass over the nodes.
+func (e *Engine) coordBounds(l1Bound float64) errorBounds {
+	r := e.R
 	// 1/W multiplies instead of dividing (a division per node cost as much
 	// as the rest of the check); it is 0 exactly on the dangling nodes.
 	inv := e.view.InvOutWeights()[:len(r)]
@@ -159,26 +262,33 @@ func coordGap(e *Engine, w []float64, sel []Scored, candidates []uint32, inSel [
 			dangling += a
 		}
 	}
-	coord = maxRatio / e.alpha
-	l1 := dangling / e.alpha
-	bound := func(u uint32) float64 { return min(coord*w[u]+l1, l1Bound) }
+	return errorBounds{
+		w:        e.view.OutWeights(),
+		coord:    boundScale * maxRatio / e.alpha,
+		dangling: boundScale * dangling / e.alpha,
+		l1:       boundScale * l1Bound,
+		signed:   signed,
+	}
+}
+
+// coordGap returns the proved gap min_sel lower(v) - max_rest(x(u) + E(u))
+// over the candidates (nil: every node) for the bounds eb, and the error
+// term at the unselected candidate that sets it (for scheduling). One pass
+// over the candidates; inSel is all false on entry and on return.
+func coordGap(x []float64, eb *errorBounds, sel []Scored, candidates []uint32, inSel []bool) (proved, slack float64) {
 	// A non-negative residual gives pi >= x, so a selected candidate needs
 	// no error term; a signed one (a caller's warm start) bounds |e| on
 	// both sides.
 	minSel := math.Inf(1)
 	for _, s := range sel {
-		lo := s.Score
-		if signed {
-			lo -= bound(s.Node)
-		}
-		minSel = min(minSel, lo)
+		minSel = min(minSel, eb.lower(s))
 	}
 	for _, s := range sel {
 		inSel[s.Node] = true
 	}
 	maxRest, at := math.Inf(-1), 0.0
 	rest := func(u uint32) {
-		err := bound(u)
+		err := eb.at(u)
 		if hi := x[u] + err; !inSel[u] && hi > maxRest {
 			maxRest, at = hi, err
 		}
@@ -195,5 +305,5 @@ func coordGap(e *Engine, w []float64, sel []Scored, candidates []uint32, inSel [
 	for _, s := range sel {
 		inSel[s.Node] = false
 	}
-	return coord, minSel - maxRest, at
+	return minSel - maxRest, at
 }
