@@ -193,7 +193,7 @@ func TestSolveTopKFromSignedWarmStart(t *testing.T) {
 // difference of its pair (beyond the exact solve's own error), a proved
 // order or set that is not the exact one. It also counts the certified
 // cases and the ones whose order was proved.
-func orderedViolations(t *testing.T, seed uint64) (violations, certified, ordered int) {
+func orderedViolations(t *testing.T, seed uint64) (violations, certified, ordered, scanned int) {
 	rng := rand.New(rand.NewPCG(seed, seed+1))
 	const slack = 1e-12 // the dense solve's error, well above its 1e-15
 	for i := range 400 {
@@ -219,6 +219,9 @@ func orderedViolations(t *testing.T, seed uint64) (violations, certified, ordere
 		}
 		res, err := e.SolveTopKOrdered(k, cands, Options{Tol: 1e-12})
 		require.NoError(t, err)
+		if res.Scans > 0 {
+			scanned++
+		}
 		exact := exactPPR(t, c.auth, seeds, c.damping)
 		require.Len(t, res.Leads, len(res.TopK))
 		require.Len(t, res.ScoreErrs, len(res.TopK))
@@ -256,28 +259,42 @@ func orderedViolations(t *testing.T, seed uint64) (violations, certified, ordere
 			violations++
 		}
 	}
-	return violations, certified, ordered
+	return violations, certified, ordered, scanned
 }
 
 // A proved order is the exact order, every lead and score bound holds
 // against an exact solve, and the test notices a bound 100x too tight.
 func TestSolveTopKOrderedMatchesExactOrder(t *testing.T) {
-	v, certified, ordered := orderedViolations(t, 57)
+	v, certified, ordered, scanned := orderedViolations(t, 57)
 	require.Zero(t, v, "claims contradicted by the exact solve")
 	require.Positive(t, ordered)
-	t.Logf("400 cases: %d certified, %d with the order proved too", certified, ordered)
+	require.Positive(t, scanned, "no solve ran a threshold scan")
+	t.Logf("400 cases: %d certified, %d with the order proved too, %d ran threshold scans", certified, ordered, scanned)
+	thresholdScans = false
+	v, certified, ordered, scanned = orderedViolations(t, 57)
+	thresholdScans = true
+	require.Zero(t, v, "claims contradicted by the exact solve (plain sweeps)")
+	require.Zero(t, scanned)
+	t.Logf("plain sweeps: %d certified, %d with the order proved too", certified, ordered)
 
 	boundScale = 0.01
 	defer func() { boundScale = 1 }()
-	v, _, _ = orderedViolations(t, 57)
+	v, _, _, _ = orderedViolations(t, 57)
 	require.Positive(t, v, "bounds made 100x too tight went unnoticed")
 	t.Logf("with bounds 100x too tight: %d of 400 cases contradicted", v)
 }
 
-// SolveTopKOrdered proves the same set as SolveTopK and, on undirected
-// views, often needs more sweeps for the order; it never reports an order
-// with a non-positive lead.
+// SolveTopKOrdered proves the same set as SolveTopK (with plain sweeps it
+// needs at least as many); it never reports an order with a non-positive
+// lead. With and without threshold scans.
 func TestSolveTopKOrderedAgreesWithSolveTopK(t *testing.T) {
+	t.Run("scans", func(t *testing.T) { orderedAgrees(t, false) })
+	thresholdScans = false
+	defer func() { thresholdScans = true }()
+	t.Run("sweeps", func(t *testing.T) { orderedAgrees(t, true) })
+}
+
+func orderedAgrees(t *testing.T, sweepsOnly bool) {
 	rng := rand.New(rand.NewPCG(59, 60))
 	for i := range 200 {
 		c := newRandomCase(t, rng)
@@ -288,7 +305,9 @@ func TestSolveTopKOrderedAgreesWithSolveTopK(t *testing.T) {
 		require.NoError(t, err)
 		ord, err := e.SolveTopKOrdered(k, nil, Options{Tol: 1e-12})
 		require.NoError(t, err)
-		require.GreaterOrEqualf(t, ord.Sweeps, set.Sweeps, "case %d", i)
+		if sweepsOnly {
+			require.GreaterOrEqualf(t, ord.Sweeps, set.Sweeps, "case %d", i)
+		}
 		if set.Certified {
 			require.Truef(t, ord.Certified, "case %d", i)
 			require.Equalf(t, nodeSet(set.TopK), nodeSet(ord.TopK), "case %d", i)
