@@ -49,7 +49,8 @@ typedef struct {
 	double  proved_gap;  /* lower bound on that gap in the exact vector */
 	double  error_bound; /* proved L1 distance of the solve's vector to the exact one */
 	double  coord_bound; /* per-coordinate bound factor (undirected graphs; 0 if directed) */
-	int64_t sweeps;
+	int64_t sweeps;      /* passes over the nodes: full sweeps and threshold scans */
+	int64_t scans;       /* of which threshold scans (undirected graphs) */
 	int64_t solve_ns;    /* the solve alone, timed inside the library */
 } authppr_topk_stats;
 

@@ -384,7 +384,7 @@ func TestTopKErrorsThroughABI(t *testing.T) {
 func TestTopKMatchesExactThroughABI(t *testing.T) {
 	rng := rand.New(rand.NewPCG(71, 72))
 	const slack = 1e-13 // the reference solve's error
-	certified, ordered, cut := 0, 0, 0
+	certified, ordered, cut, scanned := 0, 0, 0, int64(0)
 	for trial := range 120 {
 		n := 2 + rng.IntN(60)
 		m := rng.IntN(4 * n)
@@ -457,10 +457,14 @@ func TestTopKMatchesExactThroughABI(t *testing.T) {
 			if r.Sweeps > 0 && r.ErrorBound > 1e-12 {
 				cut++
 			}
+			if r.Scans < 0 || r.Scans > r.Sweeps || (directed && r.Scans != 0) || r.SolveNanos <= 0 {
+				t.Fatalf("trial %d: %d scans of %d sweeps (directed %v), %d ns", trial, r.Scans, r.Sweeps, directed, r.SolveNanos)
+			}
+			scanned += r.Scans
 		}
 		mustOK(t, cGraphFree(h))
 	}
-	if certified == 0 || ordered == 0 {
+	if certified == 0 || ordered == 0 || scanned == 0 {
 		t.Fatalf("%d certified, %d ordered: the test proves nothing", certified, ordered)
 	}
 	t.Logf("240 solves: %d certified, %d ordered, %d stopped before the tolerance", certified, ordered, cut)

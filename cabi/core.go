@@ -237,6 +237,7 @@ type topKResult struct {
 	ErrorBound float64
 	CoordBound float64
 	Sweeps     int64
+	Scans      int64
 	SolveNanos int64
 }
 
@@ -298,7 +299,7 @@ func (st *graphState) topK(reset []float64, k int64, candidates []int64, damping
 	out := &topKResult{
 		Leads: res.Leads, ScoreErrs: res.ScoreErrs, Certified: res.Certified, Ordered: res.Ordered,
 		Gap: res.Gap, ProvedGap: res.ProvedGap, ErrorBound: res.ErrorBound, CoordBound: res.CoordBound,
-		Sweeps: int64(res.Sweeps), SolveNanos: time.Since(start).Nanoseconds(),
+		Sweeps: int64(res.Sweeps), Scans: int64(res.Scans), SolveNanos: time.Since(start).Nanoseconds(),
 	}
 	for _, s := range res.TopK {
 		out.IDs = append(out.IDs, int64(s.Node))

@@ -266,7 +266,7 @@ func authppr_top_k(h C.uint64_t, reset *C.double, nreset C.int64_t, k C.int64_t,
 		}
 		*stats = C.authppr_topk_stats{
 			n: nr, gap: C.double(r.Gap), proved_gap: C.double(r.ProvedGap), error_bound: C.double(r.ErrorBound),
-			coord_bound: C.double(r.CoordBound), sweeps: C.int64_t(r.Sweeps), solve_ns: C.int64_t(r.SolveNanos),
+			coord_bound: C.double(r.CoordBound), sweeps: C.int64_t(r.Sweeps), scans: C.int64_t(r.Scans), solve_ns: C.int64_t(r.SolveNanos),
 		}
 		if r.Certified {
 			stats.certified = 1

@@ -270,7 +270,7 @@ func cTopK(h uint64, reset []float64, k int64, candidates []int64, damping, tol 
 		IDs: fromC[int64](ids, n), Scores: fromC[float64](scores, n), Leads: fromC[float64](leads, n),
 		ScoreErrs: fromC[float64](errs, n), Certified: st.certified == 1, Ordered: st.ordered == 1,
 		Gap: float64(st.gap), ProvedGap: float64(st.proved_gap), ErrorBound: float64(st.error_bound),
-		CoordBound: float64(st.coord_bound), Sweeps: int64(st.sweeps), SolveNanos: int64(st.solve_ns),
+		CoordBound: float64(st.coord_bound), Sweeps: int64(st.sweeps), Scans: int64(st.scans), SolveNanos: int64(st.solve_ns),
 	}
 	// Entries past n must be untouched.
 	if n < room && (fromC[int64](ids, room)[n] != -1 || !math.IsNaN(fromC[float64](scores, room)[n])) {

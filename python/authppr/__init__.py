@@ -59,7 +59,8 @@ class _TopKStatsC(ctypes.Structure):
     _fields_ = [
         ("n", ctypes.c_int64), ("certified", ctypes.c_int32), ("ordered", ctypes.c_int32),
         ("gap", ctypes.c_double), ("proved_gap", ctypes.c_double), ("error_bound", ctypes.c_double),
-        ("coord_bound", ctypes.c_double), ("sweeps", ctypes.c_int64), ("solve_ns", ctypes.c_int64),
+        ("coord_bound", ctypes.c_double), ("sweeps", ctypes.c_int64), ("scans", ctypes.c_int64),
+        ("solve_ns", ctypes.c_int64),
     ]
 
 
@@ -379,14 +380,14 @@ class Graph(_Handle):
         lead = leads[:n].tolist()
         return TopK(ids[:n].tolist(), scores[:n].tolist(), bool(st.certified), bool(st.ordered),
                     [i for i in range(n - 1) if not lead[i] > 0], lead, errs[:n].tolist(),
-                    st.gap, st.proved_gap, st.error_bound, st.coord_bound, st.sweeps, st.solve_ns)
+                    st.gap, st.proved_gap, st.error_bound, st.coord_bound, st.sweeps, st.scans, st.solve_ns)
 
     def __repr__(self):
         return "authppr.Graph(n=%d, m=%d, directed=%s)" % (self.n, self.m, self.directed)
 
 
 TopK = namedtuple("TopK", "ids scores certified ordered ties leads score_errors gap proved_gap error_bound "
-                          "coord_bound sweeps solve_ns")
+                          "coord_bound sweeps scans solve_ns")
 TopK.__doc__ = """Graph.top_k's answer: the selection and its proof.
 
 ids, scores: the selected node ids best first and their scores (the solve's
@@ -402,7 +403,8 @@ gap: the last selected score minus the best unselected one (inf: none left).
 proved_gap: a lower bound on that gap in the exact vector.
 error_bound: proved L1 distance of the solve's vector to the exact one.
 coord_bound: the per-coordinate bound factor (undirected graphs; 0 if directed).
-sweeps, solve_ns: the solve's sweeps and its time inside the library."""
+sweeps, scans, solve_ns: the solve's passes over the nodes (full sweeps and,
+  among them, scans threshold scans) and its time inside the library."""
 
 
 Suspect = namedtuple("Suspect", "edge src dst channel mass")

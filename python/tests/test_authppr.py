@@ -246,6 +246,7 @@ class TopKTests(unittest.TestCase):
         self.assertEqual(t.leads[-1] if t.ids else None, t.proved_gap if t.ids else None)
         self.assertEqual(t.certified, t.proved_gap > 0, what)
         self.assertEqual(t.ordered, not t.ties, what)
+        self.assertTrue(0 <= t.scans <= t.sweeps and t.solve_ns > 0, what)
         for i, v in enumerate(t.ids):
             self.assertGreaterEqual(ref[v], t.scores[i] - 1e-12, what)
             self.assertLessEqual(ref[v], t.scores[i] + t.score_errors[i] + 1e-12, what)
