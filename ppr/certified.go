@@ -131,12 +131,27 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 	// and Gauss-Seidel's in-place order.
 	scanning := perCoord && thresholdScans && opt.Threads <= 1 && opt.Order == GaussSeidel
 	scans := 0
+	// st holds the residual's statistics when have is set: a scanning
+	// solve computes them with ||r||_1 in the one pass after each sweep or
+	// scan.
+	var st residualStats
+	have := false
+	step := func(eps float64) int {
+		pushes := e.PushScan(eps)
+		st, have = e.residualStats(), true
+		l1 = st.l1
+		return pushes
+	}
 	res := &TopKResult{Scores: e.X}
 	nextCheck := 0
 	for {
 		bound := l1 / e.alpha
 		if res.Sweeps < nextCheck && bound > tol {
-			l1 = e.sweep(opt)
+			if scanning {
+				step(0) // PushSweep, with the statistics in the same pass
+			} else {
+				l1 = e.sweep(opt)
+			}
 			res.Sweeps++
 			continue
 		}
@@ -148,7 +163,10 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 		res.ErrorBound = bound
 		eb := errorBounds{l1: bound * boundScale}
 		if perCoord {
-			eb = e.coordBounds(bound)
+			if !have {
+				st = e.residualStats()
+			}
+			eb = e.coordBounds(st, bound)
 			res.CoordBound = eb.coord
 		}
 		// gap and slack are the raw gap the proof is waiting on and the
@@ -213,8 +231,7 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 			// At most maxSweeps scans, on top of the sweeps below: a
 			// scan can push little, and the cap must stay a cap.
 			scans++
-			if e.PushScan(e.alpha*need*scanFraction) > 0 {
-				l1 = e.ResidualL1()
+			if step(e.alpha*need*scanFraction) > 0 {
 				res.Sweeps++
 				res.Scans++
 				nextCheck = 0
@@ -224,7 +241,12 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 		if res.Sweeps-res.Scans == maxSweeps {
 			return nil, fmt.Errorf("ppr: error bound %.3g after %d sweeps, tolerance %.3g not reached", bound, res.Sweeps, tol)
 		}
-		l1 = e.sweep(opt)
+		if scanning {
+			step(0)
+		} else {
+			l1 = e.sweep(opt)
+			have = false
+		}
 		res.Sweeps++
 	}
 }
@@ -240,15 +262,18 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 // native start) r >= 0 hold after it and the proof is unchanged; it reads
 // every node but only the pushed nodes' arcs, so it costs at most a sweep.
 // On the anchors' KG (HippoRAG's dense reset, d = 0.5, 8 queries) it cut
-// the arcs read to a proved ordered top-5 from 3.65 to 2.34 sweeps' worth
-// per query (time 0.83x) and to a top-10 from 9.0 to 4.9 (time 0.69x), same
-// selections (GOMAXPROCS=1 go test ./ppr -run XXX -bench AnchorTopKScans);
-// at d = 0.85 the time went down 1.3x. scanFraction 0.25 read more arcs
-// than 0.5. thresholdScans is switched off by the tests that compare with
-// plain sweeps.
+// the arcs read to a proved ordered top-5 from 3.65 to 2.01 sweeps' worth
+// per query (time 0.77x) and to a top-10 from 9.0 to 4.4 (time 0.54x),
+// same selections (GOMAXPROCS=1 go test ./ppr -run XXX -bench
+// AnchorTopKScans); at d = 0.85, 18.3 -> 11.3 and 28.0 -> 17.1 (time 0.62x
+// and 0.86x). scanFraction: 0.35, 0.5, 0.7, 0.8, 0.9, 1.0, 1.3 read
+// 2.73, 2.34, 2.15, 2.07, 2.01, 1.95, 2.88 sweeps' worth for the top-5
+// (5.12, 4.89, 4.64, 4.53, 4.45, 4.37, 5.19 for the top-10); 0.9 keeps a
+// margin below the threshold. thresholdScans is switched off by the tests
+// that compare with plain sweeps.
 var thresholdScans = true
 
-const scanFraction = 0.5
+const scanFraction = 0.9
 
 // boundScale multiplies every error bound of SolveTopK. It is 1; the tests
 // shrink it to check that they catch a bound that is too tight.
@@ -286,33 +311,53 @@ func (b *errorBounds) lead(a, c Scored) float64 {
 	return max(b.lower(a)-(c.Score+b.at(c.Node)), a.Score-c.Score-b.l1)
 }
 
-// coordBounds returns the engine's per-node error bounds on an undirected
-// view: with C = max_w |r(w)|/W(w)/alpha over nodes with out-weight and
-// L = the residual on the others over alpha, |e(u)| <= C*W(u) + L (see
-// SolveTopK), and |e(u)| <= l1Bound as well (the tighter while the
-// residual sits on a few nodes). One pass over the nodes.
-func (e *Engine) coordBounds(l1Bound float64) errorBounds {
+// residualStats summarises the residual for the per-coordinate bound.
+type residualStats struct {
+	l1       float64 // ||r||_1, summed in node order as ResidualL1 sums it
+	maxRatio float64 // max |r(v)|/W(v) over the nodes with out-weight
+	dangling float64 // sum of |r(v)| over the nodes without
+	signed   bool    // some r(v) < 0
+}
+
+// residualStats computes them in one pass over the nodes (and one over the
+// dangling nodes, usually none).
+func (e *Engine) residualStats() residualStats {
 	r := e.R
 	// 1/W multiplies instead of dividing (a division per node cost as much
-	// as the rest of the check); it is 0 exactly on the dangling nodes.
+	// as the rest of the check); it is 0 exactly on the dangling nodes, so
+	// they never raise maxRatio.
 	inv := e.view.InvOutWeights()[:len(r)]
-	maxRatio, dangling := 0.0, 0.0
-	signed := false
+	var st residualStats
+	minR := 0.0
 	for v, rv := range r {
-		signed = signed || rv < 0
 		a := math.Abs(rv)
-		if iv := inv[v]; iv > 0 {
-			maxRatio = max(maxRatio, a*iv)
-		} else {
-			dangling += a
+		st.l1 += a
+		if t := a * inv[v]; t > st.maxRatio {
+			st.maxRatio = t
+		}
+		if rv < minR {
+			minR = rv
 		}
 	}
+	for _, u := range e.danglingNodes() {
+		st.dangling += math.Abs(r[u])
+	}
+	st.signed = minR < 0
+	return st
+}
+
+// coordBounds returns the engine's per-node error bounds on an undirected
+// view from its residual statistics st: with C = max_w |r(w)|/W(w)/alpha
+// over nodes with out-weight and L = the residual on the others over
+// alpha, |e(u)| <= C*W(u) + L (see SolveTopK), and |e(u)| <= l1Bound as
+// well (the tighter while the residual sits on a few nodes).
+func (e *Engine) coordBounds(st residualStats, l1Bound float64) errorBounds {
 	return errorBounds{
 		w:        e.view.OutWeights(),
-		coord:    boundScale * maxRatio / e.alpha,
-		dangling: boundScale * dangling / e.alpha,
+		coord:    boundScale * st.maxRatio / e.alpha,
+		dangling: boundScale * st.dangling / e.alpha,
 		l1:       boundScale * l1Bound,
-		signed:   signed,
+		signed:   st.signed,
 	}
 }
 
