@@ -194,15 +194,20 @@ func (p PPR) Scores(v *mask.View, q *Query) ([]float64, error) {
 	return res.Scores, nil
 }
 
-// Keys solves until the top-k is proved (ppr.SolveTopK) or the tolerance
-// is reached: the selection is exact, the other keys are within the
-// solve's error bound, which is all greedy's margin needs.
+// Keys solves until the top-k and its order are proved
+// (ppr.Engine.SolveTopKOrdered; Select lists the selection best first) or
+// the tolerance is reached: the selection is exact, the other keys are
+// within the solve's error bound, which is all greedy's margin needs.
 func (p PPR) Keys(v *mask.View, q *Query) ([]float64, error) {
 	seeds, err := ppr.NewSeeds(v.Graph().NumNodes(), p.Seeds(q))
 	if err != nil {
 		return nil, fmt.Errorf("attack: query %s: %w", q.ID, err)
 	}
-	res, err := ppr.SolveTopK(v, seeds, p.Damping, q.K, q.Candidates, ppr.Options{Tol: p.Tol})
+	e, err := ppr.NewEngine(v, seeds, p.Damping)
+	if err != nil {
+		return nil, fmt.Errorf("attack: query %s: %w", q.ID, err)
+	}
+	res, err := e.SolveTopKOrdered(q.K, q.Candidates, ppr.Options{Tol: p.Tol})
 	if err != nil {
 		return nil, fmt.Errorf("attack: query %s: %w", q.ID, err)
 	}

@@ -40,6 +40,25 @@ typedef struct {
 	int64_t native_ns, replay_ns;
 } authppr_decision;
 
+/* Filled by authppr_top_k. */
+typedef struct {
+	int64_t n;           /* entries written to ids, scores, leads, errs: min(k, competitors) */
+	int32_t certified;   /* the n ids are the exact top-n as a set: proved_gap > 0 */
+	int32_t ordered;     /* their order is proved too: leads[0..n-2] > 0 */
+	double  gap;         /* n-th score minus the best unselected one (+Inf: none left) */
+	double  proved_gap;  /* lower bound on that gap in the exact vector */
+	double  error_bound; /* proved L1 distance of the solve's vector to the exact one */
+	double  coord_bound; /* per-coordinate bound factor (undirected graphs; 0 if directed) */
+	int64_t sweeps;      /* passes over the nodes: full sweeps and threshold scans */
+	int64_t scans;       /* of which threshold scans (undirected graphs) */
+	int64_t solve_ns;    /* the solve alone, timed inside the library */
+} authppr_topk_stats;
+
+/* Flags of authppr_top_k. */
+enum {
+	AUTHPPR_TOPK_ORDERED = 1 /* also prove the order within the top-k */
+};
+
 /* A graph over nodes 0..n-1 with m edges: edges holds 2*m ids as pairs
  * (src0, dst0, src1, dst1, ...), idx_bytes wide (4 or 8: int32_t or int64_t;
  * -4 or -8: uint32_t or uint64_t); weights (m) may be
@@ -54,6 +73,20 @@ int authppr_graph_info(uint64_t h, int64_t* n, int64_t* m, int32_t* directed, ch
  * nreset == nout == n; tol is the L1 error bound (0: 1e-10); stats may be NULL. */
 int authppr_ppr(uint64_t h, double* reset, int64_t nreset, double damping, double tol, double* out, int64_t nout,
 	authppr_solve_stats* stats, char* errbuf, int64_t errcap);
+
+/* The top-k of igraph's personalized_pagerank(reset=reset) over the
+ * candidates (ncand distinct node ids; NULL: every node), best first, solved
+ * only until the selection is proved (with AUTHPPR_TOPK_ORDERED: its order
+ * too) or the L1 error bound reaches tol (0: 1e-10), whichever is first.
+ * ids and scores have room for k entries; leads and errs (may be NULL) too:
+ * leads[i] is a proved lower bound on pi(ids[i]) - pi(ids[i+1]), the last
+ * one on the gap to the best unselected candidate (> 0: proved; <= 0: a tie
+ * at this tolerance); the exact pi(ids[i]) lies in [scores[i],
+ * scores[i] + errs[i]]. stats is required (stats->n says how many entries
+ * were written). */
+int authppr_top_k(uint64_t h, double* reset, int64_t nreset, int64_t k, int64_t* candidates, int64_t ncand,
+	double damping, double tol, int32_t flags, int64_t* ids, double* scores, double* leads, double* errs,
+	authppr_topk_stats* stats, char* errbuf, int64_t errcap);
 
 /* A guard trusting the named channels (each must label some edge);
  * max_suspects 0 means 5. */

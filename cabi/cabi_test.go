@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io/fs"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/authppr/authppr/csr"
 	"github.com/authppr/authppr/internal/golden"
+	"github.com/authppr/authppr/ppr"
 )
 
 // abiTol is the per-coordinate agreement asked of the C ABI against igraph
@@ -307,6 +309,202 @@ func TestConcurrentCalls(t *testing.T) {
 				reset[i*31] = 1
 				x, _, e := cPPR(h, reset, 0.85, 0, n, errCap)
 				if e.status != 0 || !slices.Equal(x, want[i]) {
+					errs <- e.msg
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for msg := range errs {
+		t.Errorf("concurrent call differs from the sequential one (%q)", msg)
+	}
+}
+
+// authppr_top_k's argument errors, each with its status and message.
+func TestTopKErrorsThroughABI(t *testing.T) {
+	h, e := cGraphCreate(4, []int64{0, 1, 1, 2, 2, 3}, 8, nil, false, nil, nil)
+	mustOK(t, e)
+	reset := []float64{1, 0, 0, 0}
+	cases := []struct {
+		what    string
+		reset   []float64
+		k       int64
+		cands   []int64
+		damping float64
+		tol     float64
+		flags   int32
+		prefix  string
+	}{
+		{"k 0", reset, 0, nil, 0.5, 0, 0, "cabi: k = 0, want 1 to"},
+		{"k negative", reset, -3, nil, 0.5, 0, 0, "cabi: k = -3, want 1 to"},
+		{"k too large", reset, math.MaxInt32 + 1, nil, 0.5, 0, 0, "cabi: k = 2147483648, want 1 to 2147483647"},
+		{"candidate out of range", reset, 1, []int64{0, 4}, 0.5, 0, 0, "cabi: candidate 1: node 4 out of range (graph has 4 nodes)"},
+		{"negative candidate", reset, 1, []int64{-1}, 0.5, 0, 0, "cabi: candidate 0: node -1 out of range"},
+		{"repeated candidate", reset, 1, []int64{2, 3, 2}, 0.5, 0, 0, "cabi: candidate 2: node 2 repeats an earlier candidate"},
+		{"empty candidate list", reset, 1, []int64{}, 0.5, 0, 0, "cabi: the candidate list is empty"},
+		{"NaN reset", []float64{1, math.NaN(), 0, 0}, 1, nil, 0.5, 0, 0, "cabi: reset[1] = NaN, want finite and non-negative"},
+		{"negative reset", []float64{1, 0, -1, 0}, 1, nil, 0.5, 0, 0, "cabi: reset[2] = -1"},
+		{"all-zero reset", []float64{0, 0, 0, 0}, 1, nil, 0.5, 0, 0, "cabi: reset sums to 0"},
+		{"short reset", []float64{1}, 1, nil, 0.5, 0, 0, "cabi: reset has 1 entries, graph has 4 nodes"},
+		{"damping 1", reset, 1, nil, 1, 0, 0, "ppr: damping 1"},
+		{"NaN tolerance", reset, 1, nil, 0.5, math.NaN(), 0, "ppr: tolerance NaN"},
+		{"unknown flag", reset, 1, nil, 0.5, 0, 2, "cabi: top_k: flags = 2, want 0 or AUTHPPR_TOPK_ORDERED (1)"},
+	}
+	for _, c := range cases {
+		_, e := cTopK(h, c.reset, c.k, c.cands, c.damping, c.tol, c.flags)
+		wantErr(t, c.what, e, 1, c.prefix)
+	}
+	wantErr(t, "NULL stats", cTopKNullStats(h, reset), 1, "cabi: top_k: stats is NULL")
+	// The marks of a rejected candidate list are cleared: the same
+	// candidates, valid this time, are accepted.
+	r, e := cTopK(h, reset, 1, []int64{2, 3}, 0.5, 0, 0)
+	mustOK(t, e)
+	if len(r.IDs) != 1 || r.IDs[0] != 2 {
+		t.Errorf("after rejected lists: %v", r.IDs)
+	}
+
+	g, e := cGuardCreate(h, []string{"default"}, 0)
+	mustOK(t, e)
+	_, e = cTopK(g, reset, 1, nil, 0.5, 0, 0)
+	wantErr(t, "guard as graph", e, 2, "cabi: graph handle")
+	mustOK(t, cGuardFree(g))
+	mustOK(t, cGraphFree(h))
+	_, e = cTopK(h, reset, 1, nil, 0.5, 0, 0)
+	wantErr(t, "freed handle", e, 2, "cabi: graph handle")
+	_, e = cTopK(0, reset, 1, nil, 0.5, 0, 0)
+	wantErr(t, "handle 0", e, 2, "cabi: graph handle 0: unknown")
+}
+
+// authppr_top_k against a near-exact solve (authppr_ppr at an L1 bound of
+// 1e-14) on random graphs, directed and undirected, with and without
+// candidates, dense and sparse resets: a certified set is the exact top-k,
+// a proved order the exact order, every lead and score bound holds.
+func TestTopKMatchesExactThroughABI(t *testing.T) {
+	rng := rand.New(rand.NewPCG(71, 72))
+	const slack = 1e-13 // the reference solve's error
+	certified, ordered, cut, scanned := 0, 0, 0, int64(0)
+	for trial := range 120 {
+		n := 2 + rng.IntN(60)
+		m := rng.IntN(4 * n)
+		ids := make([]int64, 2*m)
+		w := make([]float64, m)
+		for e := range m {
+			ids[2*e], ids[2*e+1] = int64(rng.IntN(n)), int64(rng.IntN(n))
+			w[e] = float64(1 + rng.IntN(3))
+		}
+		directed := trial%2 == 0
+		h, e := cGraphCreate(int64(n), ids, 8, w, directed, nil, nil)
+		mustOK(t, e)
+		reset := make([]float64, n)
+		if trial%3 == 0 { // HippoRAG-like: dense reset
+			for u := range reset {
+				reset[u] = rng.Float64() * 0.05
+			}
+		}
+		reset[rng.IntN(n)] += 1
+		d := []float64{0.5, 0.85}[trial%2]
+		exact, _, e := cPPR(h, reset, d, 1e-14, n, errCap)
+		mustOK(t, e)
+		var cands []int64
+		var cands32 []uint32
+		if trial%4 >= 2 {
+			for _, v := range rng.Perm(n)[:1+rng.IntN(n)] {
+				cands = append(cands, int64(v))
+				cands32 = append(cands32, uint32(v))
+			}
+		}
+		k := 1 + rng.IntN(6)
+		want := ppr.TopK(exact, k, cands32)
+		for _, flags := range []int32{0, 1} {
+			r, e := cTopK(h, reset, int64(k), cands, d, 1e-12, flags)
+			mustOK(t, e)
+			if len(r.IDs) != len(want) {
+				t.Fatalf("trial %d: %d entries, want %d", trial, len(r.IDs), len(want))
+			}
+			if r.Certified {
+				certified++
+				got, ws := slices.Clone(r.IDs), []int64{}
+				for _, s := range want {
+					ws = append(ws, int64(s.Node))
+				}
+				slices.Sort(got)
+				slices.Sort(ws)
+				if !slices.Equal(got, ws) {
+					t.Fatalf("trial %d flags %d: certified %v, exact top-%d %v", trial, flags, r.IDs, k, want)
+				}
+			}
+			if r.Certified && r.Ordered {
+				ordered++
+				for i, s := range want {
+					if r.IDs[i] != int64(s.Node) {
+						t.Fatalf("trial %d flags %d: proved order %v, exact %v", trial, flags, r.IDs, want)
+					}
+				}
+			}
+			if flags == 1 && !(r.Certified && r.Ordered) && !(r.ErrorBound <= 1e-12) {
+				t.Fatalf("trial %d: ordered solve stopped unproved at error bound %v", trial, r.ErrorBound)
+			}
+			for i, v := range r.IDs {
+				if x := exact[v]; !(x >= r.Scores[i]-slack && x <= r.Scores[i]+r.ScoreErrs[i]+slack) {
+					t.Fatalf("trial %d: node %d exact %v outside [%v, %v + %v]", trial, v, x, r.Scores[i], r.Scores[i], r.ScoreErrs[i])
+				}
+				if i+1 < len(r.IDs) && r.Leads[i] > exact[v]-exact[r.IDs[i+1]]+slack {
+					t.Fatalf("trial %d: lead %d = %v above the exact difference %v", trial, i, r.Leads[i], exact[v]-exact[r.IDs[i+1]])
+				}
+			}
+			if r.Sweeps > 0 && r.ErrorBound > 1e-12 {
+				cut++
+			}
+			if r.Scans < 0 || r.Scans > r.Sweeps || (directed && r.Scans != 0) || r.SolveNanos <= 0 {
+				t.Fatalf("trial %d: %d scans of %d sweeps (directed %v), %d ns", trial, r.Scans, r.Sweeps, directed, r.SolveNanos)
+			}
+			scanned += r.Scans
+		}
+		mustOK(t, cGraphFree(h))
+	}
+	if certified == 0 || ordered == 0 || scanned == 0 {
+		t.Fatalf("%d certified, %d ordered: the test proves nothing", certified, ordered)
+	}
+	t.Logf("240 solves: %d certified, %d ordered, %d stopped before the tolerance", certified, ordered, cut)
+}
+
+// Concurrent authppr_top_k calls on one handle give the sequential answers
+// (the resident engine serves one, the pool the others).
+func TestTopKConcurrentCalls(t *testing.T) {
+	const n = 400
+	var ids []int64
+	for u := range n {
+		ids = append(ids, int64(u), int64((u*7+1)%n), int64(u), int64((u*13+5)%n))
+	}
+	h, e := cGraphCreate(n, ids, 8, nil, false, nil, nil)
+	mustOK(t, e)
+	defer cGraphFree(h)
+	cands := make([]int64, 0, n/2)
+	for u := n / 2; u < n; u++ {
+		cands = append(cands, int64(u))
+	}
+	resetFor := func(i int) []float64 {
+		reset := make([]float64, n)
+		reset[i*31] = 1
+		reset[i*17+3] = 0.5
+		return reset
+	}
+	want := make([]*topKResult, 8)
+	for i := range want {
+		want[i], e = cTopK(h, resetFor(i), 5, cands, 0.5, 0, 1)
+		mustOK(t, e)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 5 {
+				r, e := cTopK(h, resetFor(i), 5, cands, 0.5, 0, 1)
+				if e.status != 0 || !slices.Equal(r.IDs, want[i].IDs) || !slices.Equal(r.Scores, want[i].Scores) {
 					errs <- e.msg
 					return
 				}

@@ -25,7 +25,53 @@ type graphState struct {
 	labels     *mask.Labels // each edge added by its channel; built by the first guard
 	channels   []string     // the caller's channel table (index = caller's id)
 	chanIdx    map[string]int
-	engines    sync.Pool // *ppr.Engine on full
+
+	// resident is the handle's own engine, reused by every call that finds
+	// it free (Engine.Restart: no graph-sized allocation after the first
+	// call); callers that find it busy take one from engines, so
+	// concurrent callers never wait for each other.
+	residentMu sync.Mutex
+	resident   worker
+	engines    sync.Pool // *worker on full
+}
+
+// worker is an engine on a graph's full view with the buffers a call
+// reuses. One caller holds it at a time.
+type worker struct {
+	e     *ppr.Engine
+	seeds ppr.Seeds // the engine's seeds: rewritten by each call
+	cands []uint32
+	seen  []uint64 // candidate marks, all zero between calls
+}
+
+// acquire returns a worker for one call and the function that hands it
+// back: the resident one when it is free, else one from the pool.
+func (st *graphState) acquire() (*worker, func()) {
+	if st.residentMu.TryLock() {
+		return &st.resident, st.residentMu.Unlock
+	}
+	w, _ := st.engines.Get().(*worker)
+	if w == nil {
+		w = &worker{}
+	}
+	return w, func() { st.engines.Put(w) }
+}
+
+// restart puts the worker's engine in the native start state for a dense
+// reset vector: the engine is made on the first call and restarted after.
+func (w *worker) restart(st *graphState, reset []float64, damping float64) error {
+	if err := denseSeedsInto(reset, &w.seeds); err != nil {
+		return err
+	}
+	if w.e == nil {
+		e, err := ppr.NewEngine(st.full, w.seeds, damping)
+		if err != nil {
+			return err
+		}
+		w.e = e
+		return nil
+	}
+	return w.e.Restart(w.seeds, damping)
 }
 
 // guardState is what a guard handle holds.
@@ -112,10 +158,18 @@ func fromIDs[T csr.Index](n int, pairs []T, weights []float64, directed bool, ch
 // map, which costs more than a solve's sweep on dense resets.
 func denseSeeds(reset []float64) (ppr.Seeds, error) {
 	var s ppr.Seeds
+	err := denseSeedsInto(reset, &s)
+	return s, err
+}
+
+// denseSeedsInto is denseSeeds writing into s's arrays, grown as needed
+// (a caller reusing s allocates nothing once they are large enough). s is
+// left as it was when reset is rejected.
+func denseSeedsInto(reset []float64, s *ppr.Seeds) error {
 	total, nonzero := 0.0, 0
 	for u, w := range reset {
 		if math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
-			return s, fmt.Errorf("cabi: reset[%d] = %v, want finite and non-negative", u, w)
+			return fmt.Errorf("cabi: reset[%d] = %v, want finite and non-negative", u, w)
 		}
 		if w > 0 {
 			total += w
@@ -123,17 +177,19 @@ func denseSeeds(reset []float64) (ppr.Seeds, error) {
 		}
 	}
 	if total == 0 || math.IsInf(total, 0) {
-		return s, fmt.Errorf("cabi: reset sums to %v, want a positive finite total", total)
+		return fmt.Errorf("cabi: reset sums to %v, want a positive finite total", total)
 	}
-	s.Nodes = make([]uint32, 0, nonzero)
-	s.Weights = make([]float64, 0, nonzero)
+	if cap(s.Nodes) < nonzero {
+		s.Nodes, s.Weights = make([]uint32, 0, nonzero), make([]float64, 0, nonzero)
+	}
+	s.Nodes, s.Weights = s.Nodes[:0], s.Weights[:0]
 	for u, w := range reset {
 		if w > 0 {
 			s.Nodes = append(s.Nodes, uint32(u))
 			s.Weights = append(s.Weights, w/total)
 		}
 	}
-	return s, nil
+	return nil
 }
 
 // solveStats reports one solve to the caller.
@@ -153,28 +209,103 @@ func (st *graphState) personalizedPageRank(reset []float64, damping, tol float64
 	if len(out) != n {
 		return solveStats{}, fmt.Errorf("cabi: output has room for %d scores, graph has %d nodes", len(out), n)
 	}
-	seeds, err := denseSeeds(reset)
-	if err != nil {
-		return solveStats{}, err
-	}
+	w, release := st.acquire()
+	defer release()
 	start := time.Now()
-	e, _ := st.engines.Get().(*ppr.Engine)
-	if e == nil {
-		e, err = ppr.NewEngine(st.full, seeds, damping)
-	} else {
-		err = e.Restart(seeds, damping)
-	}
-	if err != nil {
+	if err := w.restart(st, reset, damping); err != nil {
 		return solveStats{}, err
 	}
-	defer st.engines.Put(e)
-	res, err := e.SolveSweeps(ppr.Options{Tol: tol})
+	res, err := w.e.SolveSweeps(ppr.Options{Tol: tol})
 	if err != nil {
 		return solveStats{}, err
 	}
 	stats := solveStats{SolveNanos: time.Since(start).Nanoseconds(), Sweeps: int64(res.Sweeps), ErrorBound: res.ErrorBound}
 	copy(out, res.Scores)
 	return stats, nil
+}
+
+// topKResult is a certified top-k in the caller's terms.
+type topKResult struct {
+	IDs        []int64
+	Scores     []float64 // the solve's x: lower bounds (see ppr.TopKResult.ScoreErrs)
+	Leads      []float64 // ppr.TopKResult.Leads
+	ScoreErrs  []float64
+	Certified  bool
+	Ordered    bool
+	Gap        float64
+	ProvedGap  float64
+	ErrorBound float64
+	CoordBound float64
+	Sweeps     int64
+	Scans      int64
+	SolveNanos int64
+}
+
+// topK solves until the top-k over the candidates (nil: every node) is
+// proved, and with ordered until their order is proved too, or until the
+// L1 error bound reaches tol (0: ppr.DefaultTol): ppr.Engine.SolveTopK and
+// SolveTopKOrdered on the handle's engine. Candidates must be distinct
+// node ids, and a non-nil list must not be empty.
+func (st *graphState) topK(reset []float64, k int64, candidates []int64, damping, tol float64, ordered bool) (*topKResult, error) {
+	n := st.g.NumNodes()
+	if len(reset) != n {
+		return nil, fmt.Errorf("cabi: reset has %d entries, graph has %d nodes", len(reset), n)
+	}
+	if k < 1 || k > math.MaxInt32 {
+		return nil, fmt.Errorf("cabi: k = %d, want 1 to %d", k, math.MaxInt32)
+	}
+	if candidates != nil && len(candidates) == 0 {
+		return nil, errors.New("cabi: the candidate list is empty (pass NULL to let every node compete)")
+	}
+	w, release := st.acquire()
+	defer release()
+	var cands []uint32
+	if candidates != nil {
+		if w.seen == nil {
+			w.seen = make([]uint64, (n+63)/64)
+		}
+		// The marks are cleared on every return, so the next call finds
+		// them all zero.
+		defer func() {
+			for _, c := range cands {
+				w.seen[c/64] = 0
+			}
+		}()
+		cands = w.cands[:0]
+		for i, c := range candidates {
+			if c < 0 || c >= int64(n) {
+				return nil, fmt.Errorf("cabi: candidate %d: node %d out of range (graph has %d nodes)", i, c, n)
+			}
+			if w.seen[c/64]&(1<<(c%64)) != 0 {
+				return nil, fmt.Errorf("cabi: candidate %d: node %d repeats an earlier candidate", i, c)
+			}
+			w.seen[c/64] |= 1 << (c % 64)
+			cands = append(cands, uint32(c))
+		}
+		w.cands = cands
+	}
+	start := time.Now()
+	if err := w.restart(st, reset, damping); err != nil {
+		return nil, err
+	}
+	solve := w.e.SolveTopK
+	if ordered {
+		solve = w.e.SolveTopKOrdered
+	}
+	res, err := solve(int(k), cands, ppr.Options{Tol: tol})
+	if err != nil {
+		return nil, err
+	}
+	out := &topKResult{
+		Leads: res.Leads, ScoreErrs: res.ScoreErrs, Certified: res.Certified, Ordered: res.Ordered,
+		Gap: res.Gap, ProvedGap: res.ProvedGap, ErrorBound: res.ErrorBound, CoordBound: res.CoordBound,
+		Sweeps: int64(res.Sweeps), Scans: int64(res.Scans), SolveNanos: time.Since(start).Nanoseconds(),
+	}
+	for _, s := range res.TopK {
+		out.IDs = append(out.IDs, int64(s.Node))
+		out.Scores = append(out.Scores, s.Score)
+	}
+	return out, nil
 }
 
 // newGuard builds a guard on the graph trusting the named channels.

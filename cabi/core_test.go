@@ -3,6 +3,7 @@ package main
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -277,5 +278,59 @@ func TestGuardWorkedExample(t *testing.T) {
 	}
 	if _, err := newGuard(st, []string{"defualt"}, 0); err == nil || !strings.Contains(err.Error(), "defualt") {
 		t.Errorf("typo in trust: %v", err)
+	}
+}
+
+// topK reuses the handle's engine: after the first call no call allocates
+// anything proportional to the graph, and a caller that finds the resident
+// engine busy gets the same answer from a pooled one.
+func TestTopKReusesTheEngine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	const n = 20000
+	ids := make([]int64, 0, 8*n)
+	for u := range n {
+		for range 4 {
+			ids = append(ids, int64(u), int64(rng.IntN(n)))
+		}
+	}
+	st, err := newGraph(n, edgeIDs{ids64: ids}, nil, false, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reset := make([]float64, n)
+	for u := n / 2; u < n; u++ {
+		reset[u] = rng.Float64() * 0.05
+	}
+	reset[7], reset[1234] = 1, 1
+	cands := make([]int64, 0, n/2)
+	for u := n / 2; u < n; u++ {
+		cands = append(cands, int64(u))
+	}
+	first, err := st.topK(reset, 5, cands, 0.5, 0, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !first.Certified || !first.Ordered {
+		t.Fatalf("not proved: %+v", first)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 10 {
+		if _, err := st.topK(reset, 5, cands, 0.5, 0, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / 10; per >= n {
+		t.Fatalf("%d bytes allocated per call on %d nodes", per, n)
+	}
+	st.residentMu.Lock() // another caller holds the resident engine
+	pooled, err := st.topK(reset, 5, cands, 0.5, 0, true)
+	st.residentMu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(pooled.IDs, first.IDs) || !slices.Equal(pooled.Scores, first.Scores) {
+		t.Fatalf("pooled engine: %v %v, resident %v %v", pooled.IDs, pooled.Scores, first.IDs, first.Scores)
 	}
 }

@@ -21,8 +21,11 @@
 //     keeps.
 //   - A graph is immutable once created; a guard keeps its own reference to
 //     the graph's snapshot, so freeing the graph handle first is safe.
-//   - Every call is safe for concurrent use on the same or different handles
-//     (per-call engines come from a pool); freeing a handle while another
+//   - Every call is safe for concurrent use on the same or different handles:
+//     a graph handle keeps one engine that calls reuse (Engine.Restart, so
+//     nothing graph-sized is allocated per call after the first), behind a
+//     mutex that callers try without waiting; a caller that finds it busy
+//     takes an engine from a pool instead. Freeing a handle while another
 //     thread uses it is the caller's race to avoid, as with free(3), but it
 //     cannot crash the library: a freed handle is an error.
 //
@@ -35,7 +38,11 @@
 // personalized_pagerank(..., reset=r, implementation="prpack"): r is
 // normalised to sum 1, dangling nodes send their mass to r, and the result
 // is solved to an L1 error bound of 1e-10 (PRPACK's tolerance) unless the
-// caller asks for another.
+// caller asks for another. authppr_top_k solves the same problem only until
+// the top-k over the caller's candidates is proved (ppr.SolveTopK; with
+// AUTHPPR_TOPK_ORDERED until their order is proved too,
+// ppr.SolveTopKOrdered), and returns the proof: per-entry leads over the
+// next entry, score bounds, the proved gap.
 //
 // # Errors
 //

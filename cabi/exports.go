@@ -214,6 +214,70 @@ func authppr_ppr(h C.uint64_t, reset *C.double, nreset C.int64_t, damping C.doub
 	})
 }
 
+// authppr_top_k writes the top-k of authppr_ppr's vector over the
+// candidates (ncand distinct int64 node ids; NULL: every node) to ids and
+// scores (room for k entries each), best first, solving only until the
+// selection is proved (flags & AUTHPPR_TOPK_ORDERED: its order too) or the
+// L1 error bound reaches tol (0: 1e-10). leads and errs (k entries each)
+// may be NULL; stats may not (stats->n counts the entries written).
+//
+//export authppr_top_k
+func authppr_top_k(h C.uint64_t, reset *C.double, nreset C.int64_t, k C.int64_t, candidates *C.int64_t, ncand C.int64_t,
+	damping C.double, tol C.double, flags C.int32_t, ids *C.int64_t, scores *C.double, leads *C.double, errs *C.double,
+	stats *C.authppr_topk_stats, errbuf *C.char, errcap C.int64_t) C.int {
+	return call(errbuf, errcap, func() error {
+		st, err := graphOf(h)
+		if err != nil {
+			return err
+		}
+		if stats == nil {
+			return errors.New("cabi: top_k: stats is NULL")
+		}
+		if ids == nil || scores == nil {
+			return errors.New("cabi: top_k: ids or scores is NULL")
+		}
+		if flags&^C.AUTHPPR_TOPK_ORDERED != 0 {
+			return fmt.Errorf("cabi: top_k: flags = %d, want 0 or AUTHPPR_TOPK_ORDERED (1)", flags)
+		}
+		if err := length("reset", nreset, unsafe.Pointer(reset)); err != nil {
+			return err
+		}
+		if err := length("candidates", ncand, unsafe.Pointer(candidates)); err != nil {
+			return err
+		}
+		var cand []int64
+		if candidates != nil {
+			cand = slice[int64](unsafe.Pointer(candidates), ncand)
+		}
+		r, err := st.topK(slice[float64](unsafe.Pointer(reset), nreset), int64(k), cand, float64(damping), float64(tol),
+			flags&C.AUTHPPR_TOPK_ORDERED != 0)
+		if err != nil {
+			return err
+		}
+		// topK checked 1 <= k <= MaxInt32, and len(r.IDs) <= k.
+		nr := C.int64_t(len(r.IDs))
+		copy(slice[int64](unsafe.Pointer(ids), nr), r.IDs)
+		copy(slice[float64](unsafe.Pointer(scores), nr), r.Scores)
+		if leads != nil {
+			copy(slice[float64](unsafe.Pointer(leads), nr), r.Leads)
+		}
+		if errs != nil {
+			copy(slice[float64](unsafe.Pointer(errs), nr), r.ScoreErrs)
+		}
+		*stats = C.authppr_topk_stats{
+			n: nr, gap: C.double(r.Gap), proved_gap: C.double(r.ProvedGap), error_bound: C.double(r.ErrorBound),
+			coord_bound: C.double(r.CoordBound), sweeps: C.int64_t(r.Sweeps), scans: C.int64_t(r.Scans), solve_ns: C.int64_t(r.SolveNanos),
+		}
+		if r.Certified {
+			stats.certified = 1
+		}
+		if r.Ordered {
+			stats.ordered = 1
+		}
+		return nil
+	})
+}
+
 // authppr_guard_create builds a guard on graph h that trusts the named
 // channels (ntrust C strings; each must label some edge). max_suspects caps
 // the suspect edges a decision names (0: 5).

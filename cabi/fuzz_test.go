@@ -2,6 +2,7 @@ package main
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -91,6 +92,21 @@ func FuzzCore(f *testing.F) {
 		for u := range out {
 			if !(math.Abs(out[u]-want[u]) <= 1e-10) {
 				t.Fatalf("node %d: %v, reference %v", u, out[u], want[u])
+			}
+		}
+		// The certified top-k: a certified set is the reference's top-k
+		// whenever the reference separates it by more than its error.
+		k := int64(flags%4) + 1
+		tk, err := st.topK(reset, k, nil, d, 1e-12, flags&2 != 0)
+		if err != nil {
+			t.Fatalf("top_k on a reset the solve accepted: %v", err)
+		}
+		top := ppr.TopK(want, int(k)+1, nil)
+		if tk.Certified && len(top) > int(k) && top[k-1].Score-top[k].Score > 1e-9 {
+			for i, s := range top[:k] {
+				if !slices.Contains(tk.IDs, int64(s.Node)) {
+					t.Fatalf("certified top-%d %v misses the reference's %d-th node %d", k, tk.IDs, i, s.Node)
+				}
 			}
 		}
 		gs, err := newGuard(st, names[:1+int(flags>>3&1)], 0)

@@ -240,6 +240,58 @@ func cGuardSelect(h uint64, reset []float64, k int64, candidates []int64, dampin
 	return out, e
 }
 
+// cTopK calls authppr_top_k with outputs of room entries (NaN- or
+// -1-filled, so a missing write shows; room < k tests nothing the ABI can
+// check) and returns the n written entries.
+func cTopK(h uint64, reset []float64, k int64, candidates []int64, damping, tol float64, flags int32) (*topKResult, cErr) {
+	r, cand := toC(reset), toC(candidates)
+	defer r.free()
+	defer cand.free()
+	room := int(min(max(k, 1), 1<<16))
+	fill := make([]int64, room)
+	for i := range fill {
+		fill[i] = -1
+	}
+	ids, scores, leads, errs := toC(fill), toC(nanSlice(room)), toC(nanSlice(room)), toC(nanSlice(room))
+	for _, b := range []cBuf{ids, scores, leads, errs} {
+		defer b.free()
+	}
+	var st C.authppr_topk_stats
+	e := withErrBuf(errCap, func(buf *C.char, capacity C.int64_t) C.int {
+		return C.authppr_top_k(C.uint64_t(h), (*C.double)(r.p), C.int64_t(len(reset)), C.int64_t(k),
+			(*C.int64_t)(cand.p), C.int64_t(len(candidates)), C.double(damping), C.double(tol), C.int32_t(flags),
+			(*C.int64_t)(ids.p), (*C.double)(scores.p), (*C.double)(leads.p), (*C.double)(errs.p), &st, buf, capacity)
+	})
+	if e.status != 0 {
+		return nil, e
+	}
+	n := int(st.n)
+	out := &topKResult{
+		IDs: fromC[int64](ids, n), Scores: fromC[float64](scores, n), Leads: fromC[float64](leads, n),
+		ScoreErrs: fromC[float64](errs, n), Certified: st.certified == 1, Ordered: st.ordered == 1,
+		Gap: float64(st.gap), ProvedGap: float64(st.proved_gap), ErrorBound: float64(st.error_bound),
+		CoordBound: float64(st.coord_bound), Sweeps: int64(st.sweeps), Scans: int64(st.scans), SolveNanos: int64(st.solve_ns),
+	}
+	// Entries past n must be untouched.
+	if n < room && (fromC[int64](ids, room)[n] != -1 || !math.IsNaN(fromC[float64](scores, room)[n])) {
+		return nil, cErr{status: -1, msg: "harness: authppr_top_k wrote past n"}
+	}
+	return out, e
+}
+
+// cTopKNullStats calls authppr_top_k with stats NULL.
+func cTopKNullStats(h uint64, reset []float64) cErr {
+	r := toC(reset)
+	defer r.free()
+	ids, scores := toC(make([]int64, 1)), toC(make([]float64, 1))
+	defer ids.free()
+	defer scores.free()
+	return withErrBuf(errCap, func(buf *C.char, capacity C.int64_t) C.int {
+		return C.authppr_top_k(C.uint64_t(h), (*C.double)(r.p), C.int64_t(len(reset)), 1, nil, 0, 0.5, 0, 0,
+			(*C.int64_t)(ids.p), (*C.double)(scores.p), nil, nil, nil, buf, capacity)
+	})
+}
+
 // cCallPanicking runs a function that panics through the recovery every
 // export uses.
 func cCallPanicking(p any) cErr {

@@ -186,3 +186,136 @@ func TestSolveTopKFromSignedWarmStart(t *testing.T) {
 	require.Positive(t, signed, "no warm start had a signed residual")
 	t.Logf("%d of 300 certified, %d warm starts with a signed residual", certified, signed)
 }
+
+// orderedViolations solves 400 random cases with SolveTopKOrdered (from
+// the native start state, and from a signed warm start for every third)
+// and counts the claims an exact solve contradicts: a lead above the exact
+// difference of its pair (beyond the exact solve's own error), a proved
+// order or set that is not the exact one. It also counts the certified
+// cases and the ones whose order was proved.
+func orderedViolations(t *testing.T, seed uint64) (violations, certified, ordered, scanned int) {
+	rng := rand.New(rand.NewPCG(seed, seed+1))
+	const slack = 1e-12 // the dense solve's error, well above its 1e-15
+	for i := range 400 {
+		c := newRandomCase(t, rng)
+		n := c.g.NumNodes()
+		k := 1 + rng.IntN(5)
+		var cands []uint32
+		if rng.IntN(2) == 0 {
+			for _, v := range rng.Perm(n)[:1+rng.IntN(n)] {
+				cands = append(cands, uint32(v))
+			}
+		}
+		e, err := NewEngine(c.auth, c.seeds, c.damping)
+		require.NoError(t, err)
+		seeds := c.seeds
+		if i%3 == 2 {
+			_, err = e.SolveSweeps(Options{Tol: 1e-3})
+			require.NoError(t, err)
+			seeds, err = NewSeeds(n, []Seed{{Node: uint32(rng.IntN(n)), Weight: 1}, {Node: uint32(rng.IntN(n)), Weight: 0.5}})
+			require.NoError(t, err)
+			require.NoError(t, e.SetProblem(seeds, c.damping))
+			copy(e.R, residualOf(c.auth, seeds, c.damping, e.X))
+		}
+		res, err := e.SolveTopKOrdered(k, cands, Options{Tol: 1e-12})
+		require.NoError(t, err)
+		if res.Scans > 0 {
+			scanned++
+		}
+		exact := exactPPR(t, c.auth, seeds, c.damping)
+		require.Len(t, res.Leads, len(res.TopK))
+		require.Len(t, res.ScoreErrs, len(res.TopK))
+		bad := false
+		for j, s := range res.TopK {
+			if math.Abs(exact[s.Node]-s.Score) > res.ScoreErrs[j]+slack {
+				bad = true
+			}
+			if j+1 < len(res.TopK) && res.Leads[j] > exact[s.Node]-exact[res.TopK[j+1].Node]+slack {
+				bad = true
+			}
+		}
+		if res.Certified {
+			certified++
+			if !slices.Equal(nodeSet(TopK(exact, k, cands)), nodeSet(res.TopK)) {
+				bad = true
+			}
+			if g := exactGap(exact, res.TopK, cands); !math.IsInf(g, 1) && res.ProvedGap > g+slack {
+				bad = true
+			}
+		}
+		if res.Certified && res.Ordered {
+			ordered++
+			for j, s := range TopK(exact, k, cands) {
+				if res.TopK[j].Node != s.Node {
+					bad = true
+				}
+			}
+		}
+		if !res.Certified || !res.Ordered {
+			// Stopped by the tolerance: only then may a claim be missing.
+			require.LessOrEqual(t, res.ErrorBound, 1e-12)
+		}
+		if bad {
+			violations++
+		}
+	}
+	return violations, certified, ordered, scanned
+}
+
+// A proved order is the exact order, every lead and score bound holds
+// against an exact solve, and the test notices a bound 100x too tight.
+func TestSolveTopKOrderedMatchesExactOrder(t *testing.T) {
+	v, certified, ordered, scanned := orderedViolations(t, 57)
+	require.Zero(t, v, "claims contradicted by the exact solve")
+	require.Positive(t, ordered)
+	require.Positive(t, scanned, "no solve ran a threshold scan")
+	t.Logf("400 cases: %d certified, %d with the order proved too, %d ran threshold scans", certified, ordered, scanned)
+	thresholdScans = false
+	v, certified, ordered, scanned = orderedViolations(t, 57)
+	thresholdScans = true
+	require.Zero(t, v, "claims contradicted by the exact solve (plain sweeps)")
+	require.Zero(t, scanned)
+	t.Logf("plain sweeps: %d certified, %d with the order proved too", certified, ordered)
+
+	boundScale = 0.01
+	defer func() { boundScale = 1 }()
+	v, _, _, _ = orderedViolations(t, 57)
+	require.Positive(t, v, "bounds made 100x too tight went unnoticed")
+	t.Logf("with bounds 100x too tight: %d of 400 cases contradicted", v)
+}
+
+// SolveTopKOrdered proves the same set as SolveTopK (with plain sweeps it
+// needs at least as many); it never reports an order with a non-positive
+// lead. With and without threshold scans.
+func TestSolveTopKOrderedAgreesWithSolveTopK(t *testing.T) {
+	t.Run("scans", func(t *testing.T) { orderedAgrees(t, false) })
+	thresholdScans = false
+	defer func() { thresholdScans = true }()
+	t.Run("sweeps", func(t *testing.T) { orderedAgrees(t, true) })
+}
+
+func orderedAgrees(t *testing.T, sweepsOnly bool) {
+	rng := rand.New(rand.NewPCG(59, 60))
+	for i := range 200 {
+		c := newRandomCase(t, rng)
+		k := 1 + rng.IntN(4)
+		set, err := SolveTopK(c.auth, c.seeds, c.damping, k, nil, Options{Tol: 1e-12})
+		require.NoError(t, err)
+		e, err := NewEngine(c.auth, c.seeds, c.damping)
+		require.NoError(t, err)
+		ord, err := e.SolveTopKOrdered(k, nil, Options{Tol: 1e-12})
+		require.NoError(t, err)
+		if sweepsOnly {
+			require.GreaterOrEqualf(t, ord.Sweeps, set.Sweeps, "case %d", i)
+		}
+		if set.Certified {
+			require.Truef(t, ord.Certified, "case %d", i)
+			require.Equalf(t, nodeSet(set.TopK), nodeSet(ord.TopK), "case %d", i)
+		}
+		for j := range len(ord.Leads) - 1 {
+			if ord.Ordered {
+				require.Positivef(t, ord.Leads[j], "case %d lead %d", i, j)
+			}
+		}
+	}
+}

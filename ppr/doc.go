@@ -43,7 +43,9 @@
 //     cost per arc with work proportional to the active nodes.
 //
 // Solve stops at an L1 error bound; SolveTopK stops as soon as the top-k is
-// proved; SolvePair solves two views of one snapshot in one pass per sweep;
+// proved (SolveTopKOrdered: its order too), and on undirected views replaces
+// sweeps by threshold scans (PushScan at the threshold the proof waits for)
+// after the first; SolvePair solves two views of one snapshot in one pass per sweep;
 // SolveBatch solves eight seed vectors per pass, interleaved.
 //
 // # Kernels

@@ -27,3 +27,11 @@ func BatchSweep(view *mask.View, seeds []Seeds, damping float64) func() {
 	}
 	return func() { b.sweep() }
 }
+
+// SetThresholdScans switches SolveTopK's threshold scans on or off, for
+// BenchmarkAnchorTopK; it returns the previous setting.
+func SetThresholdScans(on bool) bool {
+	old := thresholdScans
+	thresholdScans = on
+	return old
+}

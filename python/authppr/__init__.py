@@ -7,6 +7,7 @@ are read in place when they are C-contiguous 32- or 64-bit integer ids
 
     g = authppr.Graph(n, edges, weights=None, directed=True, channels=None)
     scores = g.personalized_pagerank(reset, damping=0.85)   # list of n floats
+    t = g.top_k(reset, k, candidates=None, damping=0.85)     # proved top-k: t.ids, t.scores, t.certified
     guard = authppr.Guard(g, trust=["default"])
     d = guard.select(reset, k, candidates=None, damping=0.85)
     d.native, d.auth, d.divergent, d.path, d.suspects
@@ -29,7 +30,7 @@ import threading
 from array import array
 from collections import namedtuple
 
-__all__ = ["Graph", "Guard", "Decision", "Suspect", "SolveStats", "library_path"]
+__all__ = ["Graph", "Guard", "Decision", "Suspect", "SolveStats", "TopK", "library_path"]
 
 _OK, _EINVAL, _EHANDLE, _EINTERNAL = 0, 1, 2, 3
 _PATHS = {1: "untouched", 2: "certificate", 3: "delta", 4: "full"}
@@ -54,6 +55,18 @@ class _DecisionC(ctypes.Structure):
     ]
 
 
+class _TopKStatsC(ctypes.Structure):
+    _fields_ = [
+        ("n", ctypes.c_int64), ("certified", ctypes.c_int32), ("ordered", ctypes.c_int32),
+        ("gap", ctypes.c_double), ("proved_gap", ctypes.c_double), ("error_bound", ctypes.c_double),
+        ("coord_bound", ctypes.c_double), ("sweeps", ctypes.c_int64), ("scans", ctypes.c_int64),
+        ("solve_ns", ctypes.c_int64),
+    ]
+
+
+_TOPK_ORDERED = 1
+
+
 def _load():
     path = library_path()
     if not os.path.exists(path):
@@ -67,6 +80,7 @@ def _load():
         "authppr_graph_free": [u64],
         "authppr_graph_info": [u64, ctypes.POINTER(i64), ctypes.POINTER(i64), ctypes.POINTER(i32)],
         "authppr_ppr": [u64, ptr, i64, dbl, dbl, ptr, i64, ctypes.POINTER(_SolveStatsC)],
+        "authppr_top_k": [u64, ptr, i64, i64, ptr, i64, dbl, dbl, i32, ptr, ptr, ptr, ptr, ctypes.POINTER(_TopKStatsC)],
         "authppr_guard_create": [u64, ptr, i64, i64, ctypes.POINTER(u64)],
         "authppr_guard_free": [u64],
         "authppr_guard_select": [u64, ptr, i64, i64, ptr, i64, dbl, ptr, ptr, ptr, ptr,
@@ -235,6 +249,27 @@ def _names(names, what):
     return arr, len(enc), list(names)
 
 
+def _candidates(candidates):
+    """(pointer or None, count) for candidate node ids: zero-copy for a
+    C-contiguous int64 buffer, else converted through array('q')."""
+    if candidates is None:
+        return None, 0
+    mv = _memoryview(candidates)
+    if mv is not None and mv.ndim == 1 and mv.format in ("q", "l", "<q", "<l", "=q", "=l") and mv.c_contiguous:
+        c, nc = _from_memoryview(mv), len(mv)
+    else:
+        try:
+            a = array("q", candidates if mv is None else mv.tolist())
+        except OverflowError as e:
+            raise ValueError("authppr: candidates: node id out of range: %s" % e) from None
+        except TypeError as e:
+            raise TypeError("authppr: candidates: want integer node ids: %s" % e) from None
+        c, nc = _from_array(a), len(a)
+    if nc == 0:
+        raise ValueError("authppr: empty candidate list")
+    return c, nc
+
+
 SolveStats = namedtuple("SolveStats", "solve_ns sweeps error_bound")
 SolveStats.__doc__ = "The library's own account of one solve: its time alone (ns), sweeps, proved L1 error."
 
@@ -322,8 +357,54 @@ class Graph(_Handle):
         self.last_stats = SolveStats(stats.solve_ns, stats.sweeps, stats.error_bound)
         return out
 
+    def top_k(self, reset, k, candidates=None, damping=0.85, tol=1e-10, ordered=True):
+        """The k best candidates (default: every node) of
+        personalized_pagerank(reset, damping), best first, solved only until
+        the selection is proved: as a set, and with ordered (the default)
+        in its order too, or until the L1 error bound reaches tol. Returns
+        a TopK: ids, scores and the certificate (certified, ordered, ties,
+        leads, score_errors, proved_gap, ...). candidates are distinct node
+        ids (a list, or an int64 numpy array read in place)."""
+        r, nr = _f64(reset, "reset")
+        k = _int64(k, "k")
+        if k < 1:
+            raise ValueError("authppr: k = %d, want at least 1" % k)
+        c, nc = _candidates(candidates)
+        kk = min(k, self.n if c is None else nc)
+        ids, scores, leads, errs = array("q", bytes(8 * kk)), array("d", bytes(8 * kk)), array("d", bytes(8 * kk)), array("d", bytes(8 * kk))
+        st = _TopKStatsC()
+        p = lambda a: a.buffer_info()[0]
+        _call(_lib.authppr_top_k, self._h, r.ptr, nr, kk, c.ptr if c else None, nc, float(damping), float(tol),
+              _TOPK_ORDERED if ordered else 0, p(ids), p(scores), p(leads), p(errs), ctypes.byref(st))
+        n = st.n
+        lead = leads[:n].tolist()
+        return TopK(ids[:n].tolist(), scores[:n].tolist(), bool(st.certified), bool(st.ordered),
+                    [i for i in range(n - 1) if not lead[i] > 0], lead, errs[:n].tolist(),
+                    st.gap, st.proved_gap, st.error_bound, st.coord_bound, st.sweeps, st.scans, st.solve_ns)
+
     def __repr__(self):
         return "authppr.Graph(n=%d, m=%d, directed=%s)" % (self.n, self.m, self.directed)
+
+
+TopK = namedtuple("TopK", "ids scores certified ordered ties leads score_errors gap proved_gap error_bound "
+                          "coord_bound sweeps scans solve_ns")
+TopK.__doc__ = """Graph.top_k's answer: the selection and its proof.
+
+ids, scores: the selected node ids best first and their scores (the solve's
+  vector: lower bounds; the exact score of ids[i] lies in
+  [scores[i], scores[i] + score_errors[i]]).
+certified: the ids are the exact top-k as a set (proved_gap > 0).
+ordered: their order is proved too (every leads[i] > 0, i < len - 1).
+ties: positions i whose order against i + 1 is not proved (a tie at the
+  tolerance, when the solve ran to it); empty when ordered.
+leads: leads[i] is a proved lower bound on score(ids[i]) - score(ids[i+1])
+  in the exact vector; the last one is proved_gap.
+gap: the last selected score minus the best unselected one (inf: none left).
+proved_gap: a lower bound on that gap in the exact vector.
+error_bound: proved L1 distance of the solve's vector to the exact one.
+coord_bound: the per-coordinate bound factor (undirected graphs; 0 if directed).
+sweeps, scans, solve_ns: the solve's passes over the nodes (full sweeps and,
+  among them, scans threshold scans) and its time inside the library."""
 
 
 Suspect = namedtuple("Suspect", "edge src dst channel mass")
@@ -378,19 +459,7 @@ class Guard(_Handle):
         k, damping = _int64(k, "k"), float(damping)
         if k < 1:
             raise ValueError("authppr: k = %d, want at least 1" % k)
-        c, nc = None, 0
-        if candidates is not None:
-            mv = _memoryview(candidates)
-            if mv is not None and mv.ndim == 1 and mv.format in ("q", "l", "<q", "<l", "=q", "=l") and mv.c_contiguous:
-                c, nc = _from_memoryview(mv), len(mv)
-            else:
-                try:
-                    a = array("q", candidates if mv is None else mv.tolist())
-                except OverflowError as e:
-                    raise ValueError("authppr: candidates: node id out of range: %s" % e) from None
-                c, nc = _from_array(a), len(a)
-            if nc == 0:
-                raise ValueError("authppr: empty candidate list")
+        c, nc = _candidates(candidates)
         kk = min(k, self.graph.n)
         ni, ns, ai, asc = array("q", bytes(8 * kk)), array("d", bytes(8 * kk)), array("q", bytes(8 * kk)), array("d", bytes(8 * kk))
         ms = self.max_suspects

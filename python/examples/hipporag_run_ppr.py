@@ -21,6 +21,29 @@ scores as numpy arrays); the scores agree with PRPACK's to 1e-10 (both solve
 to about that tolerance), so the order can differ only between passages
 whose scores are that close.
 
+With top_k=K (HippoRAG's num_to_retrieve: retrieve() only reads
+sorted_doc_ids[:num_to_retrieve] and their scores) run_ppr returns only K
+passages, solved just until they are proved (authppr.Graph.top_k,
+ordered=True). What is and is not the same as igraph's output:
+
+  - The same: the K passage positions and their order are those of the
+    exact PPR vector whenever the certificate says so (self.last_top_k:
+    certified for the set, ordered for the order; ties lists the positions
+    i whose order against i + 1 could not be proved at the 1e-10 tolerance).
+    igraph's PRPACK scores are themselves within about 1e-10 (L1) of the
+    exact vector, so a proved list is igraph's list except where igraph's
+    own scores of two passages are within PRPACK's error of each other
+    (igraph's np.argsort then orders such near-ties arbitrarily; authppr
+    breaks exact ties by lower node id and reports them unproved).
+  - Not the same: the scores are the solve's lower bounds, not converged
+    values: the exact score of the i-th passage lies in [scores[i],
+    scores[i] + last_top_k.score_errors[i]], which is far wider than 1e-10
+    (on the KG generator's graph, top-5: bounds of 1e-7 to 2.5e-6 on scores
+    of 4e-5 to 1.3e-4; the actual differences from igraph's scores were up
+    to 2.1e-6 over 10 queries, 2.5e-11 for a top-200); the
+    arrays hold K entries, not one per passage (pad=True appends the rest,
+    unranked, with NaN scores); nothing is said about passages below K.
+
 The swap inside HippoRAG, once the graph is final (after indexing; rebuild
 after every graph change, as HippoRAG itself re-saves the graph):
 
@@ -77,14 +100,27 @@ class AuthPPRRunPPR:
 
     def __init__(self, graph, passage_node_idxs, weights="weight"):
         self.graph = authppr_graph_from_igraph(graph, weights) if not isinstance(graph, authppr.Graph) else graph
-        self.passage_node_idxs = np.asarray(passage_node_idxs, dtype=np.int64)
+        self.passage_node_idxs = np.ascontiguousarray(passage_node_idxs, dtype=np.int64)
         self._scores = np.empty(self.graph.n)
+        # Node id -> position in passage_node_idxs, for top_k's answers.
+        self._position = np.full(self.graph.n, -1, dtype=np.int64)
+        self._position[self.passage_node_idxs] = np.arange(len(self.passage_node_idxs))
+        self.last_top_k = None
 
-    def run_ppr(self, reset_prob, damping=0.5):
+    def run_ppr(self, reset_prob, damping=0.5, top_k=None, pad=False):
+        """HippoRAG2's run_ppr. Without top_k: every passage ranked, as
+        igraph's run_ppr. With top_k (HippoRAG's num_to_retrieve): only the
+        top_k passages, proved (see the module doc), best first; their
+        authppr.TopK certificate is kept in self.last_top_k. pad=True appends
+        the other passages, unranked, in passage order with NaN scores, so
+        the arrays have one entry per passage as HippoRAG2's
+        graph_search_with_fact_entities asserts."""
         if damping is None:
             damping = 0.5
         reset_prob = np.asarray(reset_prob, dtype=np.float64)
         reset_prob = np.where(np.isnan(reset_prob) | (reset_prob < 0), 0, reset_prob)
+        if top_k is not None:
+            return self._run_top_k(reset_prob, damping, top_k, pad)
         # Scores land in a reused numpy buffer: no list of n floats per call.
         # (Not thread-safe: give each thread its own runner.)
         pagerank_scores = self.graph.personalized_pagerank(reset_prob, damping=damping, out=self._scores)
@@ -93,11 +129,27 @@ class AuthPPRRunPPR:
         sorted_doc_scores = doc_scores[sorted_doc_ids.tolist()]
         return sorted_doc_ids, sorted_doc_scores
 
+    def _run_top_k(self, reset_prob, damping, top_k, pad):
+        t = self.graph.top_k(reset_prob, top_k, candidates=self.passage_node_idxs, damping=damping, ordered=True)
+        self.last_top_k = t
+        sorted_doc_ids = self._position[np.asarray(t.ids, dtype=np.int64)]
+        sorted_doc_scores = np.asarray(t.scores, dtype=np.float64)
+        if pad:
+            rest = np.ones(len(self.passage_node_idxs), dtype=bool)
+            rest[sorted_doc_ids] = False
+            sorted_doc_ids = np.concatenate([sorted_doc_ids, np.flatnonzero(rest)])
+            sorted_doc_scores = np.concatenate([sorted_doc_scores, np.full(len(sorted_doc_ids) - len(t.ids), np.nan)])
+        return sorted_doc_ids, sorted_doc_scores
 
-def patch_hipporag(cls):
+
+def patch_hipporag(cls, top_k=None):
     """Replaces cls.run_ppr (HippoRAG2's class) with the authppr version,
     built on first use from self.graph and self.passage_node_idxs and rebuilt
-    when the igraph graph object or its size changes."""
+    when the igraph graph object or its size changes. With top_k, each
+    retrieval proves only the top_k passages (run_ppr(..., top_k, pad=True):
+    the rest follow unranked with NaN scores); top_k must be at least the
+    num_to_retrieve HippoRAG's retrieve() slices (retrieval_top_k, 200 by
+    default; qa_top_k = 5 passages reach the reader)."""
 
     def run_ppr(self, reset_prob, damping=0.5):
         key = (id(self.graph), self.graph.vcount(), self.graph.ecount())
@@ -105,7 +157,9 @@ def patch_hipporag(cls):
         if runner is None or getattr(self, "_authppr_key", None) != key:
             runner = self._authppr_run_ppr = AuthPPRRunPPR(self.graph, self.passage_node_idxs)
             self._authppr_key = key
-        return runner.run_ppr(reset_prob, damping)
+        if top_k is None:
+            return runner.run_ppr(reset_prob, damping)
+        return runner.run_ppr(reset_prob, damping, top_k=top_k, pad=True)
 
     cls.run_ppr = run_ppr
     return cls
@@ -148,9 +202,14 @@ def main():
         t1 = time.perf_counter()
         ids_a, sc_a = runner.run_ppr(reset, 0.5)
         t2 = time.perf_counter()
-        print("query %d: igraph %.3f s, authppr %.3f s (%.1fx); max |score diff| %.1e; top-5 %s / %s"
-              % (q, t1 - t0, t2 - t1, (t1 - t0) / (t2 - t1), np.abs(sc_a - sc_i).max(),
-                 ids_i[:5].tolist(), ids_a[:5].tolist()))
+        ids_k, sc_k = runner.run_ppr(reset, 0.5, top_k=5)
+        t3 = time.perf_counter()
+        c = runner.last_top_k
+        print("query %d: igraph %.3f s, authppr %.3f s (%.1fx), authppr top-5 %.3f s (%.1fx, %d sweeps, certified %s, "
+              "ordered %s); max |score diff| %.1e, top-5 %.1e (bound %.1e); top-5 %s / %s / %s"
+              % (q, t1 - t0, t2 - t1, (t1 - t0) / (t2 - t1), t3 - t2, (t1 - t0) / (t3 - t2), c.sweeps, c.certified,
+                 c.ordered, np.abs(sc_a - sc_i).max(), np.abs(sc_k - sc_i[:5]).max(), max(c.score_errors),
+                 ids_i[:5].tolist(), ids_a[:5].tolist(), ids_k.tolist()))
 
 
 if __name__ == "__main__":

@@ -196,6 +196,25 @@ class BadInput(unittest.TestCase):
         with self.assertRaises(TypeError):
             ppr(["x", 0, 0])
 
+    def test_top_k(self):
+        tk = self.g.top_k
+        self.assertValueError("authppr: k = 0, want at least 1", tk, [1, 0, 0], 0)
+        self.assertValueError("cabi: candidate 1: node 3 out of range", tk, [1, 0, 0], 1, candidates=[0, 3])
+        self.assertValueError("cabi: candidate 2: node 1 repeats an earlier candidate", tk, [1, 0, 0], 1,
+                              candidates=[1, 2, 1])
+        self.assertValueError("authppr: empty candidate list", tk, [1, 0, 0], 1, candidates=[])
+        self.assertValueError("authppr: candidates: node id out of range", tk, [1, 0, 0], 1, candidates=[2 ** 70])
+        self.assertValueError("cabi: reset[1] = NaN", tk, [1, math.nan, 0], 1)
+        self.assertValueError("cabi: reset sums to 0", tk, [0, 0, 0], 1)
+        self.assertValueError("cabi: reset has 2 entries, graph has 3 nodes", tk, [1, 0], 1)
+        self.assertValueError("ppr: damping 1", tk, [1, 0, 0], 1, damping=1)
+        self.assertValueError("ppr: tolerance -1", tk, [1, 0, 0], 1, tol=-1)
+        with self.assertRaises(TypeError):
+            tk([1, 0, 0], 1, candidates=["a"])
+        g = authppr.Graph(2, [(0, 1)])
+        g.close()
+        self.assertValueError("cabi: graph handle", g.top_k, [1, 0], 1)
+
     def test_closed(self):
         g = authppr.Graph(2, [(0, 1)])
         g.close()
@@ -213,6 +232,95 @@ class BadInput(unittest.TestCase):
         self.assertValueError("authppr: empty candidate list", gd.select, [1, 0, 0], 1, candidates=[])
         self.assertValueError("cabi: reset sums to 0", gd.select, [0, 0, 0], 1)
         self.assertValueError("cabi: reset has 2 entries", gd.select, [1, 0], 1)
+
+
+class TopKTests(unittest.TestCase):
+    """Graph.top_k against the plain reference power iteration: a certified
+    set is the reference's top-k, a proved order its order, every lead and
+    score bound holds."""
+
+    def check(self, t, ref, k, candidates, what):
+        comp = list(range(len(ref))) if candidates is None else list(candidates)
+        self.assertEqual(len(t.ids), min(k, len(comp)), what)
+        self.assertEqual(len(t.scores), len(t.ids))
+        self.assertEqual(t.leads[-1] if t.ids else None, t.proved_gap if t.ids else None)
+        self.assertEqual(t.certified, t.proved_gap > 0, what)
+        self.assertEqual(t.ordered, not t.ties, what)
+        self.assertTrue(0 <= t.scans <= t.sweeps and t.solve_ns > 0, what)
+        for i, v in enumerate(t.ids):
+            self.assertGreaterEqual(ref[v], t.scores[i] - 1e-12, what)
+            self.assertLessEqual(ref[v], t.scores[i] + t.score_errors[i] + 1e-12, what)
+            if i + 1 < len(t.ids):
+                self.assertLessEqual(t.leads[i], ref[v] - ref[t.ids[i + 1]] + 1e-12, what)
+        want = sorted(comp, key=lambda u: (-ref[u], u))[:k]
+        if t.certified:
+            self.assertEqual(sorted(t.ids), sorted(want), what)
+        if t.certified and t.ordered:
+            self.assertEqual(t.ids, want, what)
+
+    def test_matches_reference(self):
+        rng = random.Random(77)
+        proved = 0
+        for trial in range(60):
+            n, edges, weights, directed, reset, d = random_case(rng, trial, 40, 3, 0.5)
+            if d == 0.95:
+                d = 0.85  # the reference's 1e-15 stopping rule needs a faster contraction
+            ref = reference_ppr(n, edges, weights, directed, reset, d)
+            g = authppr.Graph(n, edges, weights=weights, directed=directed)
+            k = rng.randrange(1, 6)
+            cands = None if trial % 2 else rng.sample(range(n), rng.randrange(1, n + 1))
+            for ordered in (True, False):
+                t = g.top_k(reset, k, candidates=cands, damping=d, tol=1e-12, ordered=ordered)
+                self.check(t, ref, k, cands, "trial %d ordered %s: %r" % (trial, ordered, t))
+                proved += t.certified and t.ordered
+                if ordered and not (t.certified and t.ordered):
+                    self.assertLessEqual(t.error_bound, 1e-12)
+        self.assertGreater(proved, 0)
+
+    def test_exact_ties_are_reported(self):
+        # A star: the leaves tie exactly; no order among them can be proved.
+        g = authppr.Graph(5, [(0, 1), (0, 2), (0, 3), (0, 4)], directed=False)
+        t = g.top_k([1, 0, 0, 0, 0], 3, damping=0.5)
+        self.assertEqual(t.ids, [0, 1, 2])  # exact ties by lower node id
+        self.assertTrue(t.certified is False and t.ordered is False)
+        self.assertEqual(t.ties, [1])
+        self.assertLessEqual(t.error_bound, 1e-10)
+        t = g.top_k([1, 0, 0, 0, 0], 1, damping=0.5)
+        self.assertTrue(t.certified and t.ordered and t.ties == [] and t.sweeps <= 3)
+
+    @unittest.skipIf(np is None, "numpy not installed")
+    def test_numpy_candidates(self):
+        g = authppr.Graph(6, [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)], directed=False)
+        for c in (np.array([5, 3, 1], dtype=np.int64), np.array([5, 3, 1], dtype=np.int32), [5, 3, 1], (5, 3, 1)):
+            t = g.top_k(np.array([1.0, 0, 0, 0, 0, 0]), 2, candidates=c, damping=0.5)
+            self.assertEqual(t.ids, [1, 3])
+
+    def test_threads(self):
+        n = 300
+        edges = [(u, (u * 7 + 1) % n) for u in range(n)] + [(u, (u * 13 + 5) % n) for u in range(n)]
+        g = authppr.Graph(n, edges, directed=False)
+        resets = []
+        for i in range(6):
+            r = [0.0] * n
+            r[i * 31] = 1.0
+            resets.append(r)
+        want = [g.top_k(r, 5, candidates=range(n // 2, n), damping=0.5) for r in resets]
+        got, errors = {}, []
+
+        def work(i):
+            try:
+                for _ in range(5):
+                    got[i] = g.top_k(resets[i], 5, candidates=range(n // 2, n), damping=0.5)
+            except Exception as e:  # pragma: no cover
+                errors.append(e)
+        ts = [threading.Thread(target=work, args=(i,)) for i in range(6)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        self.assertEqual(errors, [])
+        for i in range(6):
+            self.assertEqual((got[i].ids, got[i].scores), (want[i].ids, want[i].scores))
 
 
 class GuardTests(unittest.TestCase):
@@ -335,6 +443,35 @@ class AgainstIgraph(unittest.TestCase):
     same random graphs (parallel edges, self-loops, zero weights, isolated
     and dangling nodes), at 1e-9 per coordinate."""
 
+    def test_top_k_random_graphs(self):
+        """Graph.top_k's proved selections are igraph's top-k, in order,
+        wherever igraph's scores separate them by more than 1e-9."""
+        rng = random.Random(2025)
+        proved = 0
+        for trial in range(60):
+            n, edges, weights, directed, reset, d = random_case(rng, trial, 200, 4, 0.5)
+            ig = igraph.Graph(n=n, edges=edges, directed=directed)
+            if weights is not None:
+                ig.es["weight"] = weights
+            want = ig.personalized_pagerank(vertices=None, directed=directed, damping=d, reset=reset,
+                                            weights="weight" if weights is not None else None, implementation="prpack")
+            k = rng.randrange(1, 11)
+            cands = None if trial % 2 else rng.sample(range(n), rng.randrange(1, n + 1))
+            t = authppr.Graph(n, edges, weights=weights, directed=directed).top_k(reset, k, candidates=cands, damping=d)
+            comp = list(range(n)) if cands is None else cands
+            order = sorted(comp, key=lambda u: -want[u])
+            what = "trial %d (n=%d, directed=%s, d=%s, k=%d): %r" % (trial, n, directed, d, k, t)
+            for i, v in enumerate(t.ids):
+                self.assertLessEqual(abs(want[v] - t.scores[i]), t.score_errors[i] + 1e-9, what)
+            if t.certified and t.ordered:
+                proved += 1
+                for i, v in enumerate(t.ids):
+                    sep_before = i == 0 or want[order[i - 1]] - want[order[i]] > 1e-9
+                    sep_after = i + 1 >= len(order) or want[order[i]] - want[order[i + 1]] > 1e-9
+                    if sep_before and sep_after:
+                        self.assertEqual(v, order[i], what)
+        self.assertGreater(proved, 0)
+
     def test_random_graphs(self):
         rng = random.Random(2024)
         for trial in range(60):
@@ -389,6 +526,30 @@ class AgainstIgraph(unittest.TestCase):
             right_sep = i == len(want_ids) - 1 or gaps[i] > 1e-9
             if left_sep and right_sep:
                 self.assertEqual(got_ids[i], want_ids[i], "rank %d" % i)
+
+        # top_k: igraph's top passages, proved, with scores within their
+        # bounds; pad=True appends the rest unranked; patch_hipporag(top_k).
+        runner = hr.AuthPPRRunPPR(ig, passage_node_idxs)
+        top_ids, top_scores = hr.igraph_run_ppr(ig, passage_node_idxs, reset, 0.5)
+        for k in (1, 5, 10):
+            k_ids, k_scores = runner.run_ppr(reset, 0.5, top_k=k)
+            c = runner.last_top_k
+            self.assertTrue(c.certified and c.ordered, "k=%d: %r" % (k, c))
+            np.testing.assert_array_equal(k_ids, top_ids[:k])
+            self.assertTrue(np.all(k_scores <= top_scores[:k] + 1e-9))
+            self.assertTrue(np.all(top_scores[:k] <= k_scores + np.array(c.score_errors) + 1e-9))
+        p_ids, p_scores = runner.run_ppr(reset, 0.5, top_k=5, pad=True)
+        self.assertEqual(sorted(p_ids.tolist()), list(range(n_pas)))
+        np.testing.assert_array_equal(p_ids[:5], top_ids[:5])
+        self.assertTrue(np.isnan(p_scores[5:]).all() and not np.isnan(p_scores[:5]).any())
+
+        class FakeHippoRAG2:
+            def __init__(self):
+                self.graph, self.passage_node_idxs = ig, passage_node_idxs
+        hr.patch_hipporag(FakeHippoRAG2, top_k=5)
+        f_ids, f_scores = FakeHippoRAG2().run_ppr(reset, 0.5)
+        self.assertEqual(len(f_ids), len(passage_node_idxs))  # HippoRAG2's assert
+        np.testing.assert_array_equal(f_ids[:5], top_ids[:5])
 
 
 if __name__ == "__main__":
