@@ -16,7 +16,8 @@ import (
 // residual is signed, as a replay's is): a certified selection is the
 // tight vector's top-k whenever the tight vector itself separates it, and
 // the proved gap never exceeds the gap the tight vector shows plus its
-// error. cand picks a candidate subset as in FuzzGuard.
+// error; SolveTopKOrdered's leads and score bounds hold against the tight
+// vector too. cand picks a candidate subset as in FuzzGuard.
 func FuzzSolveTopK(f *testing.F) {
 	f.Add([]byte{4, 0x30, 2, 1, 0, 1, 0, 1, 0x00, 1, 2, 0x08, 2, 3, 0x10, 3, 0, 0x28}, uint32(0))
 	f.Add([]byte{6, 0x11, 3, 2, 0, 2, 5, 1, 0, 1, 0x20, 1, 0, 0x09, 2, 2, 0x02, 4, 5, 0x18}, uint32(0x3c))
@@ -56,6 +57,16 @@ func FuzzSolveTopK(f *testing.F) {
 				t.Fatalf("%s: SolveTopK: %v", v.Name(), err)
 			}
 			checkTopK(t, v.Name()+" cold", cold, tight[i], c.K, cands)
+			ordered, err := ppr.NewEngine(v, c.Seeds, c.Damping)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := ordered.SolveTopKOrdered(c.K, cands, ppr.Options{Tol: 1e-12})
+			if err != nil {
+				t.Fatalf("%s: SolveTopKOrdered: %v", v.Name(), err)
+			}
+			checkTopK(t, v.Name()+" ordered", res, tight[i], c.K, cands)
+			checkOrder(t, v.Name()+" ordered", res, tight[i])
 
 			// Warm start: X is the other view's tight vector, R its residual
 			// on this view (signed where the views differ).
@@ -70,6 +81,7 @@ func FuzzSolveTopK(f *testing.F) {
 				t.Fatalf("%s: warm SolveTopK: %v", v.Name(), err)
 			}
 			checkTopK(t, v.Name()+" warm", warm, tight[i], c.K, cands)
+			checkOrder(t, v.Name()+" warm", warm, tight[i])
 		}
 	})
 }
@@ -110,6 +122,37 @@ func checkTopK(t *testing.T, what string, got *ppr.TopKResult, tight *ppr.Result
 	slices.Sort(wantNodes)
 	if !slices.Equal(selected, wantNodes) {
 		t.Fatalf("%s: certified %v, the tight vector's top-%d is %v", what, selected, k, wantNodes)
+	}
+}
+
+// checkOrder holds the leads between consecutive selected entries (lower
+// bounds on pi(a) - pi(b), SolveTopKOrdered's proof) and the score error
+// bounds to the tight vector: no lead above the difference the tight
+// vector shows plus its error, no score further from the tight one than
+// its bound, and an Ordered result ranked as the tight vector ranks it.
+func checkOrder(t *testing.T, what string, got *ppr.TopKResult, tight *ppr.Result) {
+	t.Helper()
+	slack := 2 * tight.ErrorBound
+	if len(got.Leads) != len(got.TopK) || len(got.ScoreErrs) != len(got.TopK) {
+		t.Fatalf("%s: %d leads and %d score bounds for %d entries", what, len(got.Leads), len(got.ScoreErrs), len(got.TopK))
+	}
+	allPositive := true
+	for i, s := range got.TopK {
+		if d := math.Abs(tight.Scores[s.Node] - s.Score); d > got.ScoreErrs[i]+slack {
+			t.Fatalf("%s: entry %d (node %d): score %g, tight %g, bound %g", what, i, s.Node, s.Score, tight.Scores[s.Node], got.ScoreErrs[i])
+		}
+		if i+1 == len(got.TopK) {
+			break
+		}
+		next := got.TopK[i+1]
+		shown := tight.Scores[s.Node] - tight.Scores[next.Node]
+		if got.Leads[i] > shown+slack {
+			t.Fatalf("%s: lead %g of node %d over node %d, the tight vector shows %g", what, got.Leads[i], s.Node, next.Node, shown)
+		}
+		allPositive = allPositive && got.Leads[i] > 0
+	}
+	if got.Ordered != allPositive {
+		t.Fatalf("%s: Ordered %v with leads %v", what, got.Ordered, got.Leads)
 	}
 }
 
