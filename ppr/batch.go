@@ -184,51 +184,30 @@ func (b *batch) sweep() [batchWidth]float64 {
 // pushSweep is Engine.PushSweep (PushScan with eps = 0, then ||r||_1) for
 // every vector of the batch: nodes pushed in id order with the residual
 // updated in place, each vector's dangling residual sent to its seeds at
-// the end of the scan. A lane whose residual at u is zero adds zeros, which
-// changes no value.
+// the end of the scan. Runs of nodes the mask leaves untouched go to the
+// level's push kernel (pushBatchReference is its specification); a node
+// with masked out-arcs is pushed here, skipping them, in its place in the
+// id order, so the result does not depend on where the runs break.
 func (b *batch) pushSweep() [batchWidth]float64 {
 	g := b.view.Graph()
 	n := g.NumNodes()
 	x, r := b.x[:n], b.r[:n]
 	w := b.view.OutWeights()[:n]
 	out := g.Out()
-	bits, tb := b.view.MaskedBits(), b.view.TouchedBits()
+	bits := b.view.MaskedBits()
 	d := b.damping
 	var dangling [batchWidth]float64
-	var zero [batchWidth]float64
-	for u := range n {
-		val := r[u]
-		if val == zero {
-			continue
-		}
-		r[u] = zero
-		wu := w[u]
-		var c [batchWidth]float64
-		for j := range batchWidth {
-			x[u][j] += val[j]
-			if wu == 0 {
-				dangling[j] += val[j]
-			} else {
-				c[j] = d * val[j] / wu
-			}
-		}
-		if wu == 0 {
-			continue
-		}
-		lo, hi := out.Offsets[u], out.Offsets[u+1]
-		nbr, wt, eid := out.Nbr[lo:hi], out.Weight[lo:hi], out.Edge[lo:hi]
-		wt, eid = wt[:len(nbr)], eid[:len(nbr)]
-		masked := bits != nil && tb[u/64]&(1<<(u%64)) != 0
-		for p, v := range nbr {
-			if masked && bits[eid[p]/64]&(1<<(eid[p]%64)) != 0 {
-				continue
-			}
-			rv, wp := &r[v], wt[p]
-			for j := range batchWidth {
-				rv[j] += c[j] * wp
-			}
+	lo := 0
+	if bits != nil {
+		// Touched is ascending and every entry is a node (< n).
+		for _, t := range b.view.Touched() {
+			u := int(t)
+			pulls.batchPush(out.Offsets, out.Nbr, out.Weight, w, x, r, lo, u, d, &dangling)
+			b.pushMasked(u, bits, &dangling)
+			lo = u + 1
 		}
 	}
+	pulls.batchPush(out.Offsets, out.Nbr, out.Weight, w, x, r, lo, n, d, &dangling)
 	for j, s := range b.seeds {
 		if dangling[j] == 0 {
 			continue
@@ -237,11 +216,44 @@ func (b *batch) pushSweep() [batchWidth]float64 {
 			r[u][j] += d * dangling[j] * s.Weights[i]
 		}
 	}
-	var l1 [batchWidth]float64
-	for u := range r {
-		for j := range batchWidth {
-			l1[j] += math.Abs(r[u][j])
+	return pulls.batchL1(r)
+}
+
+// pushMasked is pushBatchReference for node u alone, skipping the out-arcs
+// whose edge ids are set in bits.
+func (b *batch) pushMasked(u int, bits []uint64, dangling *[batchWidth]float64) {
+	x, r := b.x, b.r
+	var zero [batchWidth]float64
+	val := r[u]
+	if val == zero {
+		return
+	}
+	r[u] = zero
+	wu := b.view.OutWeights()[u]
+	d := b.damping
+	var c [batchWidth]float64
+	for j := range batchWidth {
+		x[u][j] += val[j]
+		if wu == 0 {
+			dangling[j] += val[j]
+		} else {
+			c[j] = d * val[j] / wu
 		}
 	}
-	return l1
+	if wu == 0 {
+		return
+	}
+	out := b.view.Graph().Out()
+	lo, hi := out.Offsets[u], out.Offsets[u+1]
+	nbr, wt, eid := out.Nbr[lo:hi], out.Weight[lo:hi], out.Edge[lo:hi]
+	wt, eid = wt[:len(nbr)], eid[:len(nbr)]
+	for p, v := range nbr {
+		if bits[eid[p]/64]&(1<<(eid[p]%64)) != 0 {
+			continue
+		}
+		rv, wp := &r[v], wt[p]
+		for j := range batchWidth {
+			rv[j] += c[j] * wp
+		}
+	}
 }

@@ -60,3 +60,54 @@ func pullBatch(offsets []int, nbr []uint32, wt []float64, factor, next [][batchW
 	}
 	return l1
 }
+
+// pushBatchReference is batch.pushSweep's node loop over nodes lo..hi-1 of
+// a view that masks none of their out-arcs: Engine.PushScan(0)'s arithmetic
+// for every vector at once. A node whose eight residuals are all zero is
+// skipped; otherwise its residuals move into x (lanes with zero add zero,
+// which changes no value), a dangling node's (w[u] = 0) go to dangling, and
+// a node with out-weight sends c[j]*wt[p] with c[j] = d*r[u][j]/w[u] to
+// each out-neighbour, in arc order, with r[u] zeroed first (so a self-loop
+// lands after the zeroing, as in PushScan). The SIMD kernels must match it
+// bit for bit (TestPushBatchMatchesReference).
+func pushBatchReference(offsets []int, nbr []uint32, wt, w []float64, x, r [][batchWidth]float64, lo, hi int, d float64, dangling *[batchWidth]float64) {
+	var zero [batchWidth]float64
+	for u := lo; u < hi; u++ {
+		val := r[u]
+		if val == zero {
+			continue
+		}
+		r[u] = zero
+		wu := w[u]
+		var c [batchWidth]float64
+		for j := range batchWidth {
+			x[u][j] += val[j]
+			if wu == 0 {
+				dangling[j] += val[j]
+			} else {
+				c[j] = d * val[j] / wu
+			}
+		}
+		if wu == 0 {
+			continue
+		}
+		for p := offsets[u]; p < offsets[u+1]; p++ {
+			rv, wp := &r[nbr[p]], wt[p]
+			for j := range batchWidth {
+				rv[j] += c[j] * wp
+			}
+		}
+	}
+}
+
+// l1BatchReference returns sum_u |r[u][j]| for every lane j, in node order
+// (Engine.ResidualL1's order per lane).
+func l1BatchReference(r [][batchWidth]float64) [batchWidth]float64 {
+	var l1 [batchWidth]float64
+	for u := range r {
+		for j := range batchWidth {
+			l1[j] += math.Abs(r[u][j])
+		}
+	}
+	return l1
+}

@@ -2,7 +2,9 @@ package ppr
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -111,26 +113,29 @@ func TestSolveBatchMatchesSolve(t *testing.T) {
 }
 
 // TestSolveBatchGaussSeidel checks the default order against Engine.PushSweep
-// swept as many times, bit for bit (the push arithmetic is the same per
-// vector), on the same views.
+// swept as many times, bit for bit at every kernel level (the push
+// arithmetic is the same per vector), on the same views.
 func TestSolveBatchGaussSeidel(t *testing.T) {
 	for _, unit := range []bool{false, true} {
 		g := batchGraph(t, unit)
 		seeds := batchSeeds(t, g.NumNodes(), 11)
 		for _, view := range batchViews(t, g) {
-			res, err := SolveBatch(view, seeds, 0.85, Options{Tol: 1e-11})
-			require.NoError(t, err)
-			for i, s := range seeds {
-				where := fmt.Sprintf("unit=%v view %s query %d", unit, view.Name(), i)
-				require.LessOrEqual(t, res[i].ErrorBound, 1e-11, where)
-				e, err := NewEngine(view, s, 0.85)
+			for _, l := range cpu.Supported() {
+				forcePullLevel(t, l)
+				res, err := SolveBatch(view, seeds, 0.85, Options{Tol: 1e-11})
 				require.NoError(t, err)
-				var l1 float64
-				for range res[i].Sweeps {
-					l1 = e.PushSweep()
+				for i, s := range seeds {
+					where := fmt.Sprintf("unit=%v view %s level %v query %d", unit, view.Name(), l, i)
+					require.LessOrEqual(t, res[i].ErrorBound, 1e-11, where)
+					e, err := NewEngine(view, s, 0.85)
+					require.NoError(t, err)
+					var l1 float64
+					for range res[i].Sweeps {
+						l1 = e.PushSweep()
+					}
+					require.Equal(t, e.X, res[i].Scores, where)
+					require.Equal(t, l1, res[i].ResidualL1, where)
 				}
-				require.Equal(t, e.X, res[i].Scores, where)
-				require.Equal(t, l1, res[i].ResidualL1, where)
 			}
 		}
 	}
@@ -195,4 +200,95 @@ func TestPullBatchMatchesReference(t *testing.T) {
 			require.Equal(t, l1, gl1[j])
 		}
 	}
+}
+
+// batchLines returns n random lines: some all zero, some with zero or -0
+// lanes, the rest random of both signs.
+func batchLines(rng *rand.Rand, n int) [][batchWidth]float64 {
+	out := make([][batchWidth]float64, n)
+	for u := range out {
+		if rng.IntN(4) == 0 {
+			continue
+		}
+		for j := range batchWidth {
+			switch rng.IntN(5) {
+			case 0:
+			case 1:
+				out[u][j] = math.Copysign(0, -1)
+			default:
+				out[u][j] = rng.Float64()*2 - 1
+			}
+		}
+	}
+	return out
+}
+
+// TestPushBatchMatchesReference runs every level's batch push kernel and
+// the reference from the same state, on rows of awkward and long degrees
+// (empty rows included), out-weights with zeros (dangling nodes, some with
+// arcs), residual lines with all-zero, -0 and mixed lanes, and the node
+// range split into several calls (the runs between masked nodes); x, r and
+// dangling must agree bit for bit. It also checks each level's l1 kernel.
+func TestPushBatchMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	awkward := []int{0, 1, 2, 3, 7, 8, 15, 16, 17, 63, 64, 65, 300}
+	for trial := range 60 {
+		degrees := make([]int, 1+rng.IntN(40))
+		for i := range degrees {
+			degrees[i] = awkward[rng.IntN(len(awkward))]
+		}
+		offsets, nbr, wt, _, _, _ := kernelCase(rng, degrees, 0)
+		n := len(degrees)
+		w := make([]float64, n)
+		for u := range w {
+			if rng.IntN(5) != 0 {
+				w[u] = 0.5 + rng.Float64()*float64(degrees[u])
+			}
+		}
+		x0, r0 := batchLines(rng, n), batchLines(rng, n)
+		var cuts []int
+		for range rng.IntN(4) {
+			cuts = append(cuts, rng.IntN(n+1))
+		}
+		cuts = append(cuts, 0, n)
+		slices.Sort(cuts)
+		d := []float64{0.85, 0.5, 0}[trial%3]
+		run := func(push func([]int, []uint32, []float64, []float64, [][batchWidth]float64, [][batchWidth]float64, int, int, float64, *[batchWidth]float64)) (x, r [][batchWidth]float64, dangling [batchWidth]float64) {
+			x, r = slices.Clone(x0), slices.Clone(r0)
+			dangling[3] = 0.25
+			for i := 1; i < len(cuts); i++ {
+				push(offsets, nbr, wt, w, x, r, cuts[i-1], cuts[i], d, &dangling)
+			}
+			return x, r, dangling
+		}
+		wx, wr, wd := run(pushBatchReference)
+		wl1 := l1BatchReference(wr)
+		for _, l := range cpu.Supported() {
+			s := pullSetFor(l)
+			x, r, dangling := run(s.batchPush)
+			where := fmt.Sprintf("trial %d level %v", trial, l)
+			require.Equal(t, bitsOf(wx), bitsOf(x), where)
+			require.Equal(t, bitsOf(wr), bitsOf(r), where)
+			require.Equal(t, wd, dangling, where)
+			require.Equal(t, wl1, s.batchL1(wr), where)
+		}
+	}
+	// The l1 kernels at short lengths.
+	for n := range 20 {
+		r := batchLines(rng, n)
+		for _, l := range cpu.Supported() {
+			require.Equal(t, l1BatchReference(r), pullSetFor(l).batchL1(r), "n %d level %v", n, l)
+		}
+	}
+}
+
+// bitsOf returns the bit patterns of lines, so that -0 and +0 differ.
+func bitsOf(lines [][batchWidth]float64) [][batchWidth]uint64 {
+	out := make([][batchWidth]uint64, len(lines))
+	for u := range lines {
+		for j := range batchWidth {
+			out[u][j] = math.Float64bits(lines[u][j])
+		}
+	}
+	return out
 }

@@ -20,6 +20,11 @@ type pullSet struct {
 	weighted func(offsets []int, nbr []uint32, wt []float64, factor, next []float64, d float64) float64
 	pattern  func(offsets []int, nbr []uint32, factor, next []float64, d float64) float64
 	batch    func(offsets []int, nbr []uint32, wt []float64, factor, next [][batchWidth]float64, d float64) [batchWidth]float64
+	// batchPush and batchL1 are the batched Gauss-Seidel sweep's node loop
+	// over an unmasked run of nodes and its residual norm
+	// (pushBatchReference, l1BatchReference).
+	batchPush func(offsets []int, nbr []uint32, wt, w []float64, x, r [][batchWidth]float64, lo, hi int, d float64, dangling *[batchWidth]float64)
+	batchL1   func(r [][batchWidth]float64) [batchWidth]float64
 }
 
 // pulls is the set Sweep and SweepParallel run, decided once from
@@ -31,15 +36,20 @@ var pulls = pullSetFor(cpu.Best())
 // TestSweepEveryLevel).
 func pullSetFor(l cpu.Level) pullSet {
 	switch l {
+	case cpu.AVX2, cpu.AVX512:
+		if s, ok := simdBatchSet(l); ok {
+			return s
+		}
+		panic("ppr: pull level " + l.String() + " is not in this build (amd64 assembly, not purego)")
 	case cpu.Unchecked:
 		if s, ok := uncheckedSet(); ok {
 			return s
 		}
 		panic("ppr: pull level unchecked is not in this build (purego)")
 	case cpu.Unrolled:
-		return pullSet{l, pullUnmasked, pullPattern, pullBatch}
+		return pullSet{l, pullUnmasked, pullPattern, pullBatch, pushBatchReference, l1BatchReference}
 	}
-	return pullSet{cpu.Generic, pullUnmaskedReference, pullPatternReference, pullBatchReference}
+	return pullSet{cpu.Generic, pullUnmaskedReference, pullPatternReference, pullBatchReference, pushBatchReference, l1BatchReference}
 }
 
 // pullUnmaskedReference is pullReference over every arc.
