@@ -122,13 +122,20 @@ func (b *batch) solve(seeds []Seeds, opt Options) ([]*Result, error) {
 		}
 		sweeps++
 	}
+	// One pass over x for all the vectors (a pass per vector would read
+	// the interleaved x once per vector).
+	scores := make([][]float64, len(seeds))
+	for j := range scores {
+		scores[j] = make([]float64, len(b.x))
+	}
+	for u, line := range b.x {
+		for j, s := range scores {
+			s[u] = line[j]
+		}
+	}
 	out := make([]*Result, len(seeds))
 	for j := range seeds {
-		scores := make([]float64, len(b.x))
-		for u := range b.x {
-			scores[u] = b.x[u][j]
-		}
-		out[j] = &Result{Scores: scores, ResidualL1: l1[j], ErrorBound: l1[j] / b.alpha, Sweeps: sweeps}
+		out[j] = &Result{Scores: scores[j], ResidualL1: l1[j], ErrorBound: l1[j] / b.alpha, Sweeps: sweeps}
 	}
 	return out, nil
 }
@@ -142,18 +149,7 @@ func (b *batch) sweep() [batchWidth]float64 {
 	x, r, factor := b.x[:n], b.r[:n], b.factr[:n]
 	inv := b.view.InvOutWeights()[:n]
 	var dangling [batchWidth]float64
-	for u := range n {
-		iu := inv[u]
-		for j := range batchWidth {
-			factor[u][j] = r[u][j] * iu
-			x[u][j] += r[u][j]
-		}
-		if iu == 0 { // 1/W_A(u) is 0 exactly when W_A(u) is 0
-			for j := range batchWidth {
-				dangling[j] += r[u][j]
-			}
-		}
-	}
+	pulls.batchFactor(r, x, factor, inv, &dangling)
 	in := g.In()
 	d := b.damping
 	l1 := pulls.batch(in.Offsets, in.Nbr, in.Weight, factor, b.next, d)

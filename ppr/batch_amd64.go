@@ -44,6 +44,12 @@ func l1BatchAVX2(r [][batchWidth]float64, l1 *[batchWidth]float64)
 //go:noescape
 func l1BatchAVX512(r [][batchWidth]float64, l1 *[batchWidth]float64)
 
+//go:noescape
+func factorBatchAVX2(r, x, factor [][batchWidth]float64, inv []float64, dangling *[batchWidth]float64)
+
+//go:noescape
+func factorBatchAVX512(r, x, factor [][batchWidth]float64, inv []float64, dangling *[batchWidth]float64)
+
 // arcWindow checks that offsets has rows+1 entries, wt as many weights as
 // nbr has neighbours, and that [offsets[0], offsets[rows]] lies within the
 // arcs; it returns that window. A failure is a programmer error.
@@ -66,11 +72,11 @@ func simdBatchSet(l cpu.Level) (pullSet, bool) {
 	if !ok {
 		return pullSet{}, false
 	}
-	pull, push, l1 := pullBatchAVX2, pushBatchAVX2, l1BatchAVX2
+	pull, push, l1, factor := pullBatchAVX2, pushBatchAVX2, l1BatchAVX2, factorBatchAVX2
 	switch l {
 	case cpu.AVX2:
 	case cpu.AVX512:
-		pull, push, l1 = pullBatchAVX512, pushBatchAVX512, l1BatchAVX512
+		pull, push, l1, factor = pullBatchAVX512, pushBatchAVX512, l1BatchAVX512, factorBatchAVX512
 	default:
 		return pullSet{}, false
 	}
@@ -98,6 +104,13 @@ func simdBatchSet(l cpu.Level) (pullSet, bool) {
 		var sum [batchWidth]float64
 		l1(r, &sum)
 		return sum
+	}
+	s.batchFactor = func(r, x, f [][batchWidth]float64, inv []float64, dangling *[batchWidth]float64) {
+		if n := len(r); len(x) != n || len(f) != n || len(inv) != n {
+			panic(fmt.Sprintf("ppr: batch factor: %d r, %d x, %d factor lines and %d inverse weights; want one of each per node",
+				n, len(x), len(f), len(inv)))
+		}
+		factor(r, x, f, inv, dangling)
 	}
 	return s, true
 }

@@ -385,3 +385,90 @@ l15done:
 	VMOVUPD Z12, (AX)
 	VZEROUPPER
 	RET
+
+// func factorBatchAVX2(r, x, factor [][8]float64, inv []float64, dangling *[8]float64)
+TEXT ·factorBatchAVX2(SB), NOSPLIT, $0-104
+	MOVQ r_base+0(FP), SI
+	MOVQ r_len+8(FP), CX
+	MOVQ x_base+24(FP), DI
+	MOVQ factor_base+48(FP), R8
+	MOVQ inv_base+72(FP), R9
+	MOVQ dangling+96(FP), AX
+	VMOVUPD (AX), Y14
+	VMOVUPD 32(AX), Y13
+	VXORPD Y12, Y12, Y12
+	XORQ BX, BX
+	XORQ DX, DX
+	CMPQ BX, CX
+	JGE fac2done
+
+fac2loop:
+	VMOVUPD (SI)(DX*1), Y0
+	VMOVUPD 32(SI)(DX*1), Y1
+	VBROADCASTSD (R9)(BX*8), Y4
+	VMULPD Y4, Y0, Y2
+	VMULPD Y4, Y1, Y3
+	VMOVUPD Y2, (R8)(DX*1)
+	VMOVUPD Y3, 32(R8)(DX*1)
+	VADDPD (DI)(DX*1), Y0, Y2
+	VADDPD 32(DI)(DX*1), Y1, Y3
+	VMOVUPD Y2, (DI)(DX*1)
+	VMOVUPD Y3, 32(DI)(DX*1)
+	// inv[u] == 0 (ZF set, PF clear): a dangling node.
+	VUCOMISD X12, X4
+	JNE fac2next
+	JPS fac2next
+	VADDPD Y0, Y14, Y14
+	VADDPD Y1, Y13, Y13
+
+fac2next:
+	ADDQ $64, DX
+	INCQ BX
+	CMPQ BX, CX
+	JLT fac2loop
+
+fac2done:
+	MOVQ dangling+96(FP), AX
+	VMOVUPD Y14, (AX)
+	VMOVUPD Y13, 32(AX)
+	VZEROUPPER
+	RET
+
+// func factorBatchAVX512(r, x, factor [][8]float64, inv []float64, dangling *[8]float64)
+TEXT ·factorBatchAVX512(SB), NOSPLIT, $0-104
+	MOVQ r_base+0(FP), SI
+	MOVQ r_len+8(FP), CX
+	MOVQ x_base+24(FP), DI
+	MOVQ factor_base+48(FP), R8
+	MOVQ inv_base+72(FP), R9
+	MOVQ dangling+96(FP), AX
+	VMOVUPD (AX), Z14
+	VPXORQ Z12, Z12, Z12
+	XORQ BX, BX
+	XORQ DX, DX
+	CMPQ BX, CX
+	JGE fac5done
+
+fac5loop:
+	VMOVUPD (SI)(DX*1), Z0
+	VMOVSD (R9)(BX*8), X4
+	VMULPD.BCST (R9)(BX*8), Z0, Z2
+	VMOVUPD Z2, (R8)(DX*1)
+	VADDPD (DI)(DX*1), Z0, Z3
+	VMOVUPD Z3, (DI)(DX*1)
+	VUCOMISD X12, X4
+	JNE fac5next
+	JPS fac5next
+	VADDPD Z0, Z14, Z14
+
+fac5next:
+	ADDQ $64, DX
+	INCQ BX
+	CMPQ BX, CX
+	JLT fac5loop
+
+fac5done:
+	MOVQ dangling+96(FP), AX
+	VMOVUPD Z14, (AX)
+	VZEROUPPER
+	RET

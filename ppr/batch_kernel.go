@@ -111,3 +111,22 @@ func l1BatchReference(r [][batchWidth]float64) [batchWidth]float64 {
 	}
 	return l1
 }
+
+// factorBatchReference is batch.sweep's per-node pass, Engine.Sweep's for
+// every vector: factor[u][j] = r[u][j]*inv[u], x[u][j] += r[u][j], and a
+// dangling node's residual (inv[u] = 0: 1/W_A(u) is 0 exactly when W_A(u)
+// is) added to dangling[j], in node order.
+func factorBatchReference(r, x, factor [][batchWidth]float64, inv []float64, dangling *[batchWidth]float64) {
+	for u := range r {
+		iu := inv[u]
+		for j := range batchWidth {
+			factor[u][j] = r[u][j] * iu
+			x[u][j] += r[u][j]
+		}
+		if iu == 0 {
+			for j := range batchWidth {
+				dangling[j] += r[u][j]
+			}
+		}
+	}
+}

@@ -228,7 +228,8 @@ func batchLines(rng *rand.Rand, n int) [][batchWidth]float64 {
 // (empty rows included), out-weights with zeros (dangling nodes, some with
 // arcs), residual lines with all-zero, -0 and mixed lanes, and the node
 // range split into several calls (the runs between masked nodes); x, r and
-// dangling must agree bit for bit. It also checks each level's l1 kernel.
+// dangling must agree bit for bit. It also checks each level's l1 and
+// factor kernels.
 func TestPushBatchMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
 	awkward := []int{0, 1, 2, 3, 7, 8, 15, 16, 17, 63, 64, 65, 300}
@@ -273,11 +274,29 @@ func TestPushBatchMatchesReference(t *testing.T) {
 			require.Equal(t, wl1, s.batchL1(wr), where)
 		}
 	}
-	// The l1 kernels at short lengths.
+	// The l1 and factor kernels at short lengths, with dangling nodes.
 	for n := range 20 {
-		r := batchLines(rng, n)
+		r, x0 := batchLines(rng, n), batchLines(rng, n)
+		inv := make([]float64, n)
+		for u := range inv {
+			if rng.IntN(3) != 0 {
+				inv[u] = rng.Float64()
+			}
+		}
+		var wd [batchWidth]float64
+		wd[5] = -1.5
+		wx, wf := slices.Clone(x0), make([][batchWidth]float64, n)
+		factorBatchReference(r, wx, wf, inv, &wd)
 		for _, l := range cpu.Supported() {
-			require.Equal(t, l1BatchReference(r), pullSetFor(l).batchL1(r), "n %d level %v", n, l)
+			s := pullSetFor(l)
+			require.Equal(t, l1BatchReference(r), s.batchL1(r), "n %d level %v", n, l)
+			var dangling [batchWidth]float64
+			dangling[5] = -1.5
+			x, f := slices.Clone(x0), make([][batchWidth]float64, n)
+			s.batchFactor(r, x, f, inv, &dangling)
+			require.Equal(t, bitsOf(wx), bitsOf(x), "n %d level %v", n, l)
+			require.Equal(t, bitsOf(wf), bitsOf(f), "n %d level %v", n, l)
+			require.Equal(t, wd, dangling, "n %d level %v", n, l)
 		}
 	}
 }

@@ -25,6 +25,9 @@ type pullSet struct {
 	// (pushBatchReference, l1BatchReference).
 	batchPush func(offsets []int, nbr []uint32, wt, w []float64, x, r [][batchWidth]float64, lo, hi int, d float64, dangling *[batchWidth]float64)
 	batchL1   func(r [][batchWidth]float64) [batchWidth]float64
+	// batchFactor is the batched Jacobi sweep's per-node pass
+	// (factorBatchReference).
+	batchFactor func(r, x, factor [][batchWidth]float64, inv []float64, dangling *[batchWidth]float64)
 }
 
 // pulls is the set Sweep and SweepParallel run, decided once from
@@ -47,9 +50,9 @@ func pullSetFor(l cpu.Level) pullSet {
 		}
 		panic("ppr: pull level unchecked is not in this build (purego)")
 	case cpu.Unrolled:
-		return pullSet{l, pullUnmasked, pullPattern, pullBatch, pushBatchReference, l1BatchReference}
+		return pullSet{l, pullUnmasked, pullPattern, pullBatch, pushBatchReference, l1BatchReference, factorBatchReference}
 	}
-	return pullSet{cpu.Generic, pullUnmaskedReference, pullPatternReference, pullBatchReference, pushBatchReference, l1BatchReference}
+	return pullSet{cpu.Generic, pullUnmaskedReference, pullPatternReference, pullBatchReference, pushBatchReference, l1BatchReference, factorBatchReference}
 }
 
 // pullUnmaskedReference is pullReference over every arc.
