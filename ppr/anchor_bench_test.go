@@ -86,14 +86,15 @@ func BenchmarkAnchorBuild(b *testing.B) {
 }
 
 // BenchmarkAnchorBatch solves 16 queries (5 seeds each, L1 tolerance 1e-6)
-// on the anchors' graphs one by one and as one ppr.SolveBatch (two batches
-// of eight), in Gauss-Seidel order (the default) and in Jacobi order, all
+// on the anchors' graphs one by one and as one ppr.SolveBatch, in Gauss-Seidel order (the default) and in Jacobi order, all
 // in turn within each iteration, at the best kernel level; it reports the
 // batch's time relative to the 16 single solves (= per-query cost relative
 // to a single query): the default batch against single Gauss-Seidel and
 // single Jacobi queries, the Jacobi batch against single Jacobi queries,
-// and the default batch at every other batch level (the levels' batch
-// kernels differ from Unchecked up) against single Gauss-Seidel queries.
+// and against single Gauss-Seidel queries the default batch as two narrow
+// batches of 8 (batch-2x8; the same as the default below AVX512, which has
+// the wide layout) and at every other batch level (the levels' batch
+// kernels differ from Unchecked up).
 // Arc rates count sweeps x arcs per query (an upper bound for
 // Gauss-Seidel, which skips nodes with no residual).
 func BenchmarkAnchorBatch(b *testing.B) {
@@ -157,7 +158,7 @@ func BenchmarkAnchorBatch(b *testing.B) {
 					others = append(others, l)
 				}
 			}
-			var gs, jc, bat, batJ []float64
+			var gs, jc, bat, batJ, narrow []float64
 			other := make([][]float64, len(others))
 			var gsSweeps, batSweeps int
 			for range b.N {
@@ -170,6 +171,11 @@ func BenchmarkAnchorBatch(b *testing.B) {
 				bat, batSweeps = append(bat, float64(t)), sw
 				t, _ = batch(jac)
 				batJ = append(batJ, float64(t))
+				// The same 16 queries as two narrow batches of 8.
+				ppr.SetWideBatches(false)
+				t, _ = batch(opt)
+				narrow = append(narrow, float64(t))
+				ppr.SetWideBatches(true)
 				for i, l := range others {
 					ppr.SetPullLevel(l)
 					t, _ = batch(opt)
@@ -182,6 +188,7 @@ func BenchmarkAnchorBatch(b *testing.B) {
 			b.ReportMetric(mb/med(gs), "batch/single-gauss-seidel")
 			b.ReportMetric(mb/med(jc), "batch/single-jacobi")
 			b.ReportMetric(med(batJ)/med(jc), "batch-jacobi/single-jacobi")
+			b.ReportMetric(med(narrow)/med(gs), "batch-2x8/single-gauss-seidel")
 			for i, l := range others {
 				b.ReportMetric(med(other[i])/med(gs), "batch-"+l.String()+"/single-gauss-seidel")
 			}

@@ -50,6 +50,18 @@ func factorBatchAVX2(r, x, factor [][batchWidth]float64, inv []float64, dangling
 //go:noescape
 func factorBatchAVX512(r, x, factor [][batchWidth]float64, inv []float64, dangling *[batchWidth]float64)
 
+//go:noescape
+func pullBatch16AVX512(offsets []int, nbr []uint32, wt []float64, factor, next [][2 * batchWidth]float64, arcLo, arcEnd int, d float64, l1 *[2 * batchWidth]float64) (bad int)
+
+//go:noescape
+func pushBatch16AVX512(offsets []int, nbr []uint32, wt, w []float64, x, r [][2 * batchWidth]float64, lo, hi, arcLo, arcEnd int, d float64, dangling *[2 * batchWidth]float64) (bad int)
+
+//go:noescape
+func l1Batch16AVX512(r [][2 * batchWidth]float64, l1 *[2 * batchWidth]float64)
+
+//go:noescape
+func factorBatch16AVX512(r, x, factor [][2 * batchWidth]float64, inv []float64, dangling *[2 * batchWidth]float64)
+
 // arcWindow checks that offsets has rows+1 entries, wt as many weights as
 // nbr has neighbours, and that [offsets[0], offsets[rows]] lies within the
 // arcs; it returns that window. A failure is a programmer error.
@@ -66,51 +78,66 @@ func arcWindow(kernel string, offsets []int, nbr, wt, rows int) (lo, end int) {
 }
 
 // simdBatchSet returns the kernels of level l (cpu.AVX2 or cpu.AVX512):
-// the Unchecked single-vector kernels and the assembly batch kernels.
+// the Unchecked single-vector kernels and the assembly batch kernels, wide
+// ones (two ZMM registers per node) at AVX512 only.
 func simdBatchSet(l cpu.Level) (pullSet, bool) {
 	s, ok := uncheckedSet()
 	if !ok {
 		return pullSet{}, false
 	}
-	pull, push, l1, factor := pullBatchAVX2, pushBatchAVX2, l1BatchAVX2, factorBatchAVX2
 	switch l {
 	case cpu.AVX2:
+		s.b8 = asmKernels(pullBatchAVX2, pushBatchAVX2, l1BatchAVX2, factorBatchAVX2)
 	case cpu.AVX512:
-		pull, push, l1, factor = pullBatchAVX512, pushBatchAVX512, l1BatchAVX512, factorBatchAVX512
+		s.b8 = asmKernels(pullBatchAVX512, pushBatchAVX512, l1BatchAVX512, factorBatchAVX512)
+		wide := asmKernels(pullBatch16AVX512, pushBatch16AVX512, l1Batch16AVX512, factorBatch16AVX512)
+		s.b16 = &wide
 	default:
 		return pullSet{}, false
 	}
 	s.level = l
-	s.batch = func(offsets []int, nbr []uint32, wt []float64, factor, next [][batchWidth]float64, d float64) [batchWidth]float64 {
-		lo, end := arcWindow("batch pull", offsets, len(nbr), len(wt), len(next))
-		var sum [batchWidth]float64
-		if pull(offsets, nbr, wt, factor, next, lo, end, d, &sum) != 0 {
-			panic(fmt.Sprintf("ppr: batch pull: a neighbour id is not below the %d factor lines", len(factor)))
-		}
-		return sum
-	}
-	s.batchPush = func(offsets []int, nbr []uint32, wt, w []float64, x, r [][batchWidth]float64, lo, hi int, d float64, dangling *[batchWidth]float64) {
-		n := len(r)
-		arcLo, arcEnd := arcWindow("batch push", offsets, len(nbr), len(wt), n)
-		if len(w) != n || len(x) != n || lo < 0 || hi < lo || hi > n {
-			panic(fmt.Sprintf("ppr: batch push: nodes [%d, %d) with %d out-weights, %d x and %d r lines; want one of each per node",
-				lo, hi, len(w), len(x), n))
-		}
-		if push(offsets, nbr, wt, w, x, r, lo, hi, arcLo, arcEnd, d, dangling) != 0 {
-			panic(fmt.Sprintf("ppr: batch push: a neighbour id is not below the %d residual lines", n))
-		}
-	}
-	s.batchL1 = func(r [][batchWidth]float64) [batchWidth]float64 {
-		var sum [batchWidth]float64
-		l1(r, &sum)
-		return sum
-	}
-	s.batchFactor = func(r, x, f [][batchWidth]float64, inv []float64, dangling *[batchWidth]float64) {
-		if n := len(r); len(x) != n || len(f) != n || len(inv) != n {
-			panic(fmt.Sprintf("ppr: batch factor: %d r, %d x, %d factor lines and %d inverse weights; want one of each per node",
-				n, len(x), len(f), len(inv)))
-		}
-		factor(r, x, f, inv, dangling)
-	}
 	return s, true
+}
+
+// asmKernels wraps assembly kernels of one layout with the O(1) checks
+// their memory safety rests on (see above).
+func asmKernels[L lanes](
+	pull func(offsets []int, nbr []uint32, wt []float64, factor, next []L, arcLo, arcEnd int, d float64, l1 *L) int,
+	push func(offsets []int, nbr []uint32, wt, w []float64, x, r []L, lo, hi, arcLo, arcEnd int, d float64, dangling *L) int,
+	l1 func(r []L, l1 *L),
+	factor func(r, x, factor []L, inv []float64, dangling *L),
+) batchKernels[L] {
+	return batchKernels[L]{
+		pull: func(offsets []int, nbr []uint32, wt []float64, f, next []L, d float64) L {
+			lo, end := arcWindow("batch pull", offsets, len(nbr), len(wt), len(next))
+			var sum L
+			if pull(offsets, nbr, wt, f, next, lo, end, d, &sum) != 0 {
+				panic(fmt.Sprintf("ppr: batch pull: a neighbour id is not below the %d factor lines", len(f)))
+			}
+			return sum
+		},
+		push: func(offsets []int, nbr []uint32, wt, w []float64, x, r []L, lo, hi int, d float64, dangling *L) {
+			n := len(r)
+			arcLo, arcEnd := arcWindow("batch push", offsets, len(nbr), len(wt), n)
+			if len(w) != n || len(x) != n || lo < 0 || hi < lo || hi > n {
+				panic(fmt.Sprintf("ppr: batch push: nodes [%d, %d) with %d out-weights, %d x and %d r lines; want one of each per node",
+					lo, hi, len(w), len(x), n))
+			}
+			if push(offsets, nbr, wt, w, x, r, lo, hi, arcLo, arcEnd, d, dangling) != 0 {
+				panic(fmt.Sprintf("ppr: batch push: a neighbour id is not below the %d residual lines", n))
+			}
+		},
+		l1: func(r []L) L {
+			var sum L
+			l1(r, &sum)
+			return sum
+		},
+		factor: func(r, x, f []L, inv []float64, dangling *L) {
+			if n := len(r); len(x) != n || len(f) != n || len(inv) != n {
+				panic(fmt.Sprintf("ppr: batch factor: %d r, %d x, %d factor lines and %d inverse weights; want one of each per node",
+					n, len(x), len(f), len(inv)))
+			}
+			factor(r, x, f, inv, dangling)
+		},
+	}
 }

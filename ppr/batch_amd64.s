@@ -472,3 +472,253 @@ fac5done:
 	VMOVUPD Z14, (AX)
 	VZEROUPPER
 	RET
+
+// The wide layout (16 vectors, two 64-byte lines per node, AVX-512 only):
+// the narrow AVX-512 kernels with two ZMM registers per node and line
+// offsets of 128 bytes (SHLQ $7).
+
+// func pullBatch16AVX512(offsets []int, nbr []uint32, wt []float64, factor, next [][16]float64, arcLo, arcEnd int, d float64, l1 *[16]float64) (bad int)
+TEXT ·pullBatch16AVX512(SB), NOSPLIT, $0-160
+	MOVQ offsets_base+0(FP), SI
+	MOVQ nbr_base+24(FP), DI
+	MOVQ wt_base+48(FP), R8
+	MOVQ factor_base+72(FP), R9
+	MOVQ factor_len+80(FP), R14
+	MOVQ next_base+96(FP), R10
+	MOVQ next_len+104(FP), CX
+	MOVQ arcLo+120(FP), R11
+	MOVQ arcEnd+128(FP), R13
+	VBROADCASTSD d+136(FP), Z15
+	VPTERNLOGQ $0xff, Z11, Z11, Z11
+	VPSRLQ $1, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	XORQ BX, BX
+	CMPQ BX, CX
+	JGE pull16done
+
+pull16row:
+	MOVQ (SI)(BX*8), AX
+	MOVQ 8(SI)(BX*8), DX
+	CMPQ AX, R11
+	CMOVQLT R11, AX
+	CMPQ DX, R13
+	CMOVQGT R13, DX
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	CMPQ AX, DX
+	JGE pull16store
+
+pull16arc:
+	MOVL (DI)(AX*4), R12
+	CMPQ R12, R14
+	JAE pull16bad
+	SHLQ $7, R12
+	VBROADCASTSD (R8)(AX*8), Z7
+	VMULPD (R9)(R12*1), Z7, Z8
+	VMULPD 64(R9)(R12*1), Z7, Z9
+	VADDPD Z8, Z0, Z0
+	VADDPD Z9, Z1, Z1
+	INCQ AX
+	CMPQ AX, DX
+	JLT pull16arc
+
+pull16store:
+	VMULPD Z15, Z0, Z0
+	VMULPD Z15, Z1, Z1
+	MOVQ BX, R12
+	SHLQ $7, R12
+	VMOVUPD Z0, (R10)(R12*1)
+	VMOVUPD Z1, 64(R10)(R12*1)
+	VPANDQ Z11, Z0, Z0
+	VPANDQ Z11, Z1, Z1
+	VADDPD Z0, Z12, Z12
+	VADDPD Z1, Z13, Z13
+	INCQ BX
+	CMPQ BX, CX
+	JLT pull16row
+
+pull16done:
+	MOVQ l1+144(FP), AX
+	VMOVUPD Z12, (AX)
+	VMOVUPD Z13, 64(AX)
+	VZEROUPPER
+	MOVQ $0, bad+152(FP)
+	RET
+
+pull16bad:
+	VZEROUPPER
+	MOVQ $1, bad+152(FP)
+	RET
+
+// func factorBatch16AVX512(r, x, factor [][16]float64, inv []float64, dangling *[16]float64)
+TEXT ·factorBatch16AVX512(SB), NOSPLIT, $0-104
+	MOVQ r_base+0(FP), SI
+	MOVQ r_len+8(FP), CX
+	MOVQ x_base+24(FP), DI
+	MOVQ factor_base+48(FP), R8
+	MOVQ inv_base+72(FP), R9
+	MOVQ dangling+96(FP), AX
+	VMOVUPD (AX), Z14
+	VMOVUPD 64(AX), Z13
+	VPXORQ Z12, Z12, Z12
+	XORQ BX, BX
+	XORQ DX, DX
+	CMPQ BX, CX
+	JGE fac16done
+
+fac16loop:
+	VMOVUPD (SI)(DX*1), Z0
+	VMOVUPD 64(SI)(DX*1), Z1
+	VBROADCASTSD (R9)(BX*8), Z4
+	VMULPD Z4, Z0, Z2
+	VMULPD Z4, Z1, Z3
+	VMOVUPD Z2, (R8)(DX*1)
+	VMOVUPD Z3, 64(R8)(DX*1)
+	VADDPD (DI)(DX*1), Z0, Z2
+	VADDPD 64(DI)(DX*1), Z1, Z3
+	VMOVUPD Z2, (DI)(DX*1)
+	VMOVUPD Z3, 64(DI)(DX*1)
+	VUCOMISD X12, X4
+	JNE fac16next
+	JPS fac16next
+	VADDPD Z0, Z14, Z14
+	VADDPD Z1, Z13, Z13
+
+fac16next:
+	ADDQ $128, DX
+	INCQ BX
+	CMPQ BX, CX
+	JLT fac16loop
+
+fac16done:
+	MOVQ dangling+96(FP), AX
+	VMOVUPD Z14, (AX)
+	VMOVUPD Z13, 64(AX)
+	VZEROUPPER
+	RET
+
+
+// func pushBatch16AVX512(offsets []int, nbr []uint32, wt, w []float64, x, r [][16]float64, lo, hi, arcLo, arcEnd int, d float64, dangling *[16]float64) (bad int)
+TEXT ·pushBatch16AVX512(SB), NOSPLIT, $0-200
+	MOVQ offsets_base+0(FP), SI
+	MOVQ nbr_base+24(FP), DI
+	MOVQ wt_base+48(FP), R8
+	MOVQ w_base+72(FP), R9
+	MOVQ x_base+96(FP), R10
+	MOVQ r_base+120(FP), R11
+	MOVQ r_len+128(FP), R14
+	MOVQ lo+144(FP), BX
+	MOVQ hi+152(FP), CX
+	MOVQ arcEnd+168(FP), R13
+	VBROADCASTSD d+176(FP), Z15
+	VPTERNLOGQ $0xff, Z11, Z11, Z11
+	VPSRLQ $1, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	MOVQ dangling+184(FP), AX
+	VMOVUPD (AX), Z14
+	VMOVUPD 64(AX), Z13
+	CMPQ BX, CX
+	JGE p16done
+
+p16node:
+	MOVQ BX, AX
+	SHLQ $7, AX
+	VMOVUPD (R11)(AX*1), Z0
+	VMOVUPD 64(R11)(AX*1), Z1
+	VPORQ Z0, Z1, Z2
+	VPTESTMQ Z11, Z2, K1
+	KORTESTW K1, K1
+	JZ p16next
+	VMOVUPD Z12, (R11)(AX*1)
+	VMOVUPD Z12, 64(R11)(AX*1)
+	VADDPD (R10)(AX*1), Z0, Z3
+	VMOVUPD Z3, (R10)(AX*1)
+	VADDPD 64(R10)(AX*1), Z1, Z3
+	VMOVUPD Z3, 64(R10)(AX*1)
+	VMOVSD (R9)(BX*8), X4
+	VUCOMISD X12, X4
+	JNE p16active
+	JPS p16active
+	VADDPD Z0, Z14, Z14
+	VADDPD Z1, Z13, Z13
+	JMP p16next
+
+p16active:
+	VBROADCASTSD X4, Z4
+	VMULPD Z0, Z15, Z5
+	VDIVPD Z4, Z5, Z5
+	VMULPD Z1, Z15, Z6
+	VDIVPD Z4, Z6, Z6
+	MOVQ (SI)(BX*8), AX
+	MOVQ 8(SI)(BX*8), DX
+	MOVQ arcLo+160(FP), R12
+	CMPQ AX, R12
+	CMOVQLT R12, AX
+	CMPQ DX, R13
+	CMOVQGT R13, DX
+	CMPQ AX, DX
+	JGE p16next
+
+p16arc:
+	MOVL (DI)(AX*4), R12
+	CMPQ R12, R14
+	JAE p16bad
+	SHLQ $7, R12
+	VBROADCASTSD (R8)(AX*8), Z7
+	VMULPD Z5, Z7, Z8
+	VMULPD Z6, Z7, Z9
+	VADDPD (R11)(R12*1), Z8, Z8
+	VADDPD 64(R11)(R12*1), Z9, Z9
+	VMOVUPD Z8, (R11)(R12*1)
+	VMOVUPD Z9, 64(R11)(R12*1)
+	INCQ AX
+	CMPQ AX, DX
+	JLT p16arc
+
+p16next:
+	INCQ BX
+	CMPQ BX, CX
+	JLT p16node
+
+p16done:
+	MOVQ dangling+184(FP), AX
+	VMOVUPD Z14, (AX)
+	VMOVUPD Z13, 64(AX)
+	VZEROUPPER
+	MOVQ $0, bad+192(FP)
+	RET
+
+p16bad:
+	VZEROUPPER
+	MOVQ $1, bad+192(FP)
+	RET
+
+// func l1Batch16AVX512(r [][16]float64, l1 *[16]float64)
+TEXT ·l1Batch16AVX512(SB), NOSPLIT, $0-32
+	MOVQ r_base+0(FP), SI
+	MOVQ r_len+8(FP), CX
+	SHLQ $7, CX
+	ADDQ SI, CX
+	VPTERNLOGQ $0xff, Z11, Z11, Z11
+	VPSRLQ $1, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	CMPQ SI, CX
+	JGE l16done
+
+l16loop:
+	VPANDQ (SI), Z11, Z0
+	VPANDQ 64(SI), Z11, Z1
+	VADDPD Z0, Z12, Z12
+	VADDPD Z1, Z13, Z13
+	ADDQ $128, SI
+	CMPQ SI, CX
+	JLT l16loop
+
+l16done:
+	MOVQ l1+24(FP), AX
+	VMOVUPD Z12, (AX)
+	VMOVUPD Z13, 64(AX)
+	VZEROUPPER
+	RET

@@ -145,5 +145,5 @@ func pullPatternUnchecked(offsets []int, nbr []uint32, factor, next []float64, d
 
 // uncheckedSet returns the kernels of cpu.Unchecked.
 func uncheckedSet() (pullSet, bool) {
-	return pullSet{cpu.Unchecked, pullUnmaskedUnchecked, pullPatternUnchecked, pullBatch, pushBatchReference, l1BatchReference, factorBatchReference}, true
+	return pullSet{cpu.Unchecked, pullUnmaskedUnchecked, pullPatternUnchecked, unrolledBatch(), nil}, true
 }

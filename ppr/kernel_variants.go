@@ -19,15 +19,11 @@ type pullSet struct {
 	level    cpu.Level
 	weighted func(offsets []int, nbr []uint32, wt []float64, factor, next []float64, d float64) float64
 	pattern  func(offsets []int, nbr []uint32, factor, next []float64, d float64) float64
-	batch    func(offsets []int, nbr []uint32, wt []float64, factor, next [][batchWidth]float64, d float64) [batchWidth]float64
-	// batchPush and batchL1 are the batched Gauss-Seidel sweep's node loop
-	// over an unmasked run of nodes and its residual norm
-	// (pushBatchReference, l1BatchReference).
-	batchPush func(offsets []int, nbr []uint32, wt, w []float64, x, r [][batchWidth]float64, lo, hi int, d float64, dangling *[batchWidth]float64)
-	batchL1   func(r [][batchWidth]float64) [batchWidth]float64
-	// batchFactor is the batched Jacobi sweep's per-node pass
-	// (factorBatchReference).
-	batchFactor func(r, x, factor [][batchWidth]float64, inv []float64, dangling *[batchWidth]float64)
+	// b8 are the batched sweeps' kernels in the narrow layout; b16, when
+	// not nil, in the wide one, which SolveBatch then uses for more than
+	// batchWidth queries (when nil it makes passes of batchWidth).
+	b8  batchKernels[[batchWidth]float64]
+	b16 *batchKernels[[2 * batchWidth]float64]
 }
 
 // pulls is the set Sweep and SweepParallel run, decided once from
@@ -50,9 +46,17 @@ func pullSetFor(l cpu.Level) pullSet {
 		}
 		panic("ppr: pull level unchecked is not in this build (purego)")
 	case cpu.Unrolled:
-		return pullSet{l, pullUnmasked, pullPattern, pullBatch, pushBatchReference, l1BatchReference, factorBatchReference}
+		return pullSet{l, pullUnmasked, pullPattern, unrolledBatch(), nil}
 	}
-	return pullSet{cpu.Generic, pullUnmaskedReference, pullPatternReference, pullBatchReference, pushBatchReference, l1BatchReference, factorBatchReference}
+	return pullSet{cpu.Generic, pullUnmaskedReference, pullPatternReference, referenceKernels[[batchWidth]float64](), nil}
+}
+
+// unrolledBatch returns the narrow batch kernels of Unrolled and
+// Unchecked: the references with the pull's eight accumulators.
+func unrolledBatch() batchKernels[[batchWidth]float64] {
+	k := referenceKernels[[batchWidth]float64]()
+	k.pull = pullBatch
+	return k
 }
 
 // pullUnmaskedReference is pullReference over every arc.

@@ -34,7 +34,8 @@ const (
 	// in purego builds.
 	AVX2
 	// AVX512 is AVX2 with the batched kernels on 512-bit vectors (one ZMM
-	// register per line, AVX-512F instructions only).
+	// register per line, AVX-512F instructions only), and a wide layout of
+	// 16 queries (two lines per node) for batches of more than eight.
 	AVX512
 )
 
