@@ -15,7 +15,35 @@ import (
 // which rounds once and would change the bits; a GOAMD64=v1 build of the
 // reference does not fuse either), so the results are the reference's bits
 // (TestPullBatchMatchesReference, TestPushBatchMatchesReference,
-// TestSolveBatchMatchesSolve, TestSolveBatchGaussSeidel at every level).
+// TestSolveBatchMatchesSolve, TestSolveBatchGaussSeidel at every level,
+// both layouts). A GOAMD64=v3 build may fuse the Go loops' multiply-adds
+// (the spec allows it), and then the references, the single-vector
+// engine and these kernels agree only to rounding: bit identity is a
+// property of v1/v2 builds (on main, TestPullBatchMatchesReference and
+// TestPushUntilMatchesReference already fail under v3).
+//
+// Why: before them (Go loops, Unchecked level), a CPU profile of
+// BenchmarkAnchorBatch (KG and R-MAT 20, 8 queries) put 93% of a batched
+// Jacobi sweep in the pull's arc loop (7% in the per-node pass) and 87% of
+// a batched Gauss-Seidel sweep in the scatter's arc loop (8% per-node, 2%
+// the residual norm); lanes converging at different speeds cost little
+// (batch sweeps / single sweeps 1.05 on the KG, 1.004 on R-MAT 20). With
+// the interleaved lines in L3 the arc loops were instruction-bound: eight
+// scalar multiply-adds and their loads and stores per arc, which the
+// kernels do in two (AVX2), one (AVX-512) or, wide, two ZMM operations.
+//
+// Measured (go test ./ppr -run XXX -bench AnchorBatch, KG -benchtime 3x,
+// R-MAT 20 -benchtime 1x, three runs at load 1-3.6 on the shared 2-core
+// Xeon, GOAMD64=v1): 16 queries per query / one single default
+// (Gauss-Seidel) query, at AVX512 (one wide batch): KG 0.24, 0.23, 0.28;
+// R-MAT 20 0.24, 0.22, 0.21 (target <= 0.4). The same as two narrow
+// AVX-512 batches: KG 0.24, 0.24, 0.28; R-MAT 0.28, 0.23, 0.23 (wide /
+// narrow: KG 0.98-1.01, R-MAT 0.85-0.94); at AVX2 (narrow): KG 0.24, 0.26,
+// 0.31; R-MAT 0.37, 0.30, 0.24; in Go (Unchecked): KG 0.94-0.97, R-MAT
+// 0.71-1.16. Against single Jacobi queries the default batch is KG
+// 0.16-0.17, R-MAT 0.11-0.12, and a Jacobi batch KG 0.26-0.31, R-MAT
+// 0.23-0.24. Batch lane-arcs/s: KG 0.85-1.05e9 against 0.19-0.28e9 single
+// arcs/s; R-MAT 0.79-0.93e9 against 0.17-0.22e9.
 //
 // Memory safety does not rest on the graph: the wrappers check the lengths
 // and the arc window [offsets[0], offsets[n]] within nbr and wt in O(1);
