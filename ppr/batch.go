@@ -107,7 +107,7 @@ func (b *batch[L]) solve(seeds []Seeds, opt Options) ([]*Result, error) {
 		}
 	}
 	// ||r||_1 in node order, as Engine.ResidualL1 sums it.
-	l1 := l1BatchReference(b.r)
+	l1 := b.k.l1(b.r)
 	tol, maxSweeps := 0.0, 0
 	for j := range seeds {
 		t, m, err := opt.limits(l1[j], b.damping)
