@@ -44,7 +44,8 @@
 //
 // Solve stops at an L1 error bound; SolveTopK stops as soon as the top-k is
 // proved; SolvePair solves two views of one snapshot in one pass per sweep;
-// SolveBatch solves eight seed vectors per pass, interleaved.
+// SolveBatch solves eight seed vectors per pass, interleaved (16, two cache
+// lines per node, at the AVX512 kernel level).
 //
 // # Kernels
 //
