@@ -86,12 +86,21 @@ func BenchmarkAnchorBuild(b *testing.B) {
 	}
 }
 
-// BenchmarkAnchorBatch solves 8 queries (5 seeds each, L1 tolerance 1e-6)
-// on the anchors' graphs one by one and as one ppr.SolveBatch, in
-// Gauss-Seidel order (the default) and in Jacobi order, all in turn within
-// each iteration, and reports the batch's time relative to the 8 single
-// solves in the same order (= per-query cost relative to a single query).
+// BenchmarkAnchorBatch solves 16 queries (5 seeds each, L1 tolerance 1e-6)
+// on the anchors' graphs one by one and as one ppr.SolveBatch, in Gauss-Seidel order (the default) and in Jacobi order, all
+// in turn within each iteration, at the best kernel level; it reports the
+// batch's time relative to the 16 single solves (= per-query cost relative
+// to a single query): the default batch against single Gauss-Seidel and
+// single Jacobi queries, the Jacobi batch against single Jacobi queries,
+// and against single Gauss-Seidel queries the default batch as two narrow
+// batches of 8 (batch-2x8; the same as the default below AVX512, which has
+// the wide layout) and at every other batch level (the levels' batch
+// kernels differ from Unchecked up).
+// Arc rates count sweeps x arcs per query (an upper bound for
+// Gauss-Seidel, which skips nodes with no residual).
 func BenchmarkAnchorBatch(b *testing.B) {
+	const queries = 16
+	defer ppr.SetPullLevel(ppr.SetPullLevel(cpu.Best()))
 	for _, name := range []string{"kg", "rmat20"} {
 		b.Run(name, func(b *testing.B) {
 			g := anchorGraph(b, name)
@@ -99,7 +108,7 @@ func BenchmarkAnchorBatch(b *testing.B) {
 			rng := rand.New(rand.NewPCG(5, 5))
 			out := g.Out()
 			var seeds []ppr.Seeds
-			for range 8 {
+			for range queries {
 				var in []ppr.Seed
 				for len(in) < 5 {
 					u := uint32(rng.IntN(g.NumNodes()))
@@ -118,38 +127,75 @@ func BenchmarkAnchorBatch(b *testing.B) {
 				d = 0.5
 			}
 			opt := ppr.Options{Tol: 1e-6}
-			var gs, jac, bat, batJ []float64
-			for range b.N {
+			jac := ppr.Options{Tol: opt.Tol, Order: ppr.Jacobi}
+			arcs := float64(len(g.Out().Nbr))
+			singles := func(o ppr.Options) (time.Duration, int) {
+				start, sweeps := time.Now(), 0
+				for _, s := range seeds {
+					res, err := ppr.Solve(view, s, d, o)
+					if err != nil {
+						b.Fatal(err)
+					}
+					sweeps += res.Sweeps
+				}
+				return time.Since(start), sweeps
+			}
+			batch := func(o ppr.Options) (time.Duration, int) {
 				start := time.Now()
-				for _, s := range seeds {
-					if _, err := ppr.Solve(view, s, d, opt); err != nil {
-						b.Fatal(err)
-					}
-				}
-				gs = append(gs, float64(time.Since(start)))
-				start = time.Now()
-				for _, s := range seeds {
-					if _, err := ppr.Solve(view, s, d, ppr.Options{Tol: opt.Tol, Order: ppr.Jacobi}); err != nil {
-						b.Fatal(err)
-					}
-				}
-				jac = append(jac, float64(time.Since(start)))
-				start = time.Now()
-				if _, err := ppr.SolveBatch(view, seeds, d, opt); err != nil {
+				res, err := ppr.SolveBatch(view, seeds, d, o)
+				if err != nil {
 					b.Fatal(err)
 				}
-				bat = append(bat, float64(time.Since(start)))
-				start = time.Now()
-				if _, err := ppr.SolveBatch(view, seeds, d, ppr.Options{Tol: opt.Tol, Order: ppr.Jacobi}); err != nil {
-					b.Fatal(err)
+				el := time.Since(start)
+				sweeps := 0
+				for _, r := range res {
+					sweeps += r.Sweeps
 				}
-				batJ = append(batJ, float64(time.Since(start)))
+				return el, sweeps
+			}
+			var others []cpu.Level
+			for _, l := range cpu.Supported() {
+				if l >= cpu.Unchecked && l != cpu.Best() {
+					others = append(others, l)
+				}
+			}
+			var gs, jc, bat, batJ, narrow []float64
+			other := make([][]float64, len(others))
+			var gsSweeps, batSweeps int
+			for range b.N {
+				ppr.SetPullLevel(cpu.Best())
+				t, sw := singles(opt)
+				gs, gsSweeps = append(gs, float64(t)), sw
+				t, _ = singles(jac)
+				jc = append(jc, float64(t))
+				t, sw = batch(opt)
+				bat, batSweeps = append(bat, float64(t)), sw
+				t, _ = batch(jac)
+				batJ = append(batJ, float64(t))
+				// The same 16 queries as two narrow batches of 8.
+				ppr.SetWideBatches(false)
+				t, _ = batch(opt)
+				narrow = append(narrow, float64(t))
+				ppr.SetWideBatches(true)
+				for i, l := range others {
+					ppr.SetPullLevel(l)
+					t, _ = batch(opt)
+					other[i] = append(other[i], float64(t))
+				}
 			}
 			med := func(xs []float64) float64 { slices.Sort(xs); return xs[len(xs)/2] }
 			mb := med(bat)
-			b.ReportMetric(mb/8/1e6, "batch-ms/query")
+			b.ReportMetric(mb/queries/1e6, "batch-ms/query")
 			b.ReportMetric(mb/med(gs), "batch/single-gauss-seidel")
-			b.ReportMetric(med(batJ)/med(jac), "batch-jacobi/single-jacobi")
+			b.ReportMetric(mb/med(jc), "batch/single-jacobi")
+			b.ReportMetric(med(batJ)/med(jc), "batch-jacobi/single-jacobi")
+			b.ReportMetric(med(narrow)/med(gs), "batch-2x8/single-gauss-seidel")
+			for i, l := range others {
+				b.ReportMetric(med(other[i])/med(gs), "batch-"+l.String()+"/single-gauss-seidel")
+			}
+			b.ReportMetric(float64(gsSweeps)*arcs/(med(gs)/1e9), "single-arcs/s")
+			b.ReportMetric(float64(batSweeps)*arcs/(mb/1e9), "batch-arcs/s")
+			b.ReportMetric(float64(batSweeps)/float64(gsSweeps), "batch/single-sweeps")
 		})
 	}
 }

@@ -7,10 +7,12 @@ import (
 	"github.com/authppr/authppr/mask"
 )
 
-// SolveBatch solves PPR for several seed vectors on one view, batchWidth
-// (8) at a time, with sweeps over interleaved vectors: one pass over the
-// adjacency serves the whole batch, and each random access to a
-// neighbour's entries touches one cache line for all of its vectors. Each
+// SolveBatch solves PPR for several seed vectors on one view with sweeps
+// over interleaved vectors: one pass over the adjacency serves the whole
+// batch, and each random access to a neighbour's entries touches one cache
+// line (batchWidth = 8 vectors) or two adjacent ones (16 vectors, the wide
+// layout, used for more than 8 queries at a kernel level that has wide
+// kernels: AVX512) for all of its vectors. Each
 // result is what Solve gives for that seed vector in the same order
 // (opt.Order: Gauss-Seidel by default, as Engine.PushSweep; Jacobi as
 // Engine.Sweep, bit for bit with the Generic kernel level), except that
@@ -18,7 +20,8 @@ import (
 // may be more accurate than asked; Sweeps says how many it got
 // (TestSolveBatchMatchesSolve). Jacobi on a view masking more arcs than
 // MaskedInArcs lists falls back to one Solve per vector. opt.Threads is
-// ignored.
+// ignored. The state takes four lines per node: 256 bytes per node
+// narrow, 512 wide (both when a wide batch leaves at most 8 queries).
 func SolveBatch(view *mask.View, seeds []Seeds, damping float64, opt Options) ([]*Result, error) {
 	if err := checkDamping(damping); err != nil {
 		return nil, err
@@ -45,37 +48,57 @@ func SolveBatch(view *mask.View, seeds []Seeds, damping float64, opt Options) ([
 		}
 		return out, nil
 	}
-	b := newBatch(view, damping)
-	for lo := 0; lo < len(seeds); lo += batchWidth {
-		part, err := b.solve(seeds[lo:min(lo+batchWidth, len(seeds))], opt)
+	kernels := pulls
+	var narrow *batch[[batchWidth]float64]
+	var wide *batch[[2 * batchWidth]float64]
+	for lo := 0; lo < len(seeds); {
+		var part []*Result
+		var err error
+		if rest := len(seeds) - lo; kernels.b16 != nil && wideBatches && rest > batchWidth {
+			if wide == nil {
+				wide = newBatch(view, damping, *kernels.b16)
+			}
+			part, err = wide.solve(seeds[lo:lo+min(rest, 2*batchWidth)], opt)
+		} else {
+			if narrow == nil {
+				narrow = newBatch(view, damping, kernels.b8)
+			}
+			part, err = narrow.solve(seeds[lo:lo+min(rest, batchWidth)], opt)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%w (batch from query %d)", err, lo)
 		}
+		lo += len(part)
 		out = append(out, part...)
 	}
 	return out, nil
 }
 
-// batch is the interleaved state of up to batchWidth residual engines.
-type batch struct {
+// wideBatches lets SolveBatch use the wide layout where the kernel level
+// has it; benchmarks turn it off to compare with narrow passes in one run.
+var wideBatches = true
+
+// batch is the interleaved state of up to len(L) residual engines.
+type batch[L lanes] struct {
 	view              *mask.View
 	damping, alpha    float64
-	x, r, next, factr [][batchWidth]float64
+	x, r, next, factr []L
 	seeds             []Seeds
+	k                 batchKernels[L]
 }
 
-func newBatch(view *mask.View, damping float64) *batch {
+func newBatch[L lanes](view *mask.View, damping float64, k batchKernels[L]) *batch[L] {
 	n := view.Graph().NumNodes()
-	return &batch{
+	return &batch[L]{
 		view: view, damping: damping, alpha: 1 - damping,
-		x: make([][batchWidth]float64, n), r: make([][batchWidth]float64, n),
-		next: make([][batchWidth]float64, n), factr: make([][batchWidth]float64, n),
+		x: make([]L, n), r: make([]L, n), next: make([]L, n), factr: make([]L, n),
+		k: k,
 	}
 }
 
-// solve runs one batch of at most batchWidth seed vectors from the native
+// solve runs one batch of at most len(L) seed vectors from the native
 // start state x = 0, r = alpha*s.
-func (b *batch) solve(seeds []Seeds, opt Options) ([]*Result, error) {
+func (b *batch[L]) solve(seeds []Seeds, opt Options) ([]*Result, error) {
 	clear(b.x)
 	clear(b.r)
 	b.seeds = seeds
@@ -85,12 +108,7 @@ func (b *batch) solve(seeds []Seeds, opt Options) ([]*Result, error) {
 		}
 	}
 	// ||r||_1 in node order, as Engine.ResidualL1 sums it.
-	var l1 [batchWidth]float64
-	for u := range b.r {
-		for j := range batchWidth {
-			l1[j] += math.Abs(b.r[u][j])
-		}
-	}
+	l1 := b.k.l1(b.r)
 	tol, maxSweeps := 0.0, 0
 	for j := range seeds {
 		t, m, err := opt.limits(l1[j], b.damping)
@@ -122,13 +140,20 @@ func (b *batch) solve(seeds []Seeds, opt Options) ([]*Result, error) {
 		}
 		sweeps++
 	}
+	// One pass over x for all the vectors (a pass per vector would read
+	// the interleaved x once per vector).
+	scores := make([][]float64, len(seeds))
+	for j := range scores {
+		scores[j] = make([]float64, len(b.x))
+	}
+	for u, line := range b.x {
+		for j, s := range scores {
+			s[u] = line[j]
+		}
+	}
 	out := make([]*Result, len(seeds))
 	for j := range seeds {
-		scores := make([]float64, len(b.x))
-		for u := range b.x {
-			scores[u] = b.x[u][j]
-		}
-		out[j] = &Result{Scores: scores, ResidualL1: l1[j], ErrorBound: l1[j] / b.alpha, Sweeps: sweeps}
+		out[j] = &Result{Scores: scores[j], ResidualL1: l1[j], ErrorBound: l1[j] / b.alpha, Sweeps: sweeps}
 	}
 	return out, nil
 }
@@ -136,34 +161,23 @@ func (b *batch) solve(seeds []Seeds, opt Options) ([]*Result, error) {
 // sweep is Engine.Sweep for every vector of the batch: x += r, r = d*r*P,
 // with the same operations in the same order per vector (the dangling
 // residual to the vector's seeds, masked arcs subtracted after the pull).
-func (b *batch) sweep() [batchWidth]float64 {
+func (b *batch[L]) sweep() L {
 	g := b.view.Graph()
 	n := g.NumNodes()
 	x, r, factor := b.x[:n], b.r[:n], b.factr[:n]
 	inv := b.view.InvOutWeights()[:n]
-	var dangling [batchWidth]float64
-	for u := range n {
-		iu := inv[u]
-		for j := range batchWidth {
-			factor[u][j] = r[u][j] * iu
-			x[u][j] += r[u][j]
-		}
-		if iu == 0 { // 1/W_A(u) is 0 exactly when W_A(u) is 0
-			for j := range batchWidth {
-				dangling[j] += r[u][j]
-			}
-		}
-	}
+	var dangling L
+	b.k.factor(r, x, factor, inv, &dangling)
 	in := g.In()
 	d := b.damping
-	l1 := pulls.batch(in.Offsets, in.Nbr, in.Weight, factor, b.next, d)
+	l1 := b.k.pull(in.Offsets, in.Nbr, in.Weight, factor, b.next, d)
 	nodes, arcs, _ := b.view.MaskedInArcs()
 	for i, v := range nodes {
 		p := arcs[i]
 		f, w := &factor[in.Nbr[p]], in.Weight[p]
-		for j := range batchWidth {
+		for j := range len(*f) {
 			old := b.next[v][j]
-			b.next[v][j] = old - d*f[j]*w
+			b.next[v][j] = old - d*(*f)[j]*w
 			l1[j] += math.Abs(b.next[v][j]) - math.Abs(old)
 		}
 	}
@@ -184,51 +198,30 @@ func (b *batch) sweep() [batchWidth]float64 {
 // pushSweep is Engine.PushSweep (PushScan with eps = 0, then ||r||_1) for
 // every vector of the batch: nodes pushed in id order with the residual
 // updated in place, each vector's dangling residual sent to its seeds at
-// the end of the scan. A lane whose residual at u is zero adds zeros, which
-// changes no value.
-func (b *batch) pushSweep() [batchWidth]float64 {
+// the end of the scan. Runs of nodes the mask leaves untouched go to the
+// level's push kernel (pushBatchReference is its specification); a node
+// with masked out-arcs is pushed here, skipping them, in its place in the
+// id order, so the result does not depend on where the runs break.
+func (b *batch[L]) pushSweep() L {
 	g := b.view.Graph()
 	n := g.NumNodes()
 	x, r := b.x[:n], b.r[:n]
 	w := b.view.OutWeights()[:n]
 	out := g.Out()
-	bits, tb := b.view.MaskedBits(), b.view.TouchedBits()
+	bits := b.view.MaskedBits()
 	d := b.damping
-	var dangling [batchWidth]float64
-	var zero [batchWidth]float64
-	for u := range n {
-		val := r[u]
-		if val == zero {
-			continue
-		}
-		r[u] = zero
-		wu := w[u]
-		var c [batchWidth]float64
-		for j := range batchWidth {
-			x[u][j] += val[j]
-			if wu == 0 {
-				dangling[j] += val[j]
-			} else {
-				c[j] = d * val[j] / wu
-			}
-		}
-		if wu == 0 {
-			continue
-		}
-		lo, hi := out.Offsets[u], out.Offsets[u+1]
-		nbr, wt, eid := out.Nbr[lo:hi], out.Weight[lo:hi], out.Edge[lo:hi]
-		wt, eid = wt[:len(nbr)], eid[:len(nbr)]
-		masked := bits != nil && tb[u/64]&(1<<(u%64)) != 0
-		for p, v := range nbr {
-			if masked && bits[eid[p]/64]&(1<<(eid[p]%64)) != 0 {
-				continue
-			}
-			rv, wp := &r[v], wt[p]
-			for j := range batchWidth {
-				rv[j] += c[j] * wp
-			}
+	var dangling L
+	lo := 0
+	if bits != nil {
+		// Touched is ascending and every entry is a node (< n).
+		for _, t := range b.view.Touched() {
+			u := int(t)
+			b.k.push(out.Offsets, out.Nbr, out.Weight, w, x, r, lo, u, d, &dangling)
+			b.pushMasked(u, bits, &dangling)
+			lo = u + 1
 		}
 	}
+	b.k.push(out.Offsets, out.Nbr, out.Weight, w, x, r, lo, n, d, &dangling)
 	for j, s := range b.seeds {
 		if dangling[j] == 0 {
 			continue
@@ -237,11 +230,44 @@ func (b *batch) pushSweep() [batchWidth]float64 {
 			r[u][j] += d * dangling[j] * s.Weights[i]
 		}
 	}
-	var l1 [batchWidth]float64
-	for u := range r {
-		for j := range batchWidth {
-			l1[j] += math.Abs(r[u][j])
+	return b.k.l1(r)
+}
+
+// pushMasked is pushBatchReference for node u alone, skipping the out-arcs
+// whose edge ids are set in bits.
+func (b *batch[L]) pushMasked(u int, bits []uint64, dangling *L) {
+	x, r := b.x, b.r
+	var zero L
+	val := r[u]
+	if val == zero {
+		return
+	}
+	r[u] = zero
+	wu := b.view.OutWeights()[u]
+	d := b.damping
+	var c L
+	for j := range len(c) {
+		x[u][j] += val[j]
+		if wu == 0 {
+			(*dangling)[j] += val[j]
+		} else {
+			c[j] = d * val[j] / wu
 		}
 	}
-	return l1
+	if wu == 0 {
+		return
+	}
+	out := b.view.Graph().Out()
+	lo, hi := out.Offsets[u], out.Offsets[u+1]
+	nbr, wt, eid := out.Nbr[lo:hi], out.Weight[lo:hi], out.Edge[lo:hi]
+	wt, eid = wt[:len(nbr)], eid[:len(nbr)]
+	for p, v := range nbr {
+		if bits[eid[p]/64]&(1<<(eid[p]%64)) != 0 {
+			continue
+		}
+		rv, wp := &r[v], wt[p]
+		for j := range len(*rv) {
+			(*rv)[j] += c[j] * wp
+		}
+	}
 }

@@ -2,18 +2,41 @@ package ppr
 
 import "math"
 
-// batchWidth is the number of seed vectors a batched sweep carries: eight
-// float64s are one 64-byte cache line, so each random gather of a neighbour's
-// factors fetches one line for all eight queries.
+// batchWidth is the number of seed vectors a batched sweep carries in its
+// narrow layout: eight float64s are one 64-byte cache line, so each random
+// gather of a neighbour's factors fetches one line for all eight queries.
+// The wide layout carries 2*batchWidth (two lines per node; see
+// batchKernels).
 const batchWidth = 8
 
-// pullBatchReference is pullReference for batchWidth interleaved vectors:
+// lanes is a node's line of interleaved vectors: one cache line (narrow)
+// or two adjacent ones (wide).
+type lanes interface {
+	[batchWidth]float64 | [2 * batchWidth]float64
+}
+
+// batchKernels are the batched sweeps' kernels for one layout. Their
+// specifications are the generic references below, instantiated per
+// layout; every lane does its single-vector arithmetic in its order.
+type batchKernels[L lanes] struct {
+	pull   func(offsets []int, nbr []uint32, wt []float64, factor, next []L, d float64) L
+	push   func(offsets []int, nbr []uint32, wt, w []float64, x, r []L, lo, hi int, d float64, dangling *L)
+	l1     func(r []L) L
+	factor func(r, x, factor []L, inv []float64, dangling *L)
+}
+
+// referenceKernels returns the references as kernels.
+func referenceKernels[L lanes]() batchKernels[L] {
+	return batchKernels[L]{pullBatchReference[L], pushBatchReference[L], l1BatchReference[L], factorBatchReference[L]}
+}
+
+// pullBatchReference is pullReference for interleaved vectors:
 // factor[u][j] is vector j's factor at node u. It writes next[v][j] and
 // returns the L1 norm of each vector.
-func pullBatchReference(offsets []int, nbr []uint32, wt []float64, factor, next [][batchWidth]float64, d float64) [batchWidth]float64 {
-	var l1 [batchWidth]float64
+func pullBatchReference[L lanes](offsets []int, nbr []uint32, wt []float64, factor, next []L, d float64) L {
+	var l1 L
 	for v := range next {
-		for j := range batchWidth {
+		for j := range len(l1) {
 			acc := 0.0
 			for p := offsets[v]; p < offsets[v+1]; p++ {
 				acc += factor[nbr[p]][j] * wt[p]
@@ -59,4 +82,74 @@ func pullBatch(offsets []int, nbr []uint32, wt []float64, factor, next [][batchW
 		}
 	}
 	return l1
+}
+
+// pushBatchReference is batch.pushSweep's node loop over nodes lo..hi-1 of
+// a view that masks none of their out-arcs: Engine.PushScan(0)'s arithmetic
+// for every vector at once. A node whose eight residuals are all zero is
+// skipped; otherwise its residuals move into x (lanes with zero add zero,
+// which changes no value), a dangling node's (w[u] = 0) go to dangling, and
+// a node with out-weight sends c[j]*wt[p] with c[j] = d*r[u][j]/w[u] to
+// each out-neighbour, in arc order, with r[u] zeroed first (so a self-loop
+// lands after the zeroing, as in PushScan). The SIMD kernels must match it
+// bit for bit (TestPushBatchMatchesReference).
+func pushBatchReference[L lanes](offsets []int, nbr []uint32, wt, w []float64, x, r []L, lo, hi int, d float64, dangling *L) {
+	var zero L
+	for u := lo; u < hi; u++ {
+		val := r[u]
+		if val == zero {
+			continue
+		}
+		r[u] = zero
+		wu := w[u]
+		var c L
+		for j := range len(c) {
+			x[u][j] += val[j]
+			if wu == 0 {
+				(*dangling)[j] += val[j]
+			} else {
+				c[j] = d * val[j] / wu
+			}
+		}
+		if wu == 0 {
+			continue
+		}
+		for p := offsets[u]; p < offsets[u+1]; p++ {
+			rv, wp := &r[nbr[p]], wt[p]
+			for j := range len(*rv) {
+				(*rv)[j] += c[j] * wp
+			}
+		}
+	}
+}
+
+// l1BatchReference returns sum_u |r[u][j]| for every lane j, in node order
+// (Engine.ResidualL1's order per lane).
+func l1BatchReference[L lanes](r []L) L {
+	var l1 L
+	for u := range r {
+		for j := range len(l1) {
+			l1[j] += math.Abs(r[u][j])
+		}
+	}
+	return l1
+}
+
+// factorBatchReference is batch.sweep's per-node pass, Engine.Sweep's for
+// every vector: factor[u][j] = r[u][j]*inv[u], x[u][j] += r[u][j], and a
+// dangling node's residual (inv[u] = 0: 1/W_A(u) is 0 exactly when W_A(u)
+// is) added to dangling[j], in node order.
+func factorBatchReference[L lanes](r, x, factor []L, inv []float64, dangling *L) {
+	for u := range r {
+		iu := inv[u]
+		for j := range len(*dangling) {
+			factor[u][j] = r[u][j] * iu
+			x[u][j] += r[u][j]
+		}
+		if iu == 0 {
+			for j := range len(*dangling) {
+				(*dangling)[j] += r[u][j]
+			}
+		}
+	}
 }

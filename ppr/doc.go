@@ -46,7 +46,8 @@
 // proved (SolveTopKOrdered: its order too), and on undirected views replaces
 // sweeps by threshold scans (PushScan at the threshold the proof waits for)
 // after the first; SolvePair solves two views of one snapshot in one pass per sweep;
-// SolveBatch solves eight seed vectors per pass, interleaved.
+// SolveBatch solves eight seed vectors per pass, interleaved (16, two cache
+// lines per node, at the AVX512 kernel level).
 //
 // # Kernels
 //
@@ -56,7 +57,9 @@
 // Unchecked the Unrolled pull loops (same order, same bits) with no
 // bounds checks, on a validated graph's arrays whose bounds are checked in
 // O(1) at entry (kernel_unchecked.go has the proof). A graph whose every weight is 1 runs the pattern kernel, which
-// reads no weights.
+// reads no weights. AVX2 and AVX512 (amd64) add the batched kernels of
+// SolveBatch (pull, push sweep, per-node pass, residual norm) in assembly,
+// every lane bit-identical to its Go reference (batch_amd64.go).
 // Every level is tested against Generic; the purego build tag runs Generic
 // everywhere. Ties in a selection break by node id, or by first-appearance
 // rank on a reordered graph (TopKRanked, csr.DegreeOrder).

@@ -18,7 +18,7 @@ func SetPullLevel(l cpu.Level) cpu.Level {
 // seed vectors (at most batchWidth) from the native start state, for
 // BenchmarkAnchorKernels.
 func BatchSweep(view *mask.View, seeds []Seeds, damping float64) func() {
-	b := newBatch(view, damping)
+	b := newBatch(view, damping, pulls.b8)
 	b.seeds = seeds
 	for j, s := range seeds {
 		for i, u := range s.Nodes {
@@ -33,5 +33,13 @@ func BatchSweep(view *mask.View, seeds []Seeds, damping float64) func() {
 func SetThresholdScans(on bool) bool {
 	old := thresholdScans
 	thresholdScans = on
+	return old
+}
+
+// SetWideBatches lets SolveBatch use the wide layout (the default) or not,
+// for BenchmarkAnchorBatch's comparison; it returns the previous setting.
+func SetWideBatches(on bool) bool {
+	old := wideBatches
+	wideBatches = on
 	return old
 }

@@ -53,7 +53,9 @@ import (
 // copy of the scan, the batch pull as pullBatchUnchecked). Those two gained
 // 1-4%, not worth an unsafe copy each, and were dropped: a push sweep waits
 // on its random read-modify-writes, a batched gather on whole cache lines,
-// not on the bounds checks; the batch level runs pullBatch.
+// not on the bounds checks; the batch level runs pullBatch. (What the
+// batch did wait on was instructions: eight scalar multiply-adds per arc.
+// The AVX2 and AVX512 levels run it in assembly, batch_amd64.go.)
 // Tried and dropped: PushScan's whole node loop over one running arc
 // position (1.16-1.27x slower: the loop-invariant base pointers spill and
 // reload in the inner loop, which per-node re-slicing avoids), the scatter
@@ -145,5 +147,5 @@ func pullPatternUnchecked(offsets []int, nbr []uint32, factor, next []float64, d
 
 // uncheckedSet returns the kernels of cpu.Unchecked.
 func uncheckedSet() (pullSet, bool) {
-	return pullSet{cpu.Unchecked, pullUnmaskedUnchecked, pullPatternUnchecked, pullBatch}, true
+	return pullSet{cpu.Unchecked, pullUnmaskedUnchecked, pullPatternUnchecked, unrolledBatch(), nil}, true
 }

@@ -19,7 +19,11 @@ type pullSet struct {
 	level    cpu.Level
 	weighted func(offsets []int, nbr []uint32, wt []float64, factor, next []float64, d float64) float64
 	pattern  func(offsets []int, nbr []uint32, factor, next []float64, d float64) float64
-	batch    func(offsets []int, nbr []uint32, wt []float64, factor, next [][batchWidth]float64, d float64) [batchWidth]float64
+	// b8 are the batched sweeps' kernels in the narrow layout; b16, when
+	// not nil, in the wide one, which SolveBatch then uses for more than
+	// batchWidth queries (when nil it makes passes of batchWidth).
+	b8  batchKernels[[batchWidth]float64]
+	b16 *batchKernels[[2 * batchWidth]float64]
 }
 
 // pulls is the set Sweep and SweepParallel run, decided once from
@@ -31,15 +35,28 @@ var pulls = pullSetFor(cpu.Best())
 // TestSweepEveryLevel).
 func pullSetFor(l cpu.Level) pullSet {
 	switch l {
+	case cpu.AVX2, cpu.AVX512:
+		if s, ok := simdBatchSet(l); ok {
+			return s
+		}
+		panic("ppr: pull level " + l.String() + " is not in this build (amd64 assembly, not purego)")
 	case cpu.Unchecked:
 		if s, ok := uncheckedSet(); ok {
 			return s
 		}
 		panic("ppr: pull level unchecked is not in this build (purego)")
 	case cpu.Unrolled:
-		return pullSet{l, pullUnmasked, pullPattern, pullBatch}
+		return pullSet{l, pullUnmasked, pullPattern, unrolledBatch(), nil}
 	}
-	return pullSet{cpu.Generic, pullUnmaskedReference, pullPatternReference, pullBatchReference}
+	return pullSet{cpu.Generic, pullUnmaskedReference, pullPatternReference, referenceKernels[[batchWidth]float64](), nil}
+}
+
+// unrolledBatch returns the narrow batch kernels of Unrolled and
+// Unchecked: the references with the pull's eight accumulators.
+func unrolledBatch() batchKernels[[batchWidth]float64] {
+	k := referenceKernels[[batchWidth]float64]()
+	k.pull = pullBatch
+	return k
 }
 
 // pullUnmaskedReference is pullReference over every arc.

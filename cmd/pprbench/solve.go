@@ -53,7 +53,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	certify := fs.Bool("certify", false, "stop as soon as the top-k is proved (or tol is reached), not at tol")
 	threads := fs.Int("threads", 1, "goroutines per sweep (more than 1: parallel Jacobi sweeps)")
 	asJSON := fs.Bool("json", false, "print JSON (one object per query)")
-	batched := fs.Bool("batch", false, "with --queries: solve 8 queries per pass (ppr.SolveBatch, Gauss-Seidel sweeps); solve_us is the batch's time divided among its queries")
+	batched := fs.Bool("batch", false, "with --queries: solve 16 queries per ppr.SolveBatch (Gauss-Seidel sweeps; one wide pass at the AVX512 kernel level, two of 8 below); solve_us is the batch's time divided among its queries")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -192,12 +192,13 @@ func (qs *querySolver) solve(q namedQuery, damping float64, opt ppr.Options, cer
 	return rec, nil
 }
 
-// solveBatched solves the queries eight at a time with ppr.SolveBatch and
-// gives each query an equal share of its batch's time.
+// solveBatched solves the queries 16 at a time with ppr.SolveBatch (one
+// wide batch where the kernel level has it) and gives each query an equal
+// share of its batch's time.
 func solveBatched(g *csr.Graph, view *mask.View, queries []namedQuery, damping, tol float64) ([]*solveRecord, error) {
 	var recs []*solveRecord
-	for lo := 0; lo < len(queries); lo += 8 {
-		part := queries[lo:min(lo+8, len(queries))]
+	for lo := 0; lo < len(queries); lo += 16 {
+		part := queries[lo:min(lo+16, len(queries))]
 		seeds := make([]ppr.Seeds, len(part))
 		for i, q := range part {
 			s, err := ppr.NewSeeds(g.NumNodes(), q.Seeds)

@@ -27,6 +27,16 @@ const (
 	// kernel_unchecked.go has the proof and the numbers). Not in purego
 	// builds.
 	Unchecked
+	// AVX2 is Unchecked plus the batched kernels (ppr.SolveBatch) in amd64
+	// assembly on 256-bit vectors: two YMM registers per eight-query cache
+	// line. They keep every lane's operations and order (multiply then add,
+	// never FMA), so their results are the reference's bits. amd64 only, not
+	// in purego builds.
+	AVX2
+	// AVX512 is AVX2 with the batched kernels on 512-bit vectors (one ZMM
+	// register per line, AVX-512F instructions only), and a wide layout of
+	// 16 queries (two lines per node) for batches of more than eight.
+	AVX512
 )
 
 // String names the level.
@@ -38,13 +48,17 @@ func (l Level) String() string {
 		return "unrolled"
 	case Unchecked:
 		return "unchecked"
+	case AVX2:
+		return "avx2"
+	case AVX512:
+		return "avx512"
 	}
 	return "unknown"
 }
 
-// Features are the CPU features a level could depend on, read once. No
-// level needs one yet: the pull kernels are bound by random loads, and
-// simd/archsimd (GOEXPERIMENT=simd) has no gather to speed those up.
+// Features are the CPU features a level could depend on, read once
+// (cpuid/v2 reports AVX2 and AVX512F only when the OS saves their
+// registers). AVX2 and AVX512 need the features of their names.
 var Features = struct {
 	FMA3, AVX2, AVX512F bool
 }{
@@ -59,7 +73,14 @@ func detect() []Level {
 	if purego {
 		return []Level{Generic}
 	}
-	return []Level{Generic, Unrolled, Unchecked}
+	levels := []Level{Generic, Unrolled, Unchecked}
+	if runtime.GOARCH == "amd64" && Features.AVX2 {
+		levels = append(levels, AVX2)
+		if Features.AVX512F {
+			levels = append(levels, AVX512)
+		}
+	}
+	return levels
 }
 
 // Supported lists the levels this CPU and build can run, ascending.

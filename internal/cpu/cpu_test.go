@@ -1,6 +1,8 @@
 package cpu
 
 import (
+	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -20,7 +22,9 @@ func TestLevels(t *testing.T) {
 		require.Contains(t, s, Unrolled)
 		require.Contains(t, s, Unchecked)
 	}
-	for _, l := range []Level{Generic, Unrolled, Unchecked} {
+	require.Equal(t, Features.AVX2 && runtime.GOARCH == "amd64" && !purego, slices.Contains(s, AVX2))
+	require.Equal(t, Features.AVX512F && Features.AVX2 && runtime.GOARCH == "amd64" && !purego, slices.Contains(s, AVX512))
+	for _, l := range []Level{Generic, Unrolled, Unchecked, AVX2, AVX512} {
 		require.NotEqual(t, "unknown", l.String())
 	}
 	t.Logf("levels %v, best %v, features %+v", s, Best(), Features)
