@@ -319,3 +319,117 @@ func orderedAgrees(t *testing.T, sweepsOnly bool) {
 		}
 	}
 }
+
+// growingGapCase is a directed graph on which the gap the proof waits for
+// is tiny after the first sweep and large from the third on, as on R-MAT
+// 20 with 5 seeds (2.4e-6 after the first sweep, 0.0167 after the
+// second): the seed s reaches candidate q directly with a tiny weight and
+// candidate p through m; p and q come first in id order, so Gauss-Seidel
+// reaches p only in the third sweep. Top-1 over {p, q} is p.
+func growingGapCase(t *testing.T) (*mask.View, Seeds, []uint32) {
+	t.Helper()
+	b := csr.NewBuilder(true)
+	for _, name := range []string{"p", "q", "m", "s"} {
+		_, err := b.AddNode(name)
+		require.NoError(t, err)
+	}
+	for _, e := range []struct {
+		src, dst string
+		w        float64
+	}{{"s", "q", 1e-6}, {"s", "m", 1}, {"m", "p", 1}, {"p", "s", 1}, {"q", "s", 1}} {
+		_, err := b.AddEdge(csr.Input{Src: e.src, Dst: e.dst, Weight: e.w})
+		require.NoError(t, err)
+	}
+	g, err := b.Build()
+	require.NoError(t, err)
+	id := func(name string) uint32 { u, _ := g.ID(name); return u }
+	seeds, err := NewSeeds(g.NumNodes(), []Seed{{Node: id("s"), Weight: 1}})
+	require.NoError(t, err)
+	return mask.Full(g), seeds, []uint32{id("p"), id("q")}
+}
+
+// SolveTopK honours MaxSweeps: an exact tie is never certified, so the
+// solve stops with an error after exactly MaxSweeps sweeps (it once ran on
+// to the sweep its check schedule had picked).
+func TestSolveTopKHonoursMaxSweeps(t *testing.T) {
+	// A gap that looks hopeless after the first sweep once made the check
+	// schedule run past the cap.
+	view, seeds, cands := growingGapCase(t)
+	e, err := NewEngine(view, seeds, 0.85)
+	require.NoError(t, err)
+	_, err = e.SolveTopK(1, cands, Options{Tol: 1e-15, MaxSweeps: 3})
+	require.ErrorContains(t, err, "after 3 sweeps")
+	require.Equal(t, 3, e.Stats.Sweeps)
+
+	// An exact tie is never certified: the solve runs to the cap.
+	b := csr.NewBuilder(true)
+	for _, e := range [][2]string{{"c", "a"}, {"c", "b"}, {"a", "c"}, {"b", "c"}} {
+		_, err := b.AddEdge(csr.Input{Src: e[0], Dst: e[1], Weight: 1})
+		require.NoError(t, err)
+	}
+	g, err := b.Build()
+	require.NoError(t, err)
+	c, _ := g.ID("c")
+	a, _ := g.ID("a")
+	bb, _ := g.ID("b")
+	seeds, err = NewSeeds(g.NumNodes(), []Seed{{Node: c, Weight: 1}})
+	require.NoError(t, err)
+	for _, limit := range []int{1, 3, 7} {
+		e, err := NewEngine(mask.Full(g), seeds, 0.85)
+		require.NoError(t, err)
+		_, err = e.SolveTopK(1, []uint32{a, bb}, Options{Tol: 1e-15, MaxSweeps: limit})
+		require.ErrorContains(t, err, fmt.Sprintf("after %d sweeps", limit))
+		require.Equal(t, limit, e.Stats.Sweeps)
+	}
+}
+
+// A selection provable after some sweep is proved at most maxCheckWait
+// sweeps later: the check schedule may skip checks while the gap looks
+// hopeless, but not for longer (on R-MAT 20 a gap of 2.4e-6 after the
+// first sweep, 0.0167 after the second, once postponed the first check to
+// sweep 40 where 14 sufficed). The reference checks the directed proof
+// after every sweep (directed views: no threshold scans).
+func TestSolveTopKChecksOften(t *testing.T) {
+	// firstCertified is the plain reference: Gauss-Seidel sweeps with the
+	// directed proof (gap - ||r||_1/alpha > 0) checked after every one.
+	firstCertified := func(view *mask.View, seeds Seeds, damping float64, k int, cands []uint32, upTo int) int {
+		e, err := NewEngine(view, seeds, damping)
+		require.NoError(t, err)
+		for m := 1; m <= upTo; m++ {
+			bound := e.PushSweep() / e.Alpha()
+			top := TopKRanked(e.X, k+1, cands, view.Graph().Ranks())
+			if len(top) <= k || top[k-1].Score-top[k].Score-bound > 0 {
+				return m
+			}
+		}
+		return -1
+	}
+	view, seeds, cands := growingGapCase(t)
+	res, err := SolveTopK(view, seeds, 0.85, 1, cands, Options{Tol: 1e-12})
+	require.NoError(t, err)
+	require.True(t, res.Certified)
+	first := firstCertified(view, seeds, 0.85, 1, cands, res.Sweeps)
+	require.Positive(t, first)
+	require.LessOrEqualf(t, res.Sweeps, first+maxCheckWait, "growing gap: provable after %d sweeps, proved after %d", first, res.Sweeps)
+
+	rng := rand.New(rand.NewPCG(61, 62))
+	tested := 0
+	for i := range 300 {
+		c := newRandomCase(t, rng)
+		if !c.g.Directed() {
+			continue
+		}
+		k := 1 + rng.IntN(3)
+		res, err := SolveTopK(c.native, c.seeds, c.damping, k, nil, Options{Tol: 1e-12})
+		require.NoError(t, err)
+		if !res.Certified || res.Sweeps == 0 {
+			continue
+		}
+		first := firstCertified(c.native, c.seeds, c.damping, k, nil, res.Sweeps)
+		require.Positivef(t, first, "case %d: certified after %d sweeps, but no capped solve certified", i, res.Sweeps)
+		require.LessOrEqualf(t, res.Sweeps, first+maxCheckWait, "case %d: provable after %d sweeps, proved after %d", i, first, res.Sweeps)
+		tested++
+	}
+	require.Positive(t, tested)
+	t.Logf("%d directed cases certified", tested)
+}
