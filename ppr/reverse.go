@@ -150,7 +150,7 @@ func (rp *ReversePusher) Push(view *mask.View, d float64, target uint32, eps flo
 // the selected ones that they still block) the reverse-push intervals of
 // N = x + r*G' above and compares N instead of pi.
 //
-// Proof. Let lo(v) <= N(v) <= hi(u) hold per candidate: [x - S, x + L]
+// Proof. Let lo(v) <= N(v) <= hi(v) hold per candidate: [x - S, x + L]
 // unrefined (L = ||r||_1/alpha; S = 0 for r >= 0, L for a signed r), and
 // [x + r.q - S', x + r.q + L'] intersected with it for a candidate with
 // estimate (q, max(s)), L' = ||r||_1*max(s)/alpha, S' = 0 for r >= 0 and
