@@ -54,7 +54,7 @@ func nodeSet(s []Scored) []uint32 {
 // with a gap the bound cannot separate.
 func TestSolveTopKCertifiesExactSelections(t *testing.T) {
 	rng := rand.New(rand.NewPCG(51, 52))
-	certified, byCoord, saved, total := 0, 0, 0, 0
+	certified, byCoord, byRefine, saved, total := 0, 0, 0, 0, 0
 	for i := range 400 {
 		c := newRandomCase(t, rng)
 		n := c.g.NumNodes()
@@ -79,8 +79,12 @@ func TestSolveTopKCertifiesExactSelections(t *testing.T) {
 				require.LessOrEqualf(t, res.ProvedGap, g+1e-12, "case %d: proved gap above the exact gap", i)
 			}
 			if res.Gap <= res.ErrorBound {
-				require.False(t, c.g.Directed(), "case %d: a directed view certified below the L1 bound", i)
-				byCoord++
+				if c.g.Directed() {
+					require.Positivef(t, res.Refined, "case %d: a directed view certified below the L1 bound without reverse refinement", i)
+					byRefine++
+				} else {
+					byCoord++
+				}
 			}
 			full, err := Solve(c.auth, c.seeds, c.damping, Options{Tol: 1e-12})
 			require.NoError(t, err)
@@ -93,7 +97,8 @@ func TestSolveTopKCertifiesExactSelections(t *testing.T) {
 	}
 	require.Positive(t, certified)
 	require.Positive(t, byCoord, "no undirected case needed the per-coordinate bound")
-	t.Logf("%d of 400 certified (%d only by the per-coordinate bound); certified solves used %d fewer sweeps than tol 1e-12 solves (%d)", certified, byCoord, saved, total)
+	require.Positive(t, byRefine, "no directed case needed reverse refinement")
+	t.Logf("%d of 400 certified (%d only by the per-coordinate bound, %d only by reverse refinement); certified solves used %d fewer sweeps than tol 1e-12 solves (%d)", certified, byCoord, byRefine, saved, total)
 }
 
 // An engine reused through Restart gives SolveTopK's answers and allocates
@@ -387,9 +392,13 @@ func TestSolveTopKHonoursMaxSweeps(t *testing.T) {
 // sweeps later: the check schedule may skip checks while the gap looks
 // hopeless, but not for longer (on R-MAT 20 a gap of 2.4e-6 after the
 // first sweep, 0.0167 after the second, once postponed the first check to
-// sweep 40 where 14 sufficed). The reference checks the directed proof
-// after every sweep (directed views: no threshold scans).
+// sweep 40 where 14 sufficed). The reference checks the directed L1 proof
+// after every sweep (directed views: no threshold scans), so the solves
+// here run without reverse refinement, which only proves earlier
+// (TestSolveTopKRefinementProvesEarlier).
 func TestSolveTopKChecksOften(t *testing.T) {
+	refineDirected = false
+	defer func() { refineDirected = true }()
 	// firstCertified is the plain reference: Gauss-Seidel sweeps with the
 	// directed proof (gap - ||r||_1/alpha > 0) checked after every one.
 	firstCertified := func(view *mask.View, seeds Seeds, damping float64, k int, cands []uint32, upTo int) int {
@@ -432,4 +441,111 @@ func TestSolveTopKChecksOften(t *testing.T) {
 	}
 	require.Positive(t, tested)
 	t.Logf("%d directed cases certified", tested)
+}
+
+// Reverse refinement on directed views (refineTopK) proves the same
+// selections as the L1 proof alone, never later (it only raises the proved
+// gap at the same checks), from the native start and from signed warm
+// starts; its proved gap stays below the exact gap. It counts the cases
+// it proved earlier.
+func TestSolveTopKRefinementProvesEarlier(t *testing.T) {
+	rng := rand.New(rand.NewPCG(63, 64))
+	cases, earlier, refined, signedRefined, saved, total := 0, 0, 0, 0, 0, 0
+	for i := range 1500 {
+		c := newRandomCase(t, rng)
+		if !c.g.Directed() {
+			continue
+		}
+		cases++
+		n := c.g.NumNodes()
+		k := 1 + rng.IntN(4)
+		var cands []uint32
+		if rng.IntN(2) == 0 {
+			for _, v := range rng.Perm(n)[:1+rng.IntN(n)] {
+				cands = append(cands, uint32(v))
+			}
+		}
+		seeds := c.seeds
+		start := func() *Engine {
+			e, err := NewEngine(c.auth, c.seeds, c.damping)
+			require.NoError(t, err)
+			if i%3 == 2 {
+				// A signed warm start: another query's rough solution.
+				_, err = e.SolveSweeps(Options{Tol: 1e-3})
+				require.NoError(t, err)
+				require.NoError(t, e.SetProblem(seeds, c.damping))
+				copy(e.R, residualOf(c.auth, seeds, c.damping, e.X))
+			}
+			return e
+		}
+		if i%3 == 2 {
+			var err error
+			seeds, err = NewSeeds(n, []Seed{{Node: uint32(rng.IntN(n)), Weight: 1}, {Node: uint32(rng.IntN(n)), Weight: 0.5}})
+			require.NoError(t, err)
+		}
+		got, err := start().SolveTopK(k, cands, Options{Tol: 1e-12})
+		require.NoError(t, err)
+		refineDirected = false
+		plain, err := start().SolveTopK(k, cands, Options{Tol: 1e-12})
+		refineDirected = true
+		require.NoError(t, err)
+		require.Zero(t, plain.Refined)
+		require.LessOrEqualf(t, got.Sweeps, plain.Sweeps, "case %d: refinement proved later", i)
+		if plain.Certified {
+			require.Truef(t, got.Certified, "case %d: the L1 proof certified, the refined one did not", i)
+			require.Equalf(t, nodeSet(plain.TopK), nodeSet(got.TopK), "case %d", i)
+		}
+		if got.Certified {
+			exact := exactPPR(t, c.auth, seeds, c.damping)
+			require.Equalf(t, nodeSet(TopK(exact, k, cands)), nodeSet(got.TopK), "case %d: certified selection differs from the exact one", i)
+			if g := exactGap(exact, got.TopK, cands); !math.IsInf(g, 1) {
+				require.LessOrEqualf(t, got.ProvedGap, g+1e-12, "case %d: proved gap above the exact gap", i)
+			}
+		}
+		if got.Refined > 0 && got.Certified {
+			refined++
+			if i%3 == 2 {
+				signedRefined++
+			}
+		}
+		if got.Sweeps < plain.Sweeps {
+			earlier++
+		}
+		if plain.Certified {
+			saved += plain.Sweeps - got.Sweeps
+			total += plain.Sweeps
+		}
+	}
+	require.Positive(t, earlier, "refinement never proved a selection earlier")
+	require.Positive(t, signedRefined, "refinement never proved a selection from a signed warm start")
+	t.Logf("%d directed cases: %d certified by refined intervals (%d from signed warm starts), %d proved earlier; %d of the %d sweeps of the L1-certified solves saved", cases, refined, signedRefined, earlier, saved, total)
+}
+
+// A refined interval made too tight is caught: with every error term of
+// SolveTopK 100x too small, some selection certified through reverse
+// refinement contradicts the exact solve.
+func TestSolveTopKRefinementTooTightFails(t *testing.T) {
+	boundScale = 0.01
+	defer func() { boundScale = 1 }()
+	rng := rand.New(rand.NewPCG(65, 66))
+	wrong := 0
+	for range 3000 {
+		c := newRandomCase(t, rng)
+		if !c.g.Directed() {
+			continue
+		}
+		k := 1 + rng.IntN(4)
+		res, err := SolveTopK(c.auth, c.seeds, c.damping, k, nil, Options{Tol: 1e-12})
+		require.NoError(t, err)
+		if !res.Certified || res.Refined == 0 {
+			continue
+		}
+		exact := exactPPR(t, c.auth, c.seeds, c.damping)
+		g := exactGap(exact, res.TopK, nil)
+		if !slices.Equal(nodeSet(TopK(exact, k, nil)), nodeSet(res.TopK)) || res.ProvedGap > g+1e-12 {
+			wrong++
+		}
+	}
+	require.Positive(t, wrong, "refined bounds 100x too tight went unnoticed")
+	t.Logf("refined bounds 100x too tight: %d certified cases contradicted", wrong)
 }

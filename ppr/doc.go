@@ -45,7 +45,9 @@
 // Solve stops at an L1 error bound; SolveTopK stops as soon as the top-k is
 // proved (SolveTopKOrdered: its order too), and on undirected views replaces
 // sweeps by threshold scans (PushScan at the threshold the proof waits for)
-// after the first; SolvePair solves two views of one snapshot in one pass per sweep;
+// after the first; on directed views it refines the few candidates
+// straddling the boundary with reverse pushes (ReversePusher, shared with
+// replay; reverse.go proves the bound); SolvePair solves two views of one snapshot in one pass per sweep;
 // SolveBatch solves eight seed vectors per pass, interleaved (16, two cache
 // lines per node, at the AVX512 kernel level).
 //

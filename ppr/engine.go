@@ -34,8 +34,9 @@ type Engine struct {
 	partial      []float64 // SweepParallel's ||r||_1 per range
 	roundCur     []uint64  // PushRounds' frontier bitsets
 	roundNext    []uint64
-	dangling     []uint32 // nodes without out-weight, for SweepParallel
-	inSel        []bool   // SolveTopK's selection marks (all false between calls)
+	dangling     []uint32       // nodes without out-weight, for SweepParallel
+	inSel        []bool         // SolveTopK's selection marks (all false between calls)
+	refine       topKRefinement // SolveTopK's reverse pushes on directed views
 
 	// Support, when not nil, records every node whose X or R a push
 	// changes, so a caller working on sparse states can read or clear

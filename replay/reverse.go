@@ -3,7 +3,7 @@ package replay
 import (
 	"math"
 
-	"github.com/authppr/authppr/mask"
+	"github.com/authppr/authppr/ppr"
 )
 
 // Reverse refinement of candidate scores on directed views.
@@ -12,144 +12,34 @@ import (
 // ||r||_1/alpha for every v, and the full path used to sweep until that fell
 // below half the boundary gap. The candidates near the boundary are few, so
 // it pays to learn, for each of them, how much of the residual can actually
-// reach it.
-//
-// # The identity
-//
-// Split the authenticated transition matrix P = P' + 1_D*s, where D holds
-// the nodes dangling in the view (their rows are the seeds s) and P' keeps
-// every other row (P' is substochastic, its dangling rows are zero). Let
-// G' = (I - d*P')^-1 >= 0 (rows sum to at most 1/alpha) and h = G'*1_D.
-// Sherman-Morrison on I - d*P = (I - d*P') - d*1_D*s gives, for any state
-// (x, r) of the authenticated view (pi_A - x = r*(I-d*P)^-1),
-//
-//	r*(I-d*P)^-1 = r*G' + d*(r.h)*(s*G')/(1 - d*s*G'*1_D)
-//
-// and alpha*s*(I-d*P)^-1 = pi_A gives s*G'/(1 - d*s*G'*1_D) = pi_A/alpha.
-// So with c = (d/alpha)*(r.h) and N = x + r*G',
-//
-//	pi_A = x + r*G' + c*pi_A,   that is   pi_A = N/(1 - c).
-//
-// c is one number for every node, and |c| <= d*||r||_1/alpha^2 because
-// 0 <= h <= 1/alpha. When that is below 1, pi_A(v) > pi_A(u) exactly when
-// N(v) > N(u), and every gap of pi_A is the same gap of N divided by 1 - c.
-//
-// # Bounding N at one candidate
-//
-// (r*G')(v) = r.y with y = G'*e_v. A reverse push from v keeps a pair
-// (q, s) >= 0 with y = q + G'*s: start q = 0, s = e_v; pushing w moves s(w)
-// into q(w) and adds d*P'[u][w]*s(w) to s(u) for every u with an arc into
-// w (the change of G'*s is -e_w*s(w) + G'*d*P'*e_w*s(w) = -e_w*s(w), since
-// G'*(I - d*P') = I). Then
-//
-//	|r.y - r.q| = |sum_u r(u)*(G'*s)(u)| <= ||r||_1 * max(s)/alpha,
-//
-// because (G'*s)(u) <= max(s)*sum_w G'(u,w) <= max(s)/alpha. Without any
-// push, |(r*G')(v)| <= ||r||_1/alpha too (columns of G' are at most 1/alpha
-// everywhere), so unrefined candidates keep the old interval. q depends on
-// the view and v only, not on r, so one reverse push serves every later
-// sweep; a smaller threshold only tightens it.
+// reach it: ppr's reverse pushes (ppr/reverse.go proves the identity
+// pi_A = N/(1 - c) with N = x + r*G' and |c| <= d*||r||_1/alpha^2, and the
+// bracket r.q - ||r||_1*max(s)/alpha <= (r*G')(v) <= r.q +
+// ||r||_1*max(s)/alpha of a reverse push from v, for a signed r too).
+// The estimate depends on the view, d and v only, so one push serves every
+// later sweep; a smaller threshold only tightens it.
 
 // maxRefined caps the candidates refined at once: more than this near the
 // boundary means the L1 bound is still far too loose, and a sweep is the
 // cheaper next step.
 const maxRefined = 64
 
-// reverseEstimate is a finished (or budget-stopped) reverse push from node:
-// G'*e_node = q + G'*s with s >= 0 and max(s) <= maxS.
-type reverseEstimate struct {
-	maxS  float64
-	nodes []uint32 // support of q
-	q     []float64
-}
-
-// dot returns r.q.
-func (e *reverseEstimate) dot(r []float64) float64 {
-	sum := 0.0
-	for i, u := range e.nodes {
-		sum += r[u] * e.q[i]
-	}
-	return sum
-}
-
-// reversePusher holds the dense scratch of reverse pushes (cleared through
-// touched after each one).
+// reversePusher is ppr's reverse pusher with the marks refineDirected
+// keeps on the candidates holding a refined interval.
 type reversePusher struct {
-	q, s    []float64
-	queued  []bool
-	seen    []bool // in touched
-	marked  []bool // candidates holding a refined interval (refineDirected)
-	queue   []uint32
-	touched []uint32 // every node whose s changed
-	ops     int64    // arcs read, over the pusher's lifetime
+	*ppr.ReversePusher
+	marked []bool
 }
 
 func newReversePusher(n int) *reversePusher {
-	return &reversePusher{q: make([]float64, n), s: make([]float64, n), queued: make([]bool, n), seen: make([]bool, n), marked: make([]bool, n)}
-}
-
-// push runs a FIFO reverse push from target on the view with dangling rows
-// dropped (P' above), pushing every node whose s exceeds eps, until none is
-// left or budget arcs are spent. The estimate is valid either way; maxS says
-// how far it got.
-func (rp *reversePusher) push(view *mask.View, d float64, target uint32, eps float64, budget int64) reverseEstimate {
-	in := view.Graph().In()
-	inv := view.InvOutWeights() // 0 on dangling nodes: P' has no row there
-	// Only nodes with a masked out-arc (a small bitset, in cache) need the
-	// per-edge mask test.
-	touched := view.TouchedBits()
-	q, s, queued, seen := rp.q, rp.s, rp.queued, rp.seen
-	add := func(u uint32, val float64) {
-		s[u] += val
-		if !seen[u] {
-			seen[u] = true
-			rp.touched = append(rp.touched, u)
-		}
-		if s[u] > eps && !queued[u] {
-			queued[u] = true
-			rp.queue = append(rp.queue, u)
-		}
-	}
-	add(target, 1)
-	start := rp.ops
-	for head := 0; head < len(rp.queue) && rp.ops-start < budget; head++ {
-		w := rp.queue[head]
-		queued[w] = false
-		val := s[w]
-		if val <= eps {
-			continue
-		}
-		s[w] = 0
-		q[w] += val
-		lo, hi := in.Span(w)
-		rp.ops += int64(hi - lo)
-		for p := lo; p < hi; p++ {
-			u := in.Nbr[p]
-			c := d * in.Weight[p] * inv[u]
-			if c == 0 || touched != nil && touched[u/64]&(1<<(u%64)) != 0 && view.MaskedEdge(in.Edge[p]) {
-				continue
-			}
-			add(u, c*val)
-		}
-	}
-	est := reverseEstimate{}
-	for _, u := range rp.touched {
-		est.maxS = max(est.maxS, s[u])
-		if q[u] != 0 {
-			est.nodes = append(est.nodes, u)
-			est.q = append(est.q, q[u])
-		}
-		q[u], s[u], queued[u], seen[u] = 0, 0, false, false
-	}
-	rp.queue, rp.touched = rp.queue[:0], rp.touched[:0]
-	return est
+	return &reversePusher{ReversePusher: ppr.NewReversePusher(n), marked: make([]bool, n)}
 }
 
 // refinement holds the reverse estimates of one query's full path.
 type refinement struct {
 	pusher   *reversePusher // the workspace's
-	startOps int64          // pusher.ops when this query started using it
-	est      map[uint32]*reverseEstimate
+	startOps int64          // pusher.Ops when this query started using it
+	est      map[uint32]*ppr.ReverseEstimate
 }
 
 // ops returns the arcs this query's reverse pushes read.
@@ -157,7 +47,7 @@ func (ref *refinement) ops() int64 {
 	if ref.pusher == nil {
 		return 0
 	}
-	return ref.pusher.ops - ref.startOps
+	return ref.pusher.Ops - ref.startOps
 }
 
 // Reverse push thresholds: the coarsest is cheap (about the in-degree of
@@ -224,21 +114,21 @@ func (r *run) refineDirected(l1 float64) bool {
 		if ws.reverse == nil {
 			ws.reverse = newReversePusher(gd.g.NumNodes())
 		}
-		ref.pusher, ref.startOps = ws.reverse, ws.reverse.ops
-		ref.est = make(map[uint32]*reverseEstimate)
+		ref.pusher, ref.startOps = ws.reverse, ws.reverse.Ops
+		ref.est = make(map[uint32]*ppr.ReverseEstimate)
 	}
 	allowance := ws.authEng.Stats.ArcOps/reverseArcCost - ref.ops()
 	for _, v := range amb {
-		if e := ref.est[v]; e != nil && e.maxS <= eps {
+		if e := ref.est[v]; e != nil && e.MaxS <= eps {
 			continue
 		}
 		if allowance <= 0 {
 			break
 		}
-		before := ref.pusher.ops
-		e := ref.pusher.push(gd.auth, d, v, eps, allowance)
-		allowance -= ref.pusher.ops - before
-		if old := ref.est[v]; old == nil || e.maxS < old.maxS {
+		before := ref.pusher.Ops
+		e := ref.pusher.Push(gd.auth, d, v, eps, allowance)
+		allowance -= ref.pusher.Ops - before
+		if old := ref.est[v]; old == nil || e.MaxS < old.MaxS {
 			ref.est[v] = &e
 		}
 	}
@@ -259,8 +149,8 @@ func (r *run) refineDirected(l1 float64) bool {
 			continue
 		}
 		marked[v] = true
-		mid := e.dot(ws.authEng.R)
-		half := l1*e.maxS/alpha + roundingSlack
+		mid := e.Dot(ws.authEng.R)
+		half := l1*e.MaxS/alpha + roundingSlack
 		// Both intervals hold (N(v) - x(v) is within +-L unrefined); keep
 		// their intersection.
 		bounds[v] = [2]float64{x[v] + max(mid-half, -L), x[v] + min(mid+half, L)}

@@ -59,18 +59,18 @@ func TestReversePushBracketsTheColumn(t *testing.T) {
 		y := column(auth, v, d)
 		for _, eps := range []float64{1, 0.3, 0.01, 1e-6} {
 			for _, budget := range []int64{math.MaxInt64, int64(rng.IntN(10))} {
-				e := rp.push(auth, d, v, eps, budget)
+				e := rp.Push(auth, d, v, eps, budget)
 				q := make([]float64, n)
-				for i, u := range e.nodes {
-					q[u] = e.q[i]
+				for i, u := range e.Nodes {
+					q[u] = e.Q[i]
 				}
 				for u := range n {
 					gap := y[u] - q[u]
 					require.GreaterOrEqualf(t, gap, -1e-12, "node %d below its estimate", u)
-					require.LessOrEqualf(t, gap, e.maxS/(1-d)+1e-12, "node %d: y-q = %g, maxS = %g", u, gap, e.maxS)
+					require.LessOrEqualf(t, gap, e.MaxS/(1-d)+1e-12, "node %d: y-q = %g, maxS = %g", u, gap, e.MaxS)
 				}
 				if budget == math.MaxInt64 {
-					require.LessOrEqual(t, e.maxS, eps)
+					require.LessOrEqual(t, e.MaxS, eps)
 				}
 			}
 		}
