@@ -279,17 +279,8 @@ func (g *Graph) validate(checkNames func() error, visit VisitFunc) error {
 	if namesErr != nil {
 		return namesErr
 	}
-	if g.rank != nil {
-		if len(g.rank) != n {
-			return fmt.Errorf("csr: %d node ranks for %d nodes", len(g.rank), n)
-		}
-		seen := make([]bool, n)
-		for u, r := range g.rank {
-			if int(r) >= n || seen[r] {
-				return fmt.Errorf("csr: node %d: rank %d repeated or out of range (want a permutation of 0..%d)", u, r, n-1)
-			}
-			seen[r] = true
-		}
+	if err := g.checkRanks(); err != nil {
+		return err
 	}
 	if badEdge >= 0 {
 		return g.edgeError(badEdge)
@@ -319,6 +310,26 @@ func (g *Graph) validate(checkNames func() error, visit VisitFunc) error {
 	if badWeight >= 0 {
 		lo, hi := g.out.Span(uint32(badWeight))
 		return fmt.Errorf("csr: node %d: out-weight %v, arcs sum to %v", badWeight, g.outWeight[badWeight], sumWeights(g.out.Weight[lo:hi]))
+	}
+	return nil
+}
+
+// checkRanks checks that the ranks, when kept, are a permutation of the
+// node ids (validate and its plain reference share it: it has no fast form).
+func (g *Graph) checkRanks() error {
+	if g.rank == nil {
+		return nil
+	}
+	n := g.nodes
+	if len(g.rank) != n {
+		return fmt.Errorf("csr: %d node ranks for %d nodes", len(g.rank), n)
+	}
+	seen := make([]bool, n)
+	for u, r := range g.rank {
+		if int(r) >= n || seen[r] {
+			return fmt.Errorf("csr: node %d: rank %d repeated or out of range (want a permutation of 0..%d)", u, r, n-1)
+		}
+		seen[r] = true
 	}
 	return nil
 }

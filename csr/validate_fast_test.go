@@ -202,17 +202,8 @@ func (g *Graph) validatePlain(checkNames func() error) error {
 	if err := checkNames(); err != nil {
 		return err
 	}
-	if g.rank != nil {
-		if len(g.rank) != n {
-			return fmt.Errorf("csr: %d node ranks for %d nodes", len(g.rank), n)
-		}
-		seen := make([]bool, n)
-		for u, r := range g.rank {
-			if int(r) >= n || seen[r] {
-				return fmt.Errorf("csr: node %d: rank %d repeated or out of range (want a permutation of 0..%d)", u, r, n-1)
-			}
-			seen[r] = true
-		}
+	if err := g.checkRanks(); err != nil {
+		return err
 	}
 	for e := 0; e < m; e++ {
 		if g.edgeSrc[e] >= uint32(n) || g.edgeDst[e] >= uint32(n) {
