@@ -236,25 +236,9 @@ func (b *batch[L]) pushSweep() L {
 // pushMasked is pushBatchReference for node u alone, skipping the out-arcs
 // whose edge ids are set in bits.
 func (b *batch[L]) pushMasked(u int, bits []uint64, dangling *L) {
-	x, r := b.x, b.r
-	var zero L
-	val := r[u]
-	if val == zero {
-		return
-	}
-	r[u] = zero
-	wu := b.view.OutWeights()[u]
-	d := b.damping
-	var c L
-	for j := range len(c) {
-		x[u][j] += val[j]
-		if wu == 0 {
-			(*dangling)[j] += val[j]
-		} else {
-			c[j] = d * val[j] / wu
-		}
-	}
-	if wu == 0 {
+	r := b.r
+	c, ok := takeBatchResidual(b.x, r, u, b.view.OutWeights()[u], b.damping, dangling)
+	if !ok {
 		return
 	}
 	out := b.view.Graph().Out()

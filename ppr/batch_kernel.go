@@ -94,24 +94,9 @@ func pullBatch(offsets []int, nbr []uint32, wt []float64, factor, next [][batchW
 // lands after the zeroing, as in PushScan). The SIMD kernels must match it
 // bit for bit (TestPushBatchMatchesReference).
 func pushBatchReference[L lanes](offsets []int, nbr []uint32, wt, w []float64, x, r []L, lo, hi int, d float64, dangling *L) {
-	var zero L
 	for u := lo; u < hi; u++ {
-		val := r[u]
-		if val == zero {
-			continue
-		}
-		r[u] = zero
-		wu := w[u]
-		var c L
-		for j := range len(c) {
-			x[u][j] += val[j]
-			if wu == 0 {
-				(*dangling)[j] += val[j]
-			} else {
-				c[j] = d * val[j] / wu
-			}
-		}
-		if wu == 0 {
+		c, ok := takeBatchResidual(x, r, u, w[u], d, dangling)
+		if !ok {
 			continue
 		}
 		for p := offsets[u]; p < offsets[u+1]; p++ {
@@ -121,6 +106,29 @@ func pushBatchReference[L lanes](offsets []int, nbr []uint32, wt, w []float64, x
 			}
 		}
 	}
+}
+
+// takeBatchResidual is the node part of a batch push of u: its residuals
+// move into x and r[u] is zeroed; a dangling node's (wu = 0) go to
+// dangling; otherwise it returns c[j] = d*r[u][j]/wu, what each out-arc of
+// weight w carries (c[j]*w), and true. All-zero residuals change nothing
+// and return false.
+func takeBatchResidual[L lanes](x, r []L, u int, wu, d float64, dangling *L) (c L, ok bool) {
+	var zero L
+	val := r[u]
+	if val == zero {
+		return c, false
+	}
+	r[u] = zero
+	for j := range len(c) {
+		x[u][j] += val[j]
+		if wu == 0 {
+			(*dangling)[j] += val[j]
+		} else {
+			c[j] = d * val[j] / wu
+		}
+	}
+	return c, wu != 0
 }
 
 // l1BatchReference returns sum_u |r[u][j]| for every lane j, in node order
