@@ -450,15 +450,7 @@ func coordGap(x []float64, eb *errorBounds, sel []Scored, candidates []uint32, i
 			need = min(need, (minSel-x[u])/w[u])
 		}
 	}
-	if candidates == nil {
-		for u := range x {
-			rest(uint32(u))
-		}
-	} else {
-		for _, u := range candidates {
-			rest(u)
-		}
-	}
+	eachCandidate(len(x), candidates, rest)
 	for _, s := range sel {
 		inSel[s.Node] = false
 	}

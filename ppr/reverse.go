@@ -258,15 +258,7 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, inSel []bool, l1,
 			ref.blockers = append(ref.blockers, u)
 		}
 	}
-	if candidates == nil {
-		for u := range x {
-			visit(uint32(u))
-		}
-	} else {
-		for _, u := range candidates {
-			visit(u)
-		}
-	}
+	eachCandidate(len(x), candidates, visit)
 	if over {
 		return math.Inf(-1), 0
 	}

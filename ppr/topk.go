@@ -138,6 +138,20 @@ func siftDown(h []Scored, i int, rank ranking) {
 	}
 }
 
+// eachCandidate calls visit on every candidate, or on every node 0..n-1
+// when candidates is nil (the convention of every top-k function here).
+func eachCandidate(n int, candidates []uint32, visit func(u uint32)) {
+	if candidates == nil {
+		for u := range n {
+			visit(uint32(u))
+		}
+		return
+	}
+	for _, u := range candidates {
+		visit(u)
+	}
+}
+
 // TopKReference is TopK by sorting every competitor: the plain version the
 // heap is tested against.
 func TopKReference(scores []float64, k int, candidates []uint32) []Scored {
