@@ -45,8 +45,8 @@ type TopKResult struct {
 	// them, Scans threshold scans (see thresholdScans).
 	Sweeps, Scans int
 	// Refined counts the candidates whose reverse-push interval the last
-	// check of a directed view used (see refineTopK; 0: the L1 bound
-	// alone), and ReverseArcs the arcs the solve's reverse pushes read.
+	// check used (see refineTopK; 0: the unrefined bound alone), and
+	// ReverseArcs the arcs the solve's reverse pushes read.
 	Refined     int
 	ReverseArcs int64
 	Scores      []float64 // the engine's vector (not a copy)
@@ -75,7 +75,13 @@ type TopKResult struct {
 // symmetric and non-negative, so e(u) = W(u)*sum_w (r(w)/W(w))*W(w)*K[u][w]
 // <= W(u)*max_w(r(w)/W(w))*((I-dP)^-1*1)(u) = W(u)*max_w(r(w)/W(w))/alpha.
 // From a caller's warm start the residual may be signed; then E(u) bounds
-// |e(u)| and the selected side takes -E(v) as well (coordGap).
+// |e(u)| and the selected side takes -E(v) as well (coordGap). Once at most
+// 256 unselected candidates straddle the boundary, undirected views refine
+// them by reverse pushes too, with a remainder that the symmetry shrinks
+// with the push's reach (reverse.go); the refined bound also sets the
+// threshold scans' threshold. On the anchors' KG (10 HippoRAG2 dense
+// queries, top-5) that took the passes from 63 to 44 and the arcs read
+// from 34.8 to 31.4 sweeps' worth.
 // When ProvedGap > 0 every selected candidate beats every unselected one
 // in pi, and the selection (as a set) is exact. Exact ties can never be
 // certified; they run to opt.Tol and come back with Certified false.
@@ -195,6 +201,24 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 			}
 			res.ProvedGap, slack, need = coordGap(e.X, &eb, res.TopK, candidates, e.inSel)
 			gap = res.Gap
+			res.Refined = 0
+			if res.ProvedGap <= 0 && refineUndirected {
+				for _, s := range res.TopK {
+					e.inSel[s.Node] = true
+				}
+				e.refine.need = -1
+				refined, n := e.refineTopK(res.TopK, candidates, e.inSel, l1, &eb, &st, res.Gap)
+				for _, s := range res.TopK {
+					e.inSel[s.Node] = false
+				}
+				if refined > res.ProvedGap {
+					res.ProvedGap, res.Refined = refined, n
+				}
+				if e.refine.need > need {
+					need = e.refine.need
+				}
+				res.ReverseArcs = e.refine.arcs()
+			}
 		} else {
 			res.ProvedGap, gap, slack = res.Gap-eb.l1, res.Gap, eb.l1
 			res.Refined = 0
@@ -209,7 +233,8 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 					// Pushes may have cleared the negative entries.
 					signed = slices.ContainsFunc(e.R, func(rv float64) bool { return rv < 0 })
 				}
-				refined, n := e.refineTopK(res.TopK, candidates, e.inSel, l1, eb.l1, res.Gap, signed)
+				eb.signed = signed
+				refined, n := e.refineTopK(res.TopK, candidates, e.inSel, l1, &eb, nil, res.Gap)
 				for _, s := range res.TopK {
 					e.inSel[s.Node] = false
 				}
@@ -329,6 +354,10 @@ const maxCheckWait = 2
 // refineDirected switches on SolveTopK's reverse refinement on directed
 // views (refineTopK); the tests switch it off to compare with the L1 proof.
 var refineDirected = true
+
+// refineUndirected switches on the same refinement on undirected views,
+// where it sharpens the per-coordinate bound (see reverse.go).
+var refineUndirected = true
 
 // boundScale multiplies every error bound of SolveTopK. It is 1; the tests
 // shrink it to check that they catch a bound that is too tight.

@@ -443,17 +443,34 @@ func TestSolveTopKChecksOften(t *testing.T) {
 	t.Logf("%d directed cases certified", tested)
 }
 
-// Reverse refinement on directed views (refineTopK) proves the same
-// selections as the L1 proof alone, never later (it only raises the proved
-// gap at the same checks), from the native start and from signed warm
-// starts; its proved gap stays below the exact gap. It counts the cases
-// it proved earlier.
+// Reverse refinement (refineTopK) proves the same selections as the
+// unrefined proof (the L1 bound on directed views, the per-coordinate one
+// on undirected views), never later (it only raises the proved gap at the
+// same checks), from the native start and from signed warm starts; its
+// proved gap stays below the exact gap. Undirected views compare with
+// threshold scans off, since refinement also moves the scans' threshold
+// (the solves then take different paths), and check the default solve,
+// scans on, against the exact vector too. It counts the cases proved
+// earlier.
 func TestSolveTopKRefinementProvesEarlier(t *testing.T) {
+	for _, directed := range []bool{true, false} {
+		name, flag := "directed", &refineDirected
+		if !directed {
+			name, flag = "undirected", &refineUndirected
+		}
+		t.Run(name, func(t *testing.T) {
+			defer SetThresholdScans(SetThresholdScans(true))
+			testRefinementProvesEarlier(t, directed, flag)
+		})
+	}
+}
+
+func testRefinementProvesEarlier(t *testing.T, directed bool, refine *bool) {
 	rng := rand.New(rand.NewPCG(63, 64))
 	cases, earlier, refined, signedRefined, saved, total := 0, 0, 0, 0, 0, 0
 	for i := range 1500 {
 		c := newRandomCase(t, rng)
-		if !c.g.Directed() {
+		if c.g.Directed() != directed {
 			continue
 		}
 		cases++
@@ -483,25 +500,40 @@ func TestSolveTopKRefinementProvesEarlier(t *testing.T) {
 			seeds, err = NewSeeds(n, []Seed{{Node: uint32(rng.IntN(n)), Weight: 1}, {Node: uint32(rng.IntN(n)), Weight: 0.5}})
 			require.NoError(t, err)
 		}
-		got, err := start().SolveTopK(k, cands, Options{Tol: 1e-12})
-		require.NoError(t, err)
-		refineDirected = false
-		plain, err := start().SolveTopK(k, cands, Options{Tol: 1e-12})
-		refineDirected = true
-		require.NoError(t, err)
-		require.Zero(t, plain.Refined)
-		require.LessOrEqualf(t, got.Sweeps, plain.Sweeps, "case %d: refinement proved later", i)
-		if plain.Certified {
-			require.Truef(t, got.Certified, "case %d: the L1 proof certified, the refined one did not", i)
-			require.Equalf(t, nodeSet(plain.TopK), nodeSet(got.TopK), "case %d", i)
-		}
-		if got.Certified {
-			exact := exactPPR(t, c.auth, seeds, c.damping)
+		var exact []float64
+		checkExact := func(got *TopKResult) {
+			if !got.Certified {
+				return
+			}
+			if exact == nil {
+				exact = exactPPR(t, c.auth, seeds, c.damping)
+			}
 			require.Equalf(t, nodeSet(TopK(exact, k, cands)), nodeSet(got.TopK), "case %d: certified selection differs from the exact one", i)
 			if g := exactGap(exact, got.TopK, cands); !math.IsInf(g, 1) {
 				require.LessOrEqualf(t, got.ProvedGap, g+1e-12, "case %d: proved gap above the exact gap", i)
 			}
 		}
+		if !directed {
+			// The default solve: scans and refinement on.
+			def, err := start().SolveTopK(k, cands, Options{Tol: 1e-12})
+			require.NoError(t, err)
+			checkExact(def)
+			SetThresholdScans(false)
+		}
+		got, err := start().SolveTopK(k, cands, Options{Tol: 1e-12})
+		require.NoError(t, err)
+		*refine = false
+		plain, err := start().SolveTopK(k, cands, Options{Tol: 1e-12})
+		*refine = true
+		SetThresholdScans(true)
+		require.NoError(t, err)
+		require.Zero(t, plain.Refined)
+		require.LessOrEqualf(t, got.Sweeps, plain.Sweeps, "case %d: refinement proved later", i)
+		if plain.Certified {
+			require.Truef(t, got.Certified, "case %d: the unrefined proof certified, the refined one did not", i)
+			require.Equalf(t, nodeSet(plain.TopK), nodeSet(got.TopK), "case %d", i)
+		}
+		checkExact(got)
 		if got.Refined > 0 && got.Certified {
 			refined++
 			if i%3 == 2 {
@@ -518,7 +550,7 @@ func TestSolveTopKRefinementProvesEarlier(t *testing.T) {
 	}
 	require.Positive(t, earlier, "refinement never proved a selection earlier")
 	require.Positive(t, signedRefined, "refinement never proved a selection from a signed warm start")
-	t.Logf("%d directed cases: %d certified by refined intervals (%d from signed warm starts), %d proved earlier; %d of the %d sweeps of the L1-certified solves saved", cases, refined, signedRefined, earlier, saved, total)
+	t.Logf("%d cases: %d certified by refined intervals (%d from signed warm starts), %d proved earlier; %d of the %d sweeps of the unrefined certified solves saved", cases, refined, signedRefined, earlier, saved, total)
 }
 
 // A refined interval made too tight is caught: with every error term of
@@ -528,12 +560,9 @@ func TestSolveTopKRefinementTooTightFails(t *testing.T) {
 	boundScale = 0.01
 	defer func() { boundScale = 1 }()
 	rng := rand.New(rand.NewPCG(65, 66))
-	wrong := 0
+	var wrong [2]int // directed, undirected
 	for range 3000 {
 		c := newRandomCase(t, rng)
-		if !c.g.Directed() {
-			continue
-		}
 		k := 1 + rng.IntN(4)
 		res, err := SolveTopK(c.auth, c.seeds, c.damping, k, nil, Options{Tol: 1e-12})
 		require.NoError(t, err)
@@ -543,9 +572,14 @@ func TestSolveTopKRefinementTooTightFails(t *testing.T) {
 		exact := exactPPR(t, c.auth, c.seeds, c.damping)
 		g := exactGap(exact, res.TopK, nil)
 		if !slices.Equal(nodeSet(TopK(exact, k, nil)), nodeSet(res.TopK)) || res.ProvedGap > g+1e-12 {
-			wrong++
+			kind := 0
+			if !c.g.Directed() {
+				kind = 1
+			}
+			wrong[kind]++
 		}
 	}
-	require.Positive(t, wrong, "refined bounds 100x too tight went unnoticed")
-	t.Logf("refined bounds 100x too tight: %d certified cases contradicted", wrong)
+	require.Positive(t, wrong[0], "refined bounds 100x too tight went unnoticed on directed views")
+	require.Positive(t, wrong[1], "refined bounds 100x too tight went unnoticed on undirected views")
+	t.Logf("refined bounds 100x too tight: %d directed and %d undirected certified cases contradicted", wrong[0], wrong[1])
 }

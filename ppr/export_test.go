@@ -43,3 +43,12 @@ func SetWideBatches(on bool) bool {
 	wideBatches = on
 	return old
 }
+
+// SetRefineUndirected switches SolveTopK's reverse refinement on
+// undirected views on or off, for BenchmarkAnchorTopKScans; it returns
+// the previous setting.
+func SetRefineUndirected(on bool) bool {
+	old := refineUndirected
+	refineUndirected = on
+	return old
+}

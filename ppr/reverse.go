@@ -6,9 +6,9 @@ import (
 	"github.com/authppr/authppr/mask"
 )
 
-// Reverse pushes on directed views. SolveTopK (refineTopK) and replay's
-// directed full path both use them to sharpen the L1 bound at the few
-// candidates near a top-k boundary.
+// Reverse pushes. SolveTopK (refineTopK) and replay's directed full path
+// use them to sharpen the L1 bound (and on undirected views SolveTopK's
+// per-coordinate bound) at the few candidates near a top-k boundary.
 //
 // # The identity
 //
@@ -53,9 +53,13 @@ import (
 // node v: G'*e_v = q + G'*s with s >= 0 and max(s) <= MaxS, q given
 // sparsely as Q[i] at Nodes[i].
 type ReverseEstimate struct {
-	MaxS  float64
-	Nodes []uint32 // support of q
-	Q     []float64
+	MaxS float64
+	// SW is sum_w s(w)*W(w) over the nodes with out-weight in the view,
+	// SD sum_w s(w) over the others: the remainder's size on undirected
+	// views (see undirected refinement below).
+	SW, SD float64
+	Nodes  []uint32 // support of q
+	Q      []float64
 }
 
 // Dot returns r.q.
@@ -130,8 +134,14 @@ func (rp *ReversePusher) Push(view *mask.View, d float64, target uint32, eps flo
 		}
 	}
 	est := ReverseEstimate{}
+	out := view.OutWeights()
 	for _, u := range rp.touched {
 		est.MaxS = max(est.MaxS, s[u])
+		if out[u] > 0 {
+			est.SW += s[u] * out[u]
+		} else {
+			est.SD += s[u]
+		}
 		if q[u] != 0 {
 			est.Nodes = append(est.Nodes, u)
 			est.Q = append(est.Q, q[u])
@@ -166,6 +176,27 @@ func (rp *ReversePusher) Push(view *mask.View, d float64, target uint32, eps flo
 // exact arithmetic, and the vectors, which sum to about 1, carry about
 // 1e-16 of rounding per coordinate per sweep).
 
+// Undirected views (SolveTopK refines there too). The same identity holds
+// with two sharper terms. With A symmetric in the view (a mask drops both
+// arcs of an edge), a node dangling in the view has no arc of positive
+// weight left at all, so nothing reaches it: h = G'*1_D is 1_D and |c| <= (d/alpha)*sum_D |r|
+// (0 when no residual sits on such a node). And for w with out-weight,
+// G'(u,w) = G'(w,u)*W(w)/W(u) on the symmetric part (DESIGN.md), so
+//
+//	|(r*G')(w)| <= W(w)*sum_u G'(w,u)*|r(u)|/W(u) <= W(w)*rho/alpha,
+//	rho = max_u |r(u)|/W(u) over the nodes with out-weight,
+//
+// while (r*G')(w) = r(w) at a dangling w. Hence |r*(G'*s)| =
+// |sum_w s(w)*(r*G')(w)| <= (rho*SW + D*SD)/alpha with SW = sum s(w)*W(w)
+// over the nodes with out-weight, SD = sum s(w) over the others and D =
+// sum_D |r| >= max_D |r|; the smaller of this and the L1 term is used.
+// Unrefined, N(u) - x(u) = (r*G')(u) is bounded by the per-coordinate
+// E(u) of SolveTopK (G' <= (I - d*P)^-1 entrywise). A push from w takes
+// alpha*s(w)*W(w) off SW (it adds d*s(w)*A(u,w)/W(u) to s(u), W(u) times
+// which sums to d*s(w)*W(w)), so the remainder, W(v)*rho/alpha before any
+// push (the unrefined bound), shrinks geometrically as the push widens;
+// the pushes read the candidate's neighbourhood, not the graph.
+
 // maxRefined caps the candidates refined at one check: more than this
 // straddling the boundary means the L1 bound is still far too loose, and a
 // sweep is the cheaper next step. The straddlers fall abruptly from all
@@ -183,6 +214,12 @@ const (
 	finestReverse   = 1e-3
 )
 
+// finestUndirected is the finest reverse push threshold tried for an
+// undirected blocker (tenfold steps from coarsestReverse): on the KG a
+// passage's neighbourhood is a few entities whose degree is in the
+// hundreds, reached from about 1e-3 on.
+const finestUndirected = 1e-4
+
 // reverseArcCost is what a reverse-push arc costs against a sweep arc
 // (random reads of s and 1/W against a sequential scan), measured 3-5x in
 // replay. A solve's reverse pushes read at most the arcs its sweeps read
@@ -198,6 +235,10 @@ type topKRefinement struct {
 	startOps int64 // pusher.Ops when the solve began
 	est      map[uint32]*ReverseEstimate
 	blockers []uint32
+	// need, after an undirected refinement, is the per-coordinate factor
+	// C below which every refined blocker would clear the selection with
+	// its current r.q (a scan threshold; -1: some blocker would not).
+	need float64
 }
 
 // reset starts a new solve: estimates depend on the damping, which the
@@ -220,25 +261,34 @@ func (ref *topKRefinement) arcs() int64 {
 // refineTopK returns a lower bound on the exact gap of the selection sel
 // (marked in inSel) over the candidates (nil: every node) from
 // reverse-refined intervals, and how many candidates it refined; -Inf and
-// 0 when it does not try (see the proof above). l1 is ||r||_1, L the L1
-// error term ||r||_1/alpha (times boundScale), gap the raw gap at the
-// boundary.
-func (e *Engine) refineTopK(sel []Scored, candidates []uint32, inSel []bool, l1, L, gap float64, signed bool) (float64, int) {
+// 0 when it does not try (see the proofs above and below). l1 is ||r||_1,
+// eb the unrefined per-node bounds (the L1 bound on directed views), st the
+// residual's statistics on undirected views (nil on directed ones), gap
+// the raw gap at the boundary.
+func (e *Engine) refineTopK(sel []Scored, candidates []uint32, inSel []bool, l1 float64, eb *errorBounds, st *residualStats, gap float64) (float64, int) {
 	alpha, d := e.alpha, e.damping
+	signed := eb.signed
 	cmax := d * l1 / (alpha * alpha)
+	if st != nil {
+		cmax = min(cmax, d*st.dangling/alpha)
+	}
 	if !(cmax < 1) || !(gap > 0) || l1 <= 0 {
 		return math.Inf(-1), 0
 	}
 	x := e.X
-	S := 0.0 // how far N may lie below x unrefined
-	if signed {
-		S = L
+	// below returns how far N(v) may lie below x(v) unrefined.
+	below := func(v uint32) float64 {
+		if signed {
+			return eb.at(v)
+		}
+		return 0
 	}
-	minSelX := math.Inf(1)
+	minSelX, minSelLo := math.Inf(1), math.Inf(1)
 	for _, s := range sel {
 		minSelX = min(minSelX, s.Score)
+		minSelLo = min(minSelLo, s.Score-below(s.Node))
 	}
-	minSelLo, restX := minSelX-S, minSelX-gap // restX: the best unselected x
+	restX := minSelX - gap // the best unselected x
 	// The unselected candidates whose unrefined interval reaches the
 	// selection's lowest lower end block the proof; every other one keeps
 	// its unrefined upper end.
@@ -250,7 +300,7 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, inSel []bool, l1,
 		if inSel[u] || over {
 			return
 		}
-		if hi := x[u] + L; hi < minSelLo {
+		if hi := x[u] + eb.at(u); hi < minSelLo {
 			restHi = max(restHi, hi)
 		} else if len(ref.blockers) == maxRefined {
 			over = true
@@ -262,14 +312,16 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, inSel []bool, l1,
 	if over {
 		return math.Inf(-1), 0
 	}
-	// Aim each blocker's term at a third of its distance below the
-	// selection's scores (and a selected candidate's at a third of its
-	// distance above the best unselected score, for a signed r): then the
-	// refined intervals clear each other unless r.q itself closes the
-	// distance.
-	for _, u := range ref.blockers {
-		if eps := (minSelX - x[u]) * alpha / (3 * l1); !(eps >= finestReverse) {
-			return math.Inf(-1), 0 // sweeps are cheaper until the L1 term shrinks
+	if st == nil {
+		// Aim each blocker's term at a third of its distance below the
+		// selection's scores (and a selected candidate's at a third of
+		// its distance above the best unselected score, for a signed r):
+		// then the refined intervals clear each other unless r.q itself
+		// closes the distance.
+		for _, u := range ref.blockers {
+			if eps := (minSelX - x[u]) * alpha / (3 * l1); !(eps >= finestReverse) {
+				return math.Inf(-1), 0 // sweeps are cheaper until the L1 term shrinks
+			}
 		}
 	}
 	if ref.pusher == nil {
@@ -294,22 +346,58 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, inSel []bool, l1,
 		}
 		return old
 	}
-	// bounds returns the refined interval of N(v) (see the proof above).
+	// bounds returns the refined interval of N(v) (see the proofs).
 	bounds := func(v uint32, est *ReverseEstimate) (lo, hi float64) {
 		mid := est.Dot(e.R)
-		half := boundScale*l1*est.MaxS/alpha + refineSlack
-		below := refineSlack
-		if signed {
-			below = half
+		half := l1 * est.MaxS
+		if st != nil {
+			half = min(half, st.maxRatio*est.SW+st.dangling*est.SD)
 		}
-		return max(x[v]+mid-below, x[v]-S), min(x[v]+mid+half, x[v]+L)
+		half = boundScale*half/alpha + refineSlack
+		under := refineSlack
+		if signed {
+			under = half
+		}
+		return max(x[v]+mid-under, x[v]-below(v)), min(x[v]+mid+half, x[v]+eb.at(v))
+	}
+	// refinedHi returns the refined upper end of an unselected blocker u.
+	refinedHi := func(u uint32) (float64, bool) {
+		if st != nil {
+			// Undirected: the remainder is not tied to eps; tighten
+			// tenfold at a time until u clears the selection or the
+			// pushes reach finestUndirected or the allowance.
+			var hi float64
+			var est *ReverseEstimate
+			for eps := coarsestReverse; ; eps /= 10 {
+				if est = estimate(u, eps); est == nil {
+					ref.need = -1
+					return x[u] + eb.at(u), false
+				}
+				if _, hi = bounds(u, est); hi < minSelLo || eps <= finestUndirected || allowance <= 0 {
+					break
+				}
+			}
+			// The per-coordinate factor C = rho/alpha at which this
+			// remainder would clear u, if r.q stayed.
+			if room := minSelLo - x[u] - est.Dot(e.R) - st.dangling*est.SD/alpha - refineSlack; room > 0 && est.SW > 0 && ref.need >= 0 {
+				ref.need = min(ref.need, room/(boundScale*est.SW))
+			} else if hi >= minSelLo {
+				ref.need = -1
+			}
+			return hi, true
+		}
+		eps := min(coarsestReverse, (minSelX-x[u])*alpha/(3*l1))
+		if est := estimate(u, eps); est != nil {
+			_, hi := bounds(u, est)
+			return hi, true
+		}
+		return x[u] + eb.at(u), false
 	}
 	refined := 0
+	ref.need = math.Inf(1)
 	for _, u := range ref.blockers {
-		eps := min(coarsestReverse, (minSelX-x[u])*alpha/(3*l1))
-		hi := x[u] + L
-		if est := estimate(u, eps); est != nil {
-			_, hi = bounds(u, est)
+		hi, ok := refinedHi(u)
+		if ok {
 			refined++
 		}
 		restHi = max(restHi, hi)
@@ -320,10 +408,10 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, inSel []bool, l1,
 	selLo := math.Inf(1)
 	for _, s := range sel {
 		v := s.Node
-		lo := x[v] - S
+		lo := x[v] - below(v)
 		if lo <= restHi {
 			eps := coarsestReverse
-			if signed {
+			if signed && st == nil {
 				eps = min(eps, (x[v]-restX)*alpha/(3*l1))
 			}
 			if est := estimate(v, max(eps, finestReverse)); est != nil {

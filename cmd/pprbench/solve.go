@@ -20,16 +20,22 @@ type solveRecord struct {
 	TopK       []scoredName `json:"topk"`
 	Iterations int          `json:"iterations"`
 	Sweeps     int          `json:"sweeps"`
-	ResidualL1 float64      `json:"residual_l1"`
-	ErrorBound float64      `json:"error_bound_l1"`
-	Certified  *bool        `json:"certified,omitempty"`
-	Gap        *float64     `json:"gap,omitempty"`
-	View       string       `json:"view"`
-	Nodes      int          `json:"nodes,omitempty"`
-	Edges      int          `json:"edges,omitempty"`
-	Masked     uint64       `json:"masked_edges"`
-	LoadUS     int64        `json:"load_us,omitempty"`
-	SolveUS    int64        `json:"solve_us"`
+	// Scans counts the threshold scans among the sweeps; Arcs the arcs
+	// the solve read (sweeps, scans and pushes), ReverseArcs those of its
+	// reverse pushes (certified top-k refinement), counted apart.
+	Scans       int      `json:"scans,omitempty"`
+	Arcs        int64    `json:"arcs"`
+	ReverseArcs int64    `json:"reverse_arcs,omitempty"`
+	ResidualL1  float64  `json:"residual_l1"`
+	ErrorBound  float64  `json:"error_bound_l1"`
+	Certified   *bool    `json:"certified,omitempty"`
+	Gap         *float64 `json:"gap,omitempty"`
+	View        string   `json:"view"`
+	Nodes       int      `json:"nodes,omitempty"`
+	Edges       int      `json:"edges,omitempty"`
+	Masked      uint64   `json:"masked_edges"`
+	LoadUS      int64    `json:"load_us,omitempty"`
+	SolveUS     int64    `json:"solve_us"`
 }
 
 type scoredName struct {
@@ -173,6 +179,7 @@ func (qs *querySolver) solve(q namedQuery, damping float64, opt ppr.Options, cer
 		top = res.TopK
 		rec.SolveUS = time.Since(start).Microseconds()
 		rec.Sweeps, rec.ErrorBound = res.Sweeps, res.ErrorBound
+		rec.Scans, rec.ReverseArcs = res.Scans, res.ReverseArcs
 		rec.ResidualL1 = res.ErrorBound * (1 - damping)
 		gap := finite(res.Gap) // +Inf when every candidate is selected; JSON has no Inf
 		rec.Certified, rec.Gap = &res.Certified, &gap
@@ -186,6 +193,7 @@ func (qs *querySolver) solve(q namedQuery, damping float64, opt ppr.Options, cer
 		rec.Sweeps, rec.ErrorBound, rec.ResidualL1 = res.Sweeps, res.ErrorBound, res.ResidualL1
 	}
 	rec.Iterations = rec.Sweeps
+	rec.Arcs = qs.eng.Stats.ArcOps
 	for _, s := range top {
 		rec.TopK = append(rec.TopK, scoredName{g.Name(s.Node), s.Score})
 	}
