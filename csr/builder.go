@@ -177,7 +177,7 @@ func (b *Builder) Build() (*Graph, error) {
 		return nil, errors.New("csr: graph has no nodes")
 	}
 	var rank []uint32
-	if b.order == DegreeOrder {
+	if b.order.Resolve(len(b.names)) == DegreeOrder {
 		rank = b.degreeOrder()
 	}
 	g := &Graph{

@@ -2,6 +2,7 @@ package csr
 
 import (
 	"fmt"
+	"github.com/authppr/authppr/internal/cpu"
 	"math/rand/v2"
 	"testing"
 
@@ -114,11 +115,36 @@ func TestValidateRejectsBadRanks(t *testing.T) {
 }
 
 func TestParseNodeOrder(t *testing.T) {
-	for _, o := range []NodeOrder{StreamOrder, DegreeOrder} {
+	for _, o := range []NodeOrder{StreamOrder, DegreeOrder, AutoOrder} {
 		got, err := ParseNodeOrder(o.String())
 		require.NoError(t, err)
 		require.Equal(t, o, got)
 	}
 	_, err := ParseNodeOrder("bfs")
 	require.ErrorContains(t, err, `csr: node order "bfs"`)
+}
+
+// AutoOrder picks degree order exactly when 8 bytes per node exceed the L2
+// size (1 MiB when the CPU reports none), and Build and Reorder follow it;
+// Order reports what a graph is in.
+func TestAutoOrder(t *testing.T) {
+	l2 := cpu.L2Bytes()
+	if l2 == 0 {
+		l2 = unknownL2
+	}
+	require.Equal(t, StreamOrder, AutoOrder.Resolve(l2/8))
+	require.Equal(t, DegreeOrder, AutoOrder.Resolve(l2/8+1))
+	require.Equal(t, StreamOrder, StreamOrder.Resolve(1<<40))
+	require.Equal(t, DegreeOrder, DegreeOrder.Resolve(1))
+
+	ops := []op{{Input{Src: "a", Dst: "b", Weight: 1}}, {Input{Src: "c", Dst: "b", Weight: 1}}}
+	small := buildOps(t, true, ops, AutoOrder) // 3 nodes: fits any cache
+	require.Equal(t, StreamOrder, small.Order())
+	require.Nil(t, small.Ranks())
+	deg := buildOps(t, true, ops, DegreeOrder)
+	require.Equal(t, DegreeOrder, deg.Order())
+	back, err := Reorder(deg, AutoOrder)
+	require.NoError(t, err)
+	require.Equal(t, StreamOrder, back.Order())
+	require.Equal(t, small.Names(), back.Names())
 }

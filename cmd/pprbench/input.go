@@ -28,11 +28,17 @@ type graphFlags struct {
 }
 
 func (f *graphFlags) register(fs *flag.FlagSet) {
+	f.registerOrdered(fs, "auto")
+}
+
+// registerOrdered registers the flags with defaultOrder as --order's
+// default.
+func (f *graphFlags) registerOrdered(fs *flag.FlagSet, defaultOrder string) {
 	fs.StringVar(&f.path, "graph", "", "graph file (gzip detected automatically)")
 	fs.StringVar(&f.format, "format", "edges", "file format: edges ('src dst [weight [channel]]'), triples ('head relation tail [channel]') or ppredge (shared/anchors' binary PPREDGE1; its own flag says undirected)")
 	fs.BoolVar(&f.undirected, "undirected", false, "treat edges as undirected")
 	f.registerSnapshot(fs)
-	fs.StringVar(&f.order, "order", "stream", "node numbering: stream (first appearance) or degree (descending degree, for cache locality; results by name unchanged)")
+	fs.StringVar(&f.order, "order", defaultOrder, "node numbering: stream (first appearance), degree (descending degree, for cache locality) or auto (degree when the graph's vectors outgrow a core's L2 cache); results by name are the same in every order")
 }
 
 func (f *graphFlags) registerSnapshot(fs *flag.FlagSet) {
@@ -45,6 +51,10 @@ type loaded struct {
 	g      *csr.Graph
 	labels *mask.Labels
 	close  func()
+	// order is the node order g is in, and reorderTime what renumbering
+	// the nodes into it took (0 for stream order), part of load's time.
+	order       csr.NodeOrder
+	reorderTime time.Duration
 }
 
 // load reads the graph and reports how long that took. The caller must call
@@ -56,23 +66,34 @@ func (f *graphFlags) load() (*loaded, time.Duration, error) {
 		return nil, 0, err
 	}
 	// Edge ids survive reordering, so the labels still apply.
-	if ld.g, err = f.reorder(ld.g); err != nil {
+	if ld.g, ld.order, ld.reorderTime, err = f.applyOrder(ld.g, f.snapshot != ""); err != nil {
 		ld.close()
 		return nil, 0, err
 	}
 	return ld, time.Since(start), nil
 }
 
-// reorder renumbers g's nodes as --order says (stream order: g itself).
-func (f *graphFlags) reorder(g *csr.Graph) (*csr.Graph, error) {
-	if f.order == "stream" || f.order == "" {
-		return g, nil
-	}
+// applyOrder renumbers g's nodes as --order says and returns the graph, its
+// order and the time renumbering took (0 when g is already in it). With
+// --order auto a snapshot keeps the order it was saved in (chosen at
+// ingest); other graphs get csr.AutoOrder's choice.
+func (f *graphFlags) applyOrder(g *csr.Graph, fromSnapshot bool) (*csr.Graph, csr.NodeOrder, time.Duration, error) {
 	order, err := csr.ParseNodeOrder(f.order)
 	if err != nil {
-		return nil, fmt.Errorf("%w: --order: %v", errUsage, err)
+		return nil, 0, 0, fmt.Errorf("%w: --order: %v", errUsage, err)
 	}
-	return csr.Reorder(g, order)
+	want := order.Resolve(g.NumNodes())
+	if order == csr.AutoOrder && fromSnapshot {
+		want = g.Order()
+	}
+	if want == g.Order() {
+		return g, want, 0, nil
+	}
+	start := time.Now()
+	if g, err = csr.Reorder(g, want); err != nil {
+		return nil, 0, 0, err
+	}
+	return g, want, time.Since(start), nil
 }
 
 // loadInOrder reads the graph with its nodes in stream order.

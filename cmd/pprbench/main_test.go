@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/authppr/authppr/csr"
 	"github.com/stretchr/testify/require"
 )
 
@@ -243,4 +244,37 @@ func TestIngestThenSolveAndReplayFromSnapshot(t *testing.T) {
 	code, _, errOut = runCLI("ingest", "--graph", graph)
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "--out")
+}
+
+// --order auto keeps a snapshot's saved order (no renumbering at load),
+// gives other graphs csr.AutoOrder's choice, and an explicit order
+// renumbers whatever differs.
+func TestApplyOrder(t *testing.T) {
+	gf := graphFlags{path: writeFile(t, "g.tsv", tiny), format: "edges", order: "degree"}
+	ld, _, err := gf.load()
+	require.NoError(t, err)
+	deg := ld.g
+	require.Equal(t, csr.DegreeOrder, deg.Order())
+	require.Equal(t, csr.DegreeOrder, ld.order)
+	require.Positive(t, ld.reorderTime)
+
+	gf.order = "auto"
+	g, order, took, err := gf.applyOrder(deg, true) // from a snapshot: kept
+	require.NoError(t, err)
+	require.Same(t, deg, g)
+	require.Equal(t, csr.DegreeOrder, order)
+	require.Zero(t, took)
+	g, order, _, err = gf.applyOrder(deg, false) // 7 nodes fit any L2
+	require.NoError(t, err)
+	require.Equal(t, csr.StreamOrder, order)
+	require.Equal(t, csr.StreamOrder, g.Order())
+	stream := g
+	gf.order = "stream"
+	g, _, took, err = gf.applyOrder(stream, false)
+	require.NoError(t, err)
+	require.Same(t, stream, g)
+	require.Zero(t, took)
+	gf.order = "bfs"
+	_, _, _, err = gf.applyOrder(stream, false)
+	require.ErrorContains(t, err, "--order")
 }

@@ -25,7 +25,7 @@ func runQueries(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("queries", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var gf graphFlags
-	gf.register(fs)
+	gf.registerOrdered(fs, "stream") // ids are drawn in stream order
 	kind := fs.String("kind", "seeds", "seeds (a few random seeds with out-edges) or dense (HippoRAG2 dense passage reset; needs --entities)")
 	count := fs.Int("count", 20, "how many queries")
 	k := fs.Int("k", 10, "top-k per query")

@@ -45,7 +45,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var gf graphFlags
-	gf.register(fs)
+	gf.registerOrdered(fs, "stream") // --reorder adds degree order's rows
 	reps := fs.Int("reps", 15, "sweeps timed per kernel (the median is reported)")
 	damping := fs.Float64("damping", 0.85, "damping d")
 	threads := fs.Int("threads", 2, "threads for the parallel rows (1 to skip them)")
@@ -56,6 +56,9 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	if *reps < 1 {
 		return fmt.Errorf("%w: --reps %d, want at least 1", errUsage, *reps)
+	}
+	if gf.order != "stream" {
+		return fmt.Errorf("%w: sweep times the stream order and (--reorder) the degree order itself; --order %s is not used", errUsage, gf.order)
 	}
 	ld, loadTime, err := gf.load()
 	if err != nil {

@@ -88,3 +88,7 @@ func Supported() []Level { return append([]Level(nil), supported...) }
 
 // Best returns the highest supported level.
 func Best() Level { return supported[len(supported)-1] }
+
+// L2Bytes returns the size of one core's L2 cache in bytes as cpuid reports
+// it, or 0 when the CPU does not say.
+func L2Bytes() int { return max(cpuid.CPU.Cache.L2, 0) }
