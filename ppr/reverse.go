@@ -94,6 +94,14 @@ func NewReversePusher(n int) *ReversePusher {
 // eps, until none is left or budget arcs are spent. The estimate is valid
 // either way; MaxS says how far it got.
 func (rp *ReversePusher) Push(view *mask.View, d float64, target uint32, eps float64, budget int64) ReverseEstimate {
+	var est ReverseEstimate
+	rp.PushInto(&est, view, d, target, eps, budget)
+	return est
+}
+
+// PushInto is Push writing the estimate into est, reusing its slices'
+// storage.
+func (rp *ReversePusher) PushInto(est *ReverseEstimate, view *mask.View, d float64, target uint32, eps float64, budget int64) {
 	in := view.Graph().In()
 	inv := view.InvOutWeights() // 0 on dangling nodes: P' has no row there
 	// Only nodes with a masked out-arc (a small bitset, in cache) need the
@@ -133,7 +141,7 @@ func (rp *ReversePusher) Push(view *mask.View, d float64, target uint32, eps flo
 			add(u, c*val)
 		}
 	}
-	est := ReverseEstimate{}
+	*est = ReverseEstimate{Nodes: est.Nodes[:0], Q: est.Q[:0]}
 	out := view.OutWeights()
 	for _, u := range rp.touched {
 		est.MaxS = max(est.MaxS, s[u])
@@ -149,7 +157,6 @@ func (rp *ReversePusher) Push(view *mask.View, d float64, target uint32, eps flo
 		q[u], s[u], queued[u], seen[u] = 0, 0, false, false
 	}
 	rp.queue, rp.touched = rp.queue[:0], rp.touched[:0]
-	return est
 }
 
 // Directed top-k refinement (SolveTopK). With the L1 bound alone a
@@ -234,6 +241,7 @@ type topKRefinement struct {
 	pusher   *ReversePusher
 	startOps int64 // pusher.Ops when the solve began
 	est      map[uint32]*ReverseEstimate
+	free     []*ReverseEstimate // estimates to reuse (PushInto)
 	blockers []uint32
 	// need, after an undirected refinement, is the per-coordinate factor
 	// C below which every refined blocker would clear the selection with
@@ -242,12 +250,27 @@ type topKRefinement struct {
 }
 
 // reset starts a new solve: estimates depend on the damping, which the
-// next problem may change.
+// next problem may change. Their storage goes back to the pool, so an
+// engine reused across queries allocates for them only while the pool
+// grows.
 func (ref *topKRefinement) reset() {
+	for _, est := range ref.est {
+		ref.free = append(ref.free, est)
+	}
 	clear(ref.est)
 	if ref.pusher != nil {
 		ref.startOps = ref.pusher.Ops
 	}
+}
+
+// newEstimate returns an estimate from the pool, or a new one.
+func (ref *topKRefinement) newEstimate() *ReverseEstimate {
+	if k := len(ref.free); k > 0 {
+		est := ref.free[k-1]
+		ref.free = ref.free[:k-1]
+		return est
+	}
+	return &ReverseEstimate{}
 }
 
 // arcs returns the arcs this solve's reverse pushes read.
@@ -338,12 +361,17 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, inSel []bool, l1 
 			return old
 		}
 		before := ref.pusher.Ops
-		est := ref.pusher.Push(e.view, d, v, eps, allowance)
+		est := ref.newEstimate()
+		ref.pusher.PushInto(est, e.view, d, v, eps, allowance)
 		allowance -= ref.pusher.Ops - before
 		if old == nil || est.MaxS < old.MaxS {
-			ref.est[v] = &est
-			return &est
+			if old != nil {
+				ref.free = append(ref.free, old)
+			}
+			ref.est[v] = est
+			return est
 		}
+		ref.free = append(ref.free, est)
 		return old
 	}
 	// bounds returns the refined interval of N(v) (see the proofs).
@@ -360,66 +388,93 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, inSel []bool, l1 
 		}
 		return max(x[v]+mid-under, x[v]-below(v)), min(x[v]+mid+half, x[v]+eb.at(v))
 	}
-	// refinedHi returns the refined upper end of an unselected blocker u.
-	refinedHi := func(u uint32) (float64, bool) {
-		if st != nil {
-			// Undirected: the remainder is not tied to eps; tighten
-			// tenfold at a time until u clears the selection or the
-			// pushes reach finestUndirected or the allowance.
-			var hi float64
-			var est *ReverseEstimate
-			for eps := coarsestReverse; ; eps /= 10 {
-				if est = estimate(u, eps); est == nil {
-					ref.need = -1
-					return x[u] + eb.at(u), false
-				}
-				if _, hi = bounds(u, est); hi < minSelLo || eps <= finestUndirected || allowance <= 0 {
-					break
-				}
+	// tighten pushes from v at eps = coarsestReverse, then tenfold finer
+	// until v's refined interval clears target (its lower end above it
+	// for a selected v, its upper end below it for a blocker), the pushes
+	// reach finestUndirected or the allowance runs out (undirected: the
+	// remainder is not tied to eps). nil when v gets no estimate.
+	tighten := func(v uint32, selected bool, target float64) *ReverseEstimate {
+		var est *ReverseEstimate
+		for eps := coarsestReverse; ; eps /= 10 {
+			next := estimate(v, eps)
+			if next == nil {
+				return est
 			}
-			// The per-coordinate factor C = rho/alpha at which this
-			// remainder would clear u, if r.q stayed.
-			if room := minSelLo - x[u] - est.Dot(e.R) - st.dangling*est.SD/alpha - refineSlack; room > 0 && est.SW > 0 && ref.need >= 0 {
-				ref.need = min(ref.need, room/(boundScale*est.SW))
-			} else if hi >= minSelLo {
-				ref.need = -1
+			est = next
+			lo, hi := bounds(v, est)
+			if selected && lo > target || !selected && hi < target || eps <= finestUndirected || allowance <= 0 {
+				return est
 			}
-			return hi, true
 		}
-		eps := min(coarsestReverse, (minSelX-x[u])*alpha/(3*l1))
-		if est := estimate(u, eps); est != nil {
-			_, hi := bounds(u, est)
-			return hi, true
-		}
-		return x[u] + eb.at(u), false
 	}
 	refined := 0
-	ref.need = math.Inf(1)
-	for _, u := range ref.blockers {
-		hi, ok := refinedHi(u)
-		if ok {
-			refined++
-		}
-		restHi = max(restHi, hi)
-	}
-	// The selected candidates the refined rest still blocks need a
-	// higher lower end: x + r.q from any push when r >= 0, a tight one
-	// when r is signed.
 	selLo := math.Inf(1)
-	for _, s := range sel {
-		v := s.Node
-		lo := x[v] - below(v)
-		if lo <= restHi {
-			eps := coarsestReverse
-			if signed && st == nil {
-				eps = min(eps, (x[v]-restX)*alpha/(3*l1))
-			}
-			if est := estimate(v, max(eps, finestReverse)); est != nil {
-				lo, _ = bounds(v, est)
+	if st == nil {
+		for _, u := range ref.blockers {
+			hi := x[u] + eb.at(u)
+			if est := estimate(u, min(coarsestReverse, (minSelX-x[u])*alpha/(3*l1))); est != nil {
+				_, hi = bounds(u, est)
 				refined++
 			}
+			restHi = max(restHi, hi)
 		}
-		selLo = min(selLo, lo)
+		// The selected candidates the refined rest still blocks need a
+		// higher lower end: x + r.q from any push when r >= 0, a tight
+		// one when r is signed.
+		for _, s := range sel {
+			v := s.Node
+			lo := x[v] - below(v)
+			if lo <= restHi {
+				eps := coarsestReverse
+				if signed {
+					eps = min(eps, (x[v]-restX)*alpha/(3*l1))
+				}
+				if est := estimate(v, max(eps, finestReverse)); est != nil {
+					lo, _ = bounds(v, est)
+					refined++
+				}
+			}
+			selLo = min(selLo, lo)
+		}
+	} else {
+		// Undirected: the selected side first, since r.q raises its lower
+		// ends about as much as it raises the blockers' upper ends (the
+		// residual near the boundary candidates is alike), then each
+		// blocker against the refined selection.
+		blockHi := restHi
+		for _, u := range ref.blockers {
+			blockHi = max(blockHi, x[u]+eb.at(u))
+		}
+		for _, s := range sel {
+			v := s.Node
+			lo := x[v] - below(v)
+			if lo <= blockHi {
+				if est := tighten(v, true, blockHi); est != nil {
+					lo, _ = bounds(v, est)
+					refined++
+				}
+			}
+			selLo = min(selLo, lo)
+		}
+		ref.need = math.Inf(1)
+		for _, u := range ref.blockers {
+			est := tighten(u, false, selLo)
+			if est == nil {
+				ref.need = -1
+				restHi = max(restHi, x[u]+eb.at(u))
+				continue
+			}
+			refined++
+			_, hi := bounds(u, est)
+			restHi = max(restHi, hi)
+			// The per-coordinate factor C = rho/alpha below which this
+			// remainder would clear u, if r.q stayed (a scan threshold).
+			if room := selLo - x[u] - est.Dot(e.R) - st.dangling*est.SD/alpha - refineSlack; room > 0 && est.SW > 0 && ref.need >= 0 {
+				ref.need = min(ref.need, room/(boundScale*est.SW))
+			} else if hi >= selLo {
+				ref.need = -1
+			}
+		}
 	}
 	g := selLo - restHi
 	switch {
