@@ -418,8 +418,8 @@ func BenchmarkAnchorTopKScans(b *testing.B) {
 						if err := e.Restart(s, 0.5); err != nil {
 							b.Fatal(err)
 						}
-						r, err := e.SolveTopK(k, cands, ppr.Options{})
-						if err != nil || !r.Certified {
+						r, err := e.SolveTopKOrdered(k, cands, ppr.Options{})
+						if err != nil || !r.Certified || !r.Ordered {
 							b.Fatalf("not proved: %v", err)
 						}
 						arcs[mode] += float64(e.Stats.ArcOps+r.ReverseArcs) / float64(len(g.Out().Nbr))

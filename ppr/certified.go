@@ -270,6 +270,16 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 		}
 		if ordered && res.ProvedGap > 0 && !res.Ordered {
 			gap, slack = pairGap, pairSlack
+			if perCoord && refineUndirected || !perCoord && refineDirected {
+				var stp *residualStats
+				if perCoord {
+					stp = &st
+				} else {
+					eb.signed = signed
+				}
+				res.Ordered = e.refineLeads(res.TopK, res.Leads, l1, &eb, stp)
+				res.ReverseArcs = e.refine.arcs()
+			}
 		}
 		res.Certified = res.ProvedGap > 0
 		if res.Certified && (res.Ordered || !ordered) {

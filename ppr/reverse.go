@@ -281,35 +281,143 @@ func (ref *topKRefinement) arcs() int64 {
 	return ref.pusher.Ops - ref.startOps
 }
 
+// refineCheck is the refinement state of one check of SolveTopK: the
+// engine's state, its unrefined bounds and what the check may still spend
+// on reverse pushes. Its methods are the pieces of the proofs above.
+type refineCheck struct {
+	e         *Engine
+	eb        *errorBounds   // unrefined per-node bounds
+	st        *residualStats // nil on directed views
+	l1        float64        // ||r||_1
+	cmax      float64        // bound on |c| (see the identity)
+	signed    bool
+	allowance int64 // arcs the check may still read
+}
+
+// newRefineCheck returns the check's state, or nil when the identity does
+// not apply (cmax >= 1) or nothing is left to refine.
+func (e *Engine) newRefineCheck(l1 float64, eb *errorBounds, st *residualStats) *refineCheck {
+	cmax := e.damping * l1 / (e.alpha * e.alpha)
+	if st != nil {
+		cmax = min(cmax, e.damping*st.dangling/e.alpha)
+	}
+	if !(cmax < 1) || l1 <= 0 {
+		return nil
+	}
+	ref := &e.refine
+	if ref.pusher == nil {
+		ref.pusher = NewReversePusher(len(e.X))
+		ref.startOps = 0
+	}
+	if ref.est == nil {
+		ref.est = make(map[uint32]*ReverseEstimate)
+	}
+	return &refineCheck{e: e, eb: eb, st: st, l1: l1, cmax: cmax, signed: eb.signed, allowance: e.Stats.ArcOps/reverseArcCost - ref.arcs()}
+}
+
+// below returns how far N(v) may lie below x(v) unrefined.
+func (rc *refineCheck) below(v uint32) float64 {
+	if rc.signed {
+		return rc.eb.at(v)
+	}
+	return 0
+}
+
+// estimate returns v's reverse estimate at threshold eps: the solve's
+// earlier one when it is as fine, else a new push if the allowance lasts
+// (nil when v has none).
+func (rc *refineCheck) estimate(v uint32, eps float64) *ReverseEstimate {
+	ref := &rc.e.refine
+	old := ref.est[v]
+	if old != nil && old.MaxS <= eps || rc.allowance <= 0 {
+		return old
+	}
+	before := ref.pusher.Ops
+	est := ref.newEstimate()
+	ref.pusher.PushInto(est, rc.e.view, rc.e.damping, v, eps, rc.allowance)
+	rc.allowance -= ref.pusher.Ops - before
+	if old == nil || est.MaxS < old.MaxS {
+		if old != nil {
+			ref.free = append(ref.free, old)
+		}
+		ref.est[v] = est
+		return est
+	}
+	ref.free = append(ref.free, est)
+	return old
+}
+
+// bounds returns the refined interval of N(v) (see the proofs).
+func (rc *refineCheck) bounds(v uint32, est *ReverseEstimate) (lo, hi float64) {
+	x := rc.e.X
+	mid := est.Dot(rc.e.R)
+	half := rc.l1 * est.MaxS
+	if st := rc.st; st != nil {
+		half = min(half, st.maxRatio*est.SW+st.dangling*est.SD)
+	}
+	half = boundScale*half/rc.e.alpha + refineSlack
+	under := refineSlack
+	if rc.signed {
+		under = half
+	}
+	return max(x[v]+mid-under, x[v]-rc.below(v)), min(x[v]+mid+half, x[v]+rc.eb.at(v))
+}
+
+// tighten pushes from v at eps = coarsestReverse, then tenfold finer until
+// v's refined interval clears target (its lower end above it for a
+// selected v, its upper end below it otherwise), the pushes reach
+// finestUndirected or the allowance runs out (undirected views: the
+// remainder is not tied to eps). nil when v gets no estimate.
+func (rc *refineCheck) tighten(v uint32, selected bool, target float64) *ReverseEstimate {
+	var est *ReverseEstimate
+	for eps := coarsestReverse; ; eps /= 10 {
+		next := rc.estimate(v, eps)
+		if next == nil {
+			return est
+		}
+		est = next
+		lo, hi := rc.bounds(v, est)
+		if selected && lo > target || !selected && hi < target || eps <= finestUndirected || rc.allowance <= 0 {
+			return est
+		}
+	}
+}
+
+// piGap turns a lower bound g on N(v) - N(u) into one on pi(v) - pi(u):
+// pi = N/(1 - c) with 1 - c in [1 - cmax, 1] for r >= 0 and in
+// [1 - cmax, 1 + cmax] for a signed r.
+func (rc *refineCheck) piGap(g float64) float64 {
+	switch {
+	case g > 0 && !rc.signed:
+		return g
+	case g > 0:
+		return g / (1 + rc.cmax)
+	default:
+		return g / (1 - rc.cmax)
+	}
+}
+
 // refineTopK returns a lower bound on the exact gap of the selection sel
 // (marked in inSel) over the candidates (nil: every node) from
 // reverse-refined intervals, and how many candidates it refined; -Inf and
-// 0 when it does not try (see the proofs above and below). l1 is ||r||_1,
-// eb the unrefined per-node bounds (the L1 bound on directed views), st the
+// 0 when it does not try (see the proofs above). l1 is ||r||_1, eb the
+// unrefined per-node bounds (the L1 bound on directed views), st the
 // residual's statistics on undirected views (nil on directed ones), gap
 // the raw gap at the boundary.
 func (e *Engine) refineTopK(sel []Scored, candidates []uint32, inSel []bool, l1 float64, eb *errorBounds, st *residualStats, gap float64) (float64, int) {
-	alpha, d := e.alpha, e.damping
-	signed := eb.signed
-	cmax := d * l1 / (alpha * alpha)
-	if st != nil {
-		cmax = min(cmax, d*st.dangling/alpha)
-	}
-	if !(cmax < 1) || !(gap > 0) || l1 <= 0 {
+	if !(gap > 0) {
 		return math.Inf(-1), 0
 	}
+	alpha := e.alpha
 	x := e.X
-	// below returns how far N(v) may lie below x(v) unrefined.
-	below := func(v uint32) float64 {
-		if signed {
-			return eb.at(v)
-		}
-		return 0
-	}
 	minSelX, minSelLo := math.Inf(1), math.Inf(1)
 	for _, s := range sel {
 		minSelX = min(minSelX, s.Score)
-		minSelLo = min(minSelLo, s.Score-below(s.Node))
+		if eb.signed {
+			minSelLo = min(minSelLo, s.Score-eb.at(s.Node))
+		} else {
+			minSelLo = min(minSelLo, s.Score)
+		}
 	}
 	restX := minSelX - gap // the best unselected x
 	// The unselected candidates whose unrefined interval reaches the
@@ -347,73 +455,17 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, inSel []bool, l1 
 			}
 		}
 	}
-	if ref.pusher == nil {
-		ref.pusher = NewReversePusher(len(x))
-		ref.startOps = 0
-	}
-	if ref.est == nil {
-		ref.est = make(map[uint32]*ReverseEstimate)
-	}
-	allowance := e.Stats.ArcOps/reverseArcCost - ref.arcs()
-	estimate := func(v uint32, eps float64) *ReverseEstimate {
-		old := ref.est[v]
-		if old != nil && old.MaxS <= eps || allowance <= 0 {
-			return old
-		}
-		before := ref.pusher.Ops
-		est := ref.newEstimate()
-		ref.pusher.PushInto(est, e.view, d, v, eps, allowance)
-		allowance -= ref.pusher.Ops - before
-		if old == nil || est.MaxS < old.MaxS {
-			if old != nil {
-				ref.free = append(ref.free, old)
-			}
-			ref.est[v] = est
-			return est
-		}
-		ref.free = append(ref.free, est)
-		return old
-	}
-	// bounds returns the refined interval of N(v) (see the proofs).
-	bounds := func(v uint32, est *ReverseEstimate) (lo, hi float64) {
-		mid := est.Dot(e.R)
-		half := l1 * est.MaxS
-		if st != nil {
-			half = min(half, st.maxRatio*est.SW+st.dangling*est.SD)
-		}
-		half = boundScale*half/alpha + refineSlack
-		under := refineSlack
-		if signed {
-			under = half
-		}
-		return max(x[v]+mid-under, x[v]-below(v)), min(x[v]+mid+half, x[v]+eb.at(v))
-	}
-	// tighten pushes from v at eps = coarsestReverse, then tenfold finer
-	// until v's refined interval clears target (its lower end above it
-	// for a selected v, its upper end below it for a blocker), the pushes
-	// reach finestUndirected or the allowance runs out (undirected: the
-	// remainder is not tied to eps). nil when v gets no estimate.
-	tighten := func(v uint32, selected bool, target float64) *ReverseEstimate {
-		var est *ReverseEstimate
-		for eps := coarsestReverse; ; eps /= 10 {
-			next := estimate(v, eps)
-			if next == nil {
-				return est
-			}
-			est = next
-			lo, hi := bounds(v, est)
-			if selected && lo > target || !selected && hi < target || eps <= finestUndirected || allowance <= 0 {
-				return est
-			}
-		}
+	rc := e.newRefineCheck(l1, eb, st)
+	if rc == nil {
+		return math.Inf(-1), 0
 	}
 	refined := 0
 	selLo := math.Inf(1)
 	if st == nil {
 		for _, u := range ref.blockers {
 			hi := x[u] + eb.at(u)
-			if est := estimate(u, min(coarsestReverse, (minSelX-x[u])*alpha/(3*l1))); est != nil {
-				_, hi = bounds(u, est)
+			if est := rc.estimate(u, min(coarsestReverse, (minSelX-x[u])*alpha/(3*l1))); est != nil {
+				_, hi = rc.bounds(u, est)
 				refined++
 			}
 			restHi = max(restHi, hi)
@@ -423,14 +475,14 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, inSel []bool, l1 
 		// one when r is signed.
 		for _, s := range sel {
 			v := s.Node
-			lo := x[v] - below(v)
+			lo := x[v] - rc.below(v)
 			if lo <= restHi {
 				eps := coarsestReverse
-				if signed {
+				if rc.signed {
 					eps = min(eps, (x[v]-restX)*alpha/(3*l1))
 				}
-				if est := estimate(v, max(eps, finestReverse)); est != nil {
-					lo, _ = bounds(v, est)
+				if est := rc.estimate(v, max(eps, finestReverse)); est != nil {
+					lo, _ = rc.bounds(v, est)
 					refined++
 				}
 			}
@@ -447,10 +499,10 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, inSel []bool, l1 
 		}
 		for _, s := range sel {
 			v := s.Node
-			lo := x[v] - below(v)
+			lo := x[v] - rc.below(v)
 			if lo <= blockHi {
-				if est := tighten(v, true, blockHi); est != nil {
-					lo, _ = bounds(v, est)
+				if est := rc.tighten(v, true, blockHi); est != nil {
+					lo, _ = rc.bounds(v, est)
 					refined++
 				}
 			}
@@ -458,14 +510,14 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, inSel []bool, l1 
 		}
 		ref.need = math.Inf(1)
 		for _, u := range ref.blockers {
-			est := tighten(u, false, selLo)
+			est := rc.tighten(u, false, selLo)
 			if est == nil {
 				ref.need = -1
 				restHi = max(restHi, x[u]+eb.at(u))
 				continue
 			}
 			refined++
-			_, hi := bounds(u, est)
+			_, hi := rc.bounds(u, est)
 			restHi = max(restHi, hi)
 			// The per-coordinate factor C = rho/alpha below which this
 			// remainder would clear u, if r.q stayed (a scan threshold).
@@ -476,15 +528,38 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, inSel []bool, l1 
 			}
 		}
 	}
-	g := selLo - restHi
-	switch {
-	case math.IsInf(restHi, -1):
+	if math.IsInf(restHi, -1) {
 		return math.Inf(1), refined
-	case g > 0 && !signed:
-		return g, refined
-	case g > 0:
-		return g / (1 + cmax), refined
-	default:
-		return g / (1 - cmax), refined
 	}
+	return rc.piGap(selLo - restHi), refined
+}
+
+// refineLeads raises SolveTopKOrdered's unproved leads (leads[i] <= 0 for
+// the pair sel[i], sel[i+1]) with refined intervals: a lower bound on
+// pi(a) - pi(b) is piGap(lo(a) - hi(b)) for any refined or unrefined
+// interval of N at a and b (the proof of refineTopK with the pair as
+// selection and rest). It reports whether every lead is positive after.
+func (e *Engine) refineLeads(sel []Scored, leads []float64, l1 float64, eb *errorBounds, st *residualStats) bool {
+	rc := e.newRefineCheck(l1, eb, st)
+	ordered := true
+	for i := 0; i+1 < len(sel); i++ {
+		if leads[i] > 0 {
+			continue
+		}
+		if rc == nil {
+			return false
+		}
+		a, b := sel[i].Node, sel[i+1].Node
+		hiB := e.X[b] + eb.at(b)
+		loA := e.X[a] - rc.below(a)
+		if est := rc.tighten(a, true, hiB); est != nil {
+			loA, _ = rc.bounds(a, est)
+		}
+		if est := rc.tighten(b, false, loA); est != nil {
+			_, hiB = rc.bounds(b, est)
+		}
+		leads[i] = max(leads[i], rc.piGap(loA-hiB))
+		ordered = ordered && leads[i] > 0
+	}
+	return ordered
 }
