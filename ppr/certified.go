@@ -80,8 +80,8 @@ type TopKResult struct {
 // them by reverse pushes too, with a remainder that the symmetry shrinks
 // with the push's reach (reverse.go); the refined bound also sets the
 // threshold scans' threshold. On the anchors' KG (10 HippoRAG2 dense
-// queries, top-5) that took the passes from 63 to 44 and the arcs read
-// from 34.8 to 31.4 sweeps' worth.
+// queries, top-5) that took the passes from 63 to 43 and the arcs read
+// from 34.8 to 28.2 sweeps' worth.
 // When ProvedGap > 0 every selected candidate beats every unselected one
 // in pi, and the selection (as a set) is exact. Exact ties can never be
 // certified; they run to opt.Tol and come back with Certified false.
@@ -179,7 +179,7 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 			res.TopK, res.Gap = top[:k], top[k-1].Score-top[k].Score
 		}
 		res.ErrorBound = bound
-		eb := errorBounds{l1: bound * boundScale}
+		eb := errorBounds{l1: bound * boundScale, signed: signed}
 		if perCoord {
 			if !have {
 				st = e.residualStats()
@@ -193,54 +193,34 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 		// need is the per-coordinate factor C (E(u) = C*W(u)) below which
 		// the blocking comparisons would be proved at the current x.
 		need := math.Inf(1)
+		var stp *residualStats // the per-coordinate bound's statistics
+		if perCoord {
+			stp = &st
+		}
+		res.Refined = 0
 		if math.IsInf(res.Gap, 1) {
 			res.ProvedGap = math.Inf(1)
-		} else if perCoord {
+		} else {
 			if e.inSel == nil {
 				e.inSel = make([]bool, len(e.X))
 			}
-			res.ProvedGap, slack, need = coordGap(e.X, &eb, res.TopK, candidates, e.inSel)
-			gap = res.Gap
-			res.Refined = 0
-			if res.ProvedGap <= 0 && refineUndirected {
-				for _, s := range res.TopK {
-					e.inSel[s.Node] = true
-				}
-				e.refine.need = -1
-				refined, n := e.refineTopK(res.TopK, candidates, e.inSel, l1, &eb, &st, res.Gap)
-				for _, s := range res.TopK {
-					e.inSel[s.Node] = false
-				}
-				if refined > res.ProvedGap {
-					res.ProvedGap, res.Refined = refined, n
-				}
-				if e.refine.need > need {
-					need = e.refine.need
-				}
-				res.ReverseArcs = e.refine.arcs()
+			if perCoord {
+				res.ProvedGap, slack, need = coordGap(e.X, &eb, res.TopK, candidates, e.inSel)
+				gap = res.Gap
+			} else {
+				res.ProvedGap, gap, slack = res.Gap-eb.l1, res.Gap, eb.l1
 			}
-		} else {
-			res.ProvedGap, gap, slack = res.Gap-eb.l1, res.Gap, eb.l1
-			res.Refined = 0
-			if res.ProvedGap <= 0 && refineDirected {
-				if e.inSel == nil {
-					e.inSel = make([]bool, len(e.X))
-				}
-				for _, s := range res.TopK {
-					e.inSel[s.Node] = true
-				}
-				if signed {
+			if res.ProvedGap <= 0 && refining(perCoord) {
+				if signed && !perCoord {
 					// Pushes may have cleared the negative entries.
 					signed = slices.ContainsFunc(e.R, func(rv float64) bool { return rv < 0 })
+					eb.signed = signed
 				}
-				eb.signed = signed
-				refined, n := e.refineTopK(res.TopK, candidates, e.inSel, l1, &eb, nil, res.Gap)
-				for _, s := range res.TopK {
-					e.inSel[s.Node] = false
-				}
+				refined, n, refinedNeed := e.refineTopK(res.TopK, candidates, l1, &eb, stp, res.Gap)
 				if refined > res.ProvedGap {
 					res.ProvedGap, res.Refined = refined, n
 				}
+				need = max(need, refinedNeed)
 				res.ReverseArcs = e.refine.arcs()
 			}
 		}
@@ -270,13 +250,7 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 		}
 		if ordered && res.ProvedGap > 0 && !res.Ordered {
 			gap, slack = pairGap, pairSlack
-			if perCoord && refineUndirected || !perCoord && refineDirected {
-				var stp *residualStats
-				if perCoord {
-					stp = &st
-				} else {
-					eb.signed = signed
-				}
+			if refining(perCoord) {
 				res.Ordered = e.refineLeads(res.TopK, res.Leads, l1, &eb, stp)
 				res.ReverseArcs = e.refine.arcs()
 			}
@@ -368,6 +342,14 @@ var refineDirected = true
 // refineUndirected switches on the same refinement on undirected views,
 // where it sharpens the per-coordinate bound (see reverse.go).
 var refineUndirected = true
+
+// refining reports whether SolveTopK refines on this kind of view.
+func refining(perCoord bool) bool {
+	if perCoord {
+		return refineUndirected
+	}
+	return refineDirected
+}
 
 // boundScale multiplies every error bound of SolveTopK. It is 1; the tests
 // shrink it to check that they catch a bound that is too tight.

@@ -243,10 +243,6 @@ type topKRefinement struct {
 	est      map[uint32]*ReverseEstimate
 	free     []*ReverseEstimate // estimates to reuse (PushInto)
 	blockers []uint32
-	// need, after an undirected refinement, is the per-coordinate factor
-	// C below which every refined blocker would clear the selection with
-	// its current r.q (a scan threshold; -1: some blocker would not).
-	need float64
 }
 
 // reset starts a new solve: estimates depend on the damping, which the
@@ -398,16 +394,28 @@ func (rc *refineCheck) piGap(g float64) float64 {
 }
 
 // refineTopK returns a lower bound on the exact gap of the selection sel
-// (marked in inSel) over the candidates (nil: every node) from
-// reverse-refined intervals, and how many candidates it refined; -Inf and
-// 0 when it does not try (see the proofs above). l1 is ||r||_1, eb the
-// unrefined per-node bounds (the L1 bound on directed views), st the
+// over the candidates (nil: every node) from reverse-refined intervals,
+// how many candidates it refined, and on undirected views the
+// per-coordinate factor C = rho/alpha below which every refined blocker
+// would clear the selection with its current r.q (a threshold for the
+// scans; -1 when some blocker would not, or on directed views); -Inf, 0
+// and -1 when it does not try (see the proofs above). l1 is ||r||_1, eb
+// the unrefined per-node bounds (the L1 bound on directed views), st the
 // residual's statistics on undirected views (nil on directed ones), gap
-// the raw gap at the boundary.
-func (e *Engine) refineTopK(sel []Scored, candidates []uint32, inSel []bool, l1 float64, eb *errorBounds, st *residualStats, gap float64) (float64, int) {
+// the raw gap at the boundary. e.inSel is all false on entry and return.
+func (e *Engine) refineTopK(sel []Scored, candidates []uint32, l1 float64, eb *errorBounds, st *residualStats, gap float64) (proved float64, refined int, need float64) {
 	if !(gap > 0) {
-		return math.Inf(-1), 0
+		return math.Inf(-1), 0, -1
 	}
+	inSel := e.inSel
+	for _, s := range sel {
+		inSel[s.Node] = true
+	}
+	defer func() {
+		for _, s := range sel {
+			inSel[s.Node] = false
+		}
+	}()
 	alpha := e.alpha
 	x := e.X
 	minSelX, minSelLo := math.Inf(1), math.Inf(1)
@@ -441,7 +449,7 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, inSel []bool, l1 
 	}
 	eachCandidate(len(x), candidates, visit)
 	if over {
-		return math.Inf(-1), 0
+		return math.Inf(-1), 0, -1
 	}
 	if st == nil {
 		// Aim each blocker's term at a third of its distance below the
@@ -451,15 +459,15 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, inSel []bool, l1 
 		// closes the distance.
 		for _, u := range ref.blockers {
 			if eps := (minSelX - x[u]) * alpha / (3 * l1); !(eps >= finestReverse) {
-				return math.Inf(-1), 0 // sweeps are cheaper until the L1 term shrinks
+				return math.Inf(-1), 0, -1 // sweeps are cheaper until the L1 term shrinks
 			}
 		}
 	}
 	rc := e.newRefineCheck(l1, eb, st)
 	if rc == nil {
-		return math.Inf(-1), 0
+		return math.Inf(-1), 0, -1
 	}
-	refined := 0
+	need = -1
 	selLo := math.Inf(1)
 	if st == nil {
 		for _, u := range ref.blockers {
@@ -508,11 +516,11 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, inSel []bool, l1 
 			}
 			selLo = min(selLo, lo)
 		}
-		ref.need = math.Inf(1)
+		need = math.Inf(1)
 		for _, u := range ref.blockers {
 			est := rc.tighten(u, false, selLo)
 			if est == nil {
-				ref.need = -1
+				need = -1
 				restHi = max(restHi, x[u]+eb.at(u))
 				continue
 			}
@@ -521,17 +529,17 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, inSel []bool, l1 
 			restHi = max(restHi, hi)
 			// The per-coordinate factor C = rho/alpha below which this
 			// remainder would clear u, if r.q stayed (a scan threshold).
-			if room := selLo - x[u] - est.Dot(e.R) - st.dangling*est.SD/alpha - refineSlack; room > 0 && est.SW > 0 && ref.need >= 0 {
-				ref.need = min(ref.need, room/(boundScale*est.SW))
+			if room := selLo - x[u] - est.Dot(e.R) - st.dangling*est.SD/alpha - refineSlack; room > 0 && est.SW > 0 && need >= 0 {
+				need = min(need, room/(boundScale*est.SW))
 			} else if hi >= selLo {
-				ref.need = -1
+				need = -1
 			}
 		}
 	}
 	if math.IsInf(restHi, -1) {
-		return math.Inf(1), refined
+		return math.Inf(1), refined, need
 	}
-	return rc.piGap(selLo - restHi), refined
+	return rc.piGap(selLo - restHi), refined, need
 }
 
 // refineLeads raises SolveTopKOrdered's unproved leads (leads[i] <= 0 for
