@@ -2,6 +2,8 @@ package csr
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
 
 	"github.com/authppr/authppr/internal/cpu"
 )
@@ -154,11 +156,150 @@ func (b *Builder) degreeOrder() []uint32 {
 
 // Reorder returns a copy of g with its nodes numbered in order o (AutoOrder
 // resolved for g's node count): the graph Build would have made from g's
-// edge stream with SetNodeOrder(o). Names,
-// edges, edge ids, channels and relations are g's; only node ids change (and
-// Rank records the first-appearance rank, so reordering twice is harmless).
-// g is not modified.
+// edge stream with SetNodeOrder(o), array for array. Names, edges, edge
+// ids, channels and relations are g's; only node ids change (and Rank
+// records the first-appearance rank, so reordering twice is harmless). g
+// is not modified; the new graph shares g's immutable per-edge arrays
+// (weights, channels, relations) and names.
+//
+// It permutes g's arrays instead of rebuilding: Build places each node's
+// arcs in edge-id order (both arcs of a self-loop together), whatever the
+// numbering, so the new graph's row for a node is g's row for it with the
+// neighbours renamed. That reads every arc once, where a rebuild through
+// the Builder sorted them again and made a name dictionary (R-MAT 20: the
+// rebuild took longer than loading the file). reorderByBuilder is that
+// rebuild, kept as the reference (TestReorderMatchesBuilder).
 func Reorder(g *Graph, o NodeOrder) (*Graph, error) {
+	n, m := g.NumNodes(), g.NumEdges()
+	// byRank[r]: g's id of the node first seen r-th.
+	byRank := make([]uint32, n)
+	for u := range n {
+		byRank[g.Rank(uint32(u))] = uint32(u)
+	}
+	// newID[u]: u's id in the new graph; rank: the new graph's ranks.
+	newID := make([]uint32, n)
+	var rank []uint32
+	if o.Resolve(n) == DegreeOrder {
+		rank = degreeRanks(n, g.edgeSrc, g.edgeDst, byRank, newID)
+	} else {
+		for r, u := range byRank {
+			newID[u] = uint32(r)
+		}
+	}
+	h := &Graph{
+		directed:     g.directed,
+		nodes:        n,
+		names:        make([]string, n),
+		lazyIDs:      true,
+		rank:         rank,
+		edgeSrc:      make([]uint32, m),
+		edgeDst:      make([]uint32, m),
+		edgeWeight:   g.edgeWeight,
+		edgeChannel:  g.edgeChannel,
+		edgeRelation: g.edgeRelation,
+		channels:     g.channels,
+		relations:    g.relations,
+		outWeight:    make([]float64, n),
+	}
+	names := g.Names()
+	for u, id := range newID {
+		h.names[id] = names[u]
+		h.outWeight[id] = g.outWeight[u]
+	}
+	for e := range m {
+		h.edgeSrc[e], h.edgeDst[e] = newID[g.edgeSrc[e]], newID[g.edgeDst[e]]
+	}
+	parts := bulkParts(n, len(g.out.Nbr), runtime.GOMAXPROCS(0))
+	h.out = permuteRows(g.out, newID, parts)
+	if g.directed {
+		h.in = permuteRows(g.in, newID, parts)
+	} else {
+		h.in = h.out
+	}
+	h.shareArrays()
+	return h, nil
+}
+
+// degreeRanks numbers n nodes by descending degree (edge endpoints: an
+// edge counts once at each end), ties by first appearance (byRank lists
+// the nodes in that order), as Builder.degreeOrder does. It fills newID
+// (old id -> new id) and returns each new id's first-appearance rank.
+func degreeRanks(n int, src, dst, byRank, newID []uint32) []uint32 {
+	deg := make([]uint32, n)
+	for e := range src {
+		deg[src[e]]++
+		deg[dst[e]]++
+	}
+	maxDeg := uint32(0)
+	for _, d := range deg {
+		maxDeg = max(maxDeg, d)
+	}
+	// start[d] is the first new id of the nodes of degree d, highest first.
+	start := make([]uint32, int(maxDeg)+2)
+	for _, d := range deg {
+		start[maxDeg-d+1]++
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	rank := make([]uint32, n)
+	for r, u := range byRank {
+		slot := maxDeg - deg[u]
+		id := start[slot]
+		start[slot]++
+		newID[u] = id
+		rank[id] = uint32(r)
+	}
+	return rank
+}
+
+// permuteRows returns a with node u's row moved to newID[u] and every
+// neighbour renamed by newID; arcs keep their order within a row, filled
+// on parts goroutines over ranges of new ids.
+func permuteRows(a Adjacency, newID []uint32, parts int) Adjacency {
+	n := len(newID)
+	old := make([]uint32, n) // old[id]: the node now numbered id
+	for u, id := range newID {
+		old[id] = uint32(u)
+	}
+	arcs := len(a.Nbr)
+	b := Adjacency{
+		Offsets: make([]int, n+1),
+		Nbr:     make([]uint32, arcs),
+		Weight:  make([]float64, arcs),
+		Edge:    make([]uint32, arcs),
+	}
+	for id, u := range old {
+		b.Offsets[id+1] = b.Offsets[id] + a.Offsets[u+1] - a.Offsets[u]
+	}
+	fill := func(from, to int) {
+		for id := from; id < to; id++ {
+			u := old[id]
+			lo, hi := a.Offsets[u], a.Offsets[u+1]
+			p := b.Offsets[id]
+			nbr, wt, edge := a.Nbr[lo:hi], a.Weight[lo:hi], a.Edge[lo:hi]
+			bn, bw, be := b.Nbr[p:p+len(nbr)], b.Weight[p:p+len(nbr)], b.Edge[p:p+len(nbr)]
+			wt, edge = wt[:len(nbr)], edge[:len(nbr)]
+			for q, v := range nbr {
+				bn[q], bw[q], be[q] = newID[v], wt[q], edge[q]
+			}
+		}
+	}
+	if parts <= 1 {
+		fill(0, n)
+		return b
+	}
+	var wg sync.WaitGroup
+	for k := range parts {
+		wg.Go(func() { fill(k*n/parts, (k+1)*n/parts) })
+	}
+	wg.Wait()
+	return b
+}
+
+// reorderByBuilder is Reorder through the Builder: the rebuild it must
+// equal, array for array.
+func reorderByBuilder(g *Graph, o NodeOrder) (*Graph, error) {
 	n, m := g.NumNodes(), g.NumEdges()
 	b := &Builder{
 		directed: g.directed,

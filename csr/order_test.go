@@ -148,3 +148,80 @@ func TestAutoOrder(t *testing.T) {
 	require.Equal(t, StreamOrder, back.Order())
 	require.Equal(t, small.Names(), back.Names())
 }
+
+// Reorder permutes g's arrays into exactly the graph the Builder rebuilds
+// (reorderByBuilder): every array, the ranks, and the same sharing of
+// arrays (MemoryBytes), from stream-ordered, degree-ordered and FromIDs
+// graphs, directed and undirected, with and without relations and unit
+// weights, to every order.
+func TestReorderMatchesBuilder(t *testing.T) {
+	for seed := range 300 {
+		for _, directed := range []bool{true, false} {
+			r := rand.New(rand.NewPCG(uint64(seed), 0x0D4))
+			ops := randomStream(r)
+			starts := []*Graph{buildOps(t, directed, ops, StreamOrder), buildOps(t, directed, ops, DegreeOrder)}
+			if seed%3 == 0 {
+				n := 1 + r.IntN(40)
+				in := IDEdges[uint32, uint32]{Directed: directed, Nodes: n}
+				for range r.IntN(3 * n) {
+					in.Pairs = append(in.Pairs, uint32(r.IntN(n)), uint32(r.IntN(n)))
+				}
+				if seed%2 == 0 {
+					for range len(in.Pairs) / 2 {
+						in.Weights = append(in.Weights, float64(r.IntN(3)))
+					}
+				}
+				g, err := FromIDs(in)
+				require.NoError(t, err)
+				starts = append(starts, g)
+			}
+			for i, g := range starts {
+				for _, o := range []NodeOrder{StreamOrder, DegreeOrder, AutoOrder} {
+					where := fmt.Sprintf("seed %d directed=%v start %d order %v", seed, directed, i, o)
+					want, err := reorderByBuilder(g, o)
+					require.NoError(t, err, where)
+					got, err := Reorder(g, o)
+					require.NoError(t, err, where)
+					require.NoError(t, got.Validate(), where)
+					require.Equal(t, emptyAsNil(want.Parts()), emptyAsNil(got.Parts()), where)
+					require.Equal(t, want.Order(), got.Order(), where)
+					require.Equal(t, want.UnitWeights(), got.UnitWeights(), where)
+					require.Equal(t, want.MemoryBytes(), got.MemoryBytes(), where)
+					for u := range uint32(got.NumNodes()) {
+						id, ok := got.ID(got.Name(u))
+						require.True(t, ok, where)
+						require.Equal(t, u, id, where)
+					}
+				}
+			}
+		}
+	}
+}
+
+// emptyAsNil returns p with its empty slices nil: the Builder leaves some
+// arrays of an edgeless graph nil and makes others empty, which says
+// nothing about the graph.
+func emptyAsNil(p Parts) Parts {
+	u32 := func(s *[]uint32) {
+		if len(*s) == 0 {
+			*s = nil
+		}
+	}
+	f64 := func(s *[]float64) {
+		if len(*s) == 0 {
+			*s = nil
+		}
+	}
+	u32(&p.EdgeSrc)
+	u32(&p.EdgeDst)
+	f64(&p.EdgeWeight)
+	u32(&p.EdgeChannel)
+	u32(&p.EdgeRelation)
+	f64(&p.OutWeight)
+	for _, a := range []*Adjacency{&p.Out, &p.In} {
+		u32(&a.Nbr)
+		f64(&a.Weight)
+		u32(&a.Edge)
+	}
+	return p
+}
