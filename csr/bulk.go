@@ -26,6 +26,9 @@ type IDEdges[T, C Index] struct {
 	// Weights holds m finite non-negative weights, or is nil: every
 	// weight is 1.
 	Weights []float64
+	// WeightStorage is how the graph stores its weights (AutoWeights,
+	// the zero value: float32 when every weight is exactly one).
+	WeightStorage WeightStorage
 	// ChannelOf holds m indices into ChannelNames, or is nil: every edge
 	// is on DefaultChannel. An empty name means DefaultChannel, as in
 	// AddEdge; two equal names are one channel.
@@ -85,6 +88,7 @@ type bulkPart struct {
 	outCount, inCount []uint32 // uint32: see the arc bound in bulkBuild
 	err               error
 	unit, sorted      bool
+	exact             bool // every weight is exactly a float32
 	first, last       uint32 // sources of the first and last edge
 	// chanFirst[c]: the first edge of the part on the caller's channel c,
 	// or -1.
@@ -150,45 +154,58 @@ func bulkBuild[T, C Index](in IDEdges[T, C], parts int) (*Graph, error) {
 		}
 	}
 	runParts(ps, func(p *bulkPart) { checkAndCount(in, p, src, dst, weight, channel) })
-	unit, sorted := true, true
+	unit, sorted, exact := true, true, true
 	for k := range ps {
 		if ps[k].err != nil {
 			return nil, ps[k].err // the first bad edge: parts are in edge order
 		}
 		unit = unit && ps[k].unit
+		exact = exact && ps[k].exact
 		sorted = sorted && ps[k].sorted && (k == 0 || ps[k].lo == ps[k].hi || ps[k-1].last <= ps[k].first)
 	}
 	g.channels = internChannels(in, ps, channel)
 	g.edgeSrc, g.edgeDst, g.edgeChannel = src, dst, channel
 	g.unit = unit
 
+	// The storage of every weight array: float32 when every weight is
+	// exactly one and the caller lets it (a unit graph's are).
+	want32 := in.WeightStorage == AutoWeights && exact
 	// ones is every weight array of a unit-weight graph, as shareArrays
 	// makes it: the longest weight array (arcs long) and prefixes of it.
-	// The scatters then get no weights to copy (arcWeight nil).
-	var ones []float64
-	arcWeight := weight
-	if unit {
-		ones = make([]float64, arcs)
-		for p := range ones {
-			ones[p] = 1
-		}
-		weight, arcWeight = ones[:m], nil
+	// The scatters then get no weights to copy (arcWeight empty).
+	var ones, edgeWeight, arcWeight Weights
+	switch {
+	case unit:
+		ones = onesOf(arcs, want32)
+		edgeWeight = ones.Slice(0, m)
+	case want32:
+		edgeWeight = Float32Weights(make([]float32, m))
+		runParts(ps, func(p *bulkPart) {
+			for e := p.lo; e < p.hi; e++ {
+				edgeWeight.f32[e] = float32(weight[e])
+			}
+		})
+		arcWeight = edgeWeight
+	default:
+		edgeWeight = Float64Weights(weight)
+		arcWeight = edgeWeight
 	}
-	g.edgeWeight = weight
+	weight = nil
+	g.edgeWeight = edgeWeight
 	g.outWeight = make([]float64, n)
 
 	if !in.Directed {
-		g.out = newAdjacency(ps, func(p *bulkPart) []uint32 { return p.outCount }, n, arcs, ones)
+		g.out = newAdjacency(ps, func(p *bulkPart) []uint32 { return p.outCount }, n, arcs, ones, want32)
 		g.in = g.out
 		runParts(ps, func(p *bulkPart) {
 			scatterUndirected(g.out, p.outCount[1:n+1], src[p.lo:p.hi], dst[p.lo:p.hi], arcWeight, p.lo)
 		})
 	} else {
-		g.in = newAdjacency(ps, func(p *bulkPart) []uint32 { return p.inCount }, n, arcs, ones)
+		g.in = newAdjacency(ps, func(p *bulkPart) []uint32 { return p.inCount }, n, arcs, ones, want32)
 		if sorted {
 			// As Build: the out-adjacency is the edge table itself, in
 			// stream order, with identity edge ids.
-			g.out = Adjacency{Offsets: make([]int, n+1), Nbr: dst, Weight: weight, Edge: make([]uint32, m)}
+			g.out = Adjacency{Offsets: make([]int, n+1), Nbr: dst, Weight: edgeWeight, Edge: make([]uint32, m)}
 			run := 0
 			for u := range n {
 				g.out.Offsets[u] = run
@@ -204,7 +221,7 @@ func bulkBuild[T, C Index](in IDEdges[T, C], parts int) (*Graph, error) {
 				scatter(g.in, p.inCount[1:n+1], dst[p.lo:p.hi], src[p.lo:p.hi], arcWeight, p.lo)
 			})
 		} else {
-			g.out = newAdjacency(ps, func(p *bulkPart) []uint32 { return p.outCount }, n, arcs, ones)
+			g.out = newAdjacency(ps, func(p *bulkPart) []uint32 { return p.outCount }, n, arcs, ones, want32)
 			runParts(ps, func(p *bulkPart) {
 				scatter(g.out, p.outCount[1:n+1], src[p.lo:p.hi], dst[p.lo:p.hi], arcWeight, p.lo)
 				scatter(g.in, p.inCount[1:n+1], dst[p.lo:p.hi], src[p.lo:p.hi], arcWeight, p.lo)
@@ -234,7 +251,7 @@ func checkAndCount[T, C Index](in IDEdges[T, C], p *bulkPart, src, dst []uint32,
 	pairs := in.Pairs[2*lo : 2*hi]
 	src, dst, channel = src[lo:hi], dst[lo:hi], channel[lo:hi]
 	outCount, inCount := p.outCount, p.inCount
-	p.unit, p.sorted = true, true
+	p.unit, p.sorted, p.exact = true, true, true
 	if in.ChannelOf != nil {
 		p.chanFirst = make([]int, len(in.ChannelNames))
 		for c := range p.chanFirst {
@@ -271,6 +288,7 @@ func checkAndCount[T, C Index](in IDEdges[T, C], p *bulkPart, src, dst []uint32,
 			}
 			weight[e] = w + 0 // +0 turns -0 into 0
 			p.unit = p.unit && w == 1
+			p.exact = p.exact && float64(float32(w)) == w
 		}
 		su, du := uint32(s), uint32(d)
 		src[i], dst[i] = su, du
@@ -339,7 +357,7 @@ func internChannels[T, C Index](in IDEdges[T, C], ps []bulkPart, channel []uint3
 // the offsets and each part's cursors (count(p)[u+1]: the first arc of u
 // from p's edges, after those of the parts before), and allocates the arc
 // arrays; ones (when not nil) is the graph's shared array of unit weights.
-func newAdjacency(ps []bulkPart, count func(*bulkPart) []uint32, n, arcs int, ones []float64) Adjacency {
+func newAdjacency(ps []bulkPart, count func(*bulkPart) []uint32, n, arcs int, ones Weights, want32 bool) Adjacency {
 	counts := make([][]uint32, len(ps))
 	for k := range ps {
 		counts[k] = count(&ps[k])[:n+2]
@@ -354,10 +372,13 @@ func newAdjacency(ps []bulkPart, count func(*bulkPart) []uint32, n, arcs int, on
 	}
 	offsets[n] = int(run)
 	a := Adjacency{Offsets: offsets, Nbr: make([]uint32, arcs), Edge: make([]uint32, arcs)}
-	if ones != nil {
-		a.Weight = ones[:arcs]
-	} else {
-		a.Weight = make([]float64, arcs)
+	switch {
+	case ones.Len() > 0:
+		a.Weight = ones.Slice(0, arcs)
+	case want32:
+		a.Weight = Float32Weights(make([]float32, arcs))
+	default:
+		a.Weight = Float64Weights(make([]float64, arcs))
 	}
 	return a
 }
@@ -373,7 +394,7 @@ func outWeights(out Adjacency, unit bool, w []float64, parts int) {
 			if unit {
 				w[u] = float64(b - a)
 			} else {
-				w[u] = sumWeights(out.Weight[a:b])
+				w[u] = sumWeightsAt(out.Weight, a, b)
 			}
 		}
 	}
@@ -385,12 +406,41 @@ func outWeights(out Adjacency, unit bool, w []float64, parts int) {
 	wg.Wait()
 }
 
+// onesOf returns n unit weights in the storage asked.
+func onesOf(n int, want32 bool) Weights {
+	if want32 {
+		w := make([]float32, n)
+		for p := range w {
+			w[p] = 1
+		}
+		return Float32Weights(w)
+	}
+	w := make([]float64, n)
+	for p := range w {
+		w[p] = 1
+	}
+	return Float64Weights(w)
+}
+
 // scatterUndirected places the arcs src[i]->dst[i] and dst[i]->src[i] of
 // edges first+i into a at the cursors next (next[u]: u's next free arc), as
 // buildAdjacency(n, src, dst, weight, dst, src) does for the whole list.
-// weight (indexed by edge id) nil means unit weights: a.Weight is already
-// all ones.
-func scatterUndirected(a Adjacency, next []uint32, src, dst []uint32, weight []float64, first int) {
+// weight (indexed by edge id, in a.Weight's storage) empty means unit
+// weights: a.Weight is already all ones.
+func scatterUndirected(a Adjacency, next []uint32, src, dst []uint32, weight Weights, first int) {
+	switch {
+	case weight.Len() == 0:
+		scatterUndirectedOf[float64](a, nil, next, src, dst, nil, first)
+	case weight.Is32():
+		scatterUndirectedOf(a, a.Weight.f32, next, src, dst, weight.f32, first)
+	default:
+		scatterUndirectedOf(a, a.Weight.f64, next, src, dst, weight.f64, first)
+	}
+}
+
+// scatterUndirectedOf is scatterUndirected with the arc weights aw and the
+// edge weights weight of one storage (nil: unit weights).
+func scatterUndirectedOf[W weightValue](a Adjacency, aw []W, next []uint32, src, dst []uint32, weight []W, first int) {
 	dst = dst[:len(src)]
 	nbr, edge := a.Nbr, a.Edge
 	for i, s := range src {
@@ -403,15 +453,27 @@ func scatterUndirected(a Adjacency, next []uint32, src, dst []uint32, weight []f
 		nbr[q], edge[q] = s, e
 		if weight != nil {
 			x := weight[e]
-			a.Weight[p], a.Weight[q] = x, x
+			aw[p], aw[q] = x, x
 		}
 	}
 }
 
 // scatter places the arcs from[i]->to[i] of edges first+i into a at the
 // cursors next, as buildAdjacency(n, from, to, weight, nil, nil) does for
-// the whole list; weight nil means a.Weight is already all ones.
-func scatter(a Adjacency, next []uint32, from, to []uint32, weight []float64, first int) {
+// the whole list; weight empty means a.Weight is already all ones.
+func scatter(a Adjacency, next []uint32, from, to []uint32, weight Weights, first int) {
+	switch {
+	case weight.Len() == 0:
+		scatterOf[float64](a, nil, next, from, to, nil, first)
+	case weight.Is32():
+		scatterOf(a, a.Weight.f32, next, from, to, weight.f32, first)
+	default:
+		scatterOf(a, a.Weight.f64, next, from, to, weight.f64, first)
+	}
+}
+
+// scatterOf is scatter with the arc and edge weights of one storage.
+func scatterOf[W weightValue](a Adjacency, aw []W, next []uint32, from, to []uint32, weight []W, first int) {
 	to = to[:len(from)]
 	nbr, edge := a.Nbr, a.Edge
 	for i, u := range from {
@@ -420,7 +482,7 @@ func scatter(a Adjacency, next []uint32, from, to []uint32, weight []float64, fi
 		next[u]++
 		nbr[p], edge[p] = to[i], e
 		if weight != nil {
-			a.Weight[p] = weight[e]
+			aw[p] = weight[e]
 		}
 	}
 }
@@ -443,6 +505,7 @@ func fromIDsByBuilder[T, C Index](in IDEdges[T, C]) (*Graph, error) {
 		return nil, fmt.Errorf("csr: %d channel indices for %d edges", len(in.ChannelOf), m)
 	}
 	b := NewBuilder(in.Directed)
+	b.SetWeightStorage(in.WeightStorage)
 	for i := range in.Nodes {
 		if _, err := b.AddNode(strconv.Itoa(i)); err != nil {
 			return nil, err

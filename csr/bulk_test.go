@@ -78,6 +78,14 @@ func randomIDEdges[T, C Index](r *rand.Rand, directed bool) IDEdges[T, C] {
 			in.ChannelOf[e] = C(r.IntN(len(in.ChannelNames)))
 		}
 	}
+	// Weights exactly float32 half the time (float32 storage unless
+	// Float64Storage is asked for, which it is half the time).
+	if in.Weights != nil && r.IntN(2) == 0 {
+		for e, w := range in.Weights {
+			in.Weights[e] = float64(float32(w))
+		}
+	}
+	in.WeightStorage = WeightStorage(r.IntN(2))
 	return in
 }
 
@@ -85,7 +93,7 @@ func randomIDEdges[T, C Index](r *rand.Rand, directed bool) IDEdges[T, C] {
 // bit for bit).
 func sameAdjacencyValues(a, b Adjacency) bool {
 	return slices.Equal(a.Offsets, b.Offsets) && slices.Equal(a.Nbr, b.Nbr) && slices.Equal(a.Edge, b.Edge) &&
-		sameFloats(a.Weight, b.Weight)
+		sameWeights(a.Weight, b.Weight)
 }
 
 func sameFloats(a, b []float64) bool {
@@ -169,7 +177,7 @@ func requireSameGraph(t *testing.T, g, h *Graph, where string) {
 	}
 	gp, hp := g.Parts(), h.Parts()
 	if !slices.Equal(gp.Names, hp.Names) || !slices.Equal(gp.EdgeSrc, hp.EdgeSrc) || !slices.Equal(gp.EdgeDst, hp.EdgeDst) ||
-		!sameFloats(gp.EdgeWeight, hp.EdgeWeight) || !slices.Equal(gp.EdgeChannel, hp.EdgeChannel) ||
+		!sameWeights(gp.EdgeWeight, hp.EdgeWeight) || !slices.Equal(gp.EdgeChannel, hp.EdgeChannel) ||
 		gp.EdgeRelation != nil || hp.EdgeRelation != nil || gp.Relations != nil || hp.Relations != nil {
 		fail("parts differ: %+v, want %+v", gp, hp)
 	}
@@ -420,7 +428,7 @@ func TestNamedMatchesBuilder(t *testing.T) {
 		gp, rp := g.Parts(), ref.Parts()
 		require.Equal(t, rp.Names, gp.Names)
 		require.True(t, slices.Equal(rp.EdgeSrc, gp.EdgeSrc) && slices.Equal(rp.EdgeDst, gp.EdgeDst) &&
-			sameFloats(rp.EdgeWeight, gp.EdgeWeight) && slices.Equal(rp.EdgeChannel, gp.EdgeChannel) &&
+			sameWeights(rp.EdgeWeight, gp.EdgeWeight) && slices.Equal(rp.EdgeChannel, gp.EdgeChannel) &&
 			slices.Equal(rp.Channels, gp.Channels), "trial %d: edge table", trial)
 		require.True(t, sameAdjacencyValues(rp.Out, gp.Out) && sameAdjacencyValues(rp.In, gp.In), "trial %d: adjacency", trial)
 		require.True(t, sameFloats(rp.OutWeight, gp.OutWeight), "trial %d: out-weights", trial)

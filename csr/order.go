@@ -118,10 +118,13 @@ func Reorder(g *Graph, o NodeOrder) (*Graph, error) {
 		names:    make([]string, n),
 		src:      make([]uint32, m),
 		dst:      make([]uint32, m),
-		weight:   append([]float64(nil), g.edgeWeight...),
+		weight:   append([]float64(nil), g.edgeWeight.AsFloat64()...),
 		channel:  append([]uint32(nil), g.edgeChannel...),
 		channels: g.channels,
 		order:    o,
+	}
+	if !g.edgeWeight.Is32() {
+		b.storage = Float64Storage // keep g's storage
 	}
 	if g.edgeRelation != nil {
 		b.relation, b.relations, b.hasRelations = append([]uint32(nil), g.edgeRelation...), g.relations, true
