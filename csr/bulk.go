@@ -88,7 +88,7 @@ type bulkPart struct {
 	outCount, inCount []uint32 // uint32: see the arc bound in bulkBuild
 	err               error
 	unit, sorted      bool
-	exact             bool // every weight is exactly a float32
+	exact             bool   // every weight is exactly a float32
 	first, last       uint32 // sources of the first and last edge
 	// chanFirst[c]: the first edge of the part on the caller's channel c,
 	// or -1.

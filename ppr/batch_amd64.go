@@ -119,10 +119,12 @@ func simdBatchSet(l cpu.Level) (pullSet, bool) {
 	case cpu.AVX512:
 		s.b8 = asmKernels(pullBatchAVX512, pushBatchAVX512, l1BatchAVX512, factorBatchAVX512)
 		wide := asmKernels(pullBatch16AVX512, pushBatch16AVX512, l1Batch16AVX512, factorBatch16AVX512)
+		wide.pull32, wide.push32 = pullBatchReference[[2 * batchWidth]float64, float32], pushBatchReference[[2 * batchWidth]float64, float32]
 		s.b16 = &wide
 	default:
 		return pullSet{}, false
 	}
+	s.b8.pull32, s.b8.push32 = pullBatch[float32], pushBatchReference[[batchWidth]float64, float32]
 	s.level = l
 	return s, true
 }

@@ -83,7 +83,11 @@ func uncheckedWindow(offsets []int, nbr int, wt int, next int) (lo, end int) {
 // order, so the same bits) without bounds checks; see the proof above. It
 // must match pullReference to rounding (TestPullKernelsMatchReference) and
 // pullUnmasked bit for bit (TestUncheckedMatchesUnrolled).
-func pullUnmaskedUnchecked(offsets []int, nbr []uint32, wt []float64, factor, next []float64, d float64) float64 {
+//
+// W is the weights' storage (csr.Weights): each weight is read at its own
+// width (wsize bytes: the same in-range positions p as for float64) and
+// widened, exactly.
+func pullUnmaskedUnchecked[W weight](offsets []int, nbr []uint32, wt []W, factor, next []float64, d float64) float64 {
 	n := len(next)
 	p, end := uncheckedWindow(offsets, len(nbr), len(wt), n)
 	offsets = offsets[1 : n+1]
@@ -91,7 +95,8 @@ func pullUnmaskedUnchecked(offsets []int, nbr []uint32, wt []float64, factor, ne
 	wb := unsafe.Pointer(unsafe.SliceData(wt))
 	fb := unsafe.Pointer(unsafe.SliceData(factor))
 	nbrAt := func(p int) uintptr { return uintptr(*(*uint32)(unsafe.Add(nb, uintptr(p)*4))) }
-	wtAt := func(p int) float64 { return *(*float64)(unsafe.Add(wb, uintptr(p)*8)) }
+	wsize := unsafe.Sizeof(W(0)) // 4 or 8, a constant in each instantiation
+	wtAt := func(p int) float64 { return float64(*(*W)(unsafe.Add(wb, uintptr(p)*wsize))) }
 	factorAt := func(u uintptr) float64 { return *(*float64)(unsafe.Add(fb, u*8)) }
 	l1 := 0.0
 	next = next[:len(offsets)]
@@ -147,5 +152,5 @@ func pullPatternUnchecked(offsets []int, nbr []uint32, factor, next []float64, d
 
 // uncheckedSet returns the kernels of cpu.Unchecked.
 func uncheckedSet() (pullSet, bool) {
-	return pullSet{cpu.Unchecked, pullUnmaskedUnchecked, pullPatternUnchecked, unrolledBatch(), nil}, true
+	return pullSet{cpu.Unchecked, pullUnmaskedUnchecked[float64], pullUnmaskedUnchecked[float32], pullPatternUnchecked, unrolledBatch(), nil}, true
 }
