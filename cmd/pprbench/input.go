@@ -25,6 +25,7 @@ type graphFlags struct {
 	undirected bool
 	snapshot   string
 	order      string
+	weights    string
 }
 
 func (f *graphFlags) register(fs *flag.FlagSet) {
@@ -33,6 +34,7 @@ func (f *graphFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.undirected, "undirected", false, "treat edges as undirected")
 	f.registerSnapshot(fs)
 	fs.StringVar(&f.order, "order", "stream", "node numbering: stream (first appearance) or degree (descending degree, for cache locality; results by name unchanged)")
+	fs.StringVar(&f.weights, "weights", "auto", "weight storage of a --graph: auto (float32 when every weight is exactly a float32, as in ppredge files; the same results) or float64")
 }
 
 func (f *graphFlags) registerSnapshot(fs *flag.FlagSet) {
@@ -88,8 +90,16 @@ func (f *graphFlags) loadInOrder() (*loaded, error) {
 		return &loaded{g: s.Graph, labels: s.Labels, close: func() { s.Close() }}, nil
 	case f.path == "":
 		return nil, fmt.Errorf("%w: --graph (or --snapshot) is required", errUsage)
-	case f.format == "ppredge":
-		g, err := bench.ReadPPREDGE1(f.path)
+	}
+	storage := csr.AutoWeights
+	if f.weights != "" {
+		var err error
+		if storage, err = csr.ParseWeightStorage(f.weights); err != nil {
+			return nil, fmt.Errorf("%w: --weights: %v", errUsage, err)
+		}
+	}
+	if f.format == "ppredge" {
+		g, err := bench.ReadPPREDGE1Storage(f.path, storage)
 		if err != nil {
 			return nil, err
 		}
@@ -103,6 +113,7 @@ func (f *graphFlags) loadInOrder() (*loaded, error) {
 	if err != nil {
 		return nil, err
 	}
+	g = g.WithWeightStorage(storage)
 	return &loaded{g: g, labels: mask.FromGraph(g), close: func() {}}, nil
 }
 
