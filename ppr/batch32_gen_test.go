@@ -15,16 +15,18 @@ var updateBatch32 = flag.Bool("update-batch32", false, "rewrite batch32_amd64.s 
 var batch32Funcs = []string{"pullBatchAVX2", "pullBatchAVX512", "pushBatchAVX2", "pushBatchAVX512", "pullBatch16AVX512", "pushBatch16AVX512"}
 
 // batch32Loads maps each way batch_amd64.s reads arc p's float64 weight
-// (R8 the weights, AX the arc) to the float32 read: broadcast the float32
-// (VBROADCASTSS) and widen every lane (VCVTPS2PD), exact, into the register
-// the float64 code broadcast into (Y7/Z7, unused otherwise in these
-// kernels), then the same multiply. Every other instruction is the float64
-// kernel's, so each lane does the same arithmetic on the same values.
+// (R8 the weights, AX the arc) to the float32 read, into the register the
+// float64 code broadcast into (Y7/Z7, unused otherwise in these kernels),
+// then the same multiply: on 256-bit vectors broadcast the float32
+// (VBROADCASTSS) and widen every lane (VCVTPS2PD); on 512-bit ones widen
+// with an embedded broadcast (VCVTPS2PD.BCST, one instruction). Widening
+// is exact and every other instruction is the float64 kernel's, so each
+// lane does the same arithmetic on the same values.
 var batch32Loads = []struct{ f64, f32 string }{
 	{"VBROADCASTSD (R8)(AX*8), Y7", "VBROADCASTSS (R8)(AX*4), X7\n\tVCVTPS2PD X7, Y7"},
-	{"VBROADCASTSD (R8)(AX*8), Z7", "VBROADCASTSS (R8)(AX*4), Y7\n\tVCVTPS2PD Y7, Z7"},
-	{"VMULPD.BCST (R8)(AX*8), Z8, Z8", "VBROADCASTSS (R8)(AX*4), Y7\n\tVCVTPS2PD Y7, Z7\n\tVMULPD Z7, Z8, Z8"},
-	{"VMULPD.BCST (R8)(AX*8), Z5, Z8", "VBROADCASTSS (R8)(AX*4), Y7\n\tVCVTPS2PD Y7, Z7\n\tVMULPD Z7, Z5, Z8"},
+	{"VBROADCASTSD (R8)(AX*8), Z7", "VCVTPS2PD.BCST (R8)(AX*4), Z7"},
+	{"VMULPD.BCST (R8)(AX*8), Z8, Z8", "VCVTPS2PD.BCST (R8)(AX*4), Z7\n\tVMULPD Z7, Z8, Z8"},
+	{"VMULPD.BCST (R8)(AX*8), Z5, Z8", "VCVTPS2PD.BCST (R8)(AX*4), Z7\n\tVMULPD Z7, Z5, Z8"},
 }
 
 // batch32From derives batch32_amd64.s from batch_amd64.s's text: each
