@@ -29,7 +29,10 @@ import (
 //     in range whatever the offsets in between hold. When they are
 //     non-decreasing (csr.validate checks it for every graph) p equals
 //     offsets[v] at the start of row v, so the rows are exactly the
-//     reference's.
+//     reference's. The weights are read at p too, each at its storage's
+//     width (wt is []W, W float32 or float64 as csr stored the graph's
+//     weights: the address is base + p*sizeof(W), the address of wt[p]),
+//     so p < len(nbr) = len(wt) keeps them in range for either storage.
 //  2. Gathers. factor[nbr[p]] needs nbr[p] < len(factor). csr.validate
 //     (run by Builder.Build, Assemble and Validate for every snapshot)
 //     checks every arc's neighbour is below the graph's node count, and
