@@ -49,8 +49,11 @@ type IDEdges[T, C Index] struct {
 //     bad edge is the error, named by its index) while it fills the edge
 //     table and counts the degrees; one counting sort per adjacency (one
 //     for an undirected graph) then places the arcs, and W(u) is summed
-//     over u's arcs. No other pass reads the caller's arrays, and no
-//     check is made twice.
+//     over u's arcs. The weights are copied as float32 (half the bytes)
+//     unless in.WeightStorage asks for float64; only when some weight is
+//     not exactly a float32 does a second pass read the caller's weights,
+//     to copy them as float64. No other pass reads the caller's arrays,
+//     and no check is made twice.
 //
 // bulkBuild can split the edge list into parts, each checked, counted and
 // scattered on its own goroutine; FromIDs uses bulkParts of them. On the
@@ -137,9 +140,17 @@ func bulkBuild[T, C Index](in IDEdges[T, C], parts int) (*Graph, error) {
 	}
 	g := &Graph{directed: in.Directed, nodes: n, decimalNames: true}
 	src, dst := make([]uint32, m), make([]uint32, m)
-	var weight []float64
+	// The edge weights, copied in pass 1 in the storage they will most
+	// likely keep: float32 unless float64 is asked for (a graph whose
+	// weights turn out not all float32 is copied again, as float64, below).
+	var w32 []float32
+	var w64 []float64
 	if in.Weights != nil {
-		weight = make([]float64, m)
+		if in.WeightStorage == AutoWeights {
+			w32 = make([]float32, m)
+		} else {
+			w64 = make([]float64, m)
+		}
 	}
 	channel := make([]uint32, m)
 
@@ -153,7 +164,7 @@ func bulkBuild[T, C Index](in IDEdges[T, C], parts int) (*Graph, error) {
 			p.inCount = make([]uint32, n+2)
 		}
 	}
-	runParts(ps, func(p *bulkPart) { checkAndCount(in, p, src, dst, weight, channel) })
+	runParts(ps, func(p *bulkPart) { checkAndCount(in, p, src, dst, w32, w64, channel) })
 	unit, sorted, exact := true, true, true
 	for k := range ps {
 		if ps[k].err != nil {
@@ -179,18 +190,23 @@ func bulkBuild[T, C Index](in IDEdges[T, C], parts int) (*Graph, error) {
 		ones = onesOf(arcs, want32)
 		edgeWeight = ones.Slice(0, m)
 	case want32:
-		edgeWeight = Float32Weights(make([]float32, m))
-		runParts(ps, func(p *bulkPart) {
-			for e := p.lo; e < p.hi; e++ {
-				edgeWeight.f32[e] = float32(weight[e])
-			}
-		})
+		edgeWeight = Float32Weights(w32)
 		arcWeight = edgeWeight
 	default:
-		edgeWeight = Float64Weights(weight)
+		if w64 == nil {
+			// Pass 1 copied float32s, but some weight is not one: copy
+			// the weights again as float64 (checked in pass 1).
+			w64 = make([]float64, m)
+			runParts(ps, func(p *bulkPart) {
+				for e := p.lo; e < p.hi; e++ {
+					w64[e] = in.Weights[e] + 0 // +0 turns -0 into 0
+				}
+			})
+		}
+		edgeWeight = Float64Weights(w64)
 		arcWeight = edgeWeight
 	}
-	weight = nil
+	w32, w64 = nil, nil
 	g.edgeWeight = edgeWeight
 	g.outWeight = make([]float64, n)
 
@@ -245,7 +261,9 @@ func runParts(ps []bulkPart, f func(*bulkPart)) {
 // checkAndCount is pass 1 on the part's edges: it checks each edge (the
 // first fault is p.err), copies it into the edge table (the caller's
 // channel index as is: internChannels maps it) and counts its arcs.
-func checkAndCount[T, C Index](in IDEdges[T, C], p *bulkPart, src, dst []uint32, weight []float64, channel []uint32) {
+// The weights go to w32 (rounded; p.exact says whether every one was
+// exact) or w64, whichever is not nil; both nil: unit weights.
+func checkAndCount[T, C Index](in IDEdges[T, C], p *bulkPart, src, dst []uint32, w32 []float32, w64 []float64, channel []uint32) {
 	n := uint64(in.Nodes)
 	lo, hi := p.lo, p.hi
 	pairs := in.Pairs[2*lo : 2*hi]
@@ -279,16 +297,22 @@ func checkAndCount[T, C Index](in IDEdges[T, C], p *bulkPart, src, dst []uint32,
 			}
 			channel[i] = uint32(c)
 		}
-		if weight != nil {
+		if in.Weights != nil {
 			w := in.Weights[e]
 			// !(w >= 0) is NaN or negative; -Inf is negative.
 			if !(w >= 0) || w > math.MaxFloat64 {
 				p.err = fmt.Errorf("csr: edge %d (%d -> %d): weight %v, want finite and non-negative", e, s, d, w)
 				return
 			}
-			weight[e] = w + 0 // +0 turns -0 into 0
+			w += 0 // +0 turns -0 into 0
+			if w32 != nil {
+				x := float32(w)
+				w32[e] = x
+				p.exact = p.exact && float64(x) == w
+			} else {
+				w64[e] = w
+			}
 			p.unit = p.unit && w == 1
-			p.exact = p.exact && float64(float32(w)) == w
 		}
 		su, du := uint32(s), uint32(d)
 		src[i], dst[i] = su, du
