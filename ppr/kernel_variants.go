@@ -84,7 +84,7 @@ func pullPatternReference(offsets []int, nbr []uint32, factor, next []float64, d
 
 // pullPattern is pullUnmasked for graphs whose every weight is 1
 // (csr.Graph.UnitWeights): it reads no weight array, so a sweep streams 4
-// bytes per arc instead of 12. It must match pullReference with wt all ones
+// bytes per arc instead of 8 (float32 weights) or 12. It must match pullReference with wt all ones
 // to rounding (TestPullKernelsMatchReference).
 func pullPattern(offsets []int, nbr []uint32, factor, next []float64, d float64) float64 {
 	n := len(next)
