@@ -24,8 +24,12 @@ type IDEdges[T, C Index] struct {
 	// Pairs holds 2*m node ids: edge e runs from Pairs[2e] to Pairs[2e+1].
 	Pairs []T
 	// Weights holds m finite non-negative weights, or is nil: every
-	// weight is 1.
+	// weight is 1 (unless Weights32 holds them).
 	Weights []float64
+	// Weights32 holds the m weights as float32 (as binary edge lists
+	// carry them) in place of Weights, which must then be nil: no float64
+	// copy of them is ever made unless WeightStorage asks for one.
+	Weights32 []float32
 	// WeightStorage is how the graph stores its weights (AutoWeights,
 	// the zero value: float32 when every weight is exactly one).
 	WeightStorage WeightStorage
@@ -34,6 +38,27 @@ type IDEdges[T, C Index] struct {
 	// AddEdge; two equal names are one channel.
 	ChannelOf    []C
 	ChannelNames []string
+}
+
+// checkWeights checks that at most one weight array is given, of m weights.
+func (in IDEdges[T, C]) checkWeights(m int) error {
+	switch {
+	case in.Weights != nil && in.Weights32 != nil:
+		return errors.New("csr: both Weights and Weights32 given, want at most one")
+	case in.Weights != nil && len(in.Weights) != m:
+		return fmt.Errorf("csr: %d weights for %d edges", len(in.Weights), m)
+	case in.Weights32 != nil && len(in.Weights32) != m:
+		return fmt.Errorf("csr: %d weights for %d edges", len(in.Weights32), m)
+	}
+	return nil
+}
+
+// weight returns edge e's weight from Weights or Weights32.
+func (in IDEdges[T, C]) weight(e int) float64 {
+	if in.Weights32 != nil {
+		return float64(in.Weights32[e])
+	}
+	return in.Weights[e]
 }
 
 // FromIDs returns the graph the Builder makes from the same input (AddNode
@@ -120,8 +145,8 @@ func bulkBuild[T, C Index](in IDEdges[T, C], parts int) (*Graph, error) {
 	if m >= maxIDs {
 		return nil, fmt.Errorf("csr: more than %d edges", maxIDs)
 	}
-	if in.Weights != nil && len(in.Weights) != m {
-		return nil, fmt.Errorf("csr: %d weights for %d edges", len(in.Weights), m)
+	if err := in.checkWeights(m); err != nil {
+		return nil, err
 	}
 	if in.ChannelOf != nil && len(in.ChannelOf) != m {
 		return nil, fmt.Errorf("csr: %d channel indices for %d edges", len(in.ChannelOf), m)
@@ -145,7 +170,7 @@ func bulkBuild[T, C Index](in IDEdges[T, C], parts int) (*Graph, error) {
 	// weights turn out not all float32 is copied again, as float64, below).
 	var w32 []float32
 	var w64 []float64
-	if in.Weights != nil {
+	if in.Weights != nil || in.Weights32 != nil {
 		if in.WeightStorage == AutoWeights {
 			w32 = make([]float32, m)
 		} else {
@@ -195,7 +220,8 @@ func bulkBuild[T, C Index](in IDEdges[T, C], parts int) (*Graph, error) {
 	default:
 		if w64 == nil {
 			// Pass 1 copied float32s, but some weight is not one: copy
-			// the weights again as float64 (checked in pass 1).
+			// the weights again as float64 (checked in pass 1; they are
+			// in.Weights, since float32s are exact).
 			w64 = make([]float64, m)
 			runParts(ps, func(p *bulkPart) {
 				for e := p.lo; e < p.hi; e++ {
@@ -297,8 +323,8 @@ func checkAndCount[T, C Index](in IDEdges[T, C], p *bulkPart, src, dst []uint32,
 			}
 			channel[i] = uint32(c)
 		}
-		if in.Weights != nil {
-			w := in.Weights[e]
+		if in.Weights != nil || in.Weights32 != nil {
+			w := in.weight(e)
 			// !(w >= 0) is NaN or negative; -Inf is negative.
 			if !(w >= 0) || w > math.MaxFloat64 {
 				p.err = fmt.Errorf("csr: edge %d (%d -> %d): weight %v, want finite and non-negative", e, s, d, w)
@@ -522,8 +548,8 @@ func fromIDsByBuilder[T, C Index](in IDEdges[T, C]) (*Graph, error) {
 		return nil, fmt.Errorf("csr: %d node ids, want an even number (src, dst pairs)", len(in.Pairs))
 	}
 	m := len(in.Pairs) / 2
-	if in.Weights != nil && len(in.Weights) != m {
-		return nil, fmt.Errorf("csr: %d weights for %d edges", len(in.Weights), m)
+	if err := in.checkWeights(m); err != nil {
+		return nil, err
 	}
 	if in.ChannelOf != nil && len(in.ChannelOf) != m {
 		return nil, fmt.Errorf("csr: %d channel indices for %d edges", len(in.ChannelOf), m)
@@ -551,8 +577,8 @@ func fromIDsByBuilder[T, C Index](in IDEdges[T, C]) (*Graph, error) {
 			channel = in.ChannelNames[c]
 		}
 		w := 1.0
-		if in.Weights != nil {
-			w = in.Weights[e]
+		if in.Weights != nil || in.Weights32 != nil {
+			w = in.weight(e)
 		}
 		if _, err := b.AddEdgeByID(uint32(s), uint32(d), w, channel); err != nil {
 			return nil, err

@@ -84,6 +84,13 @@ func randomIDEdges[T, C Index](r *rand.Rand, directed bool) IDEdges[T, C] {
 		for e, w := range in.Weights {
 			in.Weights[e] = float64(float32(w))
 		}
+		if r.IntN(2) == 0 { // given as float32s
+			in.Weights32 = make([]float32, m)
+			for e, w := range in.Weights {
+				in.Weights32[e] = float32(w)
+			}
+			in.Weights = nil
+		}
 	}
 	in.WeightStorage = WeightStorage(r.IntN(2))
 	return in
@@ -201,8 +208,8 @@ func testFromIDsMatchesBuilder[T, C Index](t *testing.T, seed uint64) {
 	for i := range 400 {
 		directed := i%2 == 0
 		in := randomIDEdges[T, C](r, directed)
-		where := fmt.Sprintf("%T/%T case %d (directed %v, n %d, m %d, weights %v, channels %v)",
-			T(0), C(0), i, directed, in.Nodes, len(in.Pairs)/2, in.Weights != nil, in.ChannelOf != nil)
+		where := fmt.Sprintf("%T/%T case %d (directed %v, n %d, m %d, weights %v, float32 weights %v, channels %v)",
+			T(0), C(0), i, directed, in.Nodes, len(in.Pairs)/2, in.Weights != nil, in.Weights32 != nil, in.ChannelOf != nil)
 		h, err := fromIDsByBuilder(in)
 		if err != nil {
 			t.Fatalf("%s: reference: %v", where, err)
@@ -224,6 +231,7 @@ func testFromIDsMatchesBuilder[T, C Index](t *testing.T, seed uint64) {
 		// FromIDs keeps no caller slice: clobbering them changes nothing.
 		clear(in.Pairs)
 		clear(in.Weights)
+		clear(in.Weights32)
 		clear(in.ChannelOf)
 		for parts, g := range gs {
 			requireSameGraph(t, g, h, fmt.Sprintf("%s, %d parts, after the input was cleared", where, parts))
@@ -242,7 +250,7 @@ func TestFromIDsMatchesBuilder(t *testing.T) {
 // reference's error, word for word, and no graph.
 func TestFromIDsBadInputs(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 8))
-	faults := []string{"src -1", "dst n", "huge id", "NaN", "+Inf", "-Inf", "negative", "channel -1", "channel past table", "no nodes", "odd pairs", "short weights", "short channels"}
+	faults := []string{"src -1", "dst n", "huge id", "NaN", "+Inf", "-Inf", "negative", "channel -1", "channel past table", "no nodes", "odd pairs", "short weights", "short channels", "short float32 weights", "both weights"}
 	for i := range 600 {
 		in := randomIDEdges[int64, int32](r, i%2 == 0)
 		m := len(in.Pairs) / 2
@@ -271,10 +279,15 @@ func TestFromIDsBadInputs(t *testing.T) {
 			if m == 0 {
 				continue
 			}
+			bad := map[string]float64{"NaN": math.NaN(), "+Inf": math.Inf(1), "-Inf": math.Inf(-1), "negative": -0.5}[fault]
+			if in.Weights32 != nil {
+				in.Weights32[e] = float32(bad) // each is a float32 too
+				break
+			}
 			if in.Weights == nil {
 				in.Weights = make([]float64, m)
 			}
-			in.Weights[e] = map[string]float64{"NaN": math.NaN(), "+Inf": math.Inf(1), "-Inf": math.Inf(-1), "negative": -0.5}[fault]
+			in.Weights[e] = bad
 		case "channel -1", "channel past table":
 			if m == 0 {
 				continue
@@ -291,7 +304,14 @@ func TestFromIDsBadInputs(t *testing.T) {
 		case "odd pairs":
 			in.Pairs = append(in.Pairs, 0)
 		case "short weights":
-			in.Weights = make([]float64, m+1)
+			in.Weights, in.Weights32 = make([]float64, m+1), nil
+		case "short float32 weights":
+			in.Weights, in.Weights32 = nil, make([]float32, max(m-1, 0))
+			if m == 0 {
+				in.Weights32 = make([]float32, 1)
+			}
+		case "both weights":
+			in.Weights, in.Weights32 = make([]float64, m), make([]float32, m)
 		case "short channels":
 			in.ChannelOf, in.ChannelNames = make([]int32, m+1), []string{"a"}
 		}
