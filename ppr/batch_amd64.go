@@ -97,6 +97,18 @@ func factorBatch16AVX512(r, x, factor [][2 * batchWidth]float64, inv []float64, 
 // float64 kernels do (TestPullBatchMatchesReference,
 // TestPushBatchMatchesReference, TestFloat32StorageSameBits).
 //
+// They cost one more step per arc than the float64 kernels (the widening:
+// VCVTPS2PD, two uops, where the float64 read was a broadcast load or was
+// folded into the multiply), and these loops are instruction-bound, so
+// they save memory, not time: BenchmarkAnchorStorage (AVX512, 8 vectors,
+// interleaved, 20 reps, three runs at load 4-6 on the shared 2-core Xeon)
+// put a float32 batched sweep at 0.98-1.17x (Jacobi) and 0.99-1.24x
+// (Gauss-Seidel) the float64 one's time on the KG and R-MAT 20. Tried:
+// VBROADCASTSS + VCVTPS2PD on 512-bit vectors (as the AVX2 twins do),
+// 0.84-1.12x in one run, no better; the one-instruction widening kept. A caller that wants
+// the float64 kernels' speed for batches stores the graph as float64
+// (csr.Float64Storage), at 4 more bytes per arc.
+//
 //go:generate go test -run TestBatch32AsmGenerated -update-batch32
 
 //go:noescape
