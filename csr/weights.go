@@ -164,7 +164,9 @@ func sumWeightsAt(w Weights, lo, hi int) float64 {
 	return sumWeightsOf(w.f64[lo:hi])
 }
 
-// Float32Weights reports whether g's weight arrays are stored as float32.
+// Float32Weights reports whether g's weights are stored as float32 (its
+// out-adjacency's; Build, FromIDs, WithWeightStorage and snapshot files
+// store every weight array of a graph alike).
 func (g *Graph) Float32Weights() bool { return g.out.Weight.Is32() }
 
 // WithWeightStorage returns a graph on g's arrays (shared, not copied)
