@@ -179,19 +179,19 @@ func (g *Graph) WithWeightStorage(s WeightStorage) *Graph {
 		return g
 	}
 	h := &Graph{
-		directed: g.directed, nodes: g.nodes, names: g.names, ids: g.ids,
-		decimalNames: g.decimalNames, lazyIDs: g.lazyIDs, rank: g.rank,
+		directed: g.directed, nodes: g.nodes, decimalNames: g.decimalNames, rank: g.rank,
 		edgeSrc: g.edgeSrc, edgeDst: g.edgeDst, edgeWeight: g.edgeWeight,
 		edgeChannel: g.edgeChannel, channels: g.channels,
 		edgeRelation: g.edgeRelation, relations: g.relations,
 		out: g.out, in: g.in, outWeight: g.outWeight, unit: g.unit,
 	}
-	if g.namesMade.Load() {
-		h.namesMade.Store(true)
-	}
-	if g.lazyIDs {
+	// The names and the dictionary as far as they are fixed: a FromIDs
+	// graph's names are made on demand (h makes its own), an assembled
+	// graph's dictionary under g's sync.Once (shared once built).
+	if !g.decimalNames {
+		h.names = g.names
 		g.needIDs()
-		h.ids, h.lazyIDs = g.ids, false
+		h.ids = g.ids
 	}
 	h.restore(want32)
 	return h

@@ -119,3 +119,29 @@ func TestWeightStorage(t *testing.T) {
 		}
 	}
 }
+
+// TestWithWeightStorageKeepsNames: the converted graph of a FromIDs graph
+// (names made on demand) and of an assembled one (dictionary built on
+// first use) names and finds every node as the original does.
+func TestWithWeightStorageKeepsNames(t *testing.T) {
+	byID, err := FromIDs(IDEdges[uint32, uint32]{Directed: true, Nodes: 4, Pairs: []uint32{0, 1, 2, 3, 3, 0}, Weights32: []float32{0.5, 2, 0.25}})
+	require.NoError(t, err)
+	require.True(t, byID.Float32Weights())
+	assembled, err := Assemble(mustBuild(t, false, Input{Src: "a", Dst: "b", Weight: 0.5}, Input{Src: "b", Dst: "c", Weight: 3}).Parts())
+	require.NoError(t, err)
+	for _, g := range []*Graph{byID, assembled} {
+		h := g.WithWeightStorage(Float64Storage)
+		require.False(t, h.Float32Weights())
+		require.NoError(t, h.Validate())
+		require.Equal(t, g.Names(), h.Names())
+		for u, name := range g.Names() {
+			id, ok := h.ID(name)
+			require.True(t, ok)
+			require.Equal(t, uint32(u), id)
+			require.Equal(t, g.Edge(0), h.Edge(0))
+		}
+		back := h.WithWeightStorage(AutoWeights)
+		require.True(t, back.Float32Weights())
+		require.Equal(t, g.Parts(), back.Parts())
+	}
+}
