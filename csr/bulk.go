@@ -406,7 +406,8 @@ func internChannels[T, C Index](in IDEdges[T, C], ps []bulkPart, channel []uint3
 // newAdjacency turns the parts' counts (count(p)[u+2]: p's arcs at u) into
 // the offsets and each part's cursors (count(p)[u+1]: the first arc of u
 // from p's edges, after those of the parts before), and allocates the arc
-// arrays; ones (when not nil) is the graph's shared array of unit weights.
+// arrays (float32 weights when want32); ones (when not empty) is the
+// graph's shared array of unit weights.
 func newAdjacency(ps []bulkPart, count func(*bulkPart) []uint32, n, arcs int, ones Weights, want32 bool) Adjacency {
 	counts := make([][]uint32, len(ps))
 	for k := range ps {
