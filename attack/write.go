@@ -205,7 +205,7 @@ func (w *writer) merge(f, e uint32) (Write, bool) {
 		}
 		wr.Delete = append(wr.Delete, id)
 		if x := out.Nbr[p]; x != f && x != e {
-			wr.Add = append(wr.Add, Arc{e, x, out.Weight[p]})
+			wr.Add = append(wr.Add, Arc{e, x, out.Weight.At(p)})
 		}
 	}
 	return wr, true

@@ -19,7 +19,14 @@ const ppredgeMagic = "PPREDGE1"
 // uint32 src[m], uint32 dst[m], float32 weight[m]) into a snapshot whose
 // node ids equal the file's ids (names are the ids in decimal), so results
 // compare with the anchors id for id. Every edge gets the default channel.
+// The file's weights are float32, so the graph stores them as float32
+// (csr.AutoWeights); ReadPPREDGE1Storage chooses.
 func ReadPPREDGE1(path string) (*csr.Graph, error) {
+	return ReadPPREDGE1Storage(path, csr.AutoWeights)
+}
+
+// ReadPPREDGE1Storage is ReadPPREDGE1 with the weights stored as s asks.
+func ReadPPREDGE1Storage(path string, s csr.WeightStorage) (*csr.Graph, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
@@ -51,14 +58,14 @@ func ReadPPREDGE1(path string) (*csr.Graph, error) {
 	// The ids are the file's: csr.FromIDs builds the graph the Builder
 	// would from nodes "0".."n-1" and these edges, in bulk.
 	pairs := make([]uint32, 2*m)
-	weights := make([]float64, m)
+	weights := make([]float32, m)
 	src, dst, w := body[:4*m], body[4*m:8*m], body[8*m:]
 	for e := range m {
 		pairs[2*e] = binary.LittleEndian.Uint32(src[4*e:])
 		pairs[2*e+1] = binary.LittleEndian.Uint32(dst[4*e:])
-		weights[e] = float64(math.Float32frombits(binary.LittleEndian.Uint32(w[4*e:])))
+		weights[e] = math.Float32frombits(binary.LittleEndian.Uint32(w[4*e:]))
 	}
-	g, err := csr.FromIDs(csr.IDEdges[uint32, uint32]{Directed: flags&1 == 0, Nodes: int(n), Pairs: pairs, Weights: weights})
+	g, err := csr.FromIDs(csr.IDEdges[uint32, uint32]{Directed: flags&1 == 0, Nodes: int(n), Pairs: pairs, Weights32: weights, WeightStorage: s})
 	if err != nil {
 		return nil, fmt.Errorf("bench: %s: %w", path, err)
 	}

@@ -29,7 +29,8 @@ type Builder struct {
 	relations    []string
 	hasRelations bool
 
-	order NodeOrder
+	order   NodeOrder
+	storage WeightStorage
 
 	// AddEdgeByID's last channel and its index: streams repeat one
 	// channel for long runs, and the map lookup was 6% of a build.
@@ -180,6 +181,16 @@ func (b *Builder) Build() (*Graph, error) {
 	if b.order.Resolve(len(b.names)) == DegreeOrder {
 		rank = b.degreeOrder()
 	}
+	// The edge table's weights in the storage the graph will use: float32
+	// when every weight is exactly one (AutoWeights), so that no array is
+	// built twice.
+	var weight Weights
+	if b.storage == AutoWeights && float32Exact(b.weight) {
+		weight = Float32Weights(narrow(b.weight))
+	} else {
+		weight = Float64Weights(b.weight)
+	}
+	b.weight = nil
 	g := &Graph{
 		rank:         rank,
 		directed:     b.directed,
@@ -188,7 +199,7 @@ func (b *Builder) Build() (*Graph, error) {
 		ids:          b.ids,
 		edgeSrc:      b.src,
 		edgeDst:      b.dst,
-		edgeWeight:   b.weight,
+		edgeWeight:   weight,
 		edgeChannel:  b.channel,
 		edgeRelation: b.relation,
 		channels:     b.channels,
@@ -203,31 +214,35 @@ func (b *Builder) Build() (*Graph, error) {
 			// Stream order is already out-adjacency order (edge lists
 			// sorted by source): no scatter, and the arrays are the edge
 			// table's own.
-			g.out = adjacencyInStreamOrder(n, b.src, b.dst, b.weight)
+			g.out = adjacencyInStreamOrder(n, b.src, b.dst, weight)
 		} else {
-			g.out = buildAdjacency(n, b.src, b.dst, b.weight, nil, nil)
+			g.out = buildAdjacency(n, b.src, b.dst, weight, nil, nil)
 		}
-		g.in = buildAdjacency(n, b.dst, b.src, b.weight, nil, nil)
+		g.in = buildAdjacency(n, b.dst, b.src, weight, nil, nil)
 	} else {
 		// Each edge e contributes src->dst and dst->src. Arcs are placed in
 		// edge order, so both arcs of a self-loop are consecutive.
-		g.out = buildAdjacency(n, b.src, b.dst, b.weight, b.dst, b.src)
+		g.out = buildAdjacency(n, b.src, b.dst, weight, b.dst, b.src)
 		g.in = g.out
 	}
 	g.outWeight = make([]float64, n)
 	for u := range n {
 		lo, hi := g.out.Span(uint32(u))
-		g.outWeight[u] = sumWeights(g.out.Weight[lo:hi])
+		g.outWeight[u] = sumWeightsAt(g.out.Weight, lo, hi)
 	}
 	g.shareArrays()
 	*b = Builder{}
 	return g, nil
 }
 
+// SetWeightStorage chooses how Build stores the weights (AutoWeights, the
+// default, or Float64Storage).
+func (b *Builder) SetWeightStorage(s WeightStorage) { b.storage = s }
+
 // adjacencyInStreamOrder is buildAdjacency(n, from, to, weight, nil, nil)
 // for from sorted ascending: arc p is edge p, so the neighbour and weight
 // arrays are to and weight themselves.
-func adjacencyInStreamOrder(n int, from, to []uint32, weight []float64) Adjacency {
+func adjacencyInStreamOrder(n int, from, to []uint32, weight Weights) Adjacency {
 	offsets := make([]int, n+1)
 	for _, u := range from {
 		offsets[u+1]++
@@ -245,7 +260,20 @@ func adjacencyInStreamOrder(n int, from, to []uint32, weight []float64) Adjacenc
 // buildAdjacency places arc from[e]->to[e] for every edge e, and when from2
 // is not nil also from2[e]->to2[e], grouped by the arc's first endpoint and
 // ordered by edge id within a group (a stable counting sort).
-func buildAdjacency(n int, from, to []uint32, weight []float64, from2, to2 []uint32) Adjacency {
+func buildAdjacency(n int, from, to []uint32, weight Weights, from2, to2 []uint32) Adjacency {
+	if weight.Is32() {
+		a, wt := buildArcs(n, from, to, weight.f32, from2, to2)
+		a.Weight = Float32Weights(wt)
+		return a
+	}
+	a, wt := buildArcs(n, from, to, weight.f64, from2, to2)
+	a.Weight = Float64Weights(wt)
+	return a
+}
+
+// buildArcs is buildAdjacency for weights stored as W; it returns the arc
+// weights beside the adjacency.
+func buildArcs[W weightValue](n int, from, to []uint32, weight []W, from2, to2 []uint32) (Adjacency, []W) {
 	offsets := make([]int, n+1)
 	for _, u := range from {
 		offsets[u+1]++
@@ -260,16 +288,16 @@ func buildAdjacency(n int, from, to []uint32, weight []float64, from2, to2 []uin
 	a := Adjacency{
 		Offsets: offsets,
 		Nbr:     make([]uint32, arcs),
-		Weight:  make([]float64, arcs),
 		Edge:    make([]uint32, arcs),
 	}
+	wt := make([]W, arcs)
 	next := make([]int, n)
 	copy(next, offsets[:n])
 	place := func(u, v uint32, e int) {
 		p := next[u]
 		next[u]++
 		a.Nbr[p] = v
-		a.Weight[p] = weight[e]
+		wt[p] = weight[e]
 		a.Edge[p] = uint32(e)
 	}
 	for e := range from {
@@ -278,5 +306,5 @@ func buildAdjacency(n int, from, to []uint32, weight []float64, from2, to2 []uin
 			place(from2[e], to2[e], e)
 		}
 	}
-	return a
+	return a, wt
 }

@@ -22,7 +22,7 @@ func adjacencyArcs(a Adjacency, u uint32) []arc {
 	lo, hi := a.Span(u)
 	out := make([]arc, 0, hi-lo)
 	for p := lo; p < hi; p++ {
-		out = append(out, arc{a.Nbr[p], a.Weight[p], a.Edge[p]})
+		out = append(out, arc{a.Nbr[p], a.Weight.At(p), a.Edge[p]})
 	}
 	return out
 }
@@ -167,7 +167,7 @@ func TestBuilderUndirected(t *testing.T) {
 	in, out := g.In(), g.Out()
 	require.Same(t, &out.Offsets[0], &in.Offsets[0])
 	require.Same(t, &out.Nbr[0], &in.Nbr[0])
-	require.Same(t, &out.Weight[0], &in.Weight[0])
+	require.Same(t, &out.Weight.Float32s()[0], &in.Weight.Float32s()[0])
 	require.Same(t, &out.Edge[0], &in.Edge[0])
 }
 
@@ -492,16 +492,16 @@ func TestValidateReportsCorruption(t *testing.T) {
 		want    []string
 	}{
 		{"short edge dst", func(g *Graph) { g.edgeDst = g.edgeDst[:5] }, []string{"edge arrays have lengths 6, 5, 6, 6"}},
-		{"short edge weight", func(g *Graph) { g.edgeWeight = g.edgeWeight[:1] }, []string{"edge arrays", "want all 6"}},
+		{"short edge weight", func(g *Graph) { g.edgeWeight = g.edgeWeight.Slice(0, 1) }, []string{"edge arrays", "want all 6"}},
 		{"short relations", func(g *Graph) { g.edgeRelation = g.edgeRelation[:2] }, []string{"2 edge relations for 6 edges"}},
 		{"duplicate name", func(g *Graph) { g.names[3] = "a" }, []string{"node 3", `"a"`}},
 		{"missing dictionary entry", func(g *Graph) { delete(g.ids, "c") }, []string{"name dictionary has 4 entries for 5 nodes"}},
 		{"swapped ids", func(g *Graph) { g.ids["a"], g.ids["b"] = 1, 0 }, []string{"node 0", `"a"`}},
 		{"src out of range", func(g *Graph) { g.edgeSrc[2] = 5 }, []string{"edge 2", "endpoint out of range", "< 5 nodes"}},
 		{"dst out of range", func(g *Graph) { g.edgeDst[5] = 99 }, []string{"edge 5", "endpoint out of range"}},
-		{"NaN weight", func(g *Graph) { g.edgeWeight[1] = math.NaN() }, []string{"edge 1", "NaN"}},
-		{"negative weight", func(g *Graph) { g.edgeWeight[4] = -5 }, []string{"edge 4", "-5"}},
-		{"infinite weight", func(g *Graph) { g.edgeWeight[0] = math.Inf(1) }, []string{"edge 0", "+Inf"}},
+		{"NaN weight", func(g *Graph) { setWeight(g.edgeWeight, 1, math.NaN()) }, []string{"edge 1", "NaN"}},
+		{"negative weight", func(g *Graph) { setWeight(g.edgeWeight, 4, -5) }, []string{"edge 4", "-5"}},
+		{"infinite weight", func(g *Graph) { setWeight(g.edgeWeight, 0, math.Inf(1)) }, []string{"edge 0", "+Inf"}},
 		{"channel out of range", func(g *Graph) { g.edgeChannel[3] = 7 }, []string{"edge 3", "channel index 7"}},
 		{"relation out of range", func(g *Graph) { g.edgeRelation[3] = 9 }, []string{"edge 3", "relation index 9"}},
 		{"offsets wrong length", func(g *Graph) { g.out.Offsets = g.out.Offsets[:4] }, []string{"out-adjacency", "offsets malformed"}},
@@ -517,13 +517,13 @@ func TestValidateReportsCorruption(t *testing.T) {
 		{"short arc edge ids", func(g *Graph) { g.in.Edge = g.in.Edge[:1] }, []string{"in-adjacency", "arc arrays have lengths"}},
 		{"arc edge id out of range", func(g *Graph) { g.out.Edge[0] = 6 }, []string{"out-adjacency", "node 0 arc 0", "edge id 6 out of range"}},
 		{"wrong neighbour", func(g *Graph) { g.out.Nbr[0] = 2 }, []string{"out-adjacency", "node 0 arc 0", "does not match edge 0"}},
-		{"wrong arc weight", func(g *Graph) { g.out.Weight[1] = 2.5 }, []string{"out-adjacency", "node 0 arc 1", "does not match edge"}},
-		{"NaN arc weight", func(g *Graph) { g.out.Weight[0] = math.NaN() }, []string{"out-adjacency", "node 0 arc 0"}},
+		{"wrong arc weight", func(g *Graph) { setWeight(g.out.Weight, 1, 2.5) }, []string{"out-adjacency", "node 0 arc 1", "does not match edge"}},
+		{"NaN arc weight", func(g *Graph) { setWeight(g.out.Weight, 0, math.NaN()) }, []string{"out-adjacency", "node 0 arc 0"}},
 		{"arcs out of order", func(g *Graph) {
 			lo, _ := g.out.Span(0)
 			g.out.Edge[lo], g.out.Edge[lo+1] = g.out.Edge[lo+1], g.out.Edge[lo]
 			g.out.Nbr[lo], g.out.Nbr[lo+1] = g.out.Nbr[lo+1], g.out.Nbr[lo]
-			g.out.Weight[lo], g.out.Weight[lo+1] = g.out.Weight[lo+1], g.out.Weight[lo]
+			swapWeights(g.out.Weight, lo, lo+1)
 		}, []string{"out-adjacency", "node 0", "not ordered by edge id"}},
 		{"parallel edge arc points at its twin", func(g *Graph) {
 			// a->b as edge 0 and edge 2 (weights 1, 3). Make the arc of
@@ -531,23 +531,28 @@ func TestValidateReportsCorruption(t *testing.T) {
 			// matches an edge, but edge 0 has two arcs and edge 2 none.
 			lo, _ := g.out.Span(0)
 			g.out.Edge[lo+1] = 0
-			g.out.Weight[lo+1] = 1
+			setWeight(g.out.Weight, lo+1, 1)
 			g.outWeight[0] = 2
 		}, []string{"out-adjacency", "stored as"}},
 		{"out-weight mismatch", func(g *Graph) { g.outWeight[2] += 1e-9 }, []string{"node 2", "out-weight"}},
 		{"out-weights too short", func(g *Graph) { g.outWeight = g.outWeight[:2] }, []string{"2 out-weights for 5 nodes"}},
 	}
 	for _, tc := range cases {
-		for _, directed := range []bool{true, false} {
-			t.Run(fmt.Sprintf("%s/directed=%v", tc.name, directed), func(t *testing.T) {
-				g := corruptibleGraph(t, directed)
+		for _, c := range []struct {
+			directed bool
+			storage  WeightStorage
+		}{{true, AutoWeights}, {false, AutoWeights}, {true, Float64Storage}, {false, Float64Storage}} {
+			directed := c.directed
+			t.Run(fmt.Sprintf("%s/directed=%v/%v", tc.name, directed, c.storage), func(t *testing.T) {
+				g := corruptibleGraph(t, directed).WithWeightStorage(c.storage)
+				require.Equal(t, c.storage == AutoWeights, g.Float32Weights())
 				if !directed && g.in.Offsets != nil {
 					// Corrupting g.in must not silently also corrupt g.out
 					// in ways the case did not mean; give in its own copy.
 					g.in = Adjacency{
 						Offsets: slices.Clone(g.out.Offsets),
 						Nbr:     slices.Clone(g.out.Nbr),
-						Weight:  slices.Clone(g.out.Weight),
+						Weight:  cloneWeights(g.out.Weight),
 						Edge:    slices.Clone(g.out.Edge),
 					}
 					require.NoError(t, g.Validate())
@@ -582,7 +587,7 @@ func TestValidateUndirectedArcAtWrongEndpoint(t *testing.T) {
 	g.out = Adjacency{
 		Offsets: []int{0, 2, 3, 4},
 		Nbr:     []uint32{1, 1, 2, 1},
-		Weight:  []float64{1, 1, 2, 2},
+		Weight:  Float64Weights([]float64{1, 1, 2, 2}),
 		Edge:    []uint32{0, 0, 1, 1},
 	}
 	g.in = g.out
@@ -645,11 +650,15 @@ func TestMemoryBytes(t *testing.T) {
 	require.NoError(t, err)
 	g, err := b.Build()
 	require.NoError(t, err)
-	// out and in: 3 offsets*8 + 4 + 8 + 4 each; out-weights 2*8; one edge
-	// 20; names 2*16 + 3 bytes; less what is stored once: the weight is 1
-	// (in.Weight and edge.Weight are out.Weight) and the stream is sorted
-	// by source (edge.Dst is out.Nbr).
-	require.Equal(t, int64(2*(24+16)+16+20+32+3-8-8-4), g.MemoryBytes())
+	// out and in: 3 offsets*8 + 4 + 4 + 4 each (the weight, 1, is stored
+	// as a float32); out-weights 2*8; one edge 16; names 2*16 + 3 bytes;
+	// less what is stored once: the weight is 1 (in.Weight and edge.Weight
+	// are out.Weight) and the stream is sorted by source (edge.Dst is
+	// out.Nbr).
+	require.Equal(t, int64(2*(24+12)+16+16+32+3-4-4-4), g.MemoryBytes())
+	// With float64 weights: 4 more bytes per arc and per edge, of which
+	// one weight array is stored.
+	require.Equal(t, int64(2*(24+12)+16+16+32+3-4-4-4+4), g.WithWeightStorage(Float64Storage).MemoryBytes())
 }
 
 func TestAddEdgeByIDMatchesAddEdge(t *testing.T) {

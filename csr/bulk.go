@@ -24,13 +24,41 @@ type IDEdges[T, C Index] struct {
 	// Pairs holds 2*m node ids: edge e runs from Pairs[2e] to Pairs[2e+1].
 	Pairs []T
 	// Weights holds m finite non-negative weights, or is nil: every
-	// weight is 1.
+	// weight is 1 (unless Weights32 holds them).
 	Weights []float64
+	// Weights32 holds the m weights as float32 (as binary edge lists
+	// carry them) in place of Weights, which must then be nil: no float64
+	// copy of them is ever made unless WeightStorage asks for one.
+	Weights32 []float32
+	// WeightStorage is how the graph stores its weights (AutoWeights,
+	// the zero value: float32 when every weight is exactly one).
+	WeightStorage WeightStorage
 	// ChannelOf holds m indices into ChannelNames, or is nil: every edge
 	// is on DefaultChannel. An empty name means DefaultChannel, as in
 	// AddEdge; two equal names are one channel.
 	ChannelOf    []C
 	ChannelNames []string
+}
+
+// checkWeights checks that at most one weight array is given, of m weights.
+func (in IDEdges[T, C]) checkWeights(m int) error {
+	switch {
+	case in.Weights != nil && in.Weights32 != nil:
+		return errors.New("csr: both Weights and Weights32 given, want at most one")
+	case in.Weights != nil && len(in.Weights) != m:
+		return fmt.Errorf("csr: %d weights for %d edges", len(in.Weights), m)
+	case in.Weights32 != nil && len(in.Weights32) != m:
+		return fmt.Errorf("csr: %d weights for %d edges", len(in.Weights32), m)
+	}
+	return nil
+}
+
+// weight returns edge e's weight from Weights or Weights32.
+func (in IDEdges[T, C]) weight(e int) float64 {
+	if in.Weights32 != nil {
+		return float64(in.Weights32[e])
+	}
+	return in.Weights[e]
 }
 
 // FromIDs returns the graph the Builder makes from the same input (AddNode
@@ -46,8 +74,11 @@ type IDEdges[T, C Index] struct {
 //     bad edge is the error, named by its index) while it fills the edge
 //     table and counts the degrees; one counting sort per adjacency (one
 //     for an undirected graph) then places the arcs, and W(u) is summed
-//     over u's arcs. No other pass reads the caller's arrays, and no
-//     check is made twice.
+//     over u's arcs. The weights are copied as float32 (half the bytes)
+//     unless in.WeightStorage asks for float64; only when some weight is
+//     not exactly a float32 does a second pass read the caller's weights,
+//     to copy them as float64. No other pass reads the caller's arrays,
+//     and no check is made twice.
 //
 // bulkBuild can split the edge list into parts, each checked, counted and
 // scattered on its own goroutine; FromIDs uses bulkParts of them. On the
@@ -85,6 +116,7 @@ type bulkPart struct {
 	outCount, inCount []uint32 // uint32: see the arc bound in bulkBuild
 	err               error
 	unit, sorted      bool
+	exact             bool   // every weight is exactly a float32
 	first, last       uint32 // sources of the first and last edge
 	// chanFirst[c]: the first edge of the part on the caller's channel c,
 	// or -1.
@@ -113,8 +145,8 @@ func bulkBuild[T, C Index](in IDEdges[T, C], parts int) (*Graph, error) {
 	if m >= maxIDs {
 		return nil, fmt.Errorf("csr: more than %d edges", maxIDs)
 	}
-	if in.Weights != nil && len(in.Weights) != m {
-		return nil, fmt.Errorf("csr: %d weights for %d edges", len(in.Weights), m)
+	if err := in.checkWeights(m); err != nil {
+		return nil, err
 	}
 	if in.ChannelOf != nil && len(in.ChannelOf) != m {
 		return nil, fmt.Errorf("csr: %d channel indices for %d edges", len(in.ChannelOf), m)
@@ -133,9 +165,17 @@ func bulkBuild[T, C Index](in IDEdges[T, C], parts int) (*Graph, error) {
 	}
 	g := &Graph{directed: in.Directed, nodes: n, decimalNames: true}
 	src, dst := make([]uint32, m), make([]uint32, m)
-	var weight []float64
-	if in.Weights != nil {
-		weight = make([]float64, m)
+	// The edge weights, copied in pass 1 in the storage they will most
+	// likely keep: float32 unless float64 is asked for (a graph whose
+	// weights turn out not all float32 is copied again, as float64, below).
+	var w32 []float32
+	var w64 []float64
+	if in.Weights != nil || in.Weights32 != nil {
+		if in.WeightStorage == AutoWeights {
+			w32 = make([]float32, m)
+		} else {
+			w64 = make([]float64, m)
+		}
 	}
 	channel := make([]uint32, m)
 
@@ -149,46 +189,65 @@ func bulkBuild[T, C Index](in IDEdges[T, C], parts int) (*Graph, error) {
 			p.inCount = make([]uint32, n+2)
 		}
 	}
-	runParts(ps, func(p *bulkPart) { checkAndCount(in, p, src, dst, weight, channel) })
-	unit, sorted := true, true
+	runParts(ps, func(p *bulkPart) { checkAndCount(in, p, src, dst, w32, w64, channel) })
+	unit, sorted, exact := true, true, true
 	for k := range ps {
 		if ps[k].err != nil {
 			return nil, ps[k].err // the first bad edge: parts are in edge order
 		}
 		unit = unit && ps[k].unit
+		exact = exact && ps[k].exact
 		sorted = sorted && ps[k].sorted && (k == 0 || ps[k].lo == ps[k].hi || ps[k-1].last <= ps[k].first)
 	}
 	g.channels = internChannels(in, ps, channel)
 	g.edgeSrc, g.edgeDst, g.edgeChannel = src, dst, channel
 	g.unit = unit
 
+	// The storage of every weight array: float32 when every weight is
+	// exactly one and the caller lets it (a unit graph's are).
+	want32 := in.WeightStorage == AutoWeights && exact
 	// ones is every weight array of a unit-weight graph, as shareArrays
 	// makes it: the longest weight array (arcs long) and prefixes of it.
-	// The scatters then get no weights to copy (arcWeight nil).
-	var ones []float64
-	arcWeight := weight
-	if unit {
-		ones = make([]float64, arcs)
-		for p := range ones {
-			ones[p] = 1
+	// The scatters then get no weights to copy (arcWeight empty).
+	var ones, edgeWeight, arcWeight Weights
+	switch {
+	case unit:
+		ones = onesOf(arcs, want32)
+		edgeWeight = ones.Slice(0, m)
+	case want32:
+		edgeWeight = Float32Weights(w32)
+		arcWeight = edgeWeight
+	default:
+		if w64 == nil {
+			// Pass 1 copied float32s, but some weight is not one: copy
+			// the weights again as float64 (checked in pass 1; they are
+			// in.Weights, since float32s are exact).
+			w64 = make([]float64, m)
+			runParts(ps, func(p *bulkPart) {
+				for e := p.lo; e < p.hi; e++ {
+					w64[e] = in.Weights[e] + 0 // +0 turns -0 into 0
+				}
+			})
 		}
-		weight, arcWeight = ones[:m], nil
+		edgeWeight = Float64Weights(w64)
+		arcWeight = edgeWeight
 	}
-	g.edgeWeight = weight
+	w32, w64 = nil, nil
+	g.edgeWeight = edgeWeight
 	g.outWeight = make([]float64, n)
 
 	if !in.Directed {
-		g.out = newAdjacency(ps, func(p *bulkPart) []uint32 { return p.outCount }, n, arcs, ones)
+		g.out = newAdjacency(ps, func(p *bulkPart) []uint32 { return p.outCount }, n, arcs, ones, want32)
 		g.in = g.out
 		runParts(ps, func(p *bulkPart) {
 			scatterUndirected(g.out, p.outCount[1:n+1], src[p.lo:p.hi], dst[p.lo:p.hi], arcWeight, p.lo)
 		})
 	} else {
-		g.in = newAdjacency(ps, func(p *bulkPart) []uint32 { return p.inCount }, n, arcs, ones)
+		g.in = newAdjacency(ps, func(p *bulkPart) []uint32 { return p.inCount }, n, arcs, ones, want32)
 		if sorted {
 			// As Build: the out-adjacency is the edge table itself, in
 			// stream order, with identity edge ids.
-			g.out = Adjacency{Offsets: make([]int, n+1), Nbr: dst, Weight: weight, Edge: make([]uint32, m)}
+			g.out = Adjacency{Offsets: make([]int, n+1), Nbr: dst, Weight: edgeWeight, Edge: make([]uint32, m)}
 			run := 0
 			for u := range n {
 				g.out.Offsets[u] = run
@@ -204,7 +263,7 @@ func bulkBuild[T, C Index](in IDEdges[T, C], parts int) (*Graph, error) {
 				scatter(g.in, p.inCount[1:n+1], dst[p.lo:p.hi], src[p.lo:p.hi], arcWeight, p.lo)
 			})
 		} else {
-			g.out = newAdjacency(ps, func(p *bulkPart) []uint32 { return p.outCount }, n, arcs, ones)
+			g.out = newAdjacency(ps, func(p *bulkPart) []uint32 { return p.outCount }, n, arcs, ones, want32)
 			runParts(ps, func(p *bulkPart) {
 				scatter(g.out, p.outCount[1:n+1], src[p.lo:p.hi], dst[p.lo:p.hi], arcWeight, p.lo)
 				scatter(g.in, p.inCount[1:n+1], dst[p.lo:p.hi], src[p.lo:p.hi], arcWeight, p.lo)
@@ -228,13 +287,15 @@ func runParts(ps []bulkPart, f func(*bulkPart)) {
 // checkAndCount is pass 1 on the part's edges: it checks each edge (the
 // first fault is p.err), copies it into the edge table (the caller's
 // channel index as is: internChannels maps it) and counts its arcs.
-func checkAndCount[T, C Index](in IDEdges[T, C], p *bulkPart, src, dst []uint32, weight []float64, channel []uint32) {
+// The weights go to w32 (rounded; p.exact says whether every one was
+// exact) or w64, whichever is not nil; both nil: unit weights.
+func checkAndCount[T, C Index](in IDEdges[T, C], p *bulkPart, src, dst []uint32, w32 []float32, w64 []float64, channel []uint32) {
 	n := uint64(in.Nodes)
 	lo, hi := p.lo, p.hi
 	pairs := in.Pairs[2*lo : 2*hi]
 	src, dst, channel = src[lo:hi], dst[lo:hi], channel[lo:hi]
 	outCount, inCount := p.outCount, p.inCount
-	p.unit, p.sorted = true, true
+	p.unit, p.sorted, p.exact = true, true, true
 	if in.ChannelOf != nil {
 		p.chanFirst = make([]int, len(in.ChannelNames))
 		for c := range p.chanFirst {
@@ -262,14 +323,21 @@ func checkAndCount[T, C Index](in IDEdges[T, C], p *bulkPart, src, dst []uint32,
 			}
 			channel[i] = uint32(c)
 		}
-		if weight != nil {
-			w := in.Weights[e]
+		if in.Weights != nil || in.Weights32 != nil {
+			w := in.weight(e)
 			// !(w >= 0) is NaN or negative; -Inf is negative.
 			if !(w >= 0) || w > math.MaxFloat64 {
 				p.err = fmt.Errorf("csr: edge %d (%d -> %d): weight %v, want finite and non-negative", e, s, d, w)
 				return
 			}
-			weight[e] = w + 0 // +0 turns -0 into 0
+			w += 0 // +0 turns -0 into 0
+			if w32 != nil {
+				x := float32(w)
+				w32[e] = x
+				p.exact = p.exact && float64(x) == w
+			} else {
+				w64[e] = w
+			}
 			p.unit = p.unit && w == 1
 		}
 		su, du := uint32(s), uint32(d)
@@ -338,8 +406,9 @@ func internChannels[T, C Index](in IDEdges[T, C], ps []bulkPart, channel []uint3
 // newAdjacency turns the parts' counts (count(p)[u+2]: p's arcs at u) into
 // the offsets and each part's cursors (count(p)[u+1]: the first arc of u
 // from p's edges, after those of the parts before), and allocates the arc
-// arrays; ones (when not nil) is the graph's shared array of unit weights.
-func newAdjacency(ps []bulkPart, count func(*bulkPart) []uint32, n, arcs int, ones []float64) Adjacency {
+// arrays (float32 weights when want32); ones (when not empty) is the
+// graph's shared array of unit weights.
+func newAdjacency(ps []bulkPart, count func(*bulkPart) []uint32, n, arcs int, ones Weights, want32 bool) Adjacency {
 	counts := make([][]uint32, len(ps))
 	for k := range ps {
 		counts[k] = count(&ps[k])[:n+2]
@@ -354,10 +423,13 @@ func newAdjacency(ps []bulkPart, count func(*bulkPart) []uint32, n, arcs int, on
 	}
 	offsets[n] = int(run)
 	a := Adjacency{Offsets: offsets, Nbr: make([]uint32, arcs), Edge: make([]uint32, arcs)}
-	if ones != nil {
-		a.Weight = ones[:arcs]
-	} else {
-		a.Weight = make([]float64, arcs)
+	switch {
+	case ones.Len() > 0:
+		a.Weight = ones.Slice(0, arcs)
+	case want32:
+		a.Weight = Float32Weights(make([]float32, arcs))
+	default:
+		a.Weight = Float64Weights(make([]float64, arcs))
 	}
 	return a
 }
@@ -373,7 +445,7 @@ func outWeights(out Adjacency, unit bool, w []float64, parts int) {
 			if unit {
 				w[u] = float64(b - a)
 			} else {
-				w[u] = sumWeights(out.Weight[a:b])
+				w[u] = sumWeightsAt(out.Weight, a, b)
 			}
 		}
 	}
@@ -385,12 +457,41 @@ func outWeights(out Adjacency, unit bool, w []float64, parts int) {
 	wg.Wait()
 }
 
+// onesOf returns n unit weights in the storage asked.
+func onesOf(n int, want32 bool) Weights {
+	if want32 {
+		w := make([]float32, n)
+		for p := range w {
+			w[p] = 1
+		}
+		return Float32Weights(w)
+	}
+	w := make([]float64, n)
+	for p := range w {
+		w[p] = 1
+	}
+	return Float64Weights(w)
+}
+
 // scatterUndirected places the arcs src[i]->dst[i] and dst[i]->src[i] of
 // edges first+i into a at the cursors next (next[u]: u's next free arc), as
 // buildAdjacency(n, src, dst, weight, dst, src) does for the whole list.
-// weight (indexed by edge id) nil means unit weights: a.Weight is already
-// all ones.
-func scatterUndirected(a Adjacency, next []uint32, src, dst []uint32, weight []float64, first int) {
+// weight (indexed by edge id, in a.Weight's storage) empty means unit
+// weights: a.Weight is already all ones.
+func scatterUndirected(a Adjacency, next []uint32, src, dst []uint32, weight Weights, first int) {
+	switch {
+	case weight.Len() == 0:
+		scatterUndirectedOf[float64](a, nil, next, src, dst, nil, first)
+	case weight.Is32():
+		scatterUndirectedOf(a, a.Weight.f32, next, src, dst, weight.f32, first)
+	default:
+		scatterUndirectedOf(a, a.Weight.f64, next, src, dst, weight.f64, first)
+	}
+}
+
+// scatterUndirectedOf is scatterUndirected with the arc weights aw and the
+// edge weights weight of one storage (nil: unit weights).
+func scatterUndirectedOf[W weightValue](a Adjacency, aw []W, next []uint32, src, dst []uint32, weight []W, first int) {
 	dst = dst[:len(src)]
 	nbr, edge := a.Nbr, a.Edge
 	for i, s := range src {
@@ -403,15 +504,27 @@ func scatterUndirected(a Adjacency, next []uint32, src, dst []uint32, weight []f
 		nbr[q], edge[q] = s, e
 		if weight != nil {
 			x := weight[e]
-			a.Weight[p], a.Weight[q] = x, x
+			aw[p], aw[q] = x, x
 		}
 	}
 }
 
 // scatter places the arcs from[i]->to[i] of edges first+i into a at the
 // cursors next, as buildAdjacency(n, from, to, weight, nil, nil) does for
-// the whole list; weight nil means a.Weight is already all ones.
-func scatter(a Adjacency, next []uint32, from, to []uint32, weight []float64, first int) {
+// the whole list; weight empty means a.Weight is already all ones.
+func scatter(a Adjacency, next []uint32, from, to []uint32, weight Weights, first int) {
+	switch {
+	case weight.Len() == 0:
+		scatterOf[float64](a, nil, next, from, to, nil, first)
+	case weight.Is32():
+		scatterOf(a, a.Weight.f32, next, from, to, weight.f32, first)
+	default:
+		scatterOf(a, a.Weight.f64, next, from, to, weight.f64, first)
+	}
+}
+
+// scatterOf is scatter with the arc and edge weights of one storage.
+func scatterOf[W weightValue](a Adjacency, aw []W, next []uint32, from, to []uint32, weight []W, first int) {
 	to = to[:len(from)]
 	nbr, edge := a.Nbr, a.Edge
 	for i, u := range from {
@@ -420,7 +533,7 @@ func scatter(a Adjacency, next []uint32, from, to []uint32, weight []float64, fi
 		next[u]++
 		nbr[p], edge[p] = to[i], e
 		if weight != nil {
-			a.Weight[p] = weight[e]
+			aw[p] = weight[e]
 		}
 	}
 }
@@ -436,13 +549,14 @@ func fromIDsByBuilder[T, C Index](in IDEdges[T, C]) (*Graph, error) {
 		return nil, fmt.Errorf("csr: %d node ids, want an even number (src, dst pairs)", len(in.Pairs))
 	}
 	m := len(in.Pairs) / 2
-	if in.Weights != nil && len(in.Weights) != m {
-		return nil, fmt.Errorf("csr: %d weights for %d edges", len(in.Weights), m)
+	if err := in.checkWeights(m); err != nil {
+		return nil, err
 	}
 	if in.ChannelOf != nil && len(in.ChannelOf) != m {
 		return nil, fmt.Errorf("csr: %d channel indices for %d edges", len(in.ChannelOf), m)
 	}
 	b := NewBuilder(in.Directed)
+	b.SetWeightStorage(in.WeightStorage)
 	for i := range in.Nodes {
 		if _, err := b.AddNode(strconv.Itoa(i)); err != nil {
 			return nil, err
@@ -464,8 +578,8 @@ func fromIDsByBuilder[T, C Index](in IDEdges[T, C]) (*Graph, error) {
 			channel = in.ChannelNames[c]
 		}
 		w := 1.0
-		if in.Weights != nil {
-			w = in.Weights[e]
+		if in.Weights != nil || in.Weights32 != nil {
+			w = in.weight(e)
 		}
 		if _, err := b.AddEdgeByID(uint32(s), uint32(d), w, channel); err != nil {
 			return nil, err

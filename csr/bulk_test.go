@@ -78,6 +78,21 @@ func randomIDEdges[T, C Index](r *rand.Rand, directed bool) IDEdges[T, C] {
 			in.ChannelOf[e] = C(r.IntN(len(in.ChannelNames)))
 		}
 	}
+	// Weights exactly float32 half the time (float32 storage unless
+	// Float64Storage is asked for, which it is half the time).
+	if in.Weights != nil && r.IntN(2) == 0 {
+		for e, w := range in.Weights {
+			in.Weights[e] = float64(float32(w))
+		}
+		if r.IntN(2) == 0 { // given as float32s
+			in.Weights32 = make([]float32, m)
+			for e, w := range in.Weights {
+				in.Weights32[e] = float32(w)
+			}
+			in.Weights = nil
+		}
+	}
+	in.WeightStorage = WeightStorage(r.IntN(2))
 	return in
 }
 
@@ -85,7 +100,7 @@ func randomIDEdges[T, C Index](r *rand.Rand, directed bool) IDEdges[T, C] {
 // bit for bit).
 func sameAdjacencyValues(a, b Adjacency) bool {
 	return slices.Equal(a.Offsets, b.Offsets) && slices.Equal(a.Nbr, b.Nbr) && slices.Equal(a.Edge, b.Edge) &&
-		sameFloats(a.Weight, b.Weight)
+		sameWeights(a.Weight, b.Weight)
 }
 
 func sameFloats(a, b []float64) bool {
@@ -169,7 +184,7 @@ func requireSameGraph(t *testing.T, g, h *Graph, where string) {
 	}
 	gp, hp := g.Parts(), h.Parts()
 	if !slices.Equal(gp.Names, hp.Names) || !slices.Equal(gp.EdgeSrc, hp.EdgeSrc) || !slices.Equal(gp.EdgeDst, hp.EdgeDst) ||
-		!sameFloats(gp.EdgeWeight, hp.EdgeWeight) || !slices.Equal(gp.EdgeChannel, hp.EdgeChannel) ||
+		!sameWeights(gp.EdgeWeight, hp.EdgeWeight) || !slices.Equal(gp.EdgeChannel, hp.EdgeChannel) ||
 		gp.EdgeRelation != nil || hp.EdgeRelation != nil || gp.Relations != nil || hp.Relations != nil {
 		fail("parts differ: %+v, want %+v", gp, hp)
 	}
@@ -193,8 +208,8 @@ func testFromIDsMatchesBuilder[T, C Index](t *testing.T, seed uint64) {
 	for i := range 400 {
 		directed := i%2 == 0
 		in := randomIDEdges[T, C](r, directed)
-		where := fmt.Sprintf("%T/%T case %d (directed %v, n %d, m %d, weights %v, channels %v)",
-			T(0), C(0), i, directed, in.Nodes, len(in.Pairs)/2, in.Weights != nil, in.ChannelOf != nil)
+		where := fmt.Sprintf("%T/%T case %d (directed %v, n %d, m %d, weights %v, float32 weights %v, channels %v)",
+			T(0), C(0), i, directed, in.Nodes, len(in.Pairs)/2, in.Weights != nil, in.Weights32 != nil, in.ChannelOf != nil)
 		h, err := fromIDsByBuilder(in)
 		if err != nil {
 			t.Fatalf("%s: reference: %v", where, err)
@@ -216,6 +231,7 @@ func testFromIDsMatchesBuilder[T, C Index](t *testing.T, seed uint64) {
 		// FromIDs keeps no caller slice: clobbering them changes nothing.
 		clear(in.Pairs)
 		clear(in.Weights)
+		clear(in.Weights32)
 		clear(in.ChannelOf)
 		for parts, g := range gs {
 			requireSameGraph(t, g, h, fmt.Sprintf("%s, %d parts, after the input was cleared", where, parts))
@@ -234,7 +250,7 @@ func TestFromIDsMatchesBuilder(t *testing.T) {
 // reference's error, word for word, and no graph.
 func TestFromIDsBadInputs(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 8))
-	faults := []string{"src -1", "dst n", "huge id", "NaN", "+Inf", "-Inf", "negative", "channel -1", "channel past table", "no nodes", "odd pairs", "short weights", "short channels"}
+	faults := []string{"src -1", "dst n", "huge id", "NaN", "+Inf", "-Inf", "negative", "channel -1", "channel past table", "no nodes", "odd pairs", "short weights", "short channels", "short float32 weights", "both weights"}
 	for i := range 600 {
 		in := randomIDEdges[int64, int32](r, i%2 == 0)
 		m := len(in.Pairs) / 2
@@ -263,10 +279,15 @@ func TestFromIDsBadInputs(t *testing.T) {
 			if m == 0 {
 				continue
 			}
+			bad := map[string]float64{"NaN": math.NaN(), "+Inf": math.Inf(1), "-Inf": math.Inf(-1), "negative": -0.5}[fault]
+			if in.Weights32 != nil {
+				in.Weights32[e] = float32(bad) // each is a float32 too
+				break
+			}
 			if in.Weights == nil {
 				in.Weights = make([]float64, m)
 			}
-			in.Weights[e] = map[string]float64{"NaN": math.NaN(), "+Inf": math.Inf(1), "-Inf": math.Inf(-1), "negative": -0.5}[fault]
+			in.Weights[e] = bad
 		case "channel -1", "channel past table":
 			if m == 0 {
 				continue
@@ -283,7 +304,14 @@ func TestFromIDsBadInputs(t *testing.T) {
 		case "odd pairs":
 			in.Pairs = append(in.Pairs, 0)
 		case "short weights":
-			in.Weights = make([]float64, m+1)
+			in.Weights, in.Weights32 = make([]float64, m+1), nil
+		case "short float32 weights":
+			in.Weights, in.Weights32 = nil, make([]float32, max(m-1, 0))
+			if m == 0 {
+				in.Weights32 = make([]float32, 1)
+			}
+		case "both weights":
+			in.Weights, in.Weights32 = make([]float64, m), make([]float32, m)
 		case "short channels":
 			in.ChannelOf, in.ChannelNames = make([]int32, m+1), []string{"a"}
 		}
@@ -420,7 +448,7 @@ func TestNamedMatchesBuilder(t *testing.T) {
 		gp, rp := g.Parts(), ref.Parts()
 		require.Equal(t, rp.Names, gp.Names)
 		require.True(t, slices.Equal(rp.EdgeSrc, gp.EdgeSrc) && slices.Equal(rp.EdgeDst, gp.EdgeDst) &&
-			sameFloats(rp.EdgeWeight, gp.EdgeWeight) && slices.Equal(rp.EdgeChannel, gp.EdgeChannel) &&
+			sameWeights(rp.EdgeWeight, gp.EdgeWeight) && slices.Equal(rp.EdgeChannel, gp.EdgeChannel) &&
 			slices.Equal(rp.Channels, gp.Channels), "trial %d: edge table", trial)
 		require.True(t, sameAdjacencyValues(rp.Out, gp.Out) && sameAdjacencyValues(rp.In, gp.In), "trial %d: adjacency", trial)
 		require.True(t, sameFloats(rp.OutWeight, gp.OutWeight), "trial %d: out-weights", trial)

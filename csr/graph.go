@@ -23,7 +23,7 @@ const DefaultChannel = "default"
 type Adjacency struct {
 	Offsets []int
 	Nbr     []uint32
-	Weight  []float64
+	Weight  Weights
 	Edge    []uint32
 }
 
@@ -61,7 +61,7 @@ type Graph struct {
 
 	// Per edge, indexed by edge id.
 	edgeSrc, edgeDst []uint32
-	edgeWeight       []float64
+	edgeWeight       Weights
 	edgeChannel      []uint32 // index into channels
 	edgeRelation     []uint32 // index into relations; nil when no relations
 	channels         []string
@@ -191,7 +191,7 @@ func (g *Graph) Edge(e uint32) Edge {
 	out := Edge{
 		Src:     g.edgeSrc[e],
 		Dst:     g.edgeDst[e],
-		Weight:  g.edgeWeight[e],
+		Weight:  g.edgeWeight.At(int(e)),
 		Channel: g.channels[g.edgeChannel[e]],
 	}
 	if g.edgeRelation != nil {
@@ -262,9 +262,9 @@ func (g *Graph) checkNameDictionary() error {
 // sequential form it must agree with.
 func (g *Graph) validate(checkNames func() error, visit VisitFunc) error {
 	n, m := g.nodes, len(g.edgeSrc)
-	if len(g.edgeDst) != m || len(g.edgeWeight) != m || len(g.edgeChannel) != m {
+	if len(g.edgeDst) != m || g.edgeWeight.Len() != m || len(g.edgeChannel) != m {
 		return fmt.Errorf("csr: edge arrays have lengths %d, %d, %d, %d; want all %d",
-			m, len(g.edgeDst), len(g.edgeWeight), len(g.edgeChannel), m)
+			m, len(g.edgeDst), g.edgeWeight.Len(), len(g.edgeChannel), m)
 	}
 	if g.edgeRelation != nil && len(g.edgeRelation) != m {
 		return fmt.Errorf("csr: %d edge relations for %d edges", len(g.edgeRelation), m)
@@ -309,7 +309,7 @@ func (g *Graph) validate(checkNames func() error, visit VisitFunc) error {
 	}
 	if badWeight >= 0 {
 		lo, hi := g.out.Span(uint32(badWeight))
-		return fmt.Errorf("csr: node %d: out-weight %v, arcs sum to %v", badWeight, g.outWeight[badWeight], sumWeights(g.out.Weight[lo:hi]))
+		return fmt.Errorf("csr: node %d: out-weight %v, arcs sum to %v", badWeight, g.outWeight[badWeight], sumWeightsAt(g.out.Weight, lo, hi))
 	}
 	return nil
 }
@@ -340,7 +340,7 @@ func (g *Graph) edgeError(e int) error {
 	if g.edgeSrc[e] >= n || g.edgeDst[e] >= n {
 		return fmt.Errorf("csr: edge %d: endpoint out of range (want < %d nodes)", e, n)
 	}
-	if w := g.edgeWeight[e]; math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
+	if w := g.edgeWeight.At(e); math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
 		return fmt.Errorf("csr: edge %d: weight %v, want finite and non-negative", e, w)
 	}
 	if int(g.edgeChannel[e]) >= len(g.channels) {
@@ -369,13 +369,14 @@ func (g *Graph) edgesOK(key *arcKey, visit VisitFunc) (bad int, sum uint64) {
 		for lo := from; lo < to; lo += visitEdges {
 			hi := min(lo+visitEdges, to)
 			// Re-slicing to [lo:hi] lets the compiler drop the bounds checks.
-			src, dst, wt, ch := g.edgeSrc[lo:hi], g.edgeDst[lo:hi], g.edgeWeight[lo:hi], g.edgeChannel[lo:hi]
+			src, dst, ch := g.edgeSrc[lo:hi], g.edgeDst[lo:hi], g.edgeChannel[lo:hi]
+			wt := g.edgeWeight.Slice(lo, hi)
 			var rel []uint32
 			if g.edgeRelation != nil {
 				rel = g.edgeRelation[lo:hi]
 			}
 			for i := range src {
-				s, d, w := src[i], dst[i], wt[i]
+				s, d, w := src[i], dst[i], wt.At(i)
 				// !(w >= 0) is true for NaN and for negative weights.
 				if s >= n || d >= n || !(w >= 0) || math.IsInf(w, 1) || ch[i] >= nch || (rel != nil && rel[i] >= nrel) {
 					return lo + i, 0
@@ -425,9 +426,9 @@ func (g *Graph) validateAdjacency(dir string, a Adjacency, n, arcs int, outgoing
 	if len(a.Offsets) != n+1 || a.Offsets[0] != 0 || a.Offsets[n] != arcs {
 		return fmt.Errorf("csr: %s-adjacency: offsets malformed (want %d entries from 0 to %d arcs)", dir, n+1, arcs)
 	}
-	if len(a.Nbr) != arcs || len(a.Weight) != arcs || len(a.Edge) != arcs {
+	if len(a.Nbr) != arcs || a.Weight.Len() != arcs || len(a.Edge) != arcs {
 		return fmt.Errorf("csr: %s-adjacency: arc arrays have lengths %d, %d, %d; want %d",
-			dir, len(a.Nbr), len(a.Weight), len(a.Edge), arcs)
+			dir, len(a.Nbr), a.Weight.Len(), len(a.Edge), arcs)
 	}
 	// Check every span before reading arcs: with Offsets[0] = 0 and
 	// Offsets[n] = arcs, non-decreasing offsets keep every span in range.
@@ -463,7 +464,7 @@ func (g *Graph) validateAdjacency(dir string, a Adjacency, n, arcs int, outgoing
 			if !g.directed {
 				ok = (src == uint32(u) && a.Nbr[p] == dst) || (dst == uint32(u) && a.Nbr[p] == src)
 			}
-			if !ok || a.Weight[p] != g.edgeWeight[e] {
+			if !ok || a.Weight.At(p) != g.edgeWeight.At(int(e)) {
 				return fmt.Errorf("csr: %s-adjacency: node %d arc %d does not match edge %d", dir, u, p-lo, e)
 			}
 			seen[e]++
@@ -502,7 +503,8 @@ func sameAdjacency(a, b Adjacency) bool {
 	same := func(x, y int, px, py unsafe.Pointer) bool { return x == y && px == py }
 	return same(len(a.Offsets), len(b.Offsets), unsafe.Pointer(unsafe.SliceData(a.Offsets)), unsafe.Pointer(unsafe.SliceData(b.Offsets))) &&
 		same(len(a.Nbr), len(b.Nbr), unsafe.Pointer(unsafe.SliceData(a.Nbr)), unsafe.Pointer(unsafe.SliceData(b.Nbr))) &&
-		same(len(a.Weight), len(b.Weight), unsafe.Pointer(unsafe.SliceData(a.Weight)), unsafe.Pointer(unsafe.SliceData(b.Weight))) &&
+		same(len(a.Weight.f64), len(b.Weight.f64), unsafe.Pointer(unsafe.SliceData(a.Weight.f64)), unsafe.Pointer(unsafe.SliceData(b.Weight.f64))) &&
+		same(len(a.Weight.f32), len(b.Weight.f32), unsafe.Pointer(unsafe.SliceData(a.Weight.f32)), unsafe.Pointer(unsafe.SliceData(b.Weight.f32))) &&
 		same(len(a.Edge), len(b.Edge), unsafe.Pointer(unsafe.SliceData(a.Edge)), unsafe.Pointer(unsafe.SliceData(b.Edge)))
 }
 
@@ -538,8 +540,9 @@ type VisitFunc func(lane int, kind BlockKind, lo, hi int)
 // VisitLanes is the number of lanes (goroutines) of AssembleVisit's checks.
 const VisitLanes = 8
 
-// Block sizes: the arrays of one block (20-24 bytes per edge, 16 per arc)
-// fit a 256 KiB L2 cache with room to spare.
+// Block sizes: the arrays of one block (20-24 bytes per edge, 16 per arc;
+// 4 less each with float32 weights) fit a 256 KiB L2 cache with room to
+// spare.
 const (
 	visitEdges = 8192
 	visitArcs  = 8192
@@ -634,7 +637,7 @@ func (g *Graph) adjacencyOK(a Adjacency, n, arcs int, outgoing bool) bool {
 // goroutine (lane); each lane visits its arc blocks in order.
 func (g *Graph) arcsMatch(a Adjacency, n, arcs int, outgoing bool, key *arcKey, edgeSum uint64, ow []float64, visit VisitFunc) (ok bool, badWeight int) {
 	if len(a.Offsets) != n+1 || a.Offsets[0] != 0 || a.Offsets[n] != arcs ||
-		len(a.Nbr) != arcs || len(a.Weight) != arcs || len(a.Edge) != arcs {
+		len(a.Nbr) != arcs || a.Weight.Len() != arcs || len(a.Edge) != arcs {
 		return false, -1
 	}
 	for u := 0; u < n; u++ {
@@ -646,7 +649,7 @@ func (g *Graph) arcsMatch(a Adjacency, n, arcs int, outgoing bool, key *arcKey, 
 	// [Offsets[u], Offsets[u+1]) lies within the arc arrays.
 	swap := g.directed && !outgoing
 	m := uint32(len(g.edgeSrc))
-	nbr, weight, edge := a.Nbr[:arcs], a.Weight[:arcs], a.Edge[:arcs]
+	nbr, weight, edge := a.Nbr[:arcs], a.Weight.Slice(0, arcs), a.Edge[:arcs]
 	type part struct {
 		ok        bool
 		sum       uint64
@@ -675,8 +678,9 @@ func (g *Graph) arcsMatch(a Adjacency, n, arcs int, outgoing bool, key *arcKey, 
 				if swap {
 					tail, head = head, tail
 				}
-				sum += key.mix(tail, head, weightBits(weight[p]), e)
-				w += weight[p]
+				wp := weight.At(p)
+				sum += key.mix(tail, head, weightBits(wp), e)
+				w += wp
 			}
 			if ow != nil && res.badWeight < 0 && w != ow[u] {
 				res.badWeight = u

@@ -20,7 +20,7 @@ type MemoryPart struct {
 }
 
 // MemoryParts lists the snapshot's arrays: per arc the out- and
-// in-adjacency (uint32 neighbour, float64 weight, uint32 edge id; the
+// in-adjacency (uint32 neighbour, float64 or float32 weight, uint32 edge id; the
 // in-adjacency is the out-adjacency for an undirected graph), per edge the
 // edge table (source, destination, weight, channel, relation), per node the
 // offsets, the out-weights, the names (16-byte string header plus bytes;
@@ -44,7 +44,7 @@ func (g *Graph) MemoryParts() []MemoryPart {
 	adj := func(dir string, a Adjacency, hot bool) {
 		add(dir+".Offsets", unsafe.Pointer(unsafe.SliceData(a.Offsets)), int64(8*len(a.Offsets)), hot)
 		add(dir+".Nbr", unsafe.Pointer(unsafe.SliceData(a.Nbr)), int64(4*len(a.Nbr)), hot)
-		add(dir+".Weight", unsafe.Pointer(unsafe.SliceData(a.Weight)), int64(8*len(a.Weight)), hot && !unit)
+		add(dir+".Weight", a.Weight.data(), a.Weight.bytes(), hot && !unit)
 		add(dir+".Edge", unsafe.Pointer(unsafe.SliceData(a.Edge)), int64(4*len(a.Edge)), false)
 	}
 	// The in-adjacency first: it is the one sweeps read.
@@ -55,7 +55,7 @@ func (g *Graph) MemoryParts() []MemoryPart {
 	add("outWeight", unsafe.Pointer(unsafe.SliceData(g.outWeight)), int64(8*len(g.outWeight)), false)
 	add("edge.Src", unsafe.Pointer(unsafe.SliceData(g.edgeSrc)), int64(4*len(g.edgeSrc)), false)
 	add("edge.Dst", unsafe.Pointer(unsafe.SliceData(g.edgeDst)), int64(4*len(g.edgeDst)), false)
-	add("edge.Weight", unsafe.Pointer(unsafe.SliceData(g.edgeWeight)), int64(8*len(g.edgeWeight)), false)
+	add("edge.Weight", g.edgeWeight.data(), g.edgeWeight.bytes(), false)
 	add("edge.Channel", unsafe.Pointer(unsafe.SliceData(g.edgeChannel)), int64(4*len(g.edgeChannel)), false)
 	if g.edgeRelation != nil {
 		add("edge.Relation", unsafe.Pointer(unsafe.SliceData(g.edgeRelation)), int64(4*len(g.edgeRelation)), false)
@@ -112,18 +112,12 @@ func (g *Graph) UnitWeights() bool { return g.unit }
 //     and weights are the out-adjacency's neighbours and weights.
 func (g *Graph) shareArrays() {
 	m := len(g.edgeSrc)
-	g.unit = true
-	for _, w := range g.edgeWeight {
-		if w != 1 {
-			g.unit = false
-			break
-		}
-	}
+	g.unit = g.edgeWeight.allOnes()
 	if g.unit && m > 0 {
 		ones := g.out.Weight // the longest weight array: 2m arcs when undirected
-		g.edgeWeight = ones[:m]
+		g.edgeWeight = ones.Slice(0, m)
 		if g.directed {
-			g.in.Weight = ones[:len(g.in.Weight)]
+			g.in.Weight = ones.Slice(0, g.in.Weight.Len())
 		}
 	}
 	if !g.directed {

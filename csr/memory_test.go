@@ -19,33 +19,61 @@ func shared(g *Graph) map[string]string {
 }
 
 func TestShareArrays(t *testing.T) {
+	for _, storage := range []WeightStorage{AutoWeights, Float64Storage} {
+		t.Run(storage.String(), func(t *testing.T) { testShareArrays(t, storage) })
+	}
+}
+
+// buildStored is mustBuild with the weights stored as s asks.
+func buildStored(t *testing.T, s WeightStorage, directed bool, edges ...Input) *Graph {
+	t.Helper()
+	b := NewBuilder(directed)
+	b.SetWeightStorage(s)
+	for _, in := range edges {
+		_, err := b.AddEdge(in)
+		require.NoError(t, err)
+	}
+	g, err := b.Build()
+	require.NoError(t, err)
+	require.NoError(t, g.Validate())
+	return g
+}
+
+func testShareArrays(t *testing.T, storage WeightStorage) {
+	// Every weight here is a small integer, exactly a float32: 4-byte
+	// weights unless float64 is asked for.
+	ws := int64(4)
+	if storage == Float64Storage {
+		ws = 8
+	}
 	// Weighted, directed, not sorted by source: nothing shared.
-	g := mustBuild(t, true, Input{Src: "b", Dst: "a", Weight: 2}, Input{Src: "a", Dst: "b", Weight: 3}, Input{Src: "b", Dst: "c", Weight: 1})
+	g := buildStored(t, storage, true, Input{Src: "b", Dst: "a", Weight: 2}, Input{Src: "a", Dst: "b", Weight: 3}, Input{Src: "b", Dst: "c", Weight: 1})
 	require.False(t, g.UnitWeights())
+	require.Equal(t, ws == 4, g.Float32Weights())
 	require.Empty(t, shared(g))
 	n, m := int64(3), int64(3)
-	want := 2*(8*(n+1)+16*m) + 8*n + 20*m + 3*17
+	want := 2*(8*(n+1)+(8+ws)*m) + 8*n + (12+ws)*m + 3*17
 	require.Equal(t, want, g.MemoryBytes())
-	require.Equal(t, 8*(n+1)+12*m, g.HotBytes())
+	require.Equal(t, 8*(n+1)+(4+ws)*m, g.HotBytes())
 
 	// Weighted, directed, sorted by source: the edge table's destinations
 	// and weights are the out-adjacency's.
-	g = mustBuild(t, true, Input{Src: "a", Dst: "b", Weight: 2}, Input{Src: "a", Dst: "c", Weight: 3}, Input{Src: "b", Dst: "c", Weight: 1})
+	g = buildStored(t, storage, true, Input{Src: "a", Dst: "b", Weight: 2}, Input{Src: "a", Dst: "c", Weight: 3}, Input{Src: "b", Dst: "c", Weight: 1})
 	require.Equal(t, map[string]string{"edge.Dst": "out.Nbr", "edge.Weight": "out.Weight"}, shared(g))
-	require.Equal(t, want-12*m, g.MemoryBytes())
+	require.Equal(t, want-(4+ws)*m, g.MemoryBytes())
 
 	// Unit weights, directed, unsorted: one array of ones; a sweep reads no
 	// weights.
-	g = mustBuild(t, true, Input{Src: "b", Dst: "a", Weight: 1}, Input{Src: "a", Dst: "b", Weight: 1}, Input{Src: "b", Dst: "c", Weight: 1})
+	g = buildStored(t, storage, true, Input{Src: "b", Dst: "a", Weight: 1}, Input{Src: "a", Dst: "b", Weight: 1}, Input{Src: "b", Dst: "c", Weight: 1})
 	require.True(t, g.UnitWeights())
 	require.Equal(t, map[string]string{"out.Weight": "in.Weight", "edge.Weight": "in.Weight"}, shared(g))
-	require.Equal(t, want-16*m, g.MemoryBytes())
+	require.Equal(t, want-2*ws*m, g.MemoryBytes())
 	require.Equal(t, 8*(n+1)+4*m, g.HotBytes())
 
 	// Unit weights, undirected: the edge weights are a prefix of the arcs'.
-	g = mustBuild(t, false, Input{Src: "b", Dst: "a", Weight: 1}, Input{Src: "a", Dst: "b", Weight: 1}, Input{Src: "b", Dst: "c", Weight: 1})
+	g = buildStored(t, storage, false, Input{Src: "b", Dst: "a", Weight: 1}, Input{Src: "a", Dst: "b", Weight: 1}, Input{Src: "b", Dst: "c", Weight: 1})
 	require.Equal(t, map[string]string{"edge.Weight": "in.Weight"}, shared(g))
-	require.Equal(t, 8*(n+1)+32*m+8*n+12*m+3*17, g.MemoryBytes())
+	require.Equal(t, 8*(n+1)+2*(8+ws)*m+8*n+12*m+3*17, g.MemoryBytes())
 
 	// Sharing changes no value: Validate and the accessors agree.
 	for _, g := range []*Graph{g} {

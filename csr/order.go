@@ -266,24 +266,20 @@ func permuteRows(a Adjacency, newID []uint32, parts int) Adjacency {
 	b := Adjacency{
 		Offsets: make([]int, n+1),
 		Nbr:     make([]uint32, arcs),
-		Weight:  make([]float64, arcs),
 		Edge:    make([]uint32, arcs),
 	}
 	for id, u := range old {
 		b.Offsets[id+1] = b.Offsets[id] + a.Offsets[u+1] - a.Offsets[u]
 	}
-	fill := func(from, to int) {
-		for id := from; id < to; id++ {
-			u := old[id]
-			lo, hi := a.Offsets[u], a.Offsets[u+1]
-			p := b.Offsets[id]
-			nbr, wt, edge := a.Nbr[lo:hi], a.Weight[lo:hi], a.Edge[lo:hi]
-			bn, bw, be := b.Nbr[p:p+len(nbr)], b.Weight[p:p+len(nbr)], b.Edge[p:p+len(nbr)]
-			wt, edge = wt[:len(nbr)], edge[:len(nbr)]
-			for q, v := range nbr {
-				bn[q], bw[q], be[q] = newID[v], wt[q], edge[q]
-			}
-		}
+	var fill func(from, to int)
+	if a.Weight.Is32() {
+		w := make([]float32, arcs)
+		b.Weight = Float32Weights(w)
+		fill = func(from, to int) { fillRows(a, b, a.Weight.Float32s(), w, old, newID, from, to) }
+	} else {
+		w := make([]float64, arcs)
+		b.Weight = Float64Weights(w)
+		fill = func(from, to int) { fillRows(a, b, a.Weight.Float64s(), w, old, newID, from, to) }
 	}
 	if parts <= 1 {
 		fill(0, n)
@@ -297,6 +293,22 @@ func permuteRows(a Adjacency, newID []uint32, parts int) Adjacency {
 	return b
 }
 
+// fillRows fills rows from..to-1 of b (offsets set) from a's rows old[id],
+// with a's weights aw and b's bw in one storage type.
+func fillRows[W weightValue](a, b Adjacency, aw, bw []W, old, newID []uint32, from, to int) {
+	for id := from; id < to; id++ {
+		u := old[id]
+		lo, hi := a.Offsets[u], a.Offsets[u+1]
+		p := b.Offsets[id]
+		nbr, wt, edge := a.Nbr[lo:hi], aw[lo:hi], a.Edge[lo:hi]
+		bn, bwr, be := b.Nbr[p:p+len(nbr)], bw[p:p+len(nbr)], b.Edge[p:p+len(nbr)]
+		wt, edge = wt[:len(nbr)], edge[:len(nbr)]
+		for q, v := range nbr {
+			bn[q], bwr[q], be[q] = newID[v], wt[q], edge[q]
+		}
+	}
+}
+
 // reorderByBuilder is Reorder through the Builder: the rebuild it must
 // equal, array for array.
 func reorderByBuilder(g *Graph, o NodeOrder) (*Graph, error) {
@@ -307,10 +319,13 @@ func reorderByBuilder(g *Graph, o NodeOrder) (*Graph, error) {
 		names:    make([]string, n),
 		src:      make([]uint32, m),
 		dst:      make([]uint32, m),
-		weight:   append([]float64(nil), g.edgeWeight...),
+		weight:   append([]float64(nil), g.edgeWeight.AsFloat64()...),
 		channel:  append([]uint32(nil), g.edgeChannel...),
 		channels: g.channels,
 		order:    o,
+	}
+	if !g.edgeWeight.Is32() {
+		b.storage = Float64Storage // keep g's storage
 	}
 	if g.edgeRelation != nil {
 		b.relation, b.relations, b.hasRelations = append([]uint32(nil), g.edgeRelation...), g.relations, true

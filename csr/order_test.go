@@ -175,6 +175,8 @@ func TestReorderMatchesBuilder(t *testing.T) {
 				require.NoError(t, err)
 				starts = append(starts, g)
 			}
+			// Both weight storages.
+			starts = append(starts, starts[0].WithWeightStorage(Float64Storage))
 			for i, g := range starts {
 				for _, o := range []NodeOrder{StreamOrder, DegreeOrder, AutoOrder} {
 					where := fmt.Sprintf("seed %d directed=%v start %d order %v", seed, directed, i, o)
@@ -212,15 +214,20 @@ func emptyAsNil(p Parts) Parts {
 			*s = nil
 		}
 	}
+	wts := func(s *Weights) {
+		if s.Len() == 0 {
+			*s = Weights{}
+		}
+	}
 	u32(&p.EdgeSrc)
 	u32(&p.EdgeDst)
-	f64(&p.EdgeWeight)
+	wts(&p.EdgeWeight)
 	u32(&p.EdgeChannel)
 	u32(&p.EdgeRelation)
 	f64(&p.OutWeight)
 	for _, a := range []*Adjacency{&p.Out, &p.In} {
 		u32(&a.Nbr)
-		f64(&a.Weight)
+		wts(&a.Weight)
 		u32(&a.Edge)
 	}
 	return p

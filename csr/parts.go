@@ -13,7 +13,7 @@ type Parts struct {
 	Names    []string
 
 	EdgeSrc, EdgeDst []uint32
-	EdgeWeight       []float64
+	EdgeWeight       Weights
 	EdgeChannel      []uint32 // index into Channels
 	Channels         []string
 	EdgeRelation     []uint32 // index into Relations; nil when the stream had none
@@ -97,13 +97,7 @@ func AssembleVisit(p Parts, visit VisitFunc) (*Graph, error) {
 	if err := g.validate(func() error { return uniqueNames(p.Names) }, visit); err != nil {
 		return nil, err
 	}
-	g.unit = true
-	for _, w := range g.edgeWeight {
-		if w != 1 {
-			g.unit = false
-			break
-		}
-	}
+	g.unit = g.edgeWeight.allOnes()
 	return g, nil
 }
 

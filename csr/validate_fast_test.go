@@ -15,7 +15,7 @@ import (
 // cloneAdjacency copies a so a corruption of it touches no other graph.
 func cloneAdjacency(a Adjacency) Adjacency {
 	return Adjacency{Offsets: slices.Clone(a.Offsets), Nbr: slices.Clone(a.Nbr),
-		Weight: slices.Clone(a.Weight), Edge: slices.Clone(a.Edge)}
+		Weight: cloneWeights(a.Weight), Edge: slices.Clone(a.Edge)}
 }
 
 // corruptAdjacency changes a few arcs of a the way a damaged file could:
@@ -36,13 +36,14 @@ func corruptAdjacency(r *rand.Rand, a Adjacency, m int) {
 		case 1:
 			a.Nbr[p] = uint32(r.IntN(len(a.Offsets)))
 		case 2:
-			a.Weight[p] = a.Weight[q]
+			setWeight(a.Weight, p, a.Weight.At(q))
 		case 3: // a whole arc copied over another
-			a.Edge[p], a.Nbr[p], a.Weight[p] = a.Edge[q], a.Nbr[q], a.Weight[q]
+			a.Edge[p], a.Nbr[p] = a.Edge[q], a.Nbr[q]
+			setWeight(a.Weight, p, a.Weight.At(q))
 		case 4: // two arcs swapped
 			a.Edge[p], a.Edge[q] = a.Edge[q], a.Edge[p]
 			a.Nbr[p], a.Nbr[q] = a.Nbr[q], a.Nbr[p]
-			a.Weight[p], a.Weight[q] = a.Weight[q], a.Weight[p]
+			swapWeights(a.Weight, p, q)
 		case 5: // an arc boundary moved
 			if len(a.Offsets) > 2 {
 				a.Offsets[1+r.IntN(len(a.Offsets)-2)] += r.IntN(3) - 1
@@ -53,11 +54,13 @@ func corruptAdjacency(r *rand.Rand, a Adjacency, m int) {
 			}
 		case 7: // an arc copied over its neighbour (self-loop pairs, twins)
 			if p > 0 {
-				a.Edge[p-1], a.Nbr[p-1], a.Weight[p-1] = a.Edge[p], a.Nbr[p], a.Weight[p]
+				a.Edge[p-1], a.Nbr[p-1] = a.Edge[p], a.Nbr[p]
+				setWeight(a.Weight, p-1, a.Weight.At(p))
 			}
 		case 8: // an arc copied over the next one (a self-loop's third arc)
 			if p+1 < arcs {
-				a.Edge[p+1], a.Nbr[p+1], a.Weight[p+1] = a.Edge[p], a.Nbr[p], a.Weight[p]
+				a.Edge[p+1], a.Nbr[p+1] = a.Edge[p], a.Nbr[p]
+				setWeight(a.Weight, p+1, a.Weight.At(p))
 			}
 		}
 	}
@@ -192,9 +195,9 @@ func TestAssembleRejectsRepeatedName(t *testing.T) {
 // validateAdjacency, one random read of the edge table per arc.
 func (g *Graph) validatePlain(checkNames func() error) error {
 	n, m := g.nodes, len(g.edgeSrc)
-	if len(g.edgeDst) != m || len(g.edgeWeight) != m || len(g.edgeChannel) != m {
+	if len(g.edgeDst) != m || g.edgeWeight.Len() != m || len(g.edgeChannel) != m {
 		return fmt.Errorf("csr: edge arrays have lengths %d, %d, %d, %d; want all %d",
-			m, len(g.edgeDst), len(g.edgeWeight), len(g.edgeChannel), m)
+			m, len(g.edgeDst), g.edgeWeight.Len(), len(g.edgeChannel), m)
 	}
 	if g.edgeRelation != nil && len(g.edgeRelation) != m {
 		return fmt.Errorf("csr: %d edge relations for %d edges", len(g.edgeRelation), m)
@@ -209,7 +212,7 @@ func (g *Graph) validatePlain(checkNames func() error) error {
 		if g.edgeSrc[e] >= uint32(n) || g.edgeDst[e] >= uint32(n) {
 			return fmt.Errorf("csr: edge %d: endpoint out of range (want < %d nodes)", e, n)
 		}
-		if w := g.edgeWeight[e]; math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
+		if w := g.edgeWeight.At(e); math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
 			return fmt.Errorf("csr: edge %d: weight %v, want finite and non-negative", e, w)
 		}
 		if int(g.edgeChannel[e]) >= len(g.channels) {
@@ -236,7 +239,7 @@ func (g *Graph) validatePlain(checkNames func() error) error {
 	}
 	for u := 0; u < n; u++ {
 		lo, hi := g.out.Span(uint32(u))
-		if w := sumWeights(g.out.Weight[lo:hi]); w != g.outWeight[u] {
+		if w := sumWeights(g.out.Weight.AsFloat64()[lo:hi]); w != g.outWeight[u] {
 			return fmt.Errorf("csr: node %d: out-weight %v, arcs sum to %v", u, g.outWeight[u], w)
 		}
 	}
@@ -250,7 +253,7 @@ func (g *Graph) validatePlain(checkNames func() error) error {
 // bit, -0 for +0), the out-weights, the channel indices.
 func corruptGraph(r *rand.Rand, g *Graph) {
 	g.edgeSrc, g.edgeDst = slices.Clone(g.edgeSrc), slices.Clone(g.edgeDst)
-	g.edgeWeight, g.edgeChannel = slices.Clone(g.edgeWeight), slices.Clone(g.edgeChannel)
+	g.edgeWeight, g.edgeChannel = cloneWeights(g.edgeWeight), slices.Clone(g.edgeChannel)
 	g.outWeight = slices.Clone(g.outWeight)
 	shared := sameAdjacency(g.in, g.out)
 	g.out = cloneAdjacency(g.out)
@@ -275,21 +278,21 @@ func corruptGraph(r *rand.Rand, g *Graph) {
 	case 1:
 		g.edgeDst[e] = uint32(r.IntN(n))
 	case 2:
-		g.edgeWeight[e] = g.edgeWeight[f]
+		setWeight(g.edgeWeight, e, g.edgeWeight.At(f))
 	case 3: // two edges swapped in the table
 		g.edgeSrc[e], g.edgeSrc[f] = g.edgeSrc[f], g.edgeSrc[e]
 		g.edgeDst[e], g.edgeDst[f] = g.edgeDst[f], g.edgeDst[e]
-		g.edgeWeight[e], g.edgeWeight[f] = g.edgeWeight[f], g.edgeWeight[e]
+		swapWeights(g.edgeWeight, e, f)
 	case 4: // a zero weight's sign: -0 == +0, accepted by both checks
-		if g.edgeWeight[e] == 0 {
-			g.edgeWeight[e] = math.Copysign(0, -1)
+		if g.edgeWeight.At(e) == 0 {
+			setWeight(g.edgeWeight, e, math.Copysign(0, -1))
 		}
 	case 5:
-		if a.Weight[p] == 0 {
-			a.Weight[p] = math.Copysign(0, -1)
+		if a.Weight.At(p) == 0 {
+			setWeight(a.Weight, p, math.Copysign(0, -1))
 		}
 	case 6: // one bit of one arc weight
-		a.Weight[p] = math.Float64frombits(math.Float64bits(a.Weight[p]) ^ 1<<r.IntN(64))
+		flipWeightBit(a.Weight, p, r.IntN(64))
 	case 7:
 		a.Edge[p] ^= 1 << r.IntN(3)
 	case 8:
@@ -316,7 +319,11 @@ func TestValidateMatchesPlain(t *testing.T) {
 	for seed := range graphs {
 		for _, directed := range []bool{true, false} {
 			r := rand.New(rand.NewPCG(uint64(seed), 0x7A11))
-			built := buildOps(t, directed, randomStream(r), StreamOrder)
+			ops := randomStream(r)
+			if seed%2 == 1 {
+				ops = roundOps(ops) // float32 storage
+			}
+			built := buildOps(t, directed, ops, StreamOrder)
 			for round := range rounds {
 				// A new graph on built's arrays; corruptGraph clones what it damages.
 				g := &Graph{directed: built.directed, nodes: built.nodes, names: built.names, lazyIDs: true, rank: built.rank,

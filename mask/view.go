@@ -94,7 +94,7 @@ func FromMasked(g *csr.Graph, name string, masked *roaring.Bitmap) (*View, error
 		w := 0.0
 		for p := lo; p < hi; p++ {
 			if !v.MaskedEdge(out.Edge[p]) {
-				w += out.Weight[p]
+				w += out.Weight.At(p)
 			}
 		}
 		v.outWeight[u] = w

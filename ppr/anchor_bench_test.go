@@ -436,3 +436,92 @@ func BenchmarkAnchorTopKScans(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAnchorStorage times each kernel on the anchors' graphs with
+// their weights stored as float32 (as read: PPREDGE1 weights are float32)
+// and the same graph stored as float64 (csr.Float64Storage), in turn
+// within each iteration at the best CPU level, and reports the median
+// time ratio float32/float64 per kernel (the results are the same bits,
+// TestFloat32StorageSameBits). Batched kernels run 8 seed vectors.
+func BenchmarkAnchorStorage(b *testing.B) {
+	defer ppr.SetPullLevel(ppr.SetPullLevel(cpu.Best()))
+	for _, name := range []string{"kg", "rmat20"} {
+		b.Run(name, func(b *testing.B) {
+			g32 := anchorGraph(b, name)
+			if !g32.Float32Weights() {
+				b.Fatal("the anchors' graph does not store float32 weights")
+			}
+			g64 := g32.WithWeightStorage(csr.Float64Storage)
+			rng := rand.New(rand.NewPCG(7, 7))
+			var in []ppr.Seed
+			for len(in) < 5 {
+				u := uint32(rng.IntN(g32.NumNodes()))
+				if lo, hi := g32.Out().Span(u); hi > lo {
+					in = append(in, ppr.Seed{Node: u, Weight: 1})
+				}
+			}
+			seeds, err := ppr.NewSeeds(g32.NumNodes(), in)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var batchSeeds []ppr.Seeds
+			for j := range 8 {
+				s, err := ppr.NewSeeds(g32.NumNodes(), []ppr.Seed{in[j%5], in[(j+2)%5]})
+				if err != nil {
+					b.Fatal(err)
+				}
+				batchSeeds = append(batchSeeds, s)
+			}
+			d := 0.85
+			if name == "kg" {
+				d = 0.5
+			}
+			type kernel struct {
+				name string
+				make func(v *mask.View) func()
+			}
+			engine := func(v *mask.View) *ppr.Engine {
+				e, err := ppr.NewEngine(v, seeds, d)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for range 3 {
+					e.Sweep()
+				}
+				return e
+			}
+			kernels := []kernel{
+				{"jacobi", func(v *mask.View) func() { e := engine(v); return func() { e.Sweep() } }},
+				{"parallel", func(v *mask.View) func() { e := engine(v); return func() { e.SweepParallel(2) } }},
+				{"gauss-seidel", func(v *mask.View) func() { e := engine(v); return func() { e.PushSweep() } }},
+				{"batch-jacobi", func(v *mask.View) func() { return ppr.BatchSweep(v, batchSeeds, d) }},
+				{"batch-gauss-seidel", func(v *mask.View) func() { return ppr.BatchPushSweep(v, batchSeeds, d) }},
+			}
+			steps := make([][2]func(), len(kernels))
+			for k, kern := range kernels {
+				steps[k] = [2]func(){kern.make(mask.Full(g32)), kern.make(mask.Full(g64))}
+			}
+			times := make([][2][]float64, len(kernels))
+			b.ResetTimer()
+			for i := range b.N {
+				for k := range kernels {
+					for s := range 2 {
+						s = (s + i) % 2 // alternate which storage goes first
+						start := time.Now()
+						steps[k][s]()
+						times[k][s] = append(times[k][s], float64(time.Since(start)))
+					}
+				}
+			}
+			med := func(xs []float64) float64 {
+				s := slices.Clone(xs)
+				slices.Sort(s)
+				return s[len(s)/2]
+			}
+			for k, kern := range kernels {
+				b.ReportMetric(med(times[k][1])/1e6, kern.name+"-f64-ms")
+				b.ReportMetric(med(times[k][0])/med(times[k][1]), kern.name+"-f32/f64")
+			}
+		})
+	}
+}

@@ -170,11 +170,11 @@ func (b *batch[L]) sweep() L {
 	b.k.factor(r, x, factor, inv, &dangling)
 	in := g.In()
 	d := b.damping
-	l1 := b.k.pull(in.Offsets, in.Nbr, in.Weight, factor, b.next, d)
+	l1 := b.k.pullOf(in.Offsets, in.Nbr, in.Weight, factor, b.next, d)
 	nodes, arcs, _ := b.view.MaskedInArcs()
 	for i, v := range nodes {
 		p := arcs[i]
-		f, w := &factor[in.Nbr[p]], in.Weight[p]
+		f, w := &factor[in.Nbr[p]], in.Weight.At(p)
 		for j := range len(*f) {
 			old := b.next[v][j]
 			b.next[v][j] = old - d*(*f)[j]*w
@@ -216,12 +216,12 @@ func (b *batch[L]) pushSweep() L {
 		// Touched is ascending and every entry is a node (< n).
 		for _, t := range b.view.Touched() {
 			u := int(t)
-			b.k.push(out.Offsets, out.Nbr, out.Weight, w, x, r, lo, u, d, &dangling)
+			b.k.pushOf(out.Offsets, out.Nbr, out.Weight, w, x, r, lo, u, d, &dangling)
 			b.pushMasked(u, bits, &dangling)
 			lo = u + 1
 		}
 	}
-	b.k.push(out.Offsets, out.Nbr, out.Weight, w, x, r, lo, n, d, &dangling)
+	b.k.pushOf(out.Offsets, out.Nbr, out.Weight, w, x, r, lo, n, d, &dangling)
 	for j, s := range b.seeds {
 		if dangling[j] == 0 {
 			continue
@@ -243,13 +243,13 @@ func (b *batch[L]) pushMasked(u int, bits []uint64, dangling *L) {
 	}
 	out := b.view.Graph().Out()
 	lo, hi := out.Offsets[u], out.Offsets[u+1]
-	nbr, wt, eid := out.Nbr[lo:hi], out.Weight[lo:hi], out.Edge[lo:hi]
-	wt, eid = wt[:len(nbr)], eid[:len(nbr)]
+	nbr, wt, eid := out.Nbr[lo:hi], out.Weight.Slice(lo, hi), out.Edge[lo:hi]
+	eid = eid[:len(nbr)]
 	for p, v := range nbr {
 		if bits[eid[p]/64]&(1<<(eid[p]%64)) != 0 {
 			continue
 		}
-		rv, wp := &r[v], wt[p]
+		rv, wp := &r[v], wt.At(p)
 		for j := range len(*rv) {
 			(*rv)[j] += c[j] * wp
 		}

@@ -90,6 +90,45 @@ func l1Batch16AVX512(r [][2 * batchWidth]float64, l1 *[2 * batchWidth]float64)
 //go:noescape
 func factorBatch16AVX512(r, x, factor [][2 * batchWidth]float64, inv []float64, dangling *[2 * batchWidth]float64)
 
+// The float32-weight twins (batch32_amd64.s, generated from batch_amd64.s
+// by TestBatch32AsmGenerated: only the weight read differs, a float32
+// broadcast and widened exactly), for graphs that store float32 weights
+// (csr.Weights); they must match the references bit for bit as the
+// float64 kernels do (TestPullBatchMatchesReference,
+// TestPushBatchMatchesReference, TestFloat32StorageSameBits).
+//
+// They cost one more step per arc than the float64 kernels (the widening:
+// VCVTPS2PD, two uops, where the float64 read was a broadcast load or was
+// folded into the multiply), and these loops are instruction-bound, so
+// they save memory, not time: BenchmarkAnchorStorage (AVX512, 8 vectors,
+// interleaved, 20 reps, three runs at load 4-6 on the shared 2-core Xeon)
+// put a float32 batched sweep at 0.98-1.17x (Jacobi) and 0.99-1.24x
+// (Gauss-Seidel) the float64 one's time on the KG and R-MAT 20. Tried:
+// VBROADCASTSS + VCVTPS2PD on 512-bit vectors (as the AVX2 twins do),
+// 0.84-1.12x in one run, no better; the one-instruction widening kept. A caller that wants
+// the float64 kernels' speed for batches stores the graph as float64
+// (csr.Float64Storage), at 4 more bytes per arc.
+//
+//go:generate go test -run TestBatch32AsmGenerated -update-batch32
+
+//go:noescape
+func pullBatchAVX2F32(offsets []int, nbr []uint32, wt []float32, factor, next [][batchWidth]float64, arcLo, arcEnd int, d float64, l1 *[batchWidth]float64) (bad int)
+
+//go:noescape
+func pullBatchAVX512F32(offsets []int, nbr []uint32, wt []float32, factor, next [][batchWidth]float64, arcLo, arcEnd int, d float64, l1 *[batchWidth]float64) (bad int)
+
+//go:noescape
+func pushBatchAVX2F32(offsets []int, nbr []uint32, wt []float32, w []float64, x, r [][batchWidth]float64, lo, hi, arcLo, arcEnd int, d float64, dangling *[batchWidth]float64) (bad int)
+
+//go:noescape
+func pushBatchAVX512F32(offsets []int, nbr []uint32, wt []float32, w []float64, x, r [][batchWidth]float64, lo, hi, arcLo, arcEnd int, d float64, dangling *[batchWidth]float64) (bad int)
+
+//go:noescape
+func pullBatch16AVX512F32(offsets []int, nbr []uint32, wt []float32, factor, next [][2 * batchWidth]float64, arcLo, arcEnd int, d float64, l1 *[2 * batchWidth]float64) (bad int)
+
+//go:noescape
+func pushBatch16AVX512F32(offsets []int, nbr []uint32, wt []float32, w []float64, x, r [][2 * batchWidth]float64, lo, hi, arcLo, arcEnd int, d float64, dangling *[2 * batchWidth]float64) (bad int)
+
 // arcWindow checks that offsets has rows+1 entries, wt as many weights as
 // nbr has neighbours, and that [offsets[0], offsets[rows]] lies within the
 // arcs; it returns that window. A failure is a programmer error.
@@ -115,10 +154,10 @@ func simdBatchSet(l cpu.Level) (pullSet, bool) {
 	}
 	switch l {
 	case cpu.AVX2:
-		s.b8 = asmKernels(pullBatchAVX2, pushBatchAVX2, l1BatchAVX2, factorBatchAVX2)
+		s.b8 = asmKernels(pullBatchAVX2, pullBatchAVX2F32, pushBatchAVX2, pushBatchAVX2F32, l1BatchAVX2, factorBatchAVX2)
 	case cpu.AVX512:
-		s.b8 = asmKernels(pullBatchAVX512, pushBatchAVX512, l1BatchAVX512, factorBatchAVX512)
-		wide := asmKernels(pullBatch16AVX512, pushBatch16AVX512, l1Batch16AVX512, factorBatch16AVX512)
+		s.b8 = asmKernels(pullBatchAVX512, pullBatchAVX512F32, pushBatchAVX512, pushBatchAVX512F32, l1BatchAVX512, factorBatchAVX512)
+		wide := asmKernels(pullBatch16AVX512, pullBatch16AVX512F32, pushBatch16AVX512, pushBatch16AVX512F32, l1Batch16AVX512, factorBatch16AVX512)
 		s.b16 = &wide
 	default:
 		return pullSet{}, false
@@ -131,29 +170,24 @@ func simdBatchSet(l cpu.Level) (pullSet, bool) {
 // their memory safety rests on (see above).
 func asmKernels[L lanes](
 	pull func(offsets []int, nbr []uint32, wt []float64, factor, next []L, arcLo, arcEnd int, d float64, l1 *L) int,
+	pull32 func(offsets []int, nbr []uint32, wt []float32, factor, next []L, arcLo, arcEnd int, d float64, l1 *L) int,
 	push func(offsets []int, nbr []uint32, wt, w []float64, x, r []L, lo, hi, arcLo, arcEnd int, d float64, dangling *L) int,
+	push32 func(offsets []int, nbr []uint32, wt []float32, w []float64, x, r []L, lo, hi, arcLo, arcEnd int, d float64, dangling *L) int,
 	l1 func(r []L, l1 *L),
 	factor func(r, x, factor []L, inv []float64, dangling *L),
 ) batchKernels[L] {
 	return batchKernels[L]{
 		pull: func(offsets []int, nbr []uint32, wt []float64, f, next []L, d float64) L {
-			lo, end := arcWindow("batch pull", offsets, len(nbr), len(wt), len(next))
-			var sum L
-			if pull(offsets, nbr, wt, f, next, lo, end, d, &sum) != 0 {
-				panic(fmt.Sprintf("ppr: batch pull: a neighbour id is not below the %d factor lines", len(f)))
-			}
-			return sum
+			return asmPull(pull, offsets, nbr, wt, f, next, d)
+		},
+		pull32: func(offsets []int, nbr []uint32, wt []float32, f, next []L, d float64) L {
+			return asmPull(pull32, offsets, nbr, wt, f, next, d)
 		},
 		push: func(offsets []int, nbr []uint32, wt, w []float64, x, r []L, lo, hi int, d float64, dangling *L) {
-			n := len(r)
-			arcLo, arcEnd := arcWindow("batch push", offsets, len(nbr), len(wt), n)
-			if len(w) != n || len(x) != n || lo < 0 || hi < lo || hi > n {
-				panic(fmt.Sprintf("ppr: batch push: nodes [%d, %d) with %d out-weights, %d x and %d r lines; want one of each per node",
-					lo, hi, len(w), len(x), n))
-			}
-			if push(offsets, nbr, wt, w, x, r, lo, hi, arcLo, arcEnd, d, dangling) != 0 {
-				panic(fmt.Sprintf("ppr: batch push: a neighbour id is not below the %d residual lines", n))
-			}
+			asmPush(push, offsets, nbr, wt, w, x, r, lo, hi, d, dangling)
+		},
+		push32: func(offsets []int, nbr []uint32, wt []float32, w []float64, x, r []L, lo, hi int, d float64, dangling *L) {
+			asmPush(push32, offsets, nbr, wt, w, x, r, lo, hi, d, dangling)
 		},
 		l1: func(r []L) L {
 			var sum L
@@ -167,5 +201,36 @@ func asmKernels[L lanes](
 			}
 			factor(r, x, f, inv, dangling)
 		},
+	}
+}
+
+// asmPull runs an assembly pull after the O(1) checks its memory safety
+// rests on (see above), for weights of either storage.
+func asmPull[L lanes, W weight](
+	pull func(offsets []int, nbr []uint32, wt []W, factor, next []L, arcLo, arcEnd int, d float64, l1 *L) int,
+	offsets []int, nbr []uint32, wt []W, f, next []L, d float64,
+) L {
+	lo, end := arcWindow("batch pull", offsets, len(nbr), len(wt), len(next))
+	var sum L
+	if pull(offsets, nbr, wt, f, next, lo, end, d, &sum) != 0 {
+		panic(fmt.Sprintf("ppr: batch pull: a neighbour id is not below the %d factor lines", len(f)))
+	}
+	return sum
+}
+
+// asmPush runs an assembly push after the O(1) checks its memory safety
+// rests on (see above), for weights of either storage.
+func asmPush[L lanes, W weight](
+	push func(offsets []int, nbr []uint32, wt []W, w []float64, x, r []L, lo, hi, arcLo, arcEnd int, d float64, dangling *L) int,
+	offsets []int, nbr []uint32, wt []W, w []float64, x, r []L, lo, hi int, d float64, dangling *L,
+) {
+	n := len(r)
+	arcLo, arcEnd := arcWindow("batch push", offsets, len(nbr), len(wt), n)
+	if len(w) != n || len(x) != n || lo < 0 || hi < lo || hi > n {
+		panic(fmt.Sprintf("ppr: batch push: nodes [%d, %d) with %d out-weights, %d x and %d r lines; want one of each per node",
+			lo, hi, len(w), len(x), n))
+	}
+	if push(offsets, nbr, wt, w, x, r, lo, hi, arcLo, arcEnd, d, dangling) != 0 {
+		panic(fmt.Sprintf("ppr: batch push: a neighbour id is not below the %d residual lines", n))
 	}
 }

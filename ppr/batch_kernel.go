@@ -1,6 +1,10 @@
 package ppr
 
-import "math"
+import (
+	"math"
+
+	"github.com/authppr/authppr/csr"
+)
 
 // batchWidth is the number of seed vectors a batched sweep carries in its
 // narrow layout: eight float64s are one 64-byte cache line, so each random
@@ -17,29 +21,54 @@ type lanes interface {
 
 // batchKernels are the batched sweeps' kernels for one layout. Their
 // specifications are the generic references below, instantiated per
-// layout; every lane does its single-vector arithmetic in its order.
+// layout; every lane does its single-vector arithmetic in its order. pull32
+// and push32 are pull and push on weights stored as float32 (csr.Weights),
+// widened as read: the same arithmetic on the same values.
 type batchKernels[L lanes] struct {
 	pull   func(offsets []int, nbr []uint32, wt []float64, factor, next []L, d float64) L
+	pull32 func(offsets []int, nbr []uint32, wt []float32, factor, next []L, d float64) L
 	push   func(offsets []int, nbr []uint32, wt, w []float64, x, r []L, lo, hi int, d float64, dangling *L)
+	push32 func(offsets []int, nbr []uint32, wt []float32, w []float64, x, r []L, lo, hi int, d float64, dangling *L)
 	l1     func(r []L) L
 	factor func(r, x, factor []L, inv []float64, dangling *L)
 }
 
 // referenceKernels returns the references as kernels.
 func referenceKernels[L lanes]() batchKernels[L] {
-	return batchKernels[L]{pullBatchReference[L], pushBatchReference[L], l1BatchReference[L], factorBatchReference[L]}
+	return batchKernels[L]{
+		pullBatchReference[L, float64], pullBatchReference[L, float32],
+		pushBatchReference[L, float64], pushBatchReference[L, float32],
+		l1BatchReference[L], factorBatchReference[L],
+	}
+}
+
+// pullOf runs the pull kernel of wt's storage.
+func (k *batchKernels[L]) pullOf(offsets []int, nbr []uint32, wt csr.Weights, factor, next []L, d float64) L {
+	if w := wt.Float32s(); w != nil {
+		return k.pull32(offsets, nbr, w, factor, next, d)
+	}
+	return k.pull(offsets, nbr, wt.Float64s(), factor, next, d)
+}
+
+// pushOf runs the push kernel of wt's storage.
+func (k *batchKernels[L]) pushOf(offsets []int, nbr []uint32, wt csr.Weights, w []float64, x, r []L, lo, hi int, d float64, dangling *L) {
+	if w32 := wt.Float32s(); w32 != nil {
+		k.push32(offsets, nbr, w32, w, x, r, lo, hi, d, dangling)
+		return
+	}
+	k.push(offsets, nbr, wt.Float64s(), w, x, r, lo, hi, d, dangling)
 }
 
 // pullBatchReference is pullReference for interleaved vectors:
 // factor[u][j] is vector j's factor at node u. It writes next[v][j] and
 // returns the L1 norm of each vector.
-func pullBatchReference[L lanes](offsets []int, nbr []uint32, wt []float64, factor, next []L, d float64) L {
+func pullBatchReference[L lanes, W weight](offsets []int, nbr []uint32, wt []W, factor, next []L, d float64) L {
 	var l1 L
 	for v := range next {
 		for j := range len(l1) {
 			acc := 0.0
 			for p := offsets[v]; p < offsets[v+1]; p++ {
-				acc += factor[nbr[p]][j] * wt[p]
+				acc += factor[nbr[p]][j] * float64(wt[p])
 			}
 			next[v][j] = d * acc
 			l1[j] += math.Abs(next[v][j])
@@ -51,7 +80,7 @@ func pullBatchReference[L lanes](offsets []int, nbr []uint32, wt []float64, fact
 // pullBatch is pullBatchReference with one pass over the arcs for all
 // vectors; per vector the sum runs in arc order, so it matches the
 // reference bit for bit.
-func pullBatch(offsets []int, nbr []uint32, wt []float64, factor, next [][batchWidth]float64, d float64) [batchWidth]float64 {
+func pullBatch[W weight](offsets []int, nbr []uint32, wt []W, factor, next [][batchWidth]float64, d float64) [batchWidth]float64 {
 	var l1 [batchWidth]float64
 	n := len(next)
 	offsets = offsets[:n+1]
@@ -64,7 +93,7 @@ func pullBatch(offsets []int, nbr []uint32, wt []float64, factor, next [][batchW
 		var a0, a1, a2, a3, a4, a5, a6, a7 float64
 		for i, u := range ns {
 			f := &factor[u]
-			w := ws[i]
+			w := float64(ws[i])
 			a0 += f[0] * w
 			a1 += f[1] * w
 			a2 += f[2] * w
@@ -93,14 +122,14 @@ func pullBatch(offsets []int, nbr []uint32, wt []float64, factor, next [][batchW
 // each out-neighbour, in arc order, with r[u] zeroed first (so a self-loop
 // lands after the zeroing, as in PushScan). The SIMD kernels must match it
 // bit for bit (TestPushBatchMatchesReference).
-func pushBatchReference[L lanes](offsets []int, nbr []uint32, wt, w []float64, x, r []L, lo, hi int, d float64, dangling *L) {
+func pushBatchReference[L lanes, W weight](offsets []int, nbr []uint32, wt []W, w []float64, x, r []L, lo, hi int, d float64, dangling *L) {
 	for u := lo; u < hi; u++ {
 		c, ok := takeBatchResidual(x, r, u, w[u], d, dangling)
 		if !ok {
 			continue
 		}
 		for p := offsets[u]; p < offsets[u+1]; p++ {
-			rv, wp := &r[nbr[p]], wt[p]
+			rv, wp := &r[nbr[p]], float64(wt[p])
 			for j := range len(*rv) {
 				(*rv)[j] += c[j] * wp
 			}

@@ -201,6 +201,9 @@ func testPullBatch[L lanes](t *testing.T) {
 		factor := batchLines[L](rng, n)
 		want := make([]L, n)
 		wl1 := pullBatchReference(offsets, nbr, wt, factor, want, 0.85)
+		wt32, wide := float32Weights(wt)
+		want32 := make([]L, n)
+		wl132 := pullBatchReference(offsets, nbr, wide, factor, want32, 0.85)
 		var line L
 		width := len(line)
 		if width == batchWidth {
@@ -208,6 +211,9 @@ func testPullBatch[L lanes](t *testing.T) {
 			gl1 := pullBatch(offsets, nbr, wt, any(factor).([][batchWidth]float64), got, 0.85)
 			require.Equal(t, want, any(got), "trial %d", trial)
 			require.Equal(t, wl1, any(gl1), "trial %d", trial)
+			gl1 = pullBatch(offsets, nbr, wt32, any(factor).([][batchWidth]float64), got, 0.85)
+			require.Equal(t, bitsOf(want32), bitsOf(any(got).([]L)), "float32 weights: trial %d", trial)
+			require.Equal(t, bitsOf([]L{wl132}), bitsOf([]L{any(gl1).(L)}), "float32 weights: trial %d", trial)
 		}
 		// Every level's batch kernel sums each lane in arc order: the
 		// reference's bits.
@@ -220,6 +226,12 @@ func testPullBatch[L lanes](t *testing.T) {
 			ll1 := k.pull(offsets, nbr, wt, factor, lgot, 0.85)
 			require.Equal(t, bitsOf(want), bitsOf(lgot), "trial %d width %d level %v", trial, width, l)
 			require.Equal(t, bitsOf([]L{wl1}), bitsOf([]L{ll1}), "trial %d width %d level %v", trial, width, l)
+			// The float32 kernel on float32 weights: the float64
+			// reference's bits on the widened weights.
+			lgot32 := make([]L, n)
+			ll132 := k.pull32(offsets, nbr, wt32, factor, lgot32, 0.85)
+			require.Equal(t, bitsOf(want32), bitsOf(lgot32), "float32 weights: trial %d width %d level %v", trial, width, l)
+			require.Equal(t, bitsOf([]L{wl132}), bitsOf([]L{ll132}), "float32 weights: trial %d width %d level %v", trial, width, l)
 		}
 		// Lane j is the single-vector reference on lane j's factors.
 		for j := range width {
@@ -304,8 +316,23 @@ func testPushBatch[L lanes](t *testing.T) {
 			}
 			return x, r, dangling
 		}
-		wx, wr, wd := run(pushBatchReference[L])
+		wx, wr, wd := run(pushBatchReference[L, float64])
 		wl1 := l1BatchReference(wr)
+		// The same on float32 weights: the float32 kernels must give the
+		// reference's bits on the widened weights.
+		wt32, wide := float32Weights(wt)
+		run32 := func(push func([]int, []uint32, []float32, []float64, []L, []L, int, int, float64, *L)) (x, r []L, dangling L) {
+			x, r = slices.Clone(x0), slices.Clone(r0)
+			dangling[3] = 0.25
+			for i := 1; i < len(cuts); i++ {
+				push(offsets, nbr, wt32, w, x, r, cuts[i-1], cuts[i], d, &dangling)
+			}
+			return x, r, dangling
+		}
+		wt64 := wt
+		wt = wide
+		wx32, wr32, wd32 := run(pushBatchReference[L, float64])
+		wt = wt64
 		for _, l := range cpu.Supported() {
 			k, ok := levelKernels[L](l)
 			if !ok {
@@ -317,6 +344,10 @@ func testPushBatch[L lanes](t *testing.T) {
 			require.Equal(t, bitsOf(wr), bitsOf(r), where)
 			require.Equal(t, bitsOf([]L{wd}), bitsOf([]L{dangling}), where)
 			require.Equal(t, bitsOf([]L{wl1}), bitsOf([]L{k.l1(wr)}), where)
+			x, r, dangling = run32(k.push32)
+			require.Equal(t, bitsOf(wx32), bitsOf(x), "float32 weights: "+where)
+			require.Equal(t, bitsOf(wr32), bitsOf(r), "float32 weights: "+where)
+			require.Equal(t, bitsOf([]L{wd32}), bitsOf([]L{dangling}), "float32 weights: "+where)
 		}
 	}
 	// The l1 and factor kernels at short lengths, with dangling nodes.
@@ -359,4 +390,15 @@ func bitsOf[L lanes](lines []L) [][]uint64 {
 		}
 	}
 	return out
+}
+
+// float32Weights returns wt rounded to float32 and those float32s widened
+// back: a graph's float32 weight array and its float64 form.
+func float32Weights(wt []float64) ([]float32, []float64) {
+	w32, wide := make([]float32, len(wt)), make([]float64, len(wt))
+	for p, w := range wt {
+		w32[p] = float32(w)
+		wide[p] = float64(w32[p])
+	}
+	return w32, wide
 }

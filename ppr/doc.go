@@ -62,6 +62,11 @@
 // reads no weights. AVX2 and AVX512 (amd64) add the batched kernels of
 // SolveBatch (pull, push sweep, per-node pass, residual norm) in assembly,
 // every lane bit-identical to its Go reference (batch_amd64.go).
+// Every kernel that reads weights has a twin for graphs that store them as
+// float32 (csr.Weights; generic Go loops, and batch32_amd64.s generated
+// from batch_amd64.s): each weight is widened as read, exactly, so a
+// float32 graph solves to the bits of the same graph stored as float64
+// (TestFloat32StorageSameBits) with 4 fewer bytes streamed per arc.
 // Every level is tested against Generic; the purego build tag runs Generic
 // everywhere. Ties in a selection break by node id, or by first-appearance
 // rank on a reordered graph (TopKRanked, csr.DegreeOrder).

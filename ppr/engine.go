@@ -214,11 +214,11 @@ func (e *Engine) pull(factor, next []float64) float64 {
 	d := e.damping
 	nodes, arcs, sparse := e.view.MaskedInArcs()
 	if !sparse {
-		return pullMasked(in.Offsets, in.Nbr, in.Weight, in.Edge, e.view.MaskedBits(), factor, next, d)
+		return pullMaskedOf(in.Offsets, in.Nbr, in.Weight, in.Edge, e.view.MaskedBits(), factor, next, d)
 	}
 	l1 := pullAll(e.view.Graph(), 0, len(next), factor, next, d)
 	if len(nodes) > 0 {
-		l1 = subtractArcs(nodes, arcs, in.Nbr, in.Weight, factor, next, d, l1)
+		l1 = subtractArcsOf(nodes, arcs, in.Nbr, in.Weight, factor, next, d, l1)
 	}
 	return l1
 }
@@ -238,7 +238,10 @@ func pullAll(g *csr.Graph, lo, hi int, factor, next []float64, d float64) float6
 	if g.UnitWeights() {
 		return pulls.pattern(offsets, in.Nbr, factor, next, d)
 	}
-	return pulls.weighted(offsets, in.Nbr, in.Weight, factor, next, d)
+	if wt := in.Weight.Float32s(); wt != nil {
+		return pulls.weighted32(offsets, in.Nbr, wt, factor, next, d)
+	}
+	return pulls.weighted(offsets, in.Nbr, in.Weight.Float64s(), factor, next, d)
 }
 
 // PushNode pushes node u once: x(u) += r(u), r(u)'s mass spread over u's
@@ -280,14 +283,14 @@ func (e *Engine) pushNode(u uint32, visit func(v uint32)) {
 	}
 	out := e.view.Graph().Out()
 	lo, hi := out.Span(u)
-	nbr, wt, eid := out.Nbr[lo:hi], out.Weight[lo:hi], out.Edge[lo:hi]
+	nbr, wt, eid := out.Nbr[lo:hi], out.Weight.Slice(lo, hi), out.Edge[lo:hi]
 	e.Stats.ArcOps += int64(len(nbr))
 	c := e.damping * val / wu
 	for p := range nbr {
 		if e.view.MaskedEdge(eid[p]) {
 			continue
 		}
-		e.R[nbr[p]] += c * wt[p]
+		e.R[nbr[p]] += c * wt.At(p)
 		if e.Support != nil {
 			e.Support.Add(nbr[p])
 		}
@@ -320,6 +323,15 @@ func (e *Engine) overThreshold(u uint32, eps float64) bool {
 // below its threshold. When it returns false the state is still a valid
 // (x, r) pair, only less converged.
 func (e *Engine) PushUntil(eps float64, frontier []uint32, budget int64) bool {
+	if wt := e.view.Graph().Out().Weight.Float32s(); wt != nil {
+		return pushUntil(e, wt, eps, frontier, budget)
+	}
+	return pushUntil(e, e.view.Graph().Out().Weight.Float64s(), eps, frontier, budget)
+}
+
+// pushUntil is PushUntil with the out-adjacency's weights wts in their
+// storage (csr.Weights), widened as read.
+func pushUntil[W weight](e *Engine, wts []W, eps float64, frontier []uint32, budget int64) bool {
 	g := e.view.Graph()
 	n := g.NumNodes()
 	if e.queued == nil {
@@ -389,7 +401,7 @@ func (e *Engine) PushUntil(eps float64, frontier []uint32, budget int64) bool {
 			sup.Add(u)
 		}
 		lo, hi := out.Offsets[u], out.Offsets[u+1]
-		nbr, wt, eid := out.Nbr[lo:hi], out.Weight[lo:hi], out.Edge[lo:hi]
+		nbr, wt, eid := out.Nbr[lo:hi], wts[lo:hi], out.Edge[lo:hi]
 		e.Stats.ArcOps += int64(len(nbr))
 		c := d * val / w[u]
 		// Only nodes with a masked out-arc test the mask per arc.
@@ -402,7 +414,7 @@ func (e *Engine) PushUntil(eps float64, frontier []uint32, budget int64) bool {
 				continue
 			}
 			v := nbr[p]
-			r[v] += c * wt[p]
+			r[v] += c * float64(wt[p])
 			if sup != nil {
 				sup.Add(v)
 			}
@@ -499,6 +511,15 @@ func (e *Engine) PushSweep() float64 {
 // the residual identity holds when PushScan returns. It returns the pushes
 // made.
 func (e *Engine) PushScan(eps float64) int {
+	if wt := e.view.Graph().Out().Weight.Float32s(); wt != nil {
+		return pushScan(e, wt, eps)
+	}
+	return pushScan(e, e.view.Graph().Out().Weight.Float64s(), eps)
+}
+
+// pushScan is PushScan with the out-adjacency's weights wts in their
+// storage (csr.Weights), widened as read.
+func pushScan[W weight](e *Engine, wts []W, eps float64) int {
 	g := e.view.Graph()
 	n := g.NumNodes()
 	x, r := e.X[:n], e.R[:n]
@@ -532,18 +553,18 @@ func (e *Engine) PushScan(eps float64) int {
 		pushes++
 		c := d * val / wu
 		lo, hi := out.Offsets[u], out.Offsets[u+1]
-		nbr, wt, eid := out.Nbr[lo:hi], out.Weight[lo:hi], out.Edge[lo:hi]
+		nbr, wt, eid := out.Nbr[lo:hi], wts[lo:hi], out.Edge[lo:hi]
 		e.Stats.ArcOps += int64(len(nbr))
 		if bits == nil || tb[u/64]&(1<<(u%64)) == 0 {
 			wt = wt[:len(nbr)]
 			for p, v := range nbr {
-				r[v] += c * wt[p]
+				r[v] += c * float64(wt[p])
 			}
 		} else {
 			wt, eid = wt[:len(nbr)], eid[:len(nbr)]
 			for p, v := range nbr {
 				if bits[eid[p]/64]&(1<<(eid[p]%64)) == 0 {
-					r[v] += c * wt[p]
+					r[v] += c * float64(wt[p])
 				}
 			}
 		}

@@ -87,7 +87,7 @@ func denseP(v *mask.View, s Seeds) *mat.Dense {
 		}
 		for p := out.Offsets[u]; p < out.Offsets[u+1]; p++ {
 			if !v.MaskedEdge(out.Edge[p]) {
-				P.Set(u, int(out.Nbr[p]), P.At(u, int(out.Nbr[p]))+out.Weight[p]/wu)
+				P.Set(u, int(out.Nbr[p]), P.At(u, int(out.Nbr[p]))+out.Weight.At(p)/wu)
 			}
 		}
 	}

@@ -28,6 +28,19 @@ func BatchSweep(view *mask.View, seeds []Seeds, damping float64) func() {
 	return func() { b.sweep() }
 }
 
+// BatchPushSweep is BatchSweep for the batched Gauss-Seidel sweep
+// (batch.pushSweep), for BenchmarkAnchorStorage.
+func BatchPushSweep(view *mask.View, seeds []Seeds, damping float64) func() {
+	b := newBatch(view, damping, pulls.b8)
+	b.seeds = seeds
+	for j, s := range seeds {
+		for i, u := range s.Nodes {
+			b.r[u][j] = b.alpha * s.Weights[i]
+		}
+	}
+	return func() { b.pushSweep() }
+}
+
 // SetThresholdScans switches SolveTopK's threshold scans on or off, for
 // BenchmarkAnchorTopK; it returns the previous setting.
 func SetThresholdScans(on bool) bool {

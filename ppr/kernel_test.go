@@ -85,6 +85,26 @@ func TestPullKernelsMatchReference(t *testing.T) {
 			got = fresh()
 			check(l.String()+" weighted", want, got, wantL1, set.weighted(offsets, nbr, wt, factor, got, d))
 		}
+		// Float32 weights (csr.Weights): each level's float32 kernel
+		// gives its float64 kernel's bits on the widened weights.
+		wt32, wide := float32Weights(wt)
+		for _, l := range cpu.Supported() {
+			set := pullSetFor(l)
+			want64, got32 := fresh(), fresh()
+			l164 := set.weighted(offsets, nbr, wide, factor, want64, d)
+			l132 := set.weighted32(offsets, nbr, wt32, factor, got32, d)
+			for v := range want64 {
+				require.Equalf(t, math.Float64bits(want64[v]), math.Float64bits(got32[v]), "%v float32 weights: trial %d node %d", l, trial, v)
+			}
+			require.Equalf(t, math.Float64bits(l164), math.Float64bits(l132), "%v float32 weights: trial %d l1", l, trial)
+		}
+		{
+			want64, got32 := fresh(), fresh()
+			l164 := pullMasked(offsets, nbr, wide, eid, bits, factor, want64, d)
+			l132 := pullMasked(offsets, nbr, wt32, eid, bits, factor, got32, d)
+			require.Equal(t, want64, got32, "pullMasked float32 weights: trial %d", trial)
+			require.Equal(t, l164, l132, "pullMasked float32 weights: trial %d", trial)
+		}
 		// Every weight 1: the pattern kernels against the reference.
 		ones := make([]float64, len(wt))
 		for i := range ones {

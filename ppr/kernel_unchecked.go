@@ -29,7 +29,10 @@ import (
 //     in range whatever the offsets in between hold. When they are
 //     non-decreasing (csr.validate checks it for every graph) p equals
 //     offsets[v] at the start of row v, so the rows are exactly the
-//     reference's.
+//     reference's. The weights are read at p too, each at its storage's
+//     width (wt is []W, W float32 or float64 as csr stored the graph's
+//     weights: the address is base + p*sizeof(W), the address of wt[p]),
+//     so p < len(nbr) = len(wt) keeps them in range for either storage.
 //  2. Gathers. factor[nbr[p]] needs nbr[p] < len(factor). csr.validate
 //     (run by Builder.Build, Assemble and Validate for every snapshot)
 //     checks every arc's neighbour is below the graph's node count, and
@@ -83,7 +86,11 @@ func uncheckedWindow(offsets []int, nbr int, wt int, next int) (lo, end int) {
 // order, so the same bits) without bounds checks; see the proof above. It
 // must match pullReference to rounding (TestPullKernelsMatchReference) and
 // pullUnmasked bit for bit (TestUncheckedMatchesUnrolled).
-func pullUnmaskedUnchecked(offsets []int, nbr []uint32, wt []float64, factor, next []float64, d float64) float64 {
+//
+// W is the weights' storage (csr.Weights): each weight is read at its own
+// width (wsize bytes: the same in-range positions p as for float64) and
+// widened, exactly.
+func pullUnmaskedUnchecked[W weight](offsets []int, nbr []uint32, wt []W, factor, next []float64, d float64) float64 {
 	n := len(next)
 	p, end := uncheckedWindow(offsets, len(nbr), len(wt), n)
 	offsets = offsets[1 : n+1]
@@ -91,7 +98,8 @@ func pullUnmaskedUnchecked(offsets []int, nbr []uint32, wt []float64, factor, ne
 	wb := unsafe.Pointer(unsafe.SliceData(wt))
 	fb := unsafe.Pointer(unsafe.SliceData(factor))
 	nbrAt := func(p int) uintptr { return uintptr(*(*uint32)(unsafe.Add(nb, uintptr(p)*4))) }
-	wtAt := func(p int) float64 { return *(*float64)(unsafe.Add(wb, uintptr(p)*8)) }
+	wsize := unsafe.Sizeof(W(0)) // 4 or 8, a constant in each instantiation
+	wtAt := func(p int) float64 { return float64(*(*W)(unsafe.Add(wb, uintptr(p)*wsize))) }
 	factorAt := func(u uintptr) float64 { return *(*float64)(unsafe.Add(fb, u*8)) }
 	l1 := 0.0
 	next = next[:len(offsets)]
@@ -147,5 +155,5 @@ func pullPatternUnchecked(offsets []int, nbr []uint32, factor, next []float64, d
 
 // uncheckedSet returns the kernels of cpu.Unchecked.
 func uncheckedSet() (pullSet, bool) {
-	return pullSet{cpu.Unchecked, pullUnmaskedUnchecked, pullPatternUnchecked, unrolledBatch(), nil}, true
+	return pullSet{cpu.Unchecked, pullUnmaskedUnchecked[float64], pullUnmaskedUnchecked[float32], pullPatternUnchecked, unrolledBatch(), nil}, true
 }

@@ -54,6 +54,15 @@ func TestUncheckedMatchesUnrolled(t *testing.T) {
 		wantL1 := pullUnmasked(win, nbr, wt, factor, want, 0.85)
 		gotAll, got := guarded()
 		same("weighted", wantAll, gotAll, wantL1, pullUnmaskedUnchecked(win, nbr, wt, factor, got, 0.85))
+		// Float32 weights: read at 4-byte strides, the same bits as the
+		// checked kernel on either storage.
+		wt32, wide := float32Weights(wt)
+		wantAll, want = guarded()
+		wantL1 = pullUnmasked(win, nbr, wide, factor, want, 0.85)
+		gotAll, got = guarded()
+		same("weighted float32", wantAll, gotAll, wantL1, pullUnmaskedUnchecked(win, nbr, wt32, factor, got, 0.85))
+		gotAll, got = guarded()
+		same("weighted float32 checked", wantAll, gotAll, wantL1, pullUnmasked(win, nbr, wt32, factor, got, 0.85))
 		wantAll, want = guarded()
 		wantL1 = pullPattern(win, nbr, factor, want, 0.85)
 		gotAll, got = guarded()
@@ -85,6 +94,8 @@ func TestUncheckedRejectsMismatchedArrays(t *testing.T) {
 	} {
 		next := make([]float64, c.next)
 		require.Panicsf(t, func() { pullUnmaskedUnchecked(c.offsets, c.nbr, c.wt, factor, next, 0.5) }, "weighted: %s", c.name)
+		wt32, _ := float32Weights(c.wt)
+		require.Panicsf(t, func() { pullUnmaskedUnchecked(c.offsets, c.nbr, wt32, factor, next, 0.5) }, "weighted float32: %s", c.name)
 		if len(c.wt) == len(c.nbr) {
 			require.Panicsf(t, func() { pullPatternUnchecked(c.offsets, c.nbr, factor, next, 0.5) }, "pattern: %s", c.name)
 		}

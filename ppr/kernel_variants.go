@@ -16,9 +16,12 @@ import (
 // for graphs with weights, pattern for graphs whose every weight is 1
 // (csr.Graph.UnitWeights), which read no weight array.
 type pullSet struct {
-	level    cpu.Level
-	weighted func(offsets []int, nbr []uint32, wt []float64, factor, next []float64, d float64) float64
-	pattern  func(offsets []int, nbr []uint32, factor, next []float64, d float64) float64
+	level cpu.Level
+	// weighted and weighted32 are the same kernel on weights stored as
+	// float64 and as float32 (csr.Weights).
+	weighted   func(offsets []int, nbr []uint32, wt []float64, factor, next []float64, d float64) float64
+	weighted32 func(offsets []int, nbr []uint32, wt []float32, factor, next []float64, d float64) float64
+	pattern    func(offsets []int, nbr []uint32, factor, next []float64, d float64) float64
 	// b8 are the batched sweeps' kernels in the narrow layout; b16, when
 	// not nil, in the wide one, which SolveBatch then uses for more than
 	// batchWidth queries (when nil it makes passes of batchWidth).
@@ -46,21 +49,21 @@ func pullSetFor(l cpu.Level) pullSet {
 		}
 		panic("ppr: pull level unchecked is not in this build (purego)")
 	case cpu.Unrolled:
-		return pullSet{l, pullUnmasked, pullPattern, unrolledBatch(), nil}
+		return pullSet{l, pullUnmasked[float64], pullUnmasked[float32], pullPattern, unrolledBatch(), nil}
 	}
-	return pullSet{cpu.Generic, pullUnmaskedReference, pullPatternReference, referenceKernels[[batchWidth]float64](), nil}
+	return pullSet{cpu.Generic, pullUnmaskedReference[float64], pullUnmaskedReference[float32], pullPatternReference, referenceKernels[[batchWidth]float64](), nil}
 }
 
 // unrolledBatch returns the narrow batch kernels of Unrolled and
 // Unchecked: the references with the pull's eight accumulators.
 func unrolledBatch() batchKernels[[batchWidth]float64] {
 	k := referenceKernels[[batchWidth]float64]()
-	k.pull = pullBatch
+	k.pull, k.pull32 = pullBatch[float64], pullBatch[float32]
 	return k
 }
 
 // pullUnmaskedReference is pullReference over every arc.
-func pullUnmaskedReference(offsets []int, nbr []uint32, wt []float64, factor, next []float64, d float64) float64 {
+func pullUnmaskedReference[W weight](offsets []int, nbr []uint32, wt []W, factor, next []float64, d float64) float64 {
 	return pullReference(offsets, nbr, wt, nil, nil, factor, next, d)
 }
 
@@ -81,7 +84,7 @@ func pullPatternReference(offsets []int, nbr []uint32, factor, next []float64, d
 
 // pullPattern is pullUnmasked for graphs whose every weight is 1
 // (csr.Graph.UnitWeights): it reads no weight array, so a sweep streams 4
-// bytes per arc instead of 12. It must match pullReference with wt all ones
+// bytes per arc instead of 8 (float32 weights) or 12. It must match pullReference with wt all ones
 // to rounding (TestPullKernelsMatchReference).
 func pullPattern(offsets []int, nbr []uint32, factor, next []float64, d float64) float64 {
 	n := len(next)

@@ -98,46 +98,23 @@ func (p *pairSweep) sweep(ea, eb *Engine) (l1a, l1b float64) {
 		xb[u] += rb[u]
 	}
 	in := g.In()
-	offsets := in.Offsets[:n+1]
 	nextA, nextB := p.nextA[:n], p.nextB[:n]
 	d := ea.damping
-	for v := range n {
-		lo, hi := offsets[v], offsets[v+1]
-		ns, ws := in.Nbr[lo:hi], in.Weight[lo:hi]
-		var a0, a1, a2, a3, b0, b1, b2, b3 float64
-		for len(ns) >= 4 && len(ws) >= 4 {
-			u0, u1, u2, u3 := 2*ns[0], 2*ns[1], 2*ns[2], 2*ns[3]
-			a0 += factor[u0] * ws[0]
-			b0 += factor[u0+1] * ws[0]
-			a1 += factor[u1] * ws[1]
-			b1 += factor[u1+1] * ws[1]
-			a2 += factor[u2] * ws[2]
-			b2 += factor[u2+1] * ws[2]
-			a3 += factor[u3] * ws[3]
-			b3 += factor[u3+1] * ws[3]
-			ns, ws = ns[4:], ws[4:]
-		}
-		ws = ws[:len(ns)]
-		for i, u := range ns {
-			a0 += factor[2*u] * ws[i]
-			b0 += factor[2*u+1] * ws[i]
-		}
-		xA := d * ((a0 + a1) + (a2 + a3))
-		xB := d * ((b0 + b1) + (b2 + b3))
-		nextA[v], nextB[v] = xA, xB
-		l1a += math.Abs(xA)
-		l1b += math.Abs(xB)
+	if wt := in.Weight.Float32s(); wt != nil {
+		l1a, l1b = pairPull(in.Offsets[:n+1], in.Nbr, wt, factor, nextA, nextB, d)
+	} else {
+		l1a, l1b = pairPull(in.Offsets[:n+1], in.Nbr, in.Weight.Float64s(), factor, nextA, nextB, d)
 	}
 	for i, v := range nodesA {
 		q := arcsA[i]
 		old := nextA[v]
-		nextA[v] = old - d*factor[2*in.Nbr[q]]*in.Weight[q]
+		nextA[v] = old - d*factor[2*in.Nbr[q]]*in.Weight.At(q)
 		l1a += math.Abs(nextA[v]) - math.Abs(old)
 	}
 	for i, v := range nodesB {
 		q := arcsB[i]
 		old := nextB[v]
-		nextB[v] = old - d*factor[2*in.Nbr[q]+1]*in.Weight[q]
+		nextB[v] = old - d*factor[2*in.Nbr[q]+1]*in.Weight.At(q)
 		l1b += math.Abs(nextB[v]) - math.Abs(old)
 	}
 	for i, u := range ea.seeds.Nodes {
@@ -159,5 +136,41 @@ func (p *pairSweep) sweep(ea, eb *Engine) (l1a, l1b float64) {
 	eb.Stats.Sweeps++
 	ea.Stats.ArcOps += int64(len(in.Nbr))
 	eb.Stats.ArcOps += int64(len(in.Nbr))
+	return l1a, l1b
+}
+
+// pairPull is the fused pull of pairSweep.sweep over every arc: for each
+// node, both views' sums in pullUnmasked's order, the weights wt in their
+// storage (csr.Weights) widened as read.
+func pairPull[W weight](offsets []int, nbr []uint32, wt []W, factor, nextA, nextB []float64, d float64) (l1a, l1b float64) {
+	n := len(offsets) - 1
+	nextA, nextB = nextA[:n], nextB[:n]
+	for v := range n {
+		lo, hi := offsets[v], offsets[v+1]
+		ns, ws := nbr[lo:hi], wt[lo:hi]
+		var a0, a1, a2, a3, b0, b1, b2, b3 float64
+		for len(ns) >= 4 && len(ws) >= 4 {
+			u0, u1, u2, u3 := 2*ns[0], 2*ns[1], 2*ns[2], 2*ns[3]
+			a0 += factor[u0] * float64(ws[0])
+			b0 += factor[u0+1] * float64(ws[0])
+			a1 += factor[u1] * float64(ws[1])
+			b1 += factor[u1+1] * float64(ws[1])
+			a2 += factor[u2] * float64(ws[2])
+			b2 += factor[u2+1] * float64(ws[2])
+			a3 += factor[u3] * float64(ws[3])
+			b3 += factor[u3+1] * float64(ws[3])
+			ns, ws = ns[4:], ws[4:]
+		}
+		ws = ws[:len(ns)]
+		for i, u := range ns {
+			a0 += factor[2*u] * float64(ws[i])
+			b0 += factor[2*u+1] * float64(ws[i])
+		}
+		xA := d * ((a0 + a1) + (a2 + a3))
+		xB := d * ((b0 + b1) + (b2 + b3))
+		nextA[v], nextB[v] = xA, xB
+		l1a += math.Abs(xA)
+		l1b += math.Abs(xB)
+	}
 	return l1a, l1b
 }

@@ -69,7 +69,7 @@ func (e *Engine) SweepParallel(threads int) float64 {
 	partial := e.partial
 	run(func(lo, hi, i int) {
 		if !sparse {
-			partial[i] = pullMasked(in.Offsets[lo:hi+1], in.Nbr, in.Weight, in.Edge, e.view.MaskedBits(), factor, next[lo:hi], d)
+			partial[i] = pullMaskedOf(in.Offsets[lo:hi+1], in.Nbr, in.Weight, in.Edge, e.view.MaskedBits(), factor, next[lo:hi], d)
 			return
 		}
 		l1 := pullAll(g, lo, hi, factor, next[lo:hi], d)
@@ -77,7 +77,7 @@ func (e *Engine) SweepParallel(threads int) float64 {
 		a := sort.Search(len(nodes), func(j int) bool { return nodes[j] >= uint32(lo) })
 		b := sort.Search(len(nodes), func(j int) bool { return nodes[j] >= uint32(hi) })
 		if a < b {
-			l1 = subtractArcs(nodes[a:b], arcs[a:b], in.Nbr, in.Weight, factor, next, d, l1)
+			l1 = subtractArcsOf(nodes[a:b], arcs[a:b], in.Nbr, in.Weight, factor, next, d, l1)
 		}
 		partial[i] = l1
 	})

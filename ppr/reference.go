@@ -34,7 +34,7 @@ func ReferencePowerIteration(view *mask.View, seeds Seeds, damping, tol float64,
 			}
 			for p := out.Offsets[u]; p < out.Offsets[u+1]; p++ {
 				if !view.MaskedEdge(out.Edge[p]) {
-					next[out.Nbr[p]] += damping * x[u] * out.Weight[p] / wu
+					next[out.Nbr[p]] += damping * x[u] * out.Weight.At(p) / wu
 				}
 			}
 		}

@@ -134,7 +134,7 @@ func (rp *ReversePusher) PushInto(est *ReverseEstimate, view *mask.View, d float
 		rp.Ops += int64(hi - lo)
 		for p := lo; p < hi; p++ {
 			u := in.Nbr[p]
-			c := d * in.Weight[p] * inv[u]
+			c := d * in.Weight.At(p) * inv[u]
 			if c == 0 || touched != nil && touched[u/64]&(1<<(u%64)) != 0 && view.MaskedEdge(in.Edge[p]) {
 				continue
 			}

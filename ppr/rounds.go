@@ -22,6 +22,15 @@ import (
 // PushUntil's in order, never in kind, so the residual identity holds after
 // every round (TestPushRoundsKeepsIdentity).
 func (e *Engine) PushRounds(eps float64, frontier []uint32, budget int64) bool {
+	if wt := e.view.Graph().Out().Weight.Float32s(); wt != nil {
+		return pushRounds(e, wt, eps, frontier, budget)
+	}
+	return pushRounds(e, e.view.Graph().Out().Weight.Float64s(), eps, frontier, budget)
+}
+
+// pushRounds is PushRounds with the out-adjacency's weights wts in their
+// storage (csr.Weights), widened as read.
+func pushRounds[W weight](e *Engine, wts []W, eps float64, frontier []uint32, budget int64) bool {
 	g := e.view.Graph()
 	n := g.NumNodes()
 	words := (n + 63) / 64
@@ -73,19 +82,19 @@ func (e *Engine) PushRounds(eps float64, frontier []uint32, budget int64) bool {
 					continue
 				}
 				lo, hi := out.Offsets[u], out.Offsets[u+1]
-				nbr, wt, eid := out.Nbr[lo:hi], out.Weight[lo:hi], out.Edge[lo:hi]
+				nbr, wt, eid := out.Nbr[lo:hi], wts[lo:hi], out.Edge[lo:hi]
 				wt, eid = wt[:len(nbr)], eid[:len(nbr)]
 				e.Stats.ArcOps += int64(len(nbr))
 				c := d * val / wu
 				if mbits == nil || tb[u/64]&(1<<(u%64)) == 0 {
 					for p, v := range nbr {
-						r[v] += c * wt[p]
+						r[v] += c * float64(wt[p])
 						next[v/64] |= 1 << (v % 64)
 					}
 				} else {
 					for p, v := range nbr {
 						if mbits[eid[p]/64]&(1<<(eid[p]%64)) == 0 {
-							r[v] += c * wt[p]
+							r[v] += c * float64(wt[p])
 							next[v/64] |= 1 << (v % 64)
 						}
 					}

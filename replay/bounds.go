@@ -51,7 +51,7 @@ func touchedRows(native, auth *mask.View) (t touched) {
 		first := len(t.arcs)
 		lo, hi := out.Span(u)
 		for p := lo; p < hi; p++ {
-			e, w := out.Edge[p], out.Weight[p]
+			e, w := out.Edge[p], out.Weight.At(p)
 			inA, inG := !auth.MaskedEdge(e), !native.MaskedEdge(e)
 			if inA != inG && w != 0 {
 				signed := w

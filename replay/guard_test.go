@@ -226,7 +226,7 @@ func applyResolvent(v *mask.View, r []float64, d float64) []float64 {
 			}
 			for p := out.Offsets[u]; p < out.Offsets[u+1]; p++ {
 				if !v.MaskedEdge(out.Edge[p]) {
-					next[out.Nbr[p]] += d * term[u] * out.Weight[p] / wu
+					next[out.Nbr[p]] += d * term[u] * out.Weight.At(p) / wu
 				}
 			}
 		}

@@ -29,7 +29,7 @@ func column(view *mask.View, v uint32, d float64) []float64 {
 			}
 			for p := out.Offsets[u]; p < out.Offsets[u+1]; p++ {
 				if !view.MaskedEdge(out.Edge[p]) {
-					next[u] += d * out.Weight[p] / wu * y[out.Nbr[p]]
+					next[u] += d * out.Weight.At(p) / wu * y[out.Nbr[p]]
 				}
 			}
 		}

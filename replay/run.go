@@ -177,8 +177,8 @@ func (r *run) materialize(theta float64) {
 				if !gd.native.MaskedEdge(e) {
 					coef -= 1 / wg
 				}
-				if coef != 0 && out.Weight[p] != 0 {
-					dr[out.Nbr[p]] += d * xu * out.Weight[p] * coef
+				if w := out.Weight.At(p); coef != 0 && w != 0 {
+					dr[out.Nbr[p]] += d * xu * w * coef
 					sup.Add(out.Nbr[p])
 				}
 			}
@@ -441,9 +441,9 @@ func (r *run) suspectMass() map[uint32]float64 {
 			inG, inA := !gd.native.MaskedEdge(e), !gd.auth.MaskedEdge(e)
 			switch {
 			case inG && !inA:
-				mass[e] += r.damping() * xu * out.Weight[p] / wg
+				mass[e] += r.damping() * xu * out.Weight.At(p) / wg
 			case inA && !inG:
-				mass[e] += r.damping() * xu * out.Weight[p] / wa
+				mass[e] += r.damping() * xu * out.Weight.At(p) / wa
 			}
 		}
 	}

@@ -115,16 +115,20 @@ type fusedLane struct {
 // graph with these flags and counts: the edge arrays (edge-relation when
 // the edges carry relations) and the arc arrays of the out-adjacency, and
 // of the in-adjacency when directed.
-func newFusedSums(directed, relations bool, m, arcs uint64) *fusedSums {
+func newFusedSums(directed, relations, float32Weights bool, m, arcs uint64) *fusedSums {
 	f := &fusedSums{}
-	edges := []fusedSection{{id: secEdgeSrc, size: 4}, {id: secEdgeDst, size: 4}, {id: secEdgeWeight, size: 8}, {id: secEdgeChannel, size: 4}}
+	ws := 8
+	if float32Weights {
+		ws = 4
+	}
+	edges := []fusedSection{{id: secEdgeSrc, size: 4}, {id: secEdgeDst, size: 4}, {id: secEdgeWeight, size: ws}, {id: secEdgeChannel, size: 4}}
 	if relations {
 		edges = append(edges, fusedSection{id: secEdgeRelation, size: 4})
 	}
 	f.kinds[csr.EdgeBlock] = fusedKind{count: int(m), secs: edges}
-	f.kinds[csr.OutArcBlock] = fusedKind{count: int(arcs), secs: []fusedSection{{id: secOutNbr, size: 4}, {id: secOutWeight, size: 8}, {id: secOutEdge, size: 4}}}
+	f.kinds[csr.OutArcBlock] = fusedKind{count: int(arcs), secs: []fusedSection{{id: secOutNbr, size: 4}, {id: secOutWeight, size: ws}, {id: secOutEdge, size: 4}}}
 	if directed {
-		f.kinds[csr.InArcBlock] = fusedKind{count: int(arcs), secs: []fusedSection{{id: secInNbr, size: 4}, {id: secInWeight, size: 8}, {id: secInEdge, size: 4}}}
+		f.kinds[csr.InArcBlock] = fusedKind{count: int(arcs), secs: []fusedSection{{id: secInNbr, size: 4}, {id: secInWeight, size: ws}, {id: secInEdge, size: 4}}}
 	}
 	for k := range f.kinds {
 		kind := &f.kinds[k]

@@ -29,6 +29,11 @@ const (
 
 	flagDirected  = 1 << 0
 	flagRelations = 1 << 1
+	// flagFloat32 marks the weight sections (edge-weight, out-weight,
+	// in-weight) as float32: written for a graph that stores its weights
+	// so (csr.Weights), loaded as such without a copy. Readers before it
+	// refuse the file ("unknown flags") rather than misread it.
+	flagFloat32 = 1 << 2
 )
 
 // Section ids, as FORMAT.md lists them.
@@ -73,11 +78,21 @@ func hostOK() error {
 }
 
 // bytesOf views a slice's backing array as bytes (no copy).
-func bytesOf[T uint32 | int | float64 | uint64](s []T) []byte {
+func bytesOf[T uint32 | int | float64 | float32 | uint64](s []T) []byte {
 	if len(s) == 0 {
 		return nil
 	}
 	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(s[0])))
+}
+
+// weightBytes returns a weight array's bytes as the file stores it:
+// float32 when f32 (the array is float32 then), else float64 (widened, a
+// copy, when the array is float32).
+func weightBytes(w csr.Weights, f32 bool) []byte {
+	if f32 {
+		return bytesOf(w.Float32s())
+	}
+	return bytesOf(w.AsFloat64())
 }
 
 // stringsBlock encodes strings as uint64 offsets[len+1] and their bytes.
@@ -108,6 +123,10 @@ func Save(path string, g *csr.Graph, labels *mask.Labels) error {
 		return fmt.Errorf("snapshot: labels cover %d edges, graph has %d", labels.NumEdges(), g.NumEdges())
 	}
 	p := g.Parts()
+	// The weights go as float32 when the graph stores every weight array
+	// so (Build does, when every weight is exactly a float32), else as
+	// float64.
+	f32 := p.EdgeWeight.Is32() && p.Out.Weight.Is32() && (!p.Directed || p.In.Weight.Is32())
 	var lab bytes.Buffer
 	if _, err := labels.WriteTo(&lab); err != nil {
 		return fmt.Errorf("snapshot: %w", err)
@@ -120,11 +139,14 @@ func Save(path string, g *csr.Graph, labels *mask.Labels) error {
 		{secNames, stringsBlock(p.Names, false)},
 		{secEdgeSrc, bytesOf(p.EdgeSrc)},
 		{secEdgeDst, bytesOf(p.EdgeDst)},
-		{secEdgeWeight, bytesOf(p.EdgeWeight)},
+		{secEdgeWeight, weightBytes(p.EdgeWeight, f32)},
 		{secEdgeChannel, bytesOf(p.EdgeChannel)},
 		{secChannels, stringsBlock(p.Channels, true)},
 	}
 	flags := uint32(0)
+	if f32 {
+		flags |= flagFloat32
+	}
 	if p.Directed {
 		flags |= flagDirected
 	}
@@ -134,11 +156,11 @@ func Save(path string, g *csr.Graph, labels *mask.Labels) error {
 	}
 	secs = append(secs,
 		section{secOutOffsets, bytesOf(p.Out.Offsets)}, section{secOutNbr, bytesOf(p.Out.Nbr)},
-		section{secOutWeight, bytesOf(p.Out.Weight)}, section{secOutEdge, bytesOf(p.Out.Edge)})
+		section{secOutWeight, weightBytes(p.Out.Weight, f32)}, section{secOutEdge, bytesOf(p.Out.Edge)})
 	if p.Directed {
 		secs = append(secs,
 			section{secInOffsets, bytesOf(p.In.Offsets)}, section{secInNbr, bytesOf(p.In.Nbr)},
-			section{secInWeight, bytesOf(p.In.Weight)}, section{secInEdge, bytesOf(p.In.Edge)})
+			section{secInWeight, weightBytes(p.In.Weight, f32)}, section{secInEdge, bytesOf(p.In.Edge)})
 	}
 	secs = append(secs, section{secOutWeightSum, bytesOf(p.OutWeight)}, section{secLabels, lab.Bytes()})
 	if p.Rank != nil { // a reordered graph: ties break by rank (csr.Graph.Ranks)
@@ -303,7 +325,7 @@ func parseWith(path string, data []byte, fused bool) (*Snapshot, error) {
 	if got := crc32.Checksum(head, castagnoli); got != stored {
 		return nil, fail("header: checksum mismatch (computed %08x, stored %08x): corrupted", got, stored)
 	}
-	if flags&^(flagDirected|flagRelations) != 0 {
+	if flags&^(flagDirected|flagRelations|flagFloat32) != 0 {
 		return nil, fail("header: unknown flags %#x", flags)
 	}
 	if n == 0 || n >= math.MaxUint32 || m > math.MaxUint32 || arcs > 2*math.MaxUint32 {
@@ -312,7 +334,7 @@ func parseWith(path string, data []byte, fused bool) (*Snapshot, error) {
 	directed := flags&flagDirected != 0
 	var fs *fusedSums
 	if fused {
-		fs = newFusedSums(directed, flags&flagRelations != 0, m, arcs)
+		fs = newFusedSums(directed, flags&flagRelations != 0, flags&flagFloat32 != 0, m, arcs)
 	}
 	secs := make(map[uint32][]byte, count)
 	type span struct{ off, end uint64 }
@@ -414,6 +436,18 @@ func parseWith(path string, data []byte, fused bool) (*Snapshot, error) {
 		}
 		return viewAs[float64](b), nil
 	}
+	// weights reads a weight section in the file's storage.
+	weights := func(id uint32, count uint64) (csr.Weights, error) {
+		if flags&flagFloat32 == 0 {
+			w, err := f64(id, count)
+			return csr.Float64Weights(w), err
+		}
+		b, err := want(id, 4*count)
+		if err != nil {
+			return csr.Weights{}, err
+		}
+		return csr.Float32Weights(viewAs[float32](b)), nil
+	}
 	ints := func(id uint32, count uint64) ([]int, error) {
 		b, err := want(id, 8*count)
 		if err != nil {
@@ -427,7 +461,7 @@ func parseWith(path string, data []byte, fused bool) (*Snapshot, error) {
 	if p.EdgeDst, err = u32(secEdgeDst, m); err != nil {
 		return nil, err
 	}
-	if p.EdgeWeight, err = f64(secEdgeWeight, m); err != nil {
+	if p.EdgeWeight, err = weights(secEdgeWeight, m); err != nil {
 		return nil, err
 	}
 	if p.EdgeChannel, err = u32(secEdgeChannel, m); err != nil {
@@ -459,7 +493,7 @@ func parseWith(path string, data []byte, fused bool) (*Snapshot, error) {
 		if a.Nbr, err = u32(nbr, arcs); err != nil {
 			return a, err
 		}
-		if a.Weight, err = f64(wt, arcs); err != nil {
+		if a.Weight, err = weights(wt, arcs); err != nil {
 			return a, err
 		}
 		a.Edge, err = u32(edge, arcs)
@@ -509,7 +543,7 @@ func parseWith(path string, data []byte, fused bool) (*Snapshot, error) {
 
 // viewAs reinterprets a section's bytes (8-byte aligned, length checked by
 // the caller) as a slice of T without copying.
-func viewAs[T uint32 | int | float64](b []byte) []T {
+func viewAs[T uint32 | int | float64 | float32](b []byte) []T {
 	var zero T
 	size := int(unsafe.Sizeof(zero))
 	if len(b) == 0 {

@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"encoding/binary"
 	"fmt"
 	"hash/crc32"
 	"math/rand/v2"
@@ -274,5 +275,39 @@ func TestFusedMatchesPlain(t *testing.T) {
 				require.Equal(t, fmt.Sprint(errP), fmt.Sprint(err), where)
 			}
 		}
+	}
+}
+
+// TestWeightStorageRoundTrip: a graph whose weights are stored as float32
+// is saved with flag bit 2 and float32 weight sections and loads as
+// float32 (no copy); the same graph stored as float64 saves and loads as
+// float64; both solve to the same bits.
+func TestWeightStorageRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(93, 94))
+	dir := t.TempDir()
+	for i := range 8 {
+		g32, l := sampleGraph(t, rng, i%2 == 0, i%3 == 0)
+		require.True(t, g32.Float32Weights(), "sampleGraph's weights are exactly float32")
+		seeds, err := ppr.NewSeeds(g32.NumNodes(), []ppr.Seed{{Node: 0, Weight: 1}})
+		require.NoError(t, err)
+		var scores [][]float64
+		for _, g := range []*csr.Graph{g32, g32.WithWeightStorage(csr.Float64Storage)} {
+			path := filepath.Join(dir, "g.snap")
+			require.NoError(t, Save(path, g, l))
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			require.Equal(t, g.Float32Weights(), binary.LittleEndian.Uint32(data[12:])&flagFloat32 != 0)
+			s, err := Load(path)
+			require.NoError(t, err)
+			require.Equal(t, g.Float32Weights(), s.Graph.Float32Weights())
+			require.Equal(t, g.Parts(), s.Graph.Parts())
+			v, err := mask.Authenticated(s.Graph, s.Labels, mask.Trust("default"))
+			require.NoError(t, err)
+			r, err := ppr.Solve(v, seeds, 0.85, ppr.Options{})
+			require.NoError(t, err)
+			scores = append(scores, r.Scores)
+			require.NoError(t, s.Close())
+		}
+		require.Equal(t, scores[0], scores[1], "the same bits from either storage")
 	}
 }

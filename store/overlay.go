@@ -84,7 +84,7 @@ func (v *Version) buildOverlay(p *mask.Policy) (*overlay, error) {
 			for a := lo; a < hi; a++ {
 				if e := out.Edge[a]; !bv.MaskedEdge(e) && !gone[e] {
 					r.nbr = append(r.nbr, out.Nbr[a])
-					r.wt = append(r.wt, out.Weight[a])
+					r.wt = append(r.wt, out.Weight.At(a))
 				}
 			}
 		}
@@ -178,7 +178,7 @@ func (o *overlay) forEachArc(u uint32, f func(v uint32, wt float64)) {
 	lo, hi := out.Span(u)
 	for a := lo; a < hi; a++ {
 		if !o.view.MaskedEdge(out.Edge[a]) {
-			f(out.Nbr[a], out.Weight[a])
+			f(out.Nbr[a], out.Weight.At(a))
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 
+	"github.com/authppr/authppr/csr"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
 )
@@ -117,8 +118,8 @@ func (s *solver) push(u uint32, eps float64, mark []uint64) (dangling float64, p
 	}
 	out := o.view.Graph().Out()
 	lo, hi := out.Offsets[u], out.Offsets[u+1]
-	nbr, wt, eid := out.Nbr[lo:hi], out.Weight[lo:hi], out.Edge[lo:hi]
-	wt, eid = wt[:len(nbr)], eid[:len(nbr)]
+	nbr, wt, eid := out.Nbr[lo:hi], out.Weight.Slice(lo, hi), out.Edge[lo:hi]
+	eid = eid[:len(nbr)]
 	s.stats.ArcOps += int64(len(nbr))
 	mbits, tb := o.view.MaskedBits(), o.view.TouchedBits()
 	check := mbits != nil && tb[u/64]&(1<<(u%64)) != 0
@@ -126,7 +127,7 @@ func (s *solver) push(u uint32, eps float64, mark []uint64) (dangling float64, p
 		if check && mbits[eid[i]/64]&(1<<(eid[i]%64)) != 0 {
 			continue
 		}
-		r[v] += c * wt[i]
+		r[v] += c * wt.At(i)
 		if mark != nil {
 			mark[v/64] |= 1 << (v % 64)
 		}
@@ -166,7 +167,7 @@ func (s *solver) scanEps(eps float64) int {
 	var out struct {
 		off []int
 		nbr []uint32
-		wt  []float64
+		wt  csr.Weights
 		eid []uint32
 	}
 	var bw, x, r []float64
@@ -188,6 +189,7 @@ func (s *solver) scanEps(eps float64) int {
 		var wu float64
 		var nbr, eid []uint32
 		var wt []float64
+		var wt32 []float32 // the base row's weights when stored as float32
 		masked := false
 		switch {
 		case o.touched[u/64]&(1<<(u%64)) != 0:
@@ -196,7 +198,12 @@ func (s *solver) scanEps(eps float64) int {
 		case u < o.baseN:
 			wu = bw[u]
 			lo, hi := out.off[u], out.off[u+1]
-			nbr, wt, eid = out.nbr[lo:hi], out.wt[lo:hi], out.eid[lo:hi]
+			nbr, eid = out.nbr[lo:hi], out.eid[lo:hi]
+			if w := out.wt.Float32s(); w != nil {
+				wt32 = w[lo:hi]
+			} else {
+				wt = out.wt.Float64s()[lo:hi]
+			}
 			masked = mbits != nil && tb[u/64]&(1<<(u%64)) != 0
 		}
 		if wu == 0 {
@@ -215,19 +222,14 @@ func (s *solver) scanEps(eps float64) int {
 		x[u] += val
 		s.stats.Pushes++
 		c := d * val / wu
-		wt = wt[:len(nbr)]
 		s.stats.ArcOps += int64(len(nbr))
 		if !masked {
-			for i, v := range nbr {
-				r[v] += c * wt[i]
-			}
-			continue
+			eid = nil
 		}
-		eid = eid[:len(nbr)]
-		for i, v := range nbr {
-			if mbits[eid[i]/64]&(1<<(eid[i]%64)) == 0 {
-				r[v] += c * wt[i]
-			}
+		if wt32 != nil {
+			scatterRow(r, nbr, wt32, eid, mbits, c)
+		} else {
+			scatterRow(r, nbr, wt, eid, mbits, c)
 		}
 	}
 	s.toSeeds(dangling, nil)
@@ -335,4 +337,24 @@ func (v *Version) Solve(p *mask.Policy, seeds ppr.Seeds, damping, tol float64) (
 // Seeds validates seeds for the version (ppr.NewSeeds).
 func (v *Version) Seeds(seeds []ppr.Seed) (ppr.Seeds, error) {
 	return ppr.NewSeeds(v.NumNodes(), seeds)
+}
+
+// scatterRow is the scan's arc loop: r[nbr[i]] += c*wt[i] for every arc,
+// except, when eid is not nil, the arcs whose edge ids are set in mbits;
+// wt is a delta row's float64 weights or the base graph's in their storage
+// (csr.Weights), widened as read.
+func scatterRow[W float32 | float64](r []float64, nbr []uint32, wt []W, eid []uint32, mbits []uint64, c float64) {
+	wt = wt[:len(nbr)]
+	if eid == nil {
+		for i, v := range nbr {
+			r[v] += c * float64(wt[i])
+		}
+		return
+	}
+	eid = eid[:len(nbr)]
+	for i, v := range nbr {
+		if mbits[eid[i]/64]&(1<<(eid[i]%64)) == 0 {
+			r[v] += c * float64(wt[i])
+		}
+	}
 }

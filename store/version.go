@@ -161,7 +161,7 @@ func (v *Version) materializeInBulk() (*csr.Graph, error) {
 		}
 		for e := range v.base.edges {
 			pairs = append(pairs, parts.EdgeSrc[e], parts.EdgeDst[e])
-			weights = append(weights, parts.EdgeWeight[e])
+			weights = append(weights, parts.EdgeWeight.At(e))
 			chanOf = append(chanOf, base[parts.EdgeChannel[e]])
 		}
 	}
@@ -205,9 +205,9 @@ func (v *Version) materializeByBuilder() (*csr.Graph, error) {
 			var err error
 			if rel != nil && rel[e] != 0 {
 				_, err = b.AddEdge(csr.Input{Src: parts.Names[parts.EdgeSrc[e]], Dst: parts.Names[parts.EdgeDst[e]],
-					Weight: parts.EdgeWeight[e], Channel: ch, Relation: parts.Relations[rel[e]]})
+					Weight: parts.EdgeWeight.At(e), Channel: ch, Relation: parts.Relations[rel[e]]})
 			} else {
-				_, err = b.AddEdgeByID(parts.EdgeSrc[e], parts.EdgeDst[e], parts.EdgeWeight[e], ch)
+				_, err = b.AddEdgeByID(parts.EdgeSrc[e], parts.EdgeDst[e], parts.EdgeWeight.At(e), ch)
 			}
 			if err != nil {
 				return nil, fmt.Errorf("store: materialize: %w", err)

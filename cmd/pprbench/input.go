@@ -25,6 +25,7 @@ type graphFlags struct {
 	undirected bool
 	snapshot   string
 	order      string
+	weights    string
 }
 
 func (f *graphFlags) register(fs *flag.FlagSet) {
@@ -39,6 +40,7 @@ func (f *graphFlags) registerOrdered(fs *flag.FlagSet, defaultOrder string) {
 	fs.BoolVar(&f.undirected, "undirected", false, "treat edges as undirected")
 	f.registerSnapshot(fs)
 	fs.StringVar(&f.order, "order", defaultOrder, "node numbering: stream (first appearance), degree (descending degree, for cache locality) or auto (degree when the graph's vectors outgrow a core's L2 cache); results by name are the same in every order")
+	fs.StringVar(&f.weights, "weights", "auto", "weight storage of a --graph: auto (float32 when every weight is exactly a float32, as in ppredge files; the same results) or float64")
 }
 
 func (f *graphFlags) registerSnapshot(fs *flag.FlagSet) {
@@ -109,8 +111,16 @@ func (f *graphFlags) loadInOrder() (*loaded, error) {
 		return &loaded{g: s.Graph, labels: s.Labels, close: func() { s.Close() }}, nil
 	case f.path == "":
 		return nil, fmt.Errorf("%w: --graph (or --snapshot) is required", errUsage)
-	case f.format == "ppredge":
-		g, err := bench.ReadPPREDGE1(f.path)
+	}
+	storage := csr.AutoWeights
+	if f.weights != "" {
+		var err error
+		if storage, err = csr.ParseWeightStorage(f.weights); err != nil {
+			return nil, fmt.Errorf("%w: --weights: %v", errUsage, err)
+		}
+	}
+	if f.format == "ppredge" {
+		g, err := bench.ReadPPREDGE1Storage(f.path, storage)
 		if err != nil {
 			return nil, err
 		}
@@ -124,6 +134,7 @@ func (f *graphFlags) loadInOrder() (*loaded, error) {
 	if err != nil {
 		return nil, err
 	}
+	g = g.WithWeightStorage(storage)
 	return &loaded{g: g, labels: mask.FromGraph(g), close: func() {}}, nil
 }
 

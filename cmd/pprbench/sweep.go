@@ -50,6 +50,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	damping := fs.Float64("damping", 0.85, "damping d")
 	threads := fs.Int("threads", 2, "threads for the parallel rows (1 to skip them)")
 	reorder := fs.Bool("reorder", true, "also time the kernels on a copy of the graph in degree order (csr.DegreeOrder)")
+	wide := fs.Bool("float64", true, "when the graph stores float32 weights, also time the kernels on it with float64 weights (csr.Float64Storage; the same results)")
 	cLoop := fs.String("c", defaultCLoop, "built shared/anchors/ppr_csr.c, run on the same file (--format ppredge only); empty to skip")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -87,7 +88,10 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 		ds []time.Duration
 	}
 	var runs []*timed
+	// groups[name] is the index in runs of the first kernel on that copy.
+	groups := map[string]int{}
 	addGraph := func(g *csr.Graph, suffix string) error {
+		groups[suffix] = len(runs)
 		view := mask.Full(g)
 		seeds, err := ppr.NewSeeds(g.NumNodes(), pickSeeds(g, 5))
 		if err != nil {
@@ -115,6 +119,14 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := addGraph(g, ""); err != nil {
 		return err
+	}
+	if *wide && g.Float32Weights() {
+		start := time.Now()
+		g64 := g.WithWeightStorage(csr.Float64Storage)
+		fmt.Fprintf(stdout, "float64 copy built in %v: hot arrays %.1f bytes/arc\n", time.Since(start).Round(time.Millisecond), float64(g64.HotBytes())/arcs)
+		if err := addGraph(g64, ", float64 weights"); err != nil {
+			return err
+		}
 	}
 	if *reorder {
 		start := time.Now()
@@ -162,6 +174,9 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	}
 
 	weightBytes := 8
+	if g.Float32Weights() {
+		weightBytes = 4
+	}
 	if g.UnitWeights() {
 		weightBytes = 0
 	}
@@ -200,10 +215,17 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if *threads > 1 && len(rows) >= 3 {
 		fmt.Fprintf(stdout, "threads: %d-thread Jacobi sweep is %.2fx faster than 1 thread\n", *threads, float64(rows[0].perIter)/float64(rows[2].perIter))
 	}
-	if *reorder && len(rows) >= 4 {
-		per := len(rows) / 2
+	if i, ok := groups[", float64 weights"]; ok {
+		fmt.Fprintf(stdout, "weight storage: float32 / float64 time: Jacobi sweep %.2f, Gauss-Seidel sweep %.2f",
+			float64(rows[0].perIter)/float64(rows[i].perIter), float64(rows[1].perIter)/float64(rows[i+1].perIter))
+		if *threads > 1 {
+			fmt.Fprintf(stdout, ", %d-thread Jacobi sweep %.2f", *threads, float64(rows[2].perIter)/float64(rows[i+2].perIter))
+		}
+		fmt.Fprintln(stdout)
+	}
+	if i, ok := groups[", degree order"]; ok {
 		fmt.Fprintf(stdout, "degree order: Jacobi sweep %.2fx, Gauss-Seidel sweep %.2fx faster than stream order\n",
-			float64(rows[0].perIter)/float64(rows[per].perIter), float64(rows[1].perIter)/float64(rows[per+1].perIter))
+			float64(rows[0].perIter)/float64(rows[i].perIter), float64(rows[1].perIter)/float64(rows[i+1].perIter))
 	}
 	return nil
 }
