@@ -135,6 +135,15 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 	}
 	g := view.Graph()
 	perCoord := !g.Directed()
+	if opt.Visits != nil && !perCoord {
+		if err := opt.Visits.check(view, e.damping); err != nil {
+			return nil, err
+		}
+	}
+	visitCheckFactor := 2.0
+	if opt.Visits != nil {
+		visitCheckFactor = visitCheckWithin
+	}
 	// Threshold scans (see thresholdScan) need the per-coordinate bound
 	// and Gauss-Seidel's in-place order.
 	scanning := perCoord && thresholdScans && opt.Threads <= 1 && opt.Order == GaussSeidel
@@ -196,7 +205,21 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 			res.ProvedGap, slack, need = coordGap(e.X, &eb, res.TopK, candidates, e.inSel)
 			gap = res.Gap
 		} else {
+			if signed {
+				// Pushes may have cleared the negative entries.
+				signed = slices.ContainsFunc(e.R, func(rv float64) bool { return rv < 0 })
+			}
+			if opt.Visits != nil {
+				eb = e.visitErrorBounds(opt.Visits, l1, bound, signed)
+			}
 			res.ProvedGap, gap, slack = res.Gap-eb.l1, res.Gap, eb.l1
+			if eb.vis != nil {
+				if e.inSel == nil {
+					e.inSel = make([]bool, len(e.X))
+				}
+				proved, at, _ := coordGap(e.X, &eb, res.TopK, candidates, e.inSel)
+				res.ProvedGap, slack = max(res.ProvedGap, proved), at
+			}
 			res.Refined = 0
 			if res.ProvedGap <= 0 && refineDirected {
 				if e.inSel == nil {
@@ -205,11 +228,7 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 				for _, s := range res.TopK {
 					e.inSel[s.Node] = true
 				}
-				if signed {
-					// Pushes may have cleared the negative entries.
-					signed = slices.ContainsFunc(e.R, func(rv float64) bool { return rv < 0 })
-				}
-				refined, n := e.refineTopK(res.TopK, candidates, e.inSel, l1, eb.l1, res.Gap, signed)
+				refined, n := e.refineTopK(res.TopK, candidates, e.inSel, l1, &eb, res.Gap, signed)
 				for _, s := range res.TopK {
 					e.inSel[s.Node] = false
 				}
@@ -270,7 +289,7 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 			// 0.73 per sweep on R-MAT 20); from within a factor 2 of it
 			// the next sweep may suffice, so check after every one (R-MAT
 			// 20: proved after 14 sweeps, not 15).
-			if refineDirected && !perCoord && eb.l1 < 2*res.TopK[len(res.TopK)-1].Score {
+			if refineDirected && !perCoord && eb.l1 < visitCheckFactor*res.TopK[len(res.TopK)-1].Score {
 				nextCheck = 0
 			}
 		}
@@ -322,6 +341,18 @@ var thresholdScans = true
 
 const scanFraction = 0.9
 
+// visitScale multiplies the per-node terms of visit bounds only (after
+// boundScale, which multiplies every bound). It is 1; a test shrinks it to
+// check that it catches per-node bounds that are too tight.
+var visitScale = 1.0
+
+// visitCheckWithin: with visit bounds, SolveTopK checks a directed proof
+// after every sweep once the L1 term is below this many times the k-th
+// score (2 without them, see the scheduling in solveTopK): the per-node
+// bounds leave few candidates straddling the boundary from about 5 times
+// on R-MAT 20 (5 seeds, top-10).
+const visitCheckWithin = 8.0
+
 // maxCheckWait caps how many sweeps SolveTopK runs without checking the
 // proof: a selection provable now is proved at most this many sweeps late.
 const maxCheckWait = 2
@@ -341,14 +372,57 @@ type errorBounds struct {
 	w                   []float64 // out-weights; nil: the L1 bound alone
 	coord, dangling, l1 float64
 	signed              bool // the residual has negative entries: bound |e|
+	// On directed views with visit bounds V, Dg (see visits.go), w nil:
+	// N(u) = x(u) + (r*M0)(u) (refineTopK) lies within n(u) =
+	// min(nScale*V(u), l1r*Dg(u), l1) of x(u), and E(u) = min(n(u)*inv1c
+	// + xScale*|x(u)|, l1).
+	vis, dg                    []float32
+	x                          []float64
+	nScale, l1r, inv1c, xScale float64
 }
 
 // at returns E(u).
 func (b *errorBounds) at(u uint32) float64 {
-	if b.w == nil {
+	switch {
+	case b.w != nil:
+		return min(b.coord*b.w[u]+b.dangling, b.l1)
+	case b.vis != nil:
+		return min(b.nTerm(u)*b.inv1c+b.xScale*math.Abs(b.x[u]), b.l1)
+	}
+	return b.l1
+}
+
+// nTerm bounds |N(u) - x(u)| = |(r*M0)(u)| for refineTopK: the L1 term
+// ||r||_1/alpha (every entry of M0 is at most its row sum, 1/alpha), and
+// with visit bounds max|r|*V(u) and ||r||_1*Dg(u).
+func (b *errorBounds) nTerm(u uint32) float64 {
+	if b.vis == nil {
 		return b.l1
 	}
-	return min(b.coord*b.w[u]+b.dangling, b.l1)
+	return min(b.nScale*float64(b.vis[u]), b.l1r*float64(b.dg[u]), b.l1)
+}
+
+// visitErrorBounds returns the per-node bounds of a directed view from
+// visit bounds vb (see visits.go): with cbar = d*||r||_1/alpha < 1,
+// |e(u)| <= (min(max|r|*V(u), ||r||_1*Dg(u)) + cbar*|x(u)|)/(1 - cbar);
+// the L1 bound alone when cbar >= 1. l1 is ||r||_1 and l1Bound
+// ||r||_1/alpha.
+func (e *Engine) visitErrorBounds(vb *VisitBounds, l1, l1Bound float64, signed bool) errorBounds {
+	eb := errorBounds{l1: boundScale * l1Bound, signed: signed}
+	cbar := e.damping * l1 / e.alpha
+	if !(cbar < 1) {
+		return eb
+	}
+	rmax := 0.0
+	for _, rv := range e.R {
+		rmax = max(rmax, math.Abs(rv))
+	}
+	eb.vis, eb.dg, eb.x = vb.v, vb.dg, e.X
+	scale := boundScale * visitScale
+	eb.nScale, eb.l1r = scale*rmax, scale*l1
+	eb.inv1c = 1 / (1 - cbar)
+	eb.xScale = scale * cbar / (1 - cbar)
+	return eb
 }
 
 // lower returns a lower bound on pi(s.Node) given x(s.Node) = s.Score.
@@ -446,7 +520,7 @@ func coordGap(x []float64, eb *errorBounds, sel []Scored, candidates []uint32, i
 		if hi > maxRest {
 			maxRest, at = hi, err
 		}
-		if hi >= minSel && x[u] < minSel && w[u] > 0 {
+		if hi >= minSel && x[u] < minSel && w != nil && w[u] > 0 {
 			need = min(need, (minSel-x[u])/w[u])
 		}
 	}

@@ -223,22 +223,26 @@ func (ref *topKRefinement) arcs() int64 {
 // 0 when it does not try (see the proof above). l1 is ||r||_1, L the L1
 // error term ||r||_1/alpha (times boundScale), gap the raw gap at the
 // boundary.
-func (e *Engine) refineTopK(sel []Scored, candidates []uint32, inSel []bool, l1, L, gap float64, signed bool) (float64, int) {
+func (e *Engine) refineTopK(sel []Scored, candidates []uint32, inSel []bool, l1 float64, eb *errorBounds, gap float64, signed bool) (float64, int) {
 	alpha, d := e.alpha, e.damping
 	cmax := d * l1 / (alpha * alpha)
 	if !(cmax < 1) || !(gap > 0) || l1 <= 0 {
 		return math.Inf(-1), 0
 	}
 	x := e.X
-	S := 0.0 // how far N may lie below x unrefined
-	if signed {
-		S = L
+	// below(v) is how far N(v) may lie below x(v) unrefined.
+	below := func(v uint32) float64 {
+		if signed {
+			return eb.nTerm(v)
+		}
+		return 0
 	}
-	minSelX := math.Inf(1)
+	minSelX, minSelLo := math.Inf(1), math.Inf(1)
 	for _, s := range sel {
 		minSelX = min(minSelX, s.Score)
+		minSelLo = min(minSelLo, s.Score-below(s.Node))
 	}
-	minSelLo, restX := minSelX-S, minSelX-gap // restX: the best unselected x
+	restX := minSelX - gap // the best unselected x
 	// The unselected candidates whose unrefined interval reaches the
 	// selection's lowest lower end block the proof; every other one keeps
 	// its unrefined upper end.
@@ -250,7 +254,7 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, inSel []bool, l1,
 		if inSel[u] || over {
 			return
 		}
-		if hi := x[u] + L; hi < minSelLo {
+		if hi := x[u] + eb.nTerm(u); hi < minSelLo {
 			restHi = max(restHi, hi)
 		} else if len(ref.blockers) == maxRefined {
 			over = true
@@ -298,16 +302,16 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, inSel []bool, l1,
 	bounds := func(v uint32, est *ReverseEstimate) (lo, hi float64) {
 		mid := est.Dot(e.R)
 		half := boundScale*l1*est.MaxS/alpha + refineSlack
-		below := refineSlack
+		under := refineSlack
 		if signed {
-			below = half
+			under = half
 		}
-		return max(x[v]+mid-below, x[v]-S), min(x[v]+mid+half, x[v]+L)
+		return max(x[v]+mid-under, x[v]-below(v)), min(x[v]+mid+half, x[v]+eb.nTerm(v))
 	}
 	refined := 0
 	for _, u := range ref.blockers {
 		eps := min(coarsestReverse, (minSelX-x[u])*alpha/(3*l1))
-		hi := x[u] + L
+		hi := x[u] + eb.nTerm(u)
 		if est := estimate(u, eps); est != nil {
 			_, hi = bounds(u, est)
 			refined++
@@ -320,7 +324,7 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, inSel []bool, l1,
 	selLo := math.Inf(1)
 	for _, s := range sel {
 		v := s.Node
-		lo := x[v] - S
+		lo := x[v] - below(v)
 		if lo <= restHi {
 			eps := coarsestReverse
 			if signed {
