@@ -52,17 +52,29 @@ import (
 // # Building V
 //
 // G_0 = 1, G_{k+1} = 1 + d*G_k*P0 (a Jacobi pull, the engine's kernels)
-// increases to G. With m = max_u (G_{k+1} - G_k)(u) < 1, V = G_k/(1 - m)
-// is a supersolution, V*(I - d*P0) = (1 - (G_{k+1} - G_k))/(1 - m) >= 1,
-// and every supersolution is >= G: V = f*M0 with f >= 1 and M0 >= 0. V is
-// within a factor 1/(1-m) of G_k <= G, so visitTol bounds how loose it is.
-// Rounding: V is checked once more as a supersolution with the plain pull
-// (pullReference), each node's sum allowed (in-degree + 4) * 2^-52 of the
-// magnitudes it adds (a sum of n non-negative terms, each a product of
+// increases to G. Any V with V*(I - d*P0) >= 1 (a supersolution) is >= G:
+// V = f*M0 with f >= 1 and M0 >= 0. With res_k = G_{k+1} - G_k (>= 0,
+// and res_{k+1} = d*res_k*P0), the candidate
+//
+//	V = G_{k+1} + lambda*res_k,   lambda = rho/(1 - rho),
+//
+// has V*(I - d*P0) = 1 - res_{k+1} + lambda*(res_k - res_{k+1}), which is
+// >= 1 exactly where res_{k+1} <= rho*res_k. rho is estimated from the
+// largest ratio res_k/res_{k-1} seen (over nodes whose res is above
+// rounding noise), moved a tenth of the way towards 1: the ratios settle
+// fast on the slowest mode (0.842 on R-MAT 20 at d = 0.85 from the tenth
+// pull on). The estimate is only a
+// guess: the candidate is then checked as a supersolution with the plain
+// pull (pullReference), each node's sum allowed (in-degree + 4) * 2^-52 of
+// the magnitudes it adds (a sum of n non-negative terms, each a product of
 // two rounded factors, is within n*2^-53 of its value, relatively, to
-// first order), and V is divided by the smallest margin when that is
-// below 1, so that V*(I - d*P0) >= 1 holds for the matrix the engine
-// pushes with (the 1/W its sweeps use).
+// first order), and divided by the smallest margin when that is below 1,
+// so that V*(I - d*P0) >= 1 holds for the matrix the engine pushes with
+// (the 1/W its sweeps use). A candidate is tried once lambda*res_k <=
+// visitTol*G_{k+1} everywhere, and kept when its margin is at least
+// 1/(1 + visitTol); so V <= (1 + visitTol)^2 * G. On R-MAT 20 this takes
+// 21 pulls, where the plain bound G_k/(1 - max res_k) (visitUpdate's
+// fallback, for periodic graphs) needs 61.
 //
 // # Building Dg
 //
@@ -83,6 +95,7 @@ type VisitBounds struct {
 	view    *mask.View
 	damping float64
 	v, dg   []float32 // V and Dg, rounded up
+	scale   float64   // the candidate V was divided by (its check's margin, at most 1)
 	// Pulls counts the Jacobi pulls the construction ran (a pull reads
 	// every arc once, as a sweep does), the verifying pull included.
 	Pulls int
@@ -98,11 +111,13 @@ type VisitBounds struct {
 
 // visitDiagFrom is the V(u) above which NewVisitBounds bounds M0[u][u]
 // by a reverse push. The two terms of the bound cross where max|r|*V(u)
-// = ||r||_1*Dg(u), at V(u) = ||r||_1/max|r| (times Dg, about 1): 200 to
-// 500 on R-MAT 20 in the sweeps where proofs end, so pushing every node
-// above 64 leaves a margin. R-MAT 20 at d = 0.85 has about 9,000 such
-// nodes (of 1M).
-const visitDiagFrom = 64
+// = ||r||_1*Dg(u), at V(u) = ||r||_1/max|r| (times Dg, about 1): a few
+// hundred on R-MAT 20 in the sweeps where proofs end. Measured there
+// (BenchmarkAnchorTopKVisits, d = 0.85, top-10, 8 queries): pushing from
+// V > 64, 256, 512 read 2.20, 1.24, 0.52 sweeps' worth of reverse arcs
+// once and proved after 10.62, 10.62, 11.62 sweeps per query (V > 128 at
+// visitDiagEps 0.05: 0.64 and 11.12).
+const visitDiagFrom = 256
 
 // visitDiagAll: on graphs of at most this many nodes, every node with
 // V(u) > 1 gets a push (cheap there, and the tests' small graphs exercise
@@ -122,14 +137,23 @@ func roundUp32(x float64) float32 {
 	return f
 }
 
-// visitTol is the overestimate NewVisitBounds stops at: a bound 5% too
-// large delays a proof waiting on it by about log(1.05)/log(1/0.73) = 0.16
-// sweeps on R-MAT 20 (the residual shrinks by about 0.73 per sweep).
+// visitTol is the overestimate a candidate may add (see above): a bound
+// 5% too large delays a proof waiting on it by about log(1.05)/log(1/0.73)
+// = 0.16 sweeps on R-MAT 20 (the residual shrinks by about 0.73 per
+// sweep).
 const visitTol = 0.05
 
-// maxVisitPulls caps the construction; at d = 0.85 on R-MAT 20 the bound
-// reaches visitTol after about 60 pulls, and the pulls needed grow like
-// 1/alpha.
+// visitRhoMargin: the candidate's rho is 1 - visitRhoMargin*(1 - the
+// largest ratio res_k/res_{k-1}), a margin that shrinks with the gap to 1
+// (a fixed factor would reach 1 at high damping); visitNoise is the res/G below which a node's ratio
+// is rounding noise and left out.
+const (
+	visitRhoMargin = 0.9
+	visitNoise     = 1e-12
+)
+
+// maxVisitPulls caps the construction; at d = 0.85 on R-MAT 20 it needs
+// 21 pulls, and the pulls needed grow like 1/alpha.
 const maxVisitPulls = 20000
 
 // NewVisitBounds builds the per-node visit bounds of view at damping d.
@@ -140,46 +164,39 @@ func NewVisitBounds(view *mask.View, damping float64) (*VisitBounds, error) {
 	n := view.Graph().NumNodes()
 	e := &Engine{view: view, damping: damping}
 	inv := view.InvOutWeights()[:n]
-	g, next, factor := make([]float64, n), make([]float64, n), make([]float64, n)
+	g, next, res := make([]float64, n), make([]float64, n), make([]float64, n)
+	factor, pulled := make([]float64, n), make([]float64, n)
 	for u := range g {
 		g[u] = 1
 	}
 	vb := &VisitBounds{view: view, damping: damping}
 	for {
-		if vb.Pulls == maxVisitPulls {
-			return nil, fmt.Errorf("ppr: visit bounds of view %s at damping %g: not within %g after %d pulls", view.Name(), damping, visitTol, vb.Pulls)
+		if vb.Pulls >= maxVisitPulls {
+			return nil, fmt.Errorf("ppr: visit bounds of view %s at damping %g: no bound within %g after %d pulls", view.Name(), damping, visitTol, vb.Pulls)
 		}
 		for u, gu := range g {
 			factor[u] = gu * inv[u]
 		}
 		e.pull(factor, next)
 		vb.Pulls++
-		m := 0.0
-		for u, nu := range next {
-			m = max(m, nu+1-g[u])
-		}
-		if m <= visitTol/(1+visitTol) {
-			for u := range g {
-				g[u] /= 1 - m
-			}
-			vb.Loose = 1/(1-m) - 1
-			break
-		}
-		for u, nu := range next {
-			next[u] = nu + 1
-		}
+		lambda, loose, ok := visitUpdate(g, next, res, vb.Pulls == 1)
 		g, next = next, g
-	}
-	scale, err := supersolutionMargin(view, damping, g, factor, next)
-	vb.Pulls++
-	if err != nil {
-		return nil, err
-	}
-	if scale < 1 {
-		for u := range g {
-			g[u] /= scale
+		if !ok {
+			continue
 		}
-		vb.Loose = (1+vb.Loose)/scale - 1
+		visitCandidate(next, next, g, res, lambda, loose)
+		margin, err := supersolutionMargin(view, damping, next, factor, pulled)
+		vb.Pulls++
+		if err != nil || margin < 1/(1+visitTol) {
+			continue // a poor guess of rho: iterate on
+		}
+		g = next
+		vb.scale = min(margin, 1)
+		for u := range g {
+			g[u] /= vb.scale
+		}
+		vb.Loose = (1+loose)/vb.scale - 1
+		break
 	}
 	alpha := 1 - damping
 	vb.v, vb.dg = make([]float32, n), make([]float32, n)
@@ -234,19 +251,74 @@ func supersolutionMargin(view *mask.View, damping float64, v, factor, next []flo
 	return margin, nil
 }
 
+// visitUpdate turns next = d*G_k*P0 into G_{k+1} = 1 + next in place
+// and res (res_{k-1} on entry, unless first) into res_k = G_{k+1} - G_k,
+// with g = G_k. It returns the candidate's lambda and its looseness
+// max lambda*res_k/G_{k+1}, and ok when a candidate is due (see above).
+//
+// When no such candidate is due but m = max res_k <= visitTol/(1 +
+// visitTol), it returns lambda = -1 and loose = 1/(1 - m) - 1: the
+// candidate is then G_k/(1 - m), a supersolution in exact arithmetic
+// (V*(I - d*P0) = (1 - res_k)/(1 - m) >= 1), for the graphs where the
+// ratios res_k/res_{k-1} never settle (a periodic structure, where they
+// alternate around the slowest mode's).
+func visitUpdate(g, next, res []float64, first bool) (lambda, loose float64, ok bool) {
+	rho, m := 0.0, 0.0
+	for u, nu := range next {
+		nu++
+		next[u] = nu
+		r := nu - g[u]
+		if !first && res[u] > visitNoise*g[u] {
+			rho = max(rho, r/res[u])
+		}
+		res[u] = r
+		m = max(m, r)
+	}
+	rho = 1 - visitRhoMargin*(1-rho)
+	if !first && rho < 1 {
+		lambda = rho / (1 - rho)
+		for u, r := range res {
+			loose = max(loose, lambda*r/next[u])
+		}
+		if loose <= visitTol {
+			return lambda, loose, true
+		}
+	}
+	if m <= visitTol/(1+visitTol) {
+		return -1, 1/(1-m) - 1, true
+	}
+	return 0, 0, false
+}
+
+// visitCandidate writes the candidate visitUpdate chose into dst: from
+// G_{k+1} (cur) and res_k, or G_k/(1-m) from prev = G_k when lambda < 0.
+func visitCandidate(dst, prev, cur, res []float64, lambda, loose float64) {
+	if lambda < 0 {
+		inv := 1 + loose // 1/(1 - m)
+		for u, p := range prev {
+			dst[u] = p * inv
+		}
+		return
+	}
+	for u, c := range cur {
+		dst[u] = c + lambda*res[u]
+	}
+}
+
 // visitsReference is the construction written plainly: Jacobi steps
-// scattered over the out-adjacency with every arc's mask tested, the same
-// stopping rule, no final check. NewVisitBounds must match it to rounding
+// scattered over the out-adjacency with every arc's mask tested and the
+// first candidate due returned unchecked, with the pulls made. Before its
+// check, NewVisitBounds's V must match it to rounding
 // (TestVisitBoundsMatchReference).
-func visitsReference(view *mask.View, d float64) []float64 {
+func visitsReference(view *mask.View, d float64) ([]float64, int) {
 	g := view.Graph()
 	n := g.NumNodes()
 	out := g.Out()
-	cur := make([]float64, n)
+	cur, res := make([]float64, n), make([]float64, n)
 	for u := range cur {
 		cur[u] = 1
 	}
-	for range maxVisitPulls {
+	for pulls := 1; pulls <= maxVisitPulls; pulls++ {
 		next := make([]float64, n)
 		for u := range n {
 			wu := view.OutWeight(uint32(u))
@@ -259,20 +331,15 @@ func visitsReference(view *mask.View, d float64) []float64 {
 				}
 			}
 		}
-		m := 0.0
-		for u := range next {
-			next[u]++
-			m = max(m, next[u]-cur[u])
-		}
-		if m <= visitTol/(1+visitTol) {
-			for u := range cur {
-				cur[u] /= 1 - m
-			}
-			return cur
+		lambda, loose, ok := visitUpdate(cur, next, res, pulls == 1)
+		if ok {
+			out := make([]float64, n)
+			visitCandidate(out, cur, next, res, lambda, loose)
+			return out, pulls
 		}
 		cur = next
 	}
-	return nil
+	return nil, maxVisitPulls
 }
 
 // check reports whether vb was built for this view and damping.

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/authppr/authppr/csr"
 	"github.com/authppr/authppr/mask"
 )
 
@@ -59,7 +60,7 @@ func TestVisitBoundsBracketDense(t *testing.T) {
 				require.GreaterOrEqualf(t, dg, M.At(u, u)*(1-1e-12), "case %d node %d: Dg below the diagonal", i, u)
 				require.LessOrEqualf(t, dg, min(v, 1/(1-d))*(1+1e-6), "case %d node %d", i, u)
 			}
-			require.LessOrEqual(t, vb.Loose, visitTol*(1+1e-6))
+			require.LessOrEqual(t, vb.Loose, (1+visitTol)*(1+visitTol)-1+1e-9)
 		}
 	}
 	require.Positive(t, pushed, "no diagonal bound came from a reverse push")
@@ -69,17 +70,30 @@ func TestVisitBoundsBracketDense(t *testing.T) {
 // visitsReference (scatter, every arc's mask tested) to float32 rounding.
 func TestVisitBoundsMatchReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(73, 74))
+	same, other := 0, 0
+	defer func() {
+		require.Greaterf(t, same, 100*other, "%d cases took other pulls than the reference, %d the same", other, same)
+	}()
 	for i := range 200 {
 		c := newRandomCase(t, rng)
 		for _, view := range []*mask.View{c.native, c.auth} {
 			vb, err := NewVisitBounds(view, c.damping)
 			require.NoError(t, err)
-			want := visitsReference(view, c.damping)
+			want, pulls := visitsReference(view, c.damping)
 			require.NotNil(t, want)
+			if pulls+1 != vb.Pulls {
+				// A different rounding moved a ratio across the
+				// candidate's threshold, or the first candidate failed
+				// its check: rare.
+				other++
+				t.Logf("case %d: reference %d pulls, NewVisitBounds %d (the check included)", i, pulls, vb.Pulls)
+				continue
+			}
 			for u, w := range want {
 				v, _ := vb.At(uint32(u))
-				require.InDeltaf(t, w, v, 1e-6*w, "case %d node %d", i, u)
+				require.InDeltaf(t, w, v*vb.scale, 1e-6*w, "case %d node %d", i, u)
 			}
+			same++
 		}
 	}
 }
@@ -234,4 +248,38 @@ func slicesEqual(a, b []uint32) bool {
 		}
 	}
 	return true
+}
+
+// On a periodic graph (a directed 2-cycle fed by one node and leaking to
+// another) the construction still ends after a few pulls, at high damping
+// too, and brackets the truth (through either of visitUpdate's
+// candidates).
+func TestVisitBoundsPeriodic(t *testing.T) {
+	b := csr.NewBuilder(true)
+	for _, e := range [][2]string{{"a", "b"}, {"b", "a"}, {"c", "a"}, {"b", "d"}} {
+		_, err := b.AddEdge(csr.Input{Src: e[0], Dst: e[1], Weight: 1})
+		require.NoError(t, err)
+	}
+	g, err := b.Build()
+	require.NoError(t, err)
+	view := mask.Full(g)
+	seeds, err := NewSeeds(g.NumNodes(), []Seed{{Node: 0, Weight: 1}})
+	require.NoError(t, err)
+	for _, d := range []float64{0.5, 0.85, 0.99} {
+		vb, err := NewVisitBounds(view, d)
+		require.NoError(t, err)
+		require.Less(t, vb.Pulls, 2000, "d = %g", d)
+		M := denseM0(t, view, seeds, d)
+		for u := range g.NumNodes() {
+			G := 0.0
+			for w := range g.NumNodes() {
+				G += M.At(w, u)
+			}
+			v, dg := vb.At(uint32(u))
+			require.GreaterOrEqual(t, v, G*(1-1e-12))
+			require.LessOrEqual(t, v, G*(1+vb.Loose)*(1+1e-6))
+			require.GreaterOrEqual(t, dg, M.At(u, u)*(1-1e-12))
+		}
+		t.Logf("d = %g: %d pulls, within %.3g", d, vb.Pulls, vb.Loose)
+	}
 }
