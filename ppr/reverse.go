@@ -27,7 +27,10 @@ import (
 //	pi = x + r*G' + c*pi,   that is   pi = N/(1 - c).
 //
 // c is one number for every node, and |c| <= d*||r||_1/alpha^2 because
-// 0 <= h <= 1/alpha; with r >= 0 (the native start state and everything a
+// 0 <= h <= 1/alpha; in fact h <= 1 (proved in visits.go: a walk stops at
+// the first dangling node it reaches), so |c| <= d*||r||_1/alpha, which
+// refineTopK uses with visit bounds (without them it keeps the looser
+// bound and the check schedule its tests pin; replay uses it too); with r >= 0 (the native start state and everything a
 // push or sweep makes from it) also c >= 0. When |c| < 1, pi(v) > pi(u)
 // exactly when N(v) > N(u), and every gap of pi is the same gap of N
 // divided by 1 - c.
@@ -156,7 +159,8 @@ func (rp *ReversePusher) Push(view *mask.View, d float64, target uint32, eps flo
 // estimate (q, max(s)), L' = ||r||_1*max(s)/alpha, S' = 0 for r >= 0 and
 // L' otherwise (see the top of this file). Then for every selected v and
 // unselected u, N(v) - N(u) >= g := min_sel lo - max_rest hi. With
-// |c| <= cmax = d*||r||_1/alpha^2 < 1 (checked), pi(v) - pi(u) =
+// |c| <= cmax = d*||r||_1/alpha^2 < 1 (checked; d*||r||_1/alpha with
+// visit bounds, see above), pi(v) - pi(u) =
 // (N(v) - N(u))/(1 - c), and 1 - c lies in [1 - cmax, 1] for r >= 0 (c >=
 // 0), in [1 - cmax, 1 + cmax] for a signed r. So gap(pi) >= g when g > 0
 // and r >= 0, g/(1 + cmax) when g > 0 and r is signed, and g/(1 - cmax)
@@ -174,6 +178,9 @@ func (rp *ReversePusher) Push(view *mask.View, d float64, target uint32, eps flo
 // 30 after 18); refining the 118 read 0.83M arcs, a twentieth of a sweep,
 // and proved the selection a sweep earlier than a cap of 64.
 const maxRefined = 256
+
+// maxRefinedVisits is maxRefined with visit bounds (Options.Visits).
+var maxRefinedVisits = 32
 
 // Reverse push thresholds: the coarsest is cheap (about the in-degree of
 // the candidate) and already tightens the L1 term tenfold; below the
@@ -217,6 +224,22 @@ func (ref *topKRefinement) arcs() int64 {
 	return ref.pusher.Ops - ref.startOps
 }
 
+// refinesAt reports whether refineTopK looks at the candidates at residual
+// mass l1: it needs cmax < 1 and a residual. With visit bounds, cmax =
+// d*l1/alpha, visitErrorBounds's cbar (see the top of this file); without,
+// d*l1/alpha^2.
+func refinesAt(l1, alpha, d float64, visits bool) bool {
+	return refineCMax(l1, alpha, d, visits) < 1 && l1 > 0
+}
+
+// refineCMax returns cmax (see refinesAt).
+func refineCMax(l1, alpha, d float64, visits bool) float64 {
+	if visits {
+		return d * l1 / alpha
+	}
+	return d * l1 / (alpha * alpha)
+}
+
 // refineTopK returns a lower bound on the exact gap of the selection sel
 // (marked in inSel) over the candidates (nil: every node) from
 // reverse-refined intervals, and how many candidates it refined; -Inf and
@@ -225,8 +248,8 @@ func (ref *topKRefinement) arcs() int64 {
 // boundary.
 func (e *Engine) refineTopK(sel []Scored, candidates []uint32, inSel []bool, l1 float64, eb *errorBounds, gap float64, signed bool) (float64, int) {
 	alpha, d := e.alpha, e.damping
-	cmax := d * l1 / (alpha * alpha)
-	if !(cmax < 1) || !(gap > 0) || l1 <= 0 {
+	cmax := refineCMax(l1, alpha, d, eb.vis != nil)
+	if !refinesAt(l1, alpha, d, eb.vis != nil) || !(gap > 0) {
 		return math.Inf(-1), 0
 	}
 	x := e.X
@@ -248,6 +271,10 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, inSel []bool, l1 
 	// its unrefined upper end.
 	ref := &e.refine
 	ref.blockers = ref.blockers[:0]
+	refineCap := maxRefined
+	if eb.vis != nil {
+		refineCap = maxRefinedVisits
+	}
 	restHi := math.Inf(-1)
 	over := false
 	visit := func(u uint32) {
@@ -256,7 +283,7 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, inSel []bool, l1 
 		}
 		if hi := x[u] + eb.nTerm(u); hi < minSelLo {
 			restHi = max(restHi, hi)
-		} else if len(ref.blockers) == maxRefined {
+		} else if len(ref.blockers) == refineCap {
 			over = true
 		} else {
 			ref.blockers = append(ref.blockers, u)

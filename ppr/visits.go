@@ -1,8 +1,10 @@
 package ppr
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/authppr/authppr/mask"
 )
@@ -79,8 +81,9 @@ import (
 // # Building Dg
 //
 // Dg(u) = min(V(u), 1/alpha) holds for every node (a column sum, a row
-// sum). Where V(u) > visitDiagFrom (any V(u) > 1 on small graphs), where
-// max|r|*V(u) is loose, a reverse
+// sum). For the nodes of largest V, where max|r|*V(u) is loose (chosen
+// by visitDiagMin and visitDiagBudget; every V(u) > 1 on small graphs), a
+// reverse
 // push from u to threshold visitDiagEps (ReversePusher, reverse.go) gives
 // M0*e_u = q + M0*s with 0 <= (M0*s)(u) <= max(s)/alpha, so Dg(u) = q(u) +
 // max(s)/alpha. V and Dg are stored as float32 rounded up, which keeps
@@ -109,15 +112,23 @@ type VisitBounds struct {
 	MaxDiag     float64
 }
 
-// visitDiagFrom is the V(u) above which NewVisitBounds bounds M0[u][u]
-// by a reverse push. The two terms of the bound cross where max|r|*V(u)
-// = ||r||_1*Dg(u), at V(u) = ||r||_1/max|r| (times Dg, about 1): a few
-// hundred on R-MAT 20 in the sweeps where proofs end. Measured there
-// (BenchmarkAnchorTopKVisits, d = 0.85, top-10, 8 queries): pushing from
-// V > 64, 256, 512 read 2.20, 1.24, 0.52 sweeps' worth of reverse arcs
-// once and proved after 10.62, 10.62, 11.62 sweeps per query (V > 128 at
-// visitDiagEps 0.05: 0.64 and 11.12).
-const visitDiagFrom = 256
+// visitDiagMin and visitDiagBudget choose the nodes whose M0[u][u]
+// NewVisitBounds bounds by a reverse push: those with V(u) above
+// visitDiagMin, largest V first, until the pushes have read
+// visitDiagBudget times the view's arcs. Where a push pays depends on the
+// query: the two terms of the bound cross where max|r|*V(u) =
+// ||r||_1*Dg(u), at V(u) = ||r||_1/max|r| (times Dg, about 1), a few
+// hundred on R-MAT 20 in the sweeps where proofs end, a few dozen on
+// wiki-Vote. Measured with fixed thresholds (BenchmarkAnchorTopKVisits,
+// d = 0.85, top-10): on R-MAT 20, pushing from V > 64, 256, 512 read 2.20,
+// 1.24, 0.52 times its arcs once and proved after 10.62, 10.62, 11.62
+// sweeps per query; on wiki-Vote, V > 16 read 2.7 times its arcs and cut
+// 15.5 sweeps to 13.55. The budget keeps the cost near that of a sweep
+// and a half wherever the hubs are.
+const (
+	visitDiagMin    = 4
+	visitDiagBudget = 1.5
+)
 
 // visitDiagAll: on graphs of at most this many nodes, every node with
 // V(u) > 1 gets a push (cheap there, and the tests' small graphs exercise
@@ -200,30 +211,37 @@ func NewVisitBounds(view *mask.View, damping float64) (*VisitBounds, error) {
 	}
 	alpha := 1 - damping
 	vb.v, vb.dg = make([]float32, n), make([]float32, n)
-	var rp *ReversePusher
+	var order []uint32 // nodes to push, largest V first
 	for u, vu := range g {
 		vb.v[u] = roundUp32(vu)
-		dg := min(vu, 1/alpha)
-		if vu > 1 && (vu > visitDiagFrom || n <= visitDiagAll) {
-			if rp == nil {
-				rp = NewReversePusher(n)
-			}
-			est := rp.Push(view, damping, uint32(u), visitDiagEps, math.MaxInt64)
-			q := 0.0
-			for i, w := range est.Nodes {
-				if w == uint32(u) {
-					q = est.Q[i]
-				}
-			}
-			dg = min(dg, q+est.MaxS/alpha)
-			vb.Pushed++
-			vb.MaxDiag = max(vb.MaxDiag, dg)
+		vb.dg[u] = roundUp32(min(vu, 1/alpha))
+		if vu > visitDiagMin || n <= visitDiagAll && vu > 1 {
+			order = append(order, uint32(u))
 		}
+	}
+	slices.SortFunc(order, func(a, b uint32) int { return cmp.Compare(g[b], g[a]) })
+	budget := int64(visitDiagBudget * float64(len(view.Graph().In().Nbr)))
+	if n <= visitDiagAll {
+		budget = math.MaxInt64
+	}
+	rp := NewReversePusher(n)
+	for _, u := range order {
+		if rp.Ops >= budget {
+			break
+		}
+		est := rp.Push(view, damping, u, visitDiagEps, math.MaxInt64)
+		q := 0.0
+		for i, w := range est.Nodes {
+			if w == u {
+				q = est.Q[i]
+			}
+		}
+		dg := min(g[u], 1/alpha, q+est.MaxS/alpha)
 		vb.dg[u] = roundUp32(dg)
+		vb.Pushed++
+		vb.MaxDiag = max(vb.MaxDiag, dg)
 	}
-	if rp != nil {
-		vb.ReverseArcs = rp.Ops
-	}
+	vb.ReverseArcs = rp.Ops
 	return vb, nil
 }
 
