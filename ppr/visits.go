@@ -25,9 +25,9 @@ import (
 // the identity reverse.go writes as pi = x + r*M0 + c*pi. Moreover 0 <= h
 // <= 1: h = 1_D + d*P0*h, P0's rows on D are zero, so every partial sum of
 // the Neumann series sum_j (d*P0)^j*1_D is 1 on D and at most d (a row of
-// P0 sums to 1) elsewhere. So |c| <= cbar := d*||r||_1/alpha (the bound
-// reverse.go uses, 1/alpha, is looser), and when cbar < 1, e = (r*M0 +
-// c*x)/(1 - c) gives
+// P0 sums to 1) elsewhere. So |c| <= cbar := d*||r||_1/alpha (reverse.go's
+// h <= 1/alpha gives only d*||r||_1/alpha^2), and when cbar < 1, e = (r*M0
+// + c*x)/(1 - c) gives
 //
 //	|e(u)| <= (max|r| * V(u) + cbar*|x(u)|) / (1 - cbar)
 //
@@ -43,7 +43,8 @@ import (
 //	|(r*M0)(u)| <= ||r||_1 * Dg(u)   for any Dg(u) >= M0[u][u],
 //
 // and M0[u][u] = 1 plus the discounted returns to u: about 1 on R-MAT 20
-// (at most 1.07 found), against the 1/alpha of the L1 bound. So
+// (the pushes below bound it by at most 1.13, visitDiagEps/alpha of which
+// is their own slack), against the 1/alpha of the L1 bound. So
 //
 //	|e(u)| <= (min(max|r|*V(u), ||r||_1*Dg(u)) + cbar*|x(u)|) / (1 - cbar).
 //
@@ -65,32 +66,32 @@ import (
 // largest ratio res_k/res_{k-1} seen (over nodes whose res is above
 // rounding noise), moved a tenth of the way towards 1: the ratios settle
 // fast on the slowest mode (0.842 on R-MAT 20 at d = 0.85 from the tenth
-// pull on). The estimate is only a
-// guess: the candidate is then checked as a supersolution with the plain
-// pull (pullReference), each node's sum allowed (in-degree + 4) * 2^-52 of
-// the magnitudes it adds (a sum of n non-negative terms, each a product of
-// two rounded factors, is within n*2^-53 of its value, relatively, to
-// first order), and divided by the smallest margin when that is below 1,
-// so that V*(I - d*P0) >= 1 holds for the matrix the engine pushes with
-// (the 1/W its sweeps use). A candidate is tried once lambda*res_k <=
-// visitTol*G_{k+1} everywhere, and kept when its margin is at least
-// 1/(1 + visitTol); so V <= (1 + visitTol)^2 * G. On R-MAT 20 this takes
-// 21 pulls, where the plain bound G_k/(1 - max res_k) (visitUpdate's
-// fallback, for periodic graphs) needs 61.
+// pull on). The estimate is only a guess: the candidate is then checked as
+// a supersolution with the plain pull (pullReference), each node's sum
+// allowed (in-degree + 4) * 2^-52 of the magnitudes it adds (a sum of n
+// non-negative terms, each a product of two rounded factors, is within
+// n*2^-53 of its value, relatively, to first order), and divided by the
+// smallest margin when that is below 1, so that V*(I - d*P0) >= 1 holds
+// for the matrix the engine pushes with (the 1/W its sweeps use). A
+// candidate is tried once lambda*res_k <= visitTol*G_{k+1} everywhere, and
+// kept when its margin is at least 1/(1 + visitTol); so V <= (1 +
+// visitTol)^2 * G. On R-MAT 20 this takes 20 pulls, the check included,
+// where the plain bound G_k/(1 - max res_k) (visitUpdate's fallback, for
+// periodic graphs) needs 61.
 //
 // # Building Dg
 //
 // Dg(u) = min(V(u), 1/alpha) holds for every node (a column sum, a row
-// sum). For the nodes of largest V, where max|r|*V(u) is loose (chosen
-// by visitDiagMin and visitDiagBudget; every V(u) > 1 on small graphs), a
-// reverse
-// push from u to threshold visitDiagEps (ReversePusher, reverse.go) gives
-// M0*e_u = q + M0*s with 0 <= (M0*s)(u) <= max(s)/alpha, so Dg(u) = q(u) +
-// max(s)/alpha. V and Dg are stored as float32 rounded up, which keeps
+// sum). For the nodes of largest V, where max|r|*V(u) is loose (chosen by
+// visitDiagMin and visitDiagBudget; every V(u) > 1 on small graphs), a
+// reverse push from u to threshold visitDiagEps (ReversePusher,
+// reverse.go) gives M0*e_u = q + M0*s with 0 <= (M0*s)(u) <= max(s)/alpha,
+// so Dg(u) = q(u) + max(s)/alpha. V and Dg are stored as float32 rounded up, which keeps
 // them upper bounds at half the memory: 8 bytes per node for both.
 
-// VisitBounds is an upper bound V >= G on the column sums G = 1*M0 of M0 =
-// (I - d*P0)^-1 for one view and damping (see above), 8 bytes per node.
+// VisitBounds holds upper bounds V >= G on the column sums G = 1*M0 of M0
+// = (I - d*P0)^-1 and Dg on its diagonal, for one view and damping (see
+// above), 8 bytes per node.
 // Build it once per view and damping with NewVisitBounds and pass it in
 // Options.Visits to every SolveTopK on that view: it is read-only, so
 // concurrent queries may share it.
@@ -164,7 +165,7 @@ const (
 )
 
 // maxVisitPulls caps the construction; at d = 0.85 on R-MAT 20 it needs
-// 21 pulls, and the pulls needed grow like 1/alpha.
+// 20 pulls, and the pulls needed grow like 1/alpha.
 const maxVisitPulls = 20000
 
 // NewVisitBounds builds the per-node visit bounds of view at damping d.
