@@ -17,7 +17,8 @@ import (
 // tight vector's top-k whenever the tight vector itself separates it, and
 // the proved gap never exceeds the gap the tight vector shows plus its
 // error; SolveTopKOrdered's leads and score bounds hold against the tight
-// vector too. cand picks a candidate subset as in FuzzGuard.
+// vector too. Every solve runs a second time with the view's visit bounds
+// (ppr.Options.Visits). cand picks a candidate subset as in FuzzGuard.
 func FuzzSolveTopK(f *testing.F) {
 	f.Add([]byte{4, 0x30, 2, 1, 0, 1, 0, 1, 0x00, 1, 2, 0x08, 2, 3, 0x10, 3, 0, 0x28}, uint32(0))
 	f.Add([]byte{6, 0x11, 3, 2, 0, 2, 5, 1, 0, 1, 0x20, 1, 0, 0x09, 2, 2, 0x02, 4, 5, 0x18}, uint32(0x3c))
@@ -52,36 +53,48 @@ func FuzzSolveTopK(f *testing.F) {
 			}
 		}
 		for i, v := range views {
-			cold, err := ppr.SolveTopK(v, c.Seeds, c.Damping, c.K, cands, ppr.Options{Tol: 1e-12})
+			// Each solve runs without and with the view's visit bounds
+			// (Options.Visits: per-node bounds on directed views).
+			vb, err := ppr.NewVisitBounds(v, c.Damping)
 			if err != nil {
-				t.Fatalf("%s: SolveTopK: %v", v.Name(), err)
+				t.Fatalf("%s: NewVisitBounds: %v", v.Name(), err)
 			}
-			checkTopK(t, v.Name()+" cold", cold, tight[i], c.K, cands)
-			ordered, err := ppr.NewEngine(v, c.Seeds, c.Damping)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := ordered.SolveTopKOrdered(c.K, cands, ppr.Options{Tol: 1e-12})
-			if err != nil {
-				t.Fatalf("%s: SolveTopKOrdered: %v", v.Name(), err)
-			}
-			checkTopK(t, v.Name()+" ordered", res, tight[i], c.K, cands)
-			checkOrder(t, v.Name()+" ordered", res, tight[i])
+			for _, opt := range []ppr.Options{{Tol: 1e-12}, {Tol: 1e-12, Visits: vb}} {
+				name := v.Name()
+				if opt.Visits != nil {
+					name += " visits"
+				}
+				cold, err := ppr.SolveTopK(v, c.Seeds, c.Damping, c.K, cands, opt)
+				if err != nil {
+					t.Fatalf("%s: SolveTopK: %v", name, err)
+				}
+				checkTopK(t, name+" cold", cold, tight[i], c.K, cands)
+				ordered, err := ppr.NewEngine(v, c.Seeds, c.Damping)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := ordered.SolveTopKOrdered(c.K, cands, opt)
+				if err != nil {
+					t.Fatalf("%s: SolveTopKOrdered: %v", name, err)
+				}
+				checkTopK(t, name+" ordered", res, tight[i], c.K, cands)
+				checkOrder(t, name+" ordered", res, tight[i])
 
-			// Warm start: X is the other view's tight vector, R its residual
-			// on this view (signed where the views differ).
-			e, err := ppr.NewEngine(v, c.Seeds, c.Damping)
-			if err != nil {
-				t.Fatal(err)
+				// Warm start: X is the other view's tight vector, R its
+				// residual on this view (signed where the views differ).
+				e, err := ppr.NewEngine(v, c.Seeds, c.Damping)
+				if err != nil {
+					t.Fatal(err)
+				}
+				copy(e.X, tight[1-i].Scores)
+				copy(e.R, residual(v, c.Seeds, c.Damping, e.X))
+				warm, err := e.SolveTopK(c.K, cands, opt)
+				if err != nil {
+					t.Fatalf("%s: warm SolveTopK: %v", name, err)
+				}
+				checkTopK(t, name+" warm", warm, tight[i], c.K, cands)
+				checkOrder(t, name+" warm", warm, tight[i])
 			}
-			copy(e.X, tight[1-i].Scores)
-			copy(e.R, residual(v, c.Seeds, c.Damping, e.X))
-			warm, err := e.SolveTopK(c.K, cands, ppr.Options{Tol: 1e-12})
-			if err != nil {
-				t.Fatalf("%s: warm SolveTopK: %v", v.Name(), err)
-			}
-			checkTopK(t, v.Name()+" warm", warm, tight[i], c.K, cands)
-			checkOrder(t, v.Name()+" warm", warm, tight[i])
 		}
 	})
 }

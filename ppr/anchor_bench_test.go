@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
@@ -524,4 +525,105 @@ func BenchmarkAnchorStorage(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkAnchorTopKVisits proves the top-10 of R-MAT 20 (8 queries)
+// and of SNAP wiki-Vote (shared/data, 20 queries), both directed, d =
+// 0.85, 5 seeds with out-arcs per query, without and with the view's
+// visit bounds (Options.Visits), in turn within each iteration, with one
+// engine reused through Restart; it reports sweeps and reverse arcs per
+// query, the time with visit bounds relative to without (wall and, on
+// Linux, thread CPU time), and the one-off build of the bounds in
+// queries' worth (build time over a query's time without them).
+func BenchmarkAnchorTopKVisits(b *testing.B) {
+	b.Run("rmat20", func(b *testing.B) {
+		topKVisits(b, anchorGraph(b, "rmat20"), 8)
+	})
+	b.Run("wiki-Vote", func(b *testing.B) {
+		path := filepath.Join("..", "..", "shared", "data", "wiki-Vote.txt.gz")
+		if _, err := os.Stat(path); err != nil {
+			b.Skipf("%s not found", path)
+		}
+		g, err := csr.ReadFile(path, csr.FormatEdges, true)
+		if err != nil {
+			b.Fatal(err)
+		}
+		topKVisits(b, g, 20)
+	})
+}
+
+func topKVisits(b *testing.B, g *csr.Graph, count int) {
+	n := g.NumNodes()
+	view := mask.Full(g)
+	const d, k = 0.85, 10
+	rng := rand.New(rand.NewPCG(7, 11))
+	var queries []ppr.Seeds
+	for range count {
+		var in []ppr.Seed
+		for len(in) < 5 {
+			u := uint32(rng.IntN(n))
+			if lo, hi := g.Out().Span(u); hi > lo {
+				in = append(in, ppr.Seed{Node: u, Weight: 1})
+			}
+		}
+		s, err := ppr.NewSeeds(n, in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		queries = append(queries, s)
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c0, haveCPU := threadCPU()
+	start := time.Now()
+	vb, err := ppr.NewVisitBounds(view, d)
+	if err != nil {
+		b.Fatal(err)
+	}
+	buildSecs := time.Since(start).Seconds()
+	c1, _ := threadCPU()
+	buildCPU := float64(c1-c0) / 1e9
+	e, err := ppr.NewEngine(view, queries[0], d)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var secs, cpuSecs, sweeps, rev [2]float64
+	b.ResetTimer()
+	for range b.N {
+		for mode := range 2 { // 0: L1 bound and refinement, 1: visit bounds too
+			opt := ppr.Options{Tol: 1e-6}
+			if mode == 1 {
+				opt.Visits = vb
+			}
+			c0, _ := threadCPU()
+			start := time.Now()
+			for _, s := range queries {
+				if err := e.Restart(s, d); err != nil {
+					b.Fatal(err)
+				}
+				r, err := e.SolveTopK(k, nil, opt)
+				if err != nil || !r.Certified {
+					b.Fatalf("not proved: %v", err)
+				}
+				sweeps[mode] += float64(r.Sweeps)
+				rev[mode] += float64(r.ReverseArcs)
+			}
+			secs[mode] += time.Since(start).Seconds()
+			c1, _ := threadCPU()
+			cpuSecs[mode] += float64(c1-c0) / 1e9
+		}
+	}
+	q := float64(b.N * len(queries))
+	b.ReportMetric(sweeps[0]/q, "l1-sweeps/query")
+	b.ReportMetric(sweeps[1]/q, "visits-sweeps/query")
+	b.ReportMetric(rev[0]/q, "l1-reverse-arcs/query")
+	b.ReportMetric(rev[1]/q, "visits-reverse-arcs/query")
+	b.ReportMetric(secs[1]/secs[0], "visits/l1-time")
+	b.ReportMetric(buildSecs/(secs[0]/q), "build/l1-query")
+	if haveCPU {
+		b.ReportMetric(cpuSecs[1]/cpuSecs[0], "visits/l1-cpu")
+		b.ReportMetric(buildCPU/(cpuSecs[0]/q), "build/l1-query-cpu")
+	}
+	b.ReportMetric(float64(vb.Pulls), "build-pulls")
+	b.ReportMetric(float64(vb.ReverseArcs)/float64(len(g.Out().Nbr)), "build-reverse-arcs/arcs")
 }

@@ -141,6 +141,15 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 	}
 	g := view.Graph()
 	perCoord := !g.Directed()
+	if opt.Visits != nil && !perCoord {
+		if err := opt.Visits.check(view, e.damping); err != nil {
+			return nil, err
+		}
+	}
+	visitCheckFactor := 2.0
+	if opt.Visits != nil {
+		visitCheckFactor = visitCheckWithin
+	}
 	// Threshold scans (see thresholdScan) need the per-coordinate bound
 	// and Gauss-Seidel's in-place order.
 	scanning := perCoord && thresholdScans && opt.Threads <= 1 && opt.Order == GaussSeidel
@@ -162,13 +171,25 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 	// only add to r.
 	signed := !perCoord && slices.ContainsFunc(e.R, func(rv float64) bool { return rv < 0 })
 	nextCheck := 0
+	// rmax is max|r| when haveMax: a Gauss-Seidel sweep with visit bounds
+	// computes it with ||r||_1 in one pass.
+	rmax, haveMax := 0.0, false
+	sweepOnce := func() {
+		if opt.Visits != nil && !perCoord && opt.Threads <= 1 && opt.Order == GaussSeidel {
+			e.PushScan(0)
+			l1, rmax = e.residualL1Max()
+			haveMax = true
+			return
+		}
+		l1, haveMax = e.sweep(opt), false
+	}
 	for {
 		bound := l1 / e.alpha
 		if res.Sweeps < nextCheck && bound > tol && res.Sweeps-res.Scans < maxSweeps {
 			if scanning {
 				step(0) // PushSweep, with the statistics in the same pass
 			} else {
-				l1 = e.sweep(opt)
+				sweepOnce()
 			}
 			res.Sweeps++
 			continue
@@ -208,14 +229,34 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 				res.ProvedGap, slack, need = coordGap(e.X, &eb, res.TopK, candidates, e.inSel)
 				gap = res.Gap
 			} else {
-				res.ProvedGap, gap, slack = res.Gap-eb.l1, res.Gap, eb.l1
-			}
-			if res.ProvedGap <= 0 && refining(perCoord) {
-				if signed && !perCoord {
+				if signed {
 					// Pushes may have cleared the negative entries.
 					signed = slices.ContainsFunc(e.R, func(rv float64) bool { return rv < 0 })
 					eb.signed = signed
 				}
+				if opt.Visits != nil {
+					if !haveMax {
+						rmax = e.maxAbsResidual()
+					}
+					eb = e.visitErrorBounds(opt.Visits, l1, bound, rmax, signed)
+				}
+				res.ProvedGap, gap, slack = res.Gap-eb.l1, res.Gap, eb.l1
+				// With visit bounds the direct per-node proof (coordGap) is
+				// needed only where refineTopK does not look at the
+				// candidates: its unrefined intervals of N are [x - below,
+				// x + nTerm] with nTerm(u) <= E(u) (and below(v) <= E(v)),
+				// so its gap of N, before the 1 - c scaling, is at least
+				// coordGap's, and a positive gap of N is a positive gap of
+				// pi; when it gives up (more than maxRefinedVisits blockers,
+				// or thresholds below finestReverse) some unselected x(u) +
+				// nTerm(u) reaches the selection's lowest end, so coordGap
+				// would prove nothing either. One pass serves both.
+				if eb.vis != nil && (!refineDirected || !refinesAt(l1, e.alpha, e.damping, true)) {
+					proved, at, _ := coordGap(e.X, &eb, res.TopK, candidates, e.inSel)
+					res.ProvedGap, slack = max(res.ProvedGap, proved), at
+				}
+			}
+			if res.ProvedGap <= 0 && refining(perCoord) {
 				refined, n, refinedNeed := e.refineTopK(res.TopK, candidates, l1, &eb, stp, res.Gap)
 				if refined > res.ProvedGap {
 					res.ProvedGap, res.Refined = refined, n
@@ -279,7 +320,7 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 			// 0.73 per sweep on R-MAT 20); from within a factor 2 of it
 			// the next sweep may suffice, so check after every one (R-MAT
 			// 20: proved after 14 sweeps, not 15).
-			if refineDirected && !perCoord && eb.l1 < 2*res.TopK[len(res.TopK)-1].Score {
+			if refineDirected && !perCoord && eb.l1 < visitCheckFactor*res.TopK[len(res.TopK)-1].Score {
 				nextCheck = 0
 			}
 		}
@@ -300,7 +341,7 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 		if scanning {
 			step(0)
 		} else {
-			l1 = e.sweep(opt)
+			sweepOnce()
 			have = false
 		}
 		res.Sweeps++
@@ -330,6 +371,18 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 var thresholdScans = true
 
 const scanFraction = 0.9
+
+// visitScale multiplies the per-node terms of visit bounds only (after
+// boundScale, which multiplies every bound). It is 1; a test shrinks it to
+// check that it catches per-node bounds that are too tight.
+var visitScale = 1.0
+
+// visitCheckWithin: with visit bounds, SolveTopK checks a directed proof
+// after every sweep once the L1 term is below this many times the k-th
+// score (2 without them, see the scheduling in solveTopK): the per-node
+// bounds leave few candidates straddling the boundary from about 5 times
+// on R-MAT 20 (5 seeds, top-10).
+const visitCheckWithin = 8.0
 
 // maxCheckWait caps how many sweeps SolveTopK runs without checking the
 // proof: a selection provable now is proved at most this many sweeps late.
@@ -362,14 +415,85 @@ type errorBounds struct {
 	w                   []float64 // out-weights; nil: the L1 bound alone
 	coord, dangling, l1 float64
 	signed              bool // the residual has negative entries: bound |e|
+	// On directed views with visit bounds V, Dg (see visits.go), w nil:
+	// N(u) = x(u) + (r*M0)(u) (refineTopK) lies within n(u) =
+	// min(nScale*V(u), l1r*Dg(u), l1) of x(u), and E(u) = min(n(u)*inv1c
+	// + xScale*|x(u)|, l1).
+	vis, dg                    []float32
+	x                          []float64
+	nScale, l1r, inv1c, xScale float64
 }
 
 // at returns E(u).
 func (b *errorBounds) at(u uint32) float64 {
-	if b.w == nil {
-		return b.l1
+	switch {
+	case b.w != nil:
+		return min(b.coord*b.w[u]+b.dangling, b.l1)
+	case b.vis != nil:
+		return min(b.nTerm(u)*b.inv1c+b.xScale*math.Abs(b.x[u]), b.l1)
 	}
-	return min(b.coord*b.w[u]+b.dangling, b.l1)
+	return b.l1
+}
+
+// nTerm bounds |N(u) - x(u)| = |(r*M0)(u)| for refineTopK: the L1 term
+// ||r||_1/alpha (every entry of M0 is at most its row sum, 1/alpha), with
+// visit bounds max|r|*V(u) and ||r||_1*Dg(u), and on undirected views the
+// per-coordinate E(u) (M0 <= (I - d*P)^-1 entrywise, and E(u) bounds
+// (|r|*(I - d*P)^-1)(u)).
+func (b *errorBounds) nTerm(u uint32) float64 {
+	switch {
+	case b.w != nil:
+		return b.at(u)
+	case b.vis != nil:
+		return min(b.nScale*float64(b.vis[u]), b.l1r*float64(b.dg[u]), b.l1)
+	}
+	return b.l1
+}
+
+// residualL1Max returns ||r||_1, summed in node order as ResidualL1
+// sums it, and max|r| in one pass.
+func (e *Engine) residualL1Max() (l1, rmax float64) {
+	// max over the bits of |r|: for non-negative floats the integer order
+	// is the float order, and an integer compare has none of the NaN
+	// handling of the float max (which made this pass 7x slower than
+	// ResidualL1's on wiki-Vote). R holds no NaN.
+	var top uint64
+	for _, v := range e.R {
+		b := math.Float64bits(v) &^ (1 << 63)
+		l1 += math.Float64frombits(b)
+		if b > top {
+			top = b
+		}
+	}
+	return l1, math.Float64frombits(top)
+}
+
+// maxAbsResidual returns max|r|.
+func (e *Engine) maxAbsResidual() float64 {
+	rmax := 0.0
+	for _, v := range e.R {
+		rmax = max(rmax, math.Abs(v))
+	}
+	return rmax
+}
+
+// visitErrorBounds returns the per-node bounds of a directed view from
+// visit bounds vb (see visits.go): with cbar = d*||r||_1/alpha < 1,
+// |e(u)| <= (min(max|r|*V(u), ||r||_1*Dg(u)) + cbar*|x(u)|)/(1 - cbar);
+// the L1 bound alone when cbar >= 1. l1 is ||r||_1 and l1Bound
+// ||r||_1/alpha.
+func (e *Engine) visitErrorBounds(vb *VisitBounds, l1, l1Bound, rmax float64, signed bool) errorBounds {
+	eb := errorBounds{l1: boundScale * l1Bound, signed: signed}
+	cbar := e.damping * l1 / e.alpha
+	if !(cbar < 1) {
+		return eb
+	}
+	eb.vis, eb.dg, eb.x = vb.v, vb.dg, e.X
+	scale := boundScale * visitScale
+	eb.nScale, eb.l1r = scale*rmax, scale*l1
+	eb.inv1c = 1 / (1 - cbar)
+	eb.xScale = scale * cbar / (1 - cbar)
+	return eb
 }
 
 // lower returns a lower bound on pi(s.Node) given x(s.Node) = s.Score.
@@ -467,7 +591,7 @@ func coordGap(x []float64, eb *errorBounds, sel []Scored, candidates []uint32, i
 		if hi > maxRest {
 			maxRest, at = hi, err
 		}
-		if hi >= minSel && x[u] < minSel && w[u] > 0 {
+		if hi >= minSel && x[u] < minSel && w != nil && w[u] > 0 {
 			need = min(need, (minSel-x[u])/w[u])
 		}
 	}

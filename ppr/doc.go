@@ -47,7 +47,9 @@
 // sweeps by threshold scans (PushScan at the threshold the proof waits for)
 // after the first; on directed views it refines the few candidates
 // straddling the boundary with reverse pushes (ReversePusher, shared with
-// replay; reverse.go proves the bound); SolvePair solves two views of one snapshot in one pass per sweep;
+// replay; reverse.go proves the bound), and with Options.Visits
+// (NewVisitBounds, built once per view) bounds every node's error by
+// per-node bounds on (I - d*P)^-1 (visits.go proves them); SolvePair solves two views of one snapshot in one pass per sweep;
 // SolveBatch solves eight seed vectors per pass, interleaved (16, two cache
 // lines per node, at the AVX512 kernel level).
 //

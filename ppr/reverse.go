@@ -27,7 +27,10 @@ import (
 //	pi = x + r*G' + c*pi,   that is   pi = N/(1 - c).
 //
 // c is one number for every node, and |c| <= d*||r||_1/alpha^2 because
-// 0 <= h <= 1/alpha; with r >= 0 (the native start state and everything a
+// 0 <= h <= 1/alpha; in fact h <= 1 (proved in visits.go: a walk stops at
+// the first dangling node it reaches), so |c| <= d*||r||_1/alpha, which
+// refineTopK uses with visit bounds (without them it keeps the looser
+// bound and the check schedule its tests pin; replay uses it too); with r >= 0 (the native start state and everything a
 // push or sweep makes from it) also c >= 0. When |c| < 1, pi(v) > pi(u)
 // exactly when N(v) > N(u), and every gap of pi is the same gap of N
 // divided by 1 - c.
@@ -173,7 +176,8 @@ func (rp *ReversePusher) PushInto(est *ReverseEstimate, view *mask.View, d float
 // estimate (q, max(s)), L' = ||r||_1*max(s)/alpha, S' = 0 for r >= 0 and
 // L' otherwise (see the top of this file). Then for every selected v and
 // unselected u, N(v) - N(u) >= g := min_sel lo - max_rest hi. With
-// |c| <= cmax = d*||r||_1/alpha^2 < 1 (checked), pi(v) - pi(u) =
+// |c| <= cmax = d*||r||_1/alpha^2 < 1 (checked; d*||r||_1/alpha with
+// visit bounds, see above), pi(v) - pi(u) =
 // (N(v) - N(u))/(1 - c), and 1 - c lies in [1 - cmax, 1] for r >= 0 (c >=
 // 0), in [1 - cmax, 1 + cmax] for a signed r. So gap(pi) >= g when g > 0
 // and r >= 0, g/(1 + cmax) when g > 0 and r is signed, and g/(1 - cmax)
@@ -212,6 +216,15 @@ func (rp *ReversePusher) PushInto(est *ReverseEstimate, view *mask.View, d float
 // 30 after 18); refining the 118 read 0.83M arcs, a twentieth of a sweep,
 // and proved the selection a sweep earlier than a cap of 64.
 const maxRefined = 256
+
+// maxRefinedVisits is maxRefined with visit bounds (Options.Visits): their
+// per-node terms leave few candidates straddling several sweeps before
+// the L1 term does, often too early for refinement to finish the proof,
+// and reverse arcs cost many sweep arcs (random reads). On wiki-Vote (20
+// queries, top-10) a cap of 256 read 77k reverse arcs per query and made
+// queries 1.8x slower for 31% fewer sweeps; 32 read 19k; on R-MAT 20 the
+// proofs refine 0-17 candidates at the last check either way.
+const maxRefinedVisits = 32
 
 // Reverse push thresholds: the coarsest is cheap (about the in-degree of
 // the candidate) and already tightens the L1 term tenfold; below the
@@ -277,6 +290,22 @@ func (ref *topKRefinement) arcs() int64 {
 	return ref.pusher.Ops - ref.startOps
 }
 
+// refinesAt reports whether refineTopK looks at the candidates at residual
+// mass l1: it needs cmax < 1 and a residual. With visit bounds, cmax =
+// d*l1/alpha, visitErrorBounds's cbar (see the top of this file); without,
+// d*l1/alpha^2.
+func refinesAt(l1, alpha, d float64, visits bool) bool {
+	return refineCMax(l1, alpha, d, visits) < 1 && l1 > 0
+}
+
+// refineCMax returns cmax (see refinesAt).
+func refineCMax(l1, alpha, d float64, visits bool) float64 {
+	if visits {
+		return d * l1 / alpha
+	}
+	return d * l1 / (alpha * alpha)
+}
+
 // refineCheck is the refinement state of one check of SolveTopK: the
 // engine's state, its unrefined bounds and what the check may still spend
 // on reverse pushes. Its methods are the pieces of the proofs above.
@@ -293,7 +322,7 @@ type refineCheck struct {
 // newRefineCheck returns the check's state, or nil when the identity does
 // not apply (cmax >= 1) or nothing is left to refine.
 func (e *Engine) newRefineCheck(l1 float64, eb *errorBounds, st *residualStats) *refineCheck {
-	cmax := e.damping * l1 / (e.alpha * e.alpha)
+	cmax := refineCMax(l1, e.alpha, e.damping, eb.vis != nil)
 	if st != nil {
 		cmax = min(cmax, e.damping*st.dangling/e.alpha)
 	}
@@ -314,7 +343,7 @@ func (e *Engine) newRefineCheck(l1 float64, eb *errorBounds, st *residualStats) 
 // below returns how far N(v) may lie below x(v) unrefined.
 func (rc *refineCheck) below(v uint32) float64 {
 	if rc.signed {
-		return rc.eb.at(v)
+		return rc.eb.nTerm(v)
 	}
 	return 0
 }
@@ -356,7 +385,7 @@ func (rc *refineCheck) bounds(v uint32, est *ReverseEstimate) (lo, hi float64) {
 	if rc.signed {
 		under = half
 	}
-	return max(x[v]+mid-under, x[v]-rc.below(v)), min(x[v]+mid+half, x[v]+rc.eb.at(v))
+	return max(x[v]+mid-under, x[v]-rc.below(v)), min(x[v]+mid+half, x[v]+rc.eb.nTerm(v))
 }
 
 // tighten pushes from v at eps = coarsestReverse, then tenfold finer until
@@ -422,7 +451,7 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, l1 float64, eb *e
 	for _, s := range sel {
 		minSelX = min(minSelX, s.Score)
 		if eb.signed {
-			minSelLo = min(minSelLo, s.Score-eb.at(s.Node))
+			minSelLo = min(minSelLo, s.Score-eb.nTerm(s.Node))
 		} else {
 			minSelLo = min(minSelLo, s.Score)
 		}
@@ -433,15 +462,19 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, l1 float64, eb *e
 	// its unrefined upper end.
 	ref := &e.refine
 	ref.blockers = ref.blockers[:0]
+	refineCap := maxRefined
+	if eb.vis != nil {
+		refineCap = maxRefinedVisits
+	}
 	restHi := math.Inf(-1)
 	over := false
 	visit := func(u uint32) {
 		if inSel[u] || over {
 			return
 		}
-		if hi := x[u] + eb.at(u); hi < minSelLo {
+		if hi := x[u] + eb.nTerm(u); hi < minSelLo {
 			restHi = max(restHi, hi)
-		} else if len(ref.blockers) == maxRefined {
+		} else if len(ref.blockers) == refineCap {
 			over = true
 		} else {
 			ref.blockers = append(ref.blockers, u)
@@ -471,7 +504,7 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, l1 float64, eb *e
 	selLo := math.Inf(1)
 	if st == nil {
 		for _, u := range ref.blockers {
-			hi := x[u] + eb.at(u)
+			hi := x[u] + eb.nTerm(u)
 			if est := rc.estimate(u, min(coarsestReverse, (minSelX-x[u])*alpha/(3*l1))); est != nil {
 				_, hi = rc.bounds(u, est)
 				refined++
@@ -503,7 +536,7 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, l1 float64, eb *e
 		// blocker against the refined selection.
 		blockHi := restHi
 		for _, u := range ref.blockers {
-			blockHi = max(blockHi, x[u]+eb.at(u))
+			blockHi = max(blockHi, x[u]+eb.nTerm(u))
 		}
 		for _, s := range sel {
 			v := s.Node
@@ -521,7 +554,7 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, l1 float64, eb *e
 			est := rc.tighten(u, false, selLo)
 			if est == nil {
 				need = -1
-				restHi = max(restHi, x[u]+eb.at(u))
+				restHi = max(restHi, x[u]+eb.nTerm(u))
 				continue
 			}
 			refined++
@@ -558,7 +591,7 @@ func (e *Engine) refineLeads(sel []Scored, leads []float64, l1 float64, eb *erro
 			return false
 		}
 		a, b := sel[i].Node, sel[i+1].Node
-		hiB := e.X[b] + eb.at(b)
+		hiB := e.X[b] + eb.nTerm(b)
 		loA := e.X[a] - rc.below(a)
 		if est := rc.tighten(a, true, hiB); est != nil {
 			loA, _ = rc.bounds(a, est)

@@ -47,6 +47,7 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	tol := fs.Float64("tol", ppr.DefaultTol, "authppr's L1 error bound (PRPACK always uses 1e-10)")
 	certify := fs.Bool("certify", false, "authppr stops once the top-k is proved")
 	threads := fs.Int("threads", 1, "authppr goroutines per sweep (igraph runs on one thread)")
+	visits := fs.Bool("visits", false, "with --certify on a directed graph: build the view's visit bounds once before the queries (time reported apart) and prove with them")
 	oracle := fs.String("oracle", filepath.Join("..", "shared", "anchors", "igraph_oracle.py"), "path to igraph_oracle.py")
 	python := fs.String("python", "/usr/bin/python3", "Python with Debian's python3-igraph")
 	if err := parseFlags(fs, args); err != nil {
@@ -76,6 +77,9 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	}
 	ours := make(map[string]*solveRecord, len(queries))
 	qs := &querySolver{g: g, view: view}
+	if err := qs.buildVisits(*visits, *certify, *damping, stdout); err != nil {
+		return err
+	}
 	solveAll := func() error {
 		for _, q := range queries {
 			rec, err := qs.solve(q, *damping, ppr.Options{Tol: *tol, Threads: *threads}, *certify)

@@ -106,6 +106,7 @@ func TestSolveErrors(t *testing.T) {
 		{[]string{"solve", "--graph", graph, "--seeds", "q:-1"}, 1, "non-negative"},
 		{[]string{"solve", "--graph", graph, "--seeds", "q", "--format", "csv"}, 2, "unknown format"},
 		{[]string{"solve", "--graph", writeFile(t, "bad.tsv", "a b 1\nc d nan\n"), "--seeds", "a"}, 1, "bad.tsv:2"},
+		{[]string{"solve", "--graph", graph, "--seeds", "q", "--visits"}, 2, "--visits needs --certify"},
 		{[]string{"frobnicate"}, 2, "unknown command"},
 	}
 	for _, c := range cases {
@@ -277,4 +278,31 @@ func TestApplyOrder(t *testing.T) {
 	gf.order = "bfs"
 	_, _, _, err = gf.applyOrder(stream, false)
 	require.ErrorContains(t, err, "--order")
+}
+
+// solve --certify --visits selects what solve --certify selects, and says
+// what building the visit bounds cost.
+func TestSolveCertifyWithVisits(t *testing.T) {
+	graph := writeFile(t, "g.tsv", tiny)
+	var want solveJSON
+	for _, visits := range []bool{false, true} {
+		args := []string{"solve", "--graph", graph, "--seeds", "q:2,a", "--k", "3", "--certify", "--json"}
+		if visits {
+			args = append(args, "--visits")
+		}
+		code, out, errOut := runCLI(args...)
+		require.Equal(t, 0, code, errOut)
+		var res solveJSON
+		require.NoError(t, json.Unmarshal([]byte(out), &res))
+		if !visits {
+			want = res
+			continue
+		}
+		require.Contains(t, errOut, "visit bounds: built in")
+		require.Len(t, res.TopK, len(want.TopK))
+		for i := range res.TopK {
+			require.Equal(t, want.TopK[i].Node, res.TopK[i].Node, "the proof may stop earlier, the selection is the same")
+		}
+		require.LessOrEqual(t, res.Iterations, want.Iterations)
+	}
 }
