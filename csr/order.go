@@ -114,32 +114,13 @@ func (g *Graph) Ranks() []uint32 { return g.rank }
 // id.
 func (b *Builder) degreeOrder() []uint32 {
 	n := len(b.names)
-	deg := make([]uint32, n)
-	for e := range b.src {
-		deg[b.src[e]]++
-		deg[b.dst[e]]++
+	// Ids are first-appearance ranks until now: byRank is the identity.
+	byRank := make([]uint32, n)
+	for u := range byRank {
+		byRank[u] = uint32(u)
 	}
-	maxDeg := uint32(0)
-	for _, d := range deg {
-		maxDeg = max(maxDeg, d)
-	}
-	// start[d] is the first new id of the nodes of degree d, highest first.
-	start := make([]uint32, int(maxDeg)+2)
-	for _, d := range deg {
-		start[maxDeg-d+1]++
-	}
-	for i := 1; i < len(start); i++ {
-		start[i] += start[i-1]
-	}
-	newID := deg // reused: deg[u] is read before newID[u] is written
-	rank := make([]uint32, n)
-	for u := range n {
-		slot := maxDeg - deg[u]
-		id := start[slot]
-		start[slot]++
-		newID[u] = id
-		rank[id] = uint32(u)
-	}
+	newID := make([]uint32, n)
+	rank := degreeRanks(n, b.src, b.dst, byRank, newID)
 	names := make([]string, n)
 	for id, old := range rank {
 		names[id] = b.names[old]
