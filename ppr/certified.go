@@ -225,8 +225,13 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 			if e.inSel == nil {
 				e.inSel = make([]bool, len(e.X))
 			}
+			var bs *blockerSet // refineTopK's blockers, from coordGap's pass
 			if perCoord {
-				res.ProvedGap, slack, need = coordGap(e.X, &eb, res.TopK, candidates, e.inSel)
+				if refineUndirected {
+					bs = &e.refine.collected
+					bs.reset(maxRefined)
+				}
+				res.ProvedGap, slack, need = coordGap(e.X, &eb, res.TopK, candidates, e.inSel, bs)
 				gap = res.Gap
 			} else {
 				if signed {
@@ -252,12 +257,12 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 				// nTerm(u) reaches the selection's lowest end, so coordGap
 				// would prove nothing either. One pass serves both.
 				if eb.vis != nil && (!refineDirected || !refinesAt(l1, e.alpha, e.damping, true)) {
-					proved, at, _ := coordGap(e.X, &eb, res.TopK, candidates, e.inSel)
+					proved, at, _ := coordGap(e.X, &eb, res.TopK, candidates, e.inSel, nil)
 					res.ProvedGap, slack = max(res.ProvedGap, proved), at
 				}
 			}
 			if res.ProvedGap <= 0 && refining(perCoord) {
-				refined, n, refinedNeed := e.refineTopK(res.TopK, candidates, l1, &eb, stp, res.Gap)
+				refined, n, refinedNeed := e.refineTopK(res.TopK, candidates, l1, &eb, stp, res.Gap, bs)
 				if refined > res.ProvedGap {
 					res.ProvedGap, res.Refined = refined, n
 				}
@@ -424,12 +429,18 @@ type errorBounds struct {
 	nScale, l1r, inv1c, xScale float64
 }
 
-// at returns E(u).
+// at returns E(u). The undirected case stays small enough to inline:
+// coordGap calls it once per candidate.
 func (b *errorBounds) at(u uint32) float64 {
-	switch {
-	case b.w != nil:
+	if b.w != nil {
 		return min(b.coord*b.w[u]+b.dangling, b.l1)
-	case b.vis != nil:
+	}
+	return b.directedAt(u)
+}
+
+// directedAt is at on a directed view.
+func (b *errorBounds) directedAt(u uint32) float64 {
+	if b.vis != nil {
 		return min(b.nTerm(u)*b.inv1c+b.xScale*math.Abs(b.x[u]), b.l1)
 	}
 	return b.l1
@@ -561,6 +572,37 @@ func (e *Engine) coordBounds(st residualStats, l1Bound float64) errorBounds {
 	}
 }
 
+// blockerSet collects in coordGap's pass what refineTopK would collect in
+// its own: the unselected candidates whose interval [x, x + E] reaches the
+// selection's lowest lower end (at most limit of them; over when more do)
+// and the highest upper end among the others. On a view without a
+// candidate list that pass reads every node, as often as the proof is
+// checked (WN18RR: a second pass was a tenth of the solve).
+type blockerSet struct {
+	limit  int
+	nodes  []uint32
+	over   bool
+	restHi float64
+}
+
+// reset empties the set for a pass allowing limit blockers.
+func (bs *blockerSet) reset(limit int) {
+	bs.limit, bs.nodes, bs.over, bs.restHi = limit, bs.nodes[:0], false, math.Inf(-1)
+}
+
+// add files unselected candidate u with upper end hi against the
+// selection's lowest lower end minSel.
+func (bs *blockerSet) add(u uint32, hi, minSel float64) {
+	switch {
+	case hi < minSel:
+		bs.restHi = max(bs.restHi, hi)
+	case len(bs.nodes) == bs.limit:
+		bs.over = true
+	default:
+		bs.nodes = append(bs.nodes, u)
+	}
+}
+
 // coordGap returns the proved gap min_sel lower(v) - max_rest(x(u) + E(u))
 // over the candidates (nil: every node) for the bounds eb, the error term
 // at the unselected candidate that sets it (for scheduling), and need: the
@@ -568,7 +610,7 @@ func (e *Engine) coordBounds(st residualStats, l1Bound float64) errorBounds {
 // bound does not yet separate (+Inf when none), the per-coordinate factor
 // that would separate them. One pass over the candidates; inSel is all
 // false on entry and on return.
-func coordGap(x []float64, eb *errorBounds, sel []Scored, candidates []uint32, inSel []bool) (proved, slack, need float64) {
+func coordGap(x []float64, eb *errorBounds, sel []Scored, candidates []uint32, inSel []bool, bs *blockerSet) (proved, slack, need float64) {
 	// A non-negative residual gives pi >= x, so a selected candidate needs
 	// no error term; a signed one (a caller's warm start) bounds |e| on
 	// both sides.
@@ -582,20 +624,36 @@ func coordGap(x []float64, eb *errorBounds, sel []Scored, candidates []uint32, i
 	maxRest, at := math.Inf(-1), 0.0
 	need = math.Inf(1)
 	w := eb.w
+	restHi := math.Inf(-1) // the highest upper end below minSel
+	// blocking handles the candidates that reach the selection (few once
+	// the proof is near); rest stays small enough to inline into the pass.
+	blocking := func(u uint32, hi float64) {
+		if x[u] < minSel && w != nil && w[u] > 0 {
+			need = min(need, (minSel-x[u])/w[u])
+		}
+		if bs != nil {
+			bs.add(u, hi, minSel)
+		}
+	}
 	rest := func(u uint32) {
-		err := eb.at(u)
-		hi := x[u] + err
 		if inSel[u] {
 			return
 		}
+		err := eb.at(u)
+		hi := x[u] + err
 		if hi > maxRest {
 			maxRest, at = hi, err
 		}
-		if hi >= minSel && x[u] < minSel && w != nil && w[u] > 0 {
-			need = min(need, (minSel-x[u])/w[u])
+		if hi >= minSel {
+			blocking(u, hi)
+		} else {
+			restHi = max(restHi, hi)
 		}
 	}
 	eachCandidate(len(x), candidates, rest)
+	if bs != nil {
+		bs.restHi = max(bs.restHi, restHi)
+	}
 	for _, s := range sel {
 		inSel[s.Node] = false
 	}

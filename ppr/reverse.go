@@ -255,7 +255,8 @@ type topKRefinement struct {
 	startOps int64 // pusher.Ops when the solve began
 	est      map[uint32]*ReverseEstimate
 	free     []*ReverseEstimate // estimates to reuse (PushInto)
-	blockers []uint32
+	// collected is the blockers of the last check (see blockerSet).
+	collected blockerSet
 }
 
 // reset starts a new solve: estimates depend on the damping, which the
@@ -432,7 +433,7 @@ func (rc *refineCheck) piGap(g float64) float64 {
 // the unrefined per-node bounds (the L1 bound on directed views), st the
 // residual's statistics on undirected views (nil on directed ones), gap
 // the raw gap at the boundary. e.inSel is all false on entry and return.
-func (e *Engine) refineTopK(sel []Scored, candidates []uint32, l1 float64, eb *errorBounds, st *residualStats, gap float64) (proved float64, refined int, need float64) {
+func (e *Engine) refineTopK(sel []Scored, candidates []uint32, l1 float64, eb *errorBounds, st *residualStats, gap float64, pre *blockerSet) (proved float64, refined int, need float64) {
 	if !(gap > 0) {
 		return math.Inf(-1), 0, -1
 	}
@@ -460,37 +461,31 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, l1 float64, eb *e
 	// The unselected candidates whose unrefined interval reaches the
 	// selection's lowest lower end block the proof; every other one keeps
 	// its unrefined upper end.
-	ref := &e.refine
-	ref.blockers = ref.blockers[:0]
-	refineCap := maxRefined
-	if eb.vis != nil {
-		refineCap = maxRefinedVisits
-	}
-	restHi := math.Inf(-1)
-	over := false
-	visit := func(u uint32) {
-		if inSel[u] || over {
-			return
+	bs := pre
+	if bs == nil {
+		bs = &e.refine.collected
+		limit := maxRefined
+		if eb.vis != nil {
+			limit = maxRefinedVisits
 		}
-		if hi := x[u] + eb.nTerm(u); hi < minSelLo {
-			restHi = max(restHi, hi)
-		} else if len(ref.blockers) == refineCap {
-			over = true
-		} else {
-			ref.blockers = append(ref.blockers, u)
-		}
+		bs.reset(limit)
+		eachCandidate(len(x), candidates, func(u uint32) {
+			if !inSel[u] && !bs.over {
+				bs.add(u, x[u]+eb.nTerm(u), minSelLo)
+			}
+		})
 	}
-	eachCandidate(len(x), candidates, visit)
-	if over {
+	if bs.over {
 		return math.Inf(-1), 0, -1
 	}
+	blockers, restHi := bs.nodes, bs.restHi
 	if st == nil {
 		// Aim each blocker's term at a third of its distance below the
 		// selection's scores (and a selected candidate's at a third of
 		// its distance above the best unselected score, for a signed r):
 		// then the refined intervals clear each other unless r.q itself
 		// closes the distance.
-		for _, u := range ref.blockers {
+		for _, u := range blockers {
 			if eps := (minSelX - x[u]) * alpha / (3 * l1); !(eps >= finestReverse) {
 				return math.Inf(-1), 0, -1 // sweeps are cheaper until the L1 term shrinks
 			}
@@ -503,7 +498,7 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, l1 float64, eb *e
 	need = -1
 	selLo := math.Inf(1)
 	if st == nil {
-		for _, u := range ref.blockers {
+		for _, u := range blockers {
 			hi := x[u] + eb.nTerm(u)
 			if est := rc.estimate(u, min(coarsestReverse, (minSelX-x[u])*alpha/(3*l1))); est != nil {
 				_, hi = rc.bounds(u, est)
@@ -535,7 +530,7 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, l1 float64, eb *e
 		// residual near the boundary candidates is alike), then each
 		// blocker against the refined selection.
 		blockHi := restHi
-		for _, u := range ref.blockers {
+		for _, u := range blockers {
 			blockHi = max(blockHi, x[u]+eb.nTerm(u))
 		}
 		for _, s := range sel {
@@ -550,7 +545,7 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, l1 float64, eb *e
 			selLo = min(selLo, lo)
 		}
 		need = math.Inf(1)
-		for _, u := range ref.blockers {
+		for _, u := range blockers {
 			est := rc.tighten(u, false, selLo)
 			if est == nil {
 				need = -1
