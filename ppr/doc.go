@@ -45,11 +45,13 @@
 // Solve stops at an L1 error bound; SolveTopK stops as soon as the top-k is
 // proved (SolveTopKOrdered: its order too), and on undirected views replaces
 // sweeps by threshold scans (PushScan at the threshold the proof waits for)
-// after the first; on directed views it refines the few candidates
-// straddling the boundary with reverse pushes (ReversePusher, shared with
-// replay; reverse.go proves the bound), and with Options.Visits
-// (NewVisitBounds, built once per view) bounds every node's error by
-// per-node bounds on (I - d*P)^-1 (visits.go proves them); SolvePair solves two views of one snapshot in one pass per sweep;
+// after the first; on both kinds of view it refines the few candidates
+// straddling the boundary (and unproved leads of an ordered solve) with
+// reverse pushes (ReversePusher, shared with replay; reverse.go proves the
+// bounds), and on directed views with Options.Visits (NewVisitBounds,
+// built once per view) bounds every node's error by per-node bounds on
+// (I - d*P)^-1 (visits.go proves them). SolvePair solves two views of one
+// snapshot in one pass per sweep;
 // SolveBatch solves eight seed vectors per pass, interleaved (16, two cache
 // lines per node, at the AVX512 kernel level).
 //

@@ -162,7 +162,7 @@ func (rp *ReversePusher) PushInto(est *ReverseEstimate, view *mask.View, d float
 	rp.queue, rp.touched = rp.queue[:0], rp.touched[:0]
 }
 
-// Directed top-k refinement (SolveTopK). With the L1 bound alone a
+// Top-k refinement (SolveTopK), directed views first. With the L1 bound alone a
 // directed selection waits until ||r||_1/alpha falls below the raw gap at
 // the boundary; on R-MAT 20 (5 seeds, top-10) the unselected candidates
 // whose interval [x, x + ||r||_1/alpha] still reaches the k-th score are a
