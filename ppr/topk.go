@@ -53,14 +53,29 @@ func TopKRanked(scores []float64, k int, candidates []uint32, rank []uint32) []S
 	if candidates != nil {
 		count = len(candidates)
 	}
-	at := func(i int) Scored {
-		if candidates != nil {
-			u := candidates[i]
-			return Scored{u, scores[u]}
+	// The loops read scores directly (SolveTopK ranks every candidate at
+	// every check: on WN18RR, 40k nodes, the closure per element of topK
+	// was a tenth of a certified query) and skip, once k are held, every
+	// score below the worst held one, which ranks below it whatever the
+	// tie-break (the same test offer makes, so the same result).
+	h := topKHeap{items: make([]Scored, 0, min(k, count)), rank: rank}
+	if candidates == nil {
+		for u, sc := range scores {
+			if len(h.items) == k && sc < h.items[0].Score {
+				continue
+			}
+			h.offer(Scored{uint32(u), sc}, k)
 		}
-		return Scored{uint32(i), scores[i]}
+	} else {
+		for _, u := range candidates {
+			sc := scores[u]
+			if len(h.items) == k && sc < h.items[0].Score {
+				continue
+			}
+			h.offer(Scored{u, sc}, k)
+		}
 	}
-	return topK(count, k, at, rank)
+	return h.sorted()
 }
 
 // TopKByRanked is TopKRanked over scores computed by a function: score(u)
@@ -85,19 +100,35 @@ func TopKByRanked(n, k int, candidates []uint32, score func(u uint32) float64, r
 }
 
 func topK(count, k int, at func(i int) Scored, rank ranking) []Scored {
-	// A min-heap of the best k so far, the worst of them at the root.
-	heap := make([]Scored, 0, min(k, count))
+	h := topKHeap{items: make([]Scored, 0, min(k, count)), rank: rank}
 	for i := range count {
-		c := at(i)
-		if len(heap) < k {
-			heap = append(heap, c)
-			siftUp(heap, len(heap)-1, rank)
-		} else if rank.before(c, heap[0]) {
-			heap[0] = c
-			siftDown(heap, 0, rank)
-		}
+		h.offer(at(i), k)
 	}
-	slices.SortFunc(heap, func(a, b Scored) int {
+	return h.sorted()
+}
+
+// topKHeap is a min-heap of the best k offered so far, the worst of them
+// at the root.
+type topKHeap struct {
+	items []Scored
+	rank  ranking
+}
+
+// offer keeps c if it ranks among the best k offered.
+func (h *topKHeap) offer(c Scored, k int) {
+	if len(h.items) < k {
+		h.items = append(h.items, c)
+		siftUp(h.items, len(h.items)-1, h.rank)
+	} else if h.rank.before(c, h.items[0]) {
+		h.items[0] = c
+		siftDown(h.items, 0, h.rank)
+	}
+}
+
+// sorted returns the kept entries, best first.
+func (h *topKHeap) sorted() []Scored {
+	rank := h.rank
+	slices.SortFunc(h.items, func(a, b Scored) int {
 		if rank.before(a, b) {
 			return -1
 		}
@@ -106,7 +137,7 @@ func topK(count, k int, at func(i int) Scored, rank ranking) []Scored {
 		}
 		return cmp.Compare(rank.tie(a.Node), rank.tie(b.Node))
 	})
-	return heap
+	return h.items
 }
 
 // The heap orders by "ranks below": the root ranks below every other entry.
