@@ -621,13 +621,21 @@ func coordGap(x []float64, eb *errorBounds, sel []Scored, candidates []uint32, i
 	for _, s := range sel {
 		inSel[s.Node] = true
 	}
-	maxRest, at := math.Inf(-1), 0.0
 	need = math.Inf(1)
 	w := eb.w
-	restHi := math.Inf(-1) // the highest upper end below minSel
-	// blocking handles the candidates that reach the selection (few once
-	// the proof is near); rest stays small enough to inline into the pass.
-	blocking := func(u uint32, hi float64) {
+	// The pass splits at minSel. A selected v has x(v) + E(v) >= x(v) >=
+	// lower(v) >= minSel, so every candidate below minSel is unselected
+	// and only the few at or above it (the selection and its blockers)
+	// need the inSel test, in blocking; rest stays small enough to inline.
+	restHi, restAt := math.Inf(-1), 0.0 // the highest upper end below minSel, its error term
+	blockHi, blockAt := math.Inf(-1), 0.0
+	blocking := func(u uint32, hi, err float64) {
+		if inSel[u] {
+			return
+		}
+		if hi > blockHi {
+			blockHi, blockAt = hi, err
+		}
 		if x[u] < minSel && w != nil && w[u] > 0 {
 			need = min(need, (minSel-x[u])/w[u])
 		}
@@ -636,23 +644,21 @@ func coordGap(x []float64, eb *errorBounds, sel []Scored, candidates []uint32, i
 		}
 	}
 	rest := func(u uint32) {
-		if inSel[u] {
-			return
-		}
 		err := eb.at(u)
 		hi := x[u] + err
-		if hi > maxRest {
-			maxRest, at = hi, err
-		}
 		if hi >= minSel {
-			blocking(u, hi)
-		} else {
-			restHi = max(restHi, hi)
+			blocking(u, hi, err)
+		} else if hi > restHi {
+			restHi, restAt = hi, err
 		}
 	}
 	eachCandidate(len(x), candidates, rest)
 	if bs != nil {
 		bs.restHi = max(bs.restHi, restHi)
+	}
+	maxRest, at := restHi, restAt
+	if blockHi > maxRest {
+		maxRest, at = blockHi, blockAt
 	}
 	for _, s := range sel {
 		inSel[s.Node] = false
