@@ -38,6 +38,12 @@ type IDEdges[T, C Index] struct {
 	// AddEdge; two equal names are one channel.
 	ChannelOf    []C
 	ChannelNames []string
+	// Order numbers the nodes (StreamOrder, the zero value: node i is id
+	// i). With DegreeOrder (or AutoOrder choosing it) the graph is built
+	// straight in degree order, node i keeping the name strconv.Itoa(i)
+	// (its Rank): the graph Reorder would make of the stream-order one,
+	// without building that one first.
+	Order NodeOrder
 }
 
 // checkWeights checks that at most one weight array is given, of m weights.
@@ -92,7 +98,44 @@ func (in IDEdges[T, C]) weight(e int) float64 {
 // FromIDs keeps none of the caller's slices (they may be C memory read
 // during the call only) except ChannelNames' strings.
 func FromIDs[T, C Index](in IDEdges[T, C]) (*Graph, error) {
-	return bulkBuild(in, bulkParts(in.Nodes, len(in.Pairs)/2, runtime.GOMAXPROCS(0)))
+	parts := bulkParts(in.Nodes, len(in.Pairs)/2, runtime.GOMAXPROCS(0))
+	if in.Order.Resolve(in.Nodes) != DegreeOrder || in.Nodes < 1 {
+		return bulkBuild(in, parts)
+	}
+	// Degree order: count the degrees, number the nodes, and build from
+	// the renumbered pairs (a copy: the caller's arrays are read only).
+	// A bad id stops the count; the stream build then reports it exactly
+	// as it would have.
+	n := in.Nodes
+	deg := make([]uint32, n)
+	for _, u := range in.Pairs {
+		if u < 0 || uint64(u) >= uint64(n) {
+			return bulkBuild(in, parts)
+		}
+		deg[u]++
+	}
+	byRank := make([]uint32, n) // FromIDs' stream order: node i is id i
+	for u := range byRank {
+		byRank[u] = uint32(u)
+	}
+	newID := make([]uint32, n)
+	rank := ranksByDegree(deg, byRank, newID)
+	pairs := make([]uint32, len(in.Pairs))
+	for i, u := range in.Pairs {
+		pairs[i] = newID[u]
+	}
+	g, err := bulkBuild(IDEdges[uint32, C]{
+		Directed: in.Directed, Nodes: n, Pairs: pairs,
+		Weights: in.Weights, Weights32: in.Weights32, WeightStorage: in.WeightStorage,
+		ChannelOf: in.ChannelOf, ChannelNames: in.ChannelNames,
+	}, parts)
+	if err != nil {
+		return nil, err
+	}
+	// Node i of the input is named strconv.Itoa(i) and now numbered
+	// newID[i]: its rank is i, and newID is the rank -> id map.
+	g.rank, g.idOfRank = rank, newID
+	return g, nil
 }
 
 // bulkParts is how many parts FromIDs splits m edges over n nodes into with

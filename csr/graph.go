@@ -58,6 +58,9 @@ type Graph struct {
 	lazyIDs bool
 	idsOnce sync.Once
 	rank    []uint32 // first-appearance rank per id; nil in stream order
+	// idOfRank inverts rank for a FromIDs graph built in degree order
+	// (decimalNames: node named strconv.Itoa(r) has id idOfRank[r]).
+	idOfRank []uint32
 
 	// Per edge, indexed by edge id.
 	edgeSrc, edgeDst []uint32
@@ -91,7 +94,7 @@ func (g *Graph) Name(u uint32) string {
 		if int(u) >= g.nodes {
 			panic(fmt.Sprintf("csr: Name(%d) of a graph with %d nodes", u, g.nodes))
 		}
-		return strconv.Itoa(int(u))
+		return strconv.Itoa(int(g.Rank(u)))
 	}
 	return g.names[u]
 }
@@ -105,7 +108,11 @@ func (g *Graph) Names() []string {
 // ID returns the id of the node with the given name.
 func (g *Graph) ID(name string) (uint32, bool) {
 	if g.decimalNames {
-		return decimalID(name, g.nodes)
+		r, ok := decimalID(name, g.nodes)
+		if ok && g.idOfRank != nil {
+			return g.idOfRank[r], true
+		}
+		return r, ok
 	}
 	g.needIDs()
 	id, ok := g.ids[name]
@@ -120,7 +127,15 @@ func (g *Graph) needNames() {
 		return
 	}
 	g.namesOnce.Do(func() {
-		g.names = decimalNames(g.nodes)
+		names := decimalNames(g.nodes)
+		if g.rank != nil {
+			byID := make([]string, g.nodes)
+			for u, r := range g.rank {
+				byID[u] = names[r]
+			}
+			names = byID
+		}
+		g.names = names
 		g.namesMade.Store(true)
 	})
 }

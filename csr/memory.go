@@ -72,6 +72,9 @@ func (g *Graph) MemoryParts() []MemoryPart {
 	if g.rank != nil {
 		add("rank", unsafe.Pointer(unsafe.SliceData(g.rank)), int64(4*len(g.rank)), false)
 	}
+	if g.idOfRank != nil {
+		add("idOfRank", unsafe.Pointer(unsafe.SliceData(g.idOfRank)), int64(4*len(g.idOfRank)), false)
+	}
 	return parts
 }
 

@@ -211,6 +211,12 @@ func degreeRanks(n int, src, dst, byRank, newID []uint32) []uint32 {
 		deg[src[e]]++
 		deg[dst[e]]++
 	}
+	return ranksByDegree(deg, byRank, newID)
+}
+
+// ranksByDegree is degreeRanks from the degrees (deg is overwritten).
+func ranksByDegree(deg, byRank, newID []uint32) []uint32 {
+	n := len(deg)
 	maxDeg := uint32(0)
 	for _, d := range deg {
 		maxDeg = max(maxDeg, d)

@@ -232,3 +232,52 @@ func emptyAsNil(p Parts) Parts {
 	}
 	return p
 }
+
+// FromIDs with Order DegreeOrder builds the graph Reorder makes of the
+// stream-order FromIDs graph, array for array, names (strconv.Itoa of the
+// input id) and ranks included, answering Name and ID through the ranks;
+// a bad id is the same error as in stream order.
+func TestFromIDsInDegreeOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(0x0D5, 1))
+	for i := range 300 {
+		n := 1 + r.IntN(50)
+		in := IDEdges[uint32, uint32]{Directed: i%2 == 0, Nodes: n}
+		for range r.IntN(4 * n) {
+			in.Pairs = append(in.Pairs, uint32(r.IntN(n)), uint32(r.IntN(n)))
+		}
+		if i%3 == 0 {
+			for range len(in.Pairs) / 2 {
+				in.Weights = append(in.Weights, float64(r.IntN(4))/3)
+			}
+		}
+		where := fmt.Sprintf("case %d", i)
+		stream, err := FromIDs(in)
+		require.NoError(t, err, where)
+		want, err := Reorder(stream, DegreeOrder)
+		require.NoError(t, err, where)
+		in.Order = DegreeOrder
+		got, err := FromIDs(in)
+		require.NoError(t, err, where)
+		require.NoError(t, got.Validate(), where)
+		require.Equal(t, DegreeOrder, got.Order(), where)
+		for u := range uint32(n) {
+			require.Equal(t, want.Name(u), got.Name(u), where)
+			id, ok := got.ID(got.Name(u))
+			require.True(t, ok, where)
+			require.Equal(t, u, id, where)
+		}
+		_, ok := got.ID(fmt.Sprint(n))
+		require.False(t, ok, where)
+		require.Equal(t, emptyAsNil(want.Parts()), emptyAsNil(got.Parts()), where)
+		// An out-of-range id: the stream build's error.
+		if len(in.Pairs) > 0 {
+			in.Pairs[len(in.Pairs)-1] = uint32(n)
+			in.Order = StreamOrder
+			_, wantErr := FromIDs(in)
+			in.Order = DegreeOrder
+			_, gotErr := FromIDs(in)
+			require.Error(t, wantErr, where)
+			require.Equal(t, wantErr.Error(), gotErr.Error(), where)
+		}
+	}
+}

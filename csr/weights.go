@@ -179,7 +179,7 @@ func (g *Graph) WithWeightStorage(s WeightStorage) *Graph {
 		return g
 	}
 	h := &Graph{
-		directed: g.directed, nodes: g.nodes, decimalNames: g.decimalNames, rank: g.rank,
+		directed: g.directed, nodes: g.nodes, decimalNames: g.decimalNames, rank: g.rank, idOfRank: g.idOfRank,
 		edgeSrc: g.edgeSrc, edgeDst: g.edgeDst, edgeWeight: g.edgeWeight,
 		edgeChannel: g.edgeChannel, channels: g.channels,
 		edgeRelation: g.edgeRelation, relations: g.relations,

@@ -311,3 +311,29 @@ func TestWeightStorageRoundTrip(t *testing.T) {
 		require.Equal(t, scores[0], scores[1], "the same bits from either storage")
 	}
 }
+
+// A graph FromIDs built straight in degree order (names through the ranks)
+// saves and loads with its names, ranks and arrays.
+func TestDegreeOrderedFromIDsRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(93, 94))
+	n := 200
+	in := csr.IDEdges[uint32, uint32]{Directed: true, Nodes: n, Order: csr.DegreeOrder}
+	for range 1500 {
+		in.Pairs = append(in.Pairs, uint32(rng.IntN(n)), uint32(rng.IntN(n/10)))
+	}
+	g, err := csr.FromIDs(in)
+	require.NoError(t, err)
+	require.Equal(t, csr.DegreeOrder, g.Order())
+	path := filepath.Join(t.TempDir(), "g.snap")
+	require.NoError(t, Save(path, g, mask.FromGraph(g)))
+	s, err := Load(path)
+	require.NoError(t, err)
+	defer s.Close()
+	require.Equal(t, g.Parts(), s.Graph.Parts())
+	for u := range uint32(n) {
+		require.Equal(t, g.Name(u), s.Graph.Name(u))
+		id, ok := s.Graph.ID(g.Name(u))
+		require.True(t, ok)
+		require.Equal(t, u, id)
+	}
+}

@@ -48,7 +48,11 @@ func runIngest(args []string, stdout, stderr io.Writer) error {
 	var g *csr.Graph
 	var err error
 	if gf.format == "ppredge" {
-		g, err = bench.ReadPPREDGE1(gf.path)
+		order, perr := csr.ParseNodeOrder(gf.order)
+		if perr != nil {
+			return fmt.Errorf("%w: --order: %v", errUsage, perr)
+		}
+		g, err = bench.ReadPPREDGE1Ordered(gf.path, csr.AutoWeights, order)
 	} else {
 		g, err = streamGraph(gf, stderr)
 	}

@@ -98,7 +98,8 @@ func (f *graphFlags) applyOrder(g *csr.Graph, fromSnapshot bool) (*csr.Graph, cs
 	return g, want, time.Since(start), nil
 }
 
-// loadInOrder reads the graph with its nodes in stream order.
+// loadInOrder reads the graph: a PPREDGE1 file in the order --order asks,
+// others in stream order (or a snapshot's saved order).
 func (f *graphFlags) loadInOrder() (*loaded, error) {
 	switch {
 	case f.snapshot != "" && f.path != "":
@@ -120,7 +121,13 @@ func (f *graphFlags) loadInOrder() (*loaded, error) {
 		}
 	}
 	if f.format == "ppredge" {
-		g, err := bench.ReadPPREDGE1Storage(f.path, storage)
+		// Built straight in the order asked (applyOrder then has nothing
+		// to do): no stream-order copy alive beside the reordered one.
+		order, err := csr.ParseNodeOrder(f.order)
+		if err != nil {
+			return nil, fmt.Errorf("%w: --order: %v", errUsage, err)
+		}
+		g, err := bench.ReadPPREDGE1Ordered(f.path, storage, order)
 		if err != nil {
 			return nil, err
 		}
