@@ -437,15 +437,6 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, l1 float64, eb *e
 	if !(gap > 0) {
 		return math.Inf(-1), 0, -1
 	}
-	inSel := e.inSel
-	for _, s := range sel {
-		inSel[s.Node] = true
-	}
-	defer func() {
-		for _, s := range sel {
-			inSel[s.Node] = false
-		}
-	}()
 	alpha := e.alpha
 	x := e.X
 	minSelX, minSelLo := math.Inf(1), math.Inf(1)
@@ -469,11 +460,18 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, l1 float64, eb *e
 			limit = maxRefinedVisits
 		}
 		bs.reset(limit)
+		inSel := e.inSel
+		for _, s := range sel {
+			inSel[s.Node] = true
+		}
 		eachCandidate(len(x), candidates, func(u uint32) {
 			if !inSel[u] && !bs.over {
 				bs.add(u, x[u]+eb.nTerm(u), minSelLo)
 			}
 		})
+		for _, s := range sel {
+			inSel[s.Node] = false
+		}
 	}
 	if bs.over {
 		return math.Inf(-1), 0, -1
