@@ -114,12 +114,8 @@ func FromIDs[T, C Index](in IDEdges[T, C]) (*Graph, error) {
 		}
 		deg[u]++
 	}
-	byRank := make([]uint32, n) // FromIDs' stream order: node i is id i
-	for u := range byRank {
-		byRank[u] = uint32(u)
-	}
 	newID := make([]uint32, n)
-	rank := ranksByDegree(deg, byRank, newID)
+	rank := ranksByDegree(deg, nil, newID) // in stream order node i is id i
 	pairs := make([]uint32, len(in.Pairs))
 	for i, u := range in.Pairs {
 		pairs[i] = newID[u]

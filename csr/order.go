@@ -114,13 +114,8 @@ func (g *Graph) Ranks() []uint32 { return g.rank }
 // id.
 func (b *Builder) degreeOrder() []uint32 {
 	n := len(b.names)
-	// Ids are first-appearance ranks until now: byRank is the identity.
-	byRank := make([]uint32, n)
-	for u := range byRank {
-		byRank[u] = uint32(u)
-	}
 	newID := make([]uint32, n)
-	rank := degreeRanks(n, b.src, b.dst, byRank, newID)
+	rank := degreeRanks(n, b.src, b.dst, nil, newID) // ids are still first-appearance ranks
 	names := make([]string, n)
 	for id, old := range rank {
 		names[id] = b.names[old]
@@ -203,7 +198,8 @@ func Reorder(g *Graph, o NodeOrder) (*Graph, error) {
 
 // degreeRanks numbers n nodes by descending degree (edge endpoints: an
 // edge counts once at each end), ties by first appearance (byRank lists
-// the nodes in that order), as Builder.degreeOrder does. It fills newID
+// the nodes in that order; nil: ids are ranks), as Builder.degreeOrder
+// does. It fills newID
 // (old id -> new id) and returns each new id's first-appearance rank.
 func degreeRanks(n int, src, dst, byRank, newID []uint32) []uint32 {
 	deg := make([]uint32, n)
@@ -214,7 +210,9 @@ func degreeRanks(n int, src, dst, byRank, newID []uint32) []uint32 {
 	return ranksByDegree(deg, byRank, newID)
 }
 
-// ranksByDegree is degreeRanks from the degrees (deg is overwritten).
+// ranksByDegree is degreeRanks from the degrees; byRank nil is the
+// identity (ids are first-appearance ranks, as in a Builder before Build
+// and in FromIDs' input).
 func ranksByDegree(deg, byRank, newID []uint32) []uint32 {
 	n := len(deg)
 	maxDeg := uint32(0)
@@ -230,7 +228,11 @@ func ranksByDegree(deg, byRank, newID []uint32) []uint32 {
 		start[i] += start[i-1]
 	}
 	rank := make([]uint32, n)
-	for r, u := range byRank {
+	for r := range n {
+		u := uint32(r)
+		if byRank != nil {
+			u = byRank[r]
+		}
 		slot := maxDeg - deg[u]
 		id := start[slot]
 		start[slot]++
