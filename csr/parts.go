@@ -53,13 +53,22 @@ func Named(g *Graph, names []string) (*Graph, error) {
 	if err := uniqueNames(names); err != nil {
 		return nil, err
 	}
+	h := g.withArrays()
+	h.names, h.lazyIDs = names, true
+	return h, nil
+}
+
+// withArrays returns a graph sharing g's arrays, ranks and facts but none
+// of its naming (names, dictionary, decimal names): the part every copy
+// of a graph keeps, so that a field added to Graph is copied in one place.
+func (g *Graph) withArrays() *Graph {
 	return &Graph{
-		directed: g.directed, nodes: g.nodes, names: names, lazyIDs: true, rank: g.rank,
+		directed: g.directed, nodes: g.nodes, rank: g.rank,
 		edgeSrc: g.edgeSrc, edgeDst: g.edgeDst, edgeWeight: g.edgeWeight,
 		edgeChannel: g.edgeChannel, channels: g.channels,
 		edgeRelation: g.edgeRelation, relations: g.relations,
 		out: g.out, in: g.in, outWeight: g.outWeight, unit: g.unit,
-	}, nil
+	}
 }
 
 // HasRelations reports whether the graph's edges carry relations.

@@ -178,13 +178,8 @@ func (g *Graph) WithWeightStorage(s WeightStorage) *Graph {
 	if want32 == g.out.Weight.Is32() && want32 == g.in.Weight.Is32() && want32 == g.edgeWeight.Is32() {
 		return g
 	}
-	h := &Graph{
-		directed: g.directed, nodes: g.nodes, decimalNames: g.decimalNames, rank: g.rank, idOfRank: g.idOfRank,
-		edgeSrc: g.edgeSrc, edgeDst: g.edgeDst, edgeWeight: g.edgeWeight,
-		edgeChannel: g.edgeChannel, channels: g.channels,
-		edgeRelation: g.edgeRelation, relations: g.relations,
-		out: g.out, in: g.in, outWeight: g.outWeight, unit: g.unit,
-	}
+	h := g.withArrays()
+	h.decimalNames, h.idOfRank = g.decimalNames, g.idOfRank
 	// The names and the dictionary as far as they are fixed: a FromIDs
 	// graph's names are made on demand (h makes its own), an assembled
 	// graph's dictionary under g's sync.Once (shared once built).
