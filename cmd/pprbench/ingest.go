@@ -48,9 +48,9 @@ func runIngest(args []string, stdout, stderr io.Writer) error {
 	var g *csr.Graph
 	var err error
 	if gf.format == "ppredge" {
-		order, perr := csr.ParseNodeOrder(gf.order)
-		if perr != nil {
-			return fmt.Errorf("%w: --order: %v", errUsage, perr)
+		var order csr.NodeOrder
+		if order, err = gf.nodeOrder(); err != nil {
+			return err
 		}
 		g, err = bench.ReadPPREDGE1Ordered(gf.path, csr.AutoWeights, order)
 	} else {

@@ -75,14 +75,23 @@ func (f *graphFlags) load() (*loaded, time.Duration, error) {
 	return ld, time.Since(start), nil
 }
 
+// nodeOrder parses --order (a usage error when it names no order).
+func (f *graphFlags) nodeOrder() (csr.NodeOrder, error) {
+	order, err := csr.ParseNodeOrder(f.order)
+	if err != nil {
+		return 0, fmt.Errorf("%w: --order: %v", errUsage, err)
+	}
+	return order, nil
+}
+
 // applyOrder renumbers g's nodes as --order says and returns the graph, its
 // order and the time renumbering took (0 when g is already in it). With
 // --order auto a snapshot keeps the order it was saved in (chosen at
 // ingest); other graphs get csr.AutoOrder's choice.
 func (f *graphFlags) applyOrder(g *csr.Graph, fromSnapshot bool) (*csr.Graph, csr.NodeOrder, time.Duration, error) {
-	order, err := csr.ParseNodeOrder(f.order)
+	order, err := f.nodeOrder()
 	if err != nil {
-		return nil, 0, 0, fmt.Errorf("%w: --order: %v", errUsage, err)
+		return nil, 0, 0, err
 	}
 	want := order.Resolve(g.NumNodes())
 	if order == csr.AutoOrder && fromSnapshot {
@@ -123,9 +132,9 @@ func (f *graphFlags) loadInOrder() (*loaded, error) {
 	if f.format == "ppredge" {
 		// Built straight in the order asked (applyOrder then has nothing
 		// to do): no stream-order copy alive beside the reordered one.
-		order, err := csr.ParseNodeOrder(f.order)
+		order, err := f.nodeOrder()
 		if err != nil {
-			return nil, fmt.Errorf("%w: --order: %v", errUsage, err)
+			return nil, err
 		}
 		g, err := bench.ReadPPREDGE1Ordered(f.path, storage, order)
 		if err != nil {
