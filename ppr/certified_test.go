@@ -59,12 +59,7 @@ func TestSolveTopKCertifiesExactSelections(t *testing.T) {
 		c := newRandomCase(t, rng)
 		n := c.g.NumNodes()
 		k := 1 + rng.IntN(4)
-		var cands []uint32
-		if rng.IntN(2) == 0 {
-			for _, v := range rng.Perm(n)[:1+rng.IntN(n)] {
-				cands = append(cands, uint32(v))
-			}
-		}
+		cands := randomCandidates(rng, n)
 		res, err := SolveTopK(c.auth, c.seeds, c.damping, k, cands, Options{Tol: 1e-12})
 		require.NoError(t, err)
 		exact := exactPPR(t, c.auth, c.seeds, c.damping)
@@ -205,12 +200,7 @@ func orderedViolations(t *testing.T, seed uint64) (violations, certified, ordere
 		c := newRandomCase(t, rng)
 		n := c.g.NumNodes()
 		k := 1 + rng.IntN(5)
-		var cands []uint32
-		if rng.IntN(2) == 0 {
-			for _, v := range rng.Perm(n)[:1+rng.IntN(n)] {
-				cands = append(cands, uint32(v))
-			}
-		}
+		cands := randomCandidates(rng, n)
 		e, err := NewEngine(c.auth, c.seeds, c.damping)
 		require.NoError(t, err)
 		seeds := c.seeds
@@ -476,12 +466,7 @@ func testRefinementProvesEarlier(t *testing.T, directed bool, refine *bool) {
 		cases++
 		n := c.g.NumNodes()
 		k := 1 + rng.IntN(4)
-		var cands []uint32
-		if rng.IntN(2) == 0 {
-			for _, v := range rng.Perm(n)[:1+rng.IntN(n)] {
-				cands = append(cands, uint32(v))
-			}
-		}
+		cands := randomCandidates(rng, n)
 		seeds := c.seeds
 		start := func() *Engine {
 			e, err := NewEngine(c.auth, c.seeds, c.damping)

@@ -23,6 +23,19 @@ type randomCase struct {
 	damping float64
 }
 
+// randomCandidates returns nil (every node competes) half the time, else
+// a random non-empty subset of the n nodes in random order.
+func randomCandidates(rng *rand.Rand, n int) []uint32 {
+	if rng.IntN(2) != 0 {
+		return nil
+	}
+	var cands []uint32
+	for _, v := range rng.Perm(n)[:1+rng.IntN(n)] {
+		cands = append(cands, uint32(v))
+	}
+	return cands
+}
+
 func newRandomCase(t testing.TB, rng *rand.Rand) randomCase {
 	t.Helper()
 	n := 1 + rng.IntN(30)

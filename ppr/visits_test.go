@@ -134,12 +134,7 @@ func TestSolveTopKWithVisitBounds(t *testing.T) {
 		cases++
 		n := c.g.NumNodes()
 		k := 1 + rng.IntN(4)
-		var cands []uint32
-		if rng.IntN(2) == 0 {
-			for _, v := range rng.Perm(n)[:1+rng.IntN(n)] {
-				cands = append(cands, uint32(v))
-			}
-		}
+		cands := randomCandidates(rng, n)
 		seeds := c.seeds
 		warm := i%3 == 2
 		if warm {
