@@ -611,3 +611,52 @@ func TestSolveTopKRefinementTooTightFails(t *testing.T) {
 	require.Positive(t, wrong[1], "refined bounds 100x too tight went unnoticed on undirected views")
 	t.Logf("refined bounds 100x too tight: %d directed and %d undirected certified cases contradicted", wrong[0], wrong[1])
 }
+
+// coordGap's pass collects the blockers refineTopK would collect in its own
+// (collectBlockers, the reference): the same nodes in the same order, the
+// same overflow, and the same highest upper end of the others.
+func TestCoordGapCollectsBlockers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(69, 70))
+	compared, blocked := 0, 0
+	for i := range 600 {
+		c := newRandomCase(t, rng)
+		if c.g.Directed() {
+			continue
+		}
+		n := c.g.NumNodes()
+		cands := randomCandidates(rng, n)
+		e, err := NewEngine(c.auth, c.seeds, c.damping)
+		require.NoError(t, err)
+		for range rng.IntN(6) {
+			e.PushSweep()
+		}
+		k := 1 + rng.IntN(3)
+		top := TopKRanked(e.X, k+1, cands, c.g.Ranks())
+		if len(top) <= k {
+			continue
+		}
+		sel := top[:k]
+		eb := e.coordBounds(e.residualStats(), e.ResidualL1()/e.alpha)
+		minSelLo := math.Inf(1)
+		for _, s := range sel {
+			minSelLo = min(minSelLo, eb.lower(s))
+		}
+		e.inSel = make([]bool, n)
+		limit := 1 + rng.IntN(4)
+		var fast blockerSet
+		fast.reset(limit)
+		coordGap(e.X, &eb, sel, cands, e.inSel, &fast)
+		ref := e.collectBlockers(sel, cands, &eb, minSelLo, limit)
+		require.Equalf(t, ref.over, fast.over, "case %d", i)
+		require.Equalf(t, ref.nodes, fast.nodes, "case %d", i)
+		if !ref.over {
+			require.Equalf(t, ref.restHi, fast.restHi, "case %d", i)
+		}
+		compared++
+		if len(ref.nodes) > 0 {
+			blocked++
+		}
+	}
+	require.Positive(t, blocked)
+	t.Logf("%d checks compared, %d with blockers", compared, blocked)
+}

@@ -454,24 +454,11 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, l1 float64, eb *e
 	// its unrefined upper end.
 	bs := pre
 	if bs == nil {
-		bs = &e.refine.collected
 		limit := maxRefined
 		if eb.vis != nil {
 			limit = maxRefinedVisits
 		}
-		bs.reset(limit)
-		inSel := e.inSel
-		for _, s := range sel {
-			inSel[s.Node] = true
-		}
-		eachCandidate(len(x), candidates, func(u uint32) {
-			if !inSel[u] && !bs.over {
-				bs.add(u, x[u]+eb.nTerm(u), minSelLo)
-			}
-		})
-		for _, s := range sel {
-			inSel[s.Node] = false
-		}
+		bs = e.collectBlockers(sel, candidates, eb, minSelLo, limit)
 	}
 	if bs.over {
 		return math.Inf(-1), 0, -1
@@ -566,6 +553,28 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, l1 float64, eb *e
 		return math.Inf(1), refined, need
 	}
 	return rc.piGap(selLo - restHi), refined, need
+}
+
+// collectBlockers is refineTopK's own pass over the candidates (its
+// reference when coordGap collected them, TestCoordGapCollectsBlockers):
+// the unselected ones whose unrefined upper end x + nTerm reaches minSelLo,
+// at most limit of them, and the highest upper end of the others.
+func (e *Engine) collectBlockers(sel []Scored, candidates []uint32, eb *errorBounds, minSelLo float64, limit int) *blockerSet {
+	x, inSel := e.X, e.inSel
+	bs := &e.refine.collected
+	bs.reset(limit)
+	for _, s := range sel {
+		inSel[s.Node] = true
+	}
+	eachCandidate(len(x), candidates, func(u uint32) {
+		if !inSel[u] && !bs.over {
+			bs.add(u, x[u]+eb.nTerm(u), minSelLo)
+		}
+	})
+	for _, s := range sel {
+		inSel[s.Node] = false
+	}
+	return bs
 }
 
 // refineLeads raises SolveTopKOrdered's unproved leads (leads[i] <= 0 for
