@@ -49,7 +49,10 @@ type TopKResult struct {
 	// ReverseArcs the arcs the solve's reverse pushes read.
 	Refined     int
 	ReverseArcs int64
-	Scores      []float64 // the engine's vector (not a copy)
+	// LocalChecks counts the checks that read only the nodes the solve
+	// had reached (see localChecks), LocalScans the scans among them.
+	LocalChecks, LocalScans int
+	Scores                  []float64 // the engine's vector (not a copy)
 }
 
 // SolveTopK sweeps until the top-k over the candidates (nil: every node) is
@@ -159,13 +162,25 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 	// scan.
 	var st residualStats
 	have := false
+	res := &TopKResult{Scores: e.X}
+	e.local.on = false
+	if scanning && candidates == nil && localChecks {
+		e.enterLocal()
+	}
+	defer func() { e.local.on = false }()
 	step := func(eps float64) int {
-		pushes := e.PushScan(eps)
+		var pushes int
+		if e.local.on {
+			pushes = e.pushScanOver(eps, e.local.members)
+			e.local.relist(len(e.X))
+			res.LocalScans++
+		} else {
+			pushes = e.PushScan(eps)
+		}
 		st, have = e.residualStats(), true
 		l1 = st.l1
 		return pushes
 	}
-	res := &TopKResult{Scores: e.X}
 	e.refine.reset()
 	// A residual without negative entries keeps none: pushes and sweeps
 	// only add to r.
@@ -194,7 +209,13 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 			res.Sweeps++
 			continue
 		}
-		top := TopKRanked(e.X, k+1, candidates, g.Ranks())
+		var top []Scored
+		if e.local.on {
+			top = e.localTop(k+1, g.Ranks())
+			res.LocalChecks++
+		} else {
+			top = TopKRanked(e.X, k+1, candidates, g.Ranks())
+		}
 		res.TopK, res.Gap = top, math.Inf(1)
 		if len(top) > k {
 			res.TopK, res.Gap = top[:k], top[k-1].Score-top[k].Score
@@ -231,7 +252,11 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 					bs = &e.refine.collected
 					bs.reset(maxRefined)
 				}
-				res.ProvedGap, slack, need = coordGap(e.X, &eb, res.TopK, candidates, e.inSel, bs)
+				visit, outsideHi := candidates, math.Inf(-1)
+				if e.local.on {
+					visit, outsideHi = e.localVisit(&eb, res.TopK)
+				}
+				res.ProvedGap, slack, need = coordGap(e.X, &eb, res.TopK, visit, e.inSel, bs, outsideHi)
 				gap = res.Gap
 			} else {
 				if signed {
@@ -257,7 +282,7 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 				// nTerm(u) reaches the selection's lowest end, so coordGap
 				// would prove nothing either. One pass serves both.
 				if eb.vis != nil && (!refineDirected || !refinesAt(l1, e.alpha, e.damping, true)) {
-					proved, at, _ := coordGap(e.X, &eb, res.TopK, candidates, e.inSel, nil)
+					proved, at, _ := coordGap(e.X, &eb, res.TopK, candidates, e.inSel, nil, math.Inf(-1))
 					res.ProvedGap, slack = max(res.ProvedGap, proved), at
 				}
 			}
@@ -531,7 +556,9 @@ type residualStats struct {
 }
 
 // residualStats computes them in one pass over the nodes (and one over the
-// dangling nodes, usually none).
+// dangling nodes, usually none). With local checks on (see localChecks) the
+// pass reads S alone, where every non-zero r is: a zero adds nothing to
+// any of them, so the sums are the full pass's to the bit.
 func (e *Engine) residualStats() residualStats {
 	r := e.R
 	// 1/W multiplies instead of dividing (a division per node cost as much
@@ -540,7 +567,7 @@ func (e *Engine) residualStats() residualStats {
 	inv := e.view.InvOutWeights()[:len(r)]
 	var st residualStats
 	minR := 0.0
-	for v, rv := range r {
+	add := func(v int, rv float64) {
 		a := math.Abs(rv)
 		st.l1 += a
 		if t := a * inv[v]; t > st.maxRatio {
@@ -548,6 +575,15 @@ func (e *Engine) residualStats() residualStats {
 		}
 		if rv < minR {
 			minR = rv
+		}
+	}
+	if e.local.on {
+		for _, v := range e.local.list {
+			add(int(v), r[v])
+		}
+	} else {
+		for v, rv := range r {
+			add(v, rv)
 		}
 	}
 	for _, u := range e.danglingNodes() {
@@ -610,14 +646,14 @@ func (bs *blockerSet) add(u uint32, hi, minSel float64) {
 // bound does not yet separate (+Inf when none), the per-coordinate factor
 // that would separate them. One pass over the candidates; inSel is all
 // false on entry and on return.
-func coordGap(x []float64, eb *errorBounds, sel []Scored, candidates []uint32, inSel []bool, bs *blockerSet) (proved, slack, need float64) {
-	// A non-negative residual gives pi >= x, so a selected candidate needs
-	// no error term; a signed one (a caller's warm start) bounds |e| on
-	// both sides.
-	minSel := math.Inf(1)
-	for _, s := range sel {
-		minSel = min(minSel, eb.lower(s))
-	}
+//
+// outsideHi is the highest upper end among unselected candidates the pass
+// is not given (-Inf: it is given them all), below the selection's lowest
+// end (see localChecks). Between upper ends that are equal the larger
+// error term is the one reported, so the result does not depend on the
+// order of the candidates.
+func coordGap(x []float64, eb *errorBounds, sel []Scored, candidates []uint32, inSel []bool, bs *blockerSet, outsideHi float64) (proved, slack, need float64) {
+	minSel := selectionFloor(eb, sel)
 	for _, s := range sel {
 		inSel[s.Node] = true
 	}
@@ -627,13 +663,16 @@ func coordGap(x []float64, eb *errorBounds, sel []Scored, candidates []uint32, i
 	// lower(v) >= minSel, so every candidate below minSel is unselected
 	// and only the few at or above it (the selection and its blockers)
 	// need the inSel test, in blocking; rest stays small enough to inline.
-	restHi, restAt := math.Inf(-1), 0.0 // the highest upper end below minSel, its error term
+	restHi, restAt := outsideHi, 0.0 // the highest upper end below minSel, its error term
+	if restHi > math.Inf(-1) {
+		restAt = outsideHi // x = 0 there: the upper end is the error term
+	}
 	blockHi, blockAt := math.Inf(-1), 0.0
 	blocking := func(u uint32, hi, err float64) {
 		if inSel[u] {
 			return
 		}
-		if hi > blockHi {
+		if hi > blockHi || hi == blockHi && err > blockAt {
 			blockHi, blockAt = hi, err
 		}
 		if x[u] < minSel && w != nil && w[u] > 0 {
@@ -648,7 +687,7 @@ func coordGap(x []float64, eb *errorBounds, sel []Scored, candidates []uint32, i
 		hi := x[u] + err
 		if hi >= minSel {
 			blocking(u, hi, err)
-		} else if hi > restHi {
+		} else if hi > restHi || hi == restHi && err > restAt {
 			restHi, restAt = hi, err
 		}
 	}
@@ -664,4 +703,16 @@ func coordGap(x []float64, eb *errorBounds, sel []Scored, candidates []uint32, i
 		inSel[s.Node] = false
 	}
 	return minSel - maxRest, at, need
+}
+
+// selectionFloor returns the selection's lowest lower end under eb. A
+// non-negative residual gives pi >= x, so a selected candidate needs no
+// error term; a signed one (a caller's warm start) bounds |e| on both
+// sides.
+func selectionFloor(eb *errorBounds, sel []Scored) float64 {
+	minSel := math.Inf(1)
+	for _, s := range sel {
+		minSel = min(minSel, eb.lower(s))
+	}
+	return minSel
 }

@@ -37,6 +37,7 @@ type Engine struct {
 	dangling     []uint32       // nodes without out-weight, for SweepParallel
 	inSel        []bool         // SolveTopK's selection marks (all false between calls)
 	refine       topKRefinement // SolveTopK's reverse pushes on directed views
+	local        localState     // SolveTopK's local checks (see localChecks)
 
 	// Support, when not nil, records every node whose X or R a push
 	// changes, so a caller working on sparse states can read or clear
@@ -511,15 +512,24 @@ func (e *Engine) PushSweep() float64 {
 // the residual identity holds when PushScan returns. It returns the pushes
 // made.
 func (e *Engine) PushScan(eps float64) int {
-	if wt := e.view.Graph().Out().Weight.Float32s(); wt != nil {
-		return pushScan(e, wt, eps)
-	}
-	return pushScan(e, e.view.Graph().Out().Weight.Float64s(), eps)
+	return e.pushScanOver(eps, nil)
 }
 
-// pushScan is PushScan with the out-adjacency's weights wts in their
+// pushScanOver is PushScan; with sup not nil it visits only the nodes of
+// the bitset sup (which must hold every node with a non-zero residual) and
+// adds to it every node the scan changes. The nodes it skips have r = 0,
+// which PushScan skips too, so it makes the same pushes in the same order,
+// to the same bits.
+func (e *Engine) pushScanOver(eps float64, sup []uint64) int {
+	if wt := e.view.Graph().Out().Weight.Float32s(); wt != nil {
+		return pushScan(e, wt, eps, sup)
+	}
+	return pushScan(e, e.view.Graph().Out().Weight.Float64s(), eps, sup)
+}
+
+// pushScan is pushScanOver with the out-adjacency's weights wts in their
 // storage (csr.Weights), widened as read.
-func pushScan[W weight](e *Engine, wts []W, eps float64) int {
+func pushScan[W weight](e *Engine, wts []W, eps float64, sup []uint64) int {
 	g := e.view.Graph()
 	n := g.NumNodes()
 	x, r := e.X[:n], e.R[:n]
@@ -529,7 +539,14 @@ func pushScan[W weight](e *Engine, wts []W, eps float64) int {
 	d := e.damping
 	pushes := 0
 	dangling := 0.0
-	for u := range n {
+	for u := 0; u < n; u++ {
+		if sup != nil {
+			// The next member at or after u: members added behind u
+			// wait for the next scan, as they do in the full scan.
+			if u = nextMember(sup, u); u >= n {
+				break
+			}
+		}
 		val := r[u]
 		if val == 0 {
 			continue
@@ -555,16 +572,27 @@ func pushScan[W weight](e *Engine, wts []W, eps float64) int {
 		lo, hi := out.Offsets[u], out.Offsets[u+1]
 		nbr, wt, eid := out.Nbr[lo:hi], wts[lo:hi], out.Edge[lo:hi]
 		e.Stats.ArcOps += int64(len(nbr))
-		if bits == nil || tb[u/64]&(1<<(u%64)) == 0 {
+		masked := bits != nil && tb[u/64]&(1<<(u%64)) != 0
+		switch {
+		case !masked && sup == nil:
 			wt = wt[:len(nbr)]
 			for p, v := range nbr {
 				r[v] += c * float64(wt[p])
 			}
-		} else {
+		case !masked:
+			wt = wt[:len(nbr)]
+			for p, v := range nbr {
+				r[v] += c * float64(wt[p])
+				sup[v/64] |= 1 << (v % 64)
+			}
+		default:
 			wt, eid = wt[:len(nbr)], eid[:len(nbr)]
 			for p, v := range nbr {
 				if bits[eid[p]/64]&(1<<(eid[p]%64)) == 0 {
 					r[v] += c * float64(wt[p])
+					if sup != nil {
+						sup[v/64] |= 1 << (v % 64)
+					}
 				}
 			}
 		}
@@ -572,6 +600,9 @@ func pushScan[W weight](e *Engine, wts []W, eps float64) int {
 	if dangling != 0 {
 		for i, s := range e.seeds.Nodes {
 			r[s] += d * dangling * e.seeds.Weights[i]
+			if sup != nil {
+				sup[s/64] |= 1 << (s % 64)
+			}
 		}
 	}
 	e.Stats.Sweeps++

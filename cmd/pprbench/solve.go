@@ -22,10 +22,12 @@ type solveRecord struct {
 	Sweeps     int          `json:"sweeps"`
 	// Scans counts the threshold scans among the sweeps; Arcs the arcs
 	// the solve read (sweeps, scans and pushes), ReverseArcs those of its
-	// reverse pushes (certified top-k refinement), counted apart.
+	// reverse pushes (certified top-k refinement), counted apart;
+	// LocalChecks the checks that read only the nodes the query reached.
 	Scans       int      `json:"scans,omitempty"`
 	Arcs        int64    `json:"arcs"`
 	ReverseArcs int64    `json:"reverse_arcs,omitempty"`
+	LocalChecks int      `json:"local_checks,omitempty"`
 	ResidualL1  float64  `json:"residual_l1"`
 	ErrorBound  float64  `json:"error_bound_l1"`
 	Certified   *bool    `json:"certified,omitempty"`
@@ -205,7 +207,7 @@ func (qs *querySolver) solve(q namedQuery, damping float64, opt ppr.Options, cer
 		top = res.TopK
 		rec.SolveUS = time.Since(start).Microseconds()
 		rec.Sweeps, rec.ErrorBound = res.Sweeps, res.ErrorBound
-		rec.Scans, rec.ReverseArcs = res.Scans, res.ReverseArcs
+		rec.Scans, rec.ReverseArcs, rec.LocalChecks = res.Scans, res.ReverseArcs, res.LocalChecks
 		rec.ResidualL1 = res.ErrorBound * (1 - damping)
 		gap := finite(res.Gap) // +Inf when every candidate is selected; JSON has no Inf
 		rec.Certified, rec.Gap = &res.Certified, &gap
