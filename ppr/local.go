@@ -1,7 +1,6 @@
 package ppr
 
 import (
-	"cmp"
 	"math"
 	"math/bits"
 	"slices"
@@ -147,12 +146,7 @@ func (e *Engine) localVisit(eb *errorBounds, sel []Scored) (visit []uint32, outs
 		}
 	}()
 	if l.byWeight == nil {
-		w := e.view.OutWeights()
-		l.byWeight = make([]uint32, len(w))
-		for u := range l.byWeight {
-			l.byWeight[u] = uint32(u)
-		}
-		slices.SortStableFunc(l.byWeight, func(a, b uint32) int { return cmp.Compare(w[b], w[a]) })
+		l.byWeight = nodesByWeight(e.view.OutWeights())
 	}
 	l.outside = l.outside[:0]
 	outsideHi = math.Inf(-1)
@@ -185,4 +179,39 @@ func (e *Engine) localVisit(eb *errorBounds, sel []Scored) (visit []uint32, outs
 	}
 	l.visit = append(l.visit, l.outside[i:]...)
 	return l.visit, outsideHi
+}
+
+// nodesByWeight returns every node by descending w, ties by id. Out-weights
+// are sums of non-negative weights, so +0 or positive, and for those the
+// bits order as the values: an LSD radix sort on the complemented bits, a
+// byte per pass, skipping the bytes every key shares (a comparison sort
+// took 8 ms on WN18RR's 40k nodes, about ten certified queries). Each pass
+// is stable, so ties stay in id order. nodesByWeightReference is the
+// sort it must match.
+func nodesByWeight(w []float64) []uint32 {
+	n := len(w)
+	ids, idTmp := make([]uint32, n), make([]uint32, n)
+	keys, keyTmp := make([]uint64, n), make([]uint64, n)
+	for u, wu := range w {
+		ids[u], keys[u] = uint32(u), ^math.Float64bits(wu)
+	}
+	for shift := 0; shift < 64 && n > 0; shift += 8 {
+		var start [257]int
+		for _, k := range keys {
+			start[int(byte(k>>shift))+1]++
+		}
+		if start[int(byte(keys[0]>>shift))+1] == n {
+			continue
+		}
+		for b := 1; b < len(start); b++ {
+			start[b] += start[b-1]
+		}
+		for i, k := range keys {
+			b := byte(k >> shift)
+			keyTmp[start[b]], idTmp[start[b]] = k, ids[i]
+			start[b]++
+		}
+		ids, idTmp, keys, keyTmp = idTmp, ids, keyTmp, keys
+	}
+	return ids
 }
