@@ -18,19 +18,21 @@ import (
 // be reproduced: --kind seeds draws a few distinct seeds with out-edges
 // (shared/anchors' queries: 5 seeds of weight 1), --kind dense makes
 // HippoRAG2-style retrievals (bench.DenseQueries: 2-4 entity seeds and a
-// dense reset over every passage, top-k over the passages), with the first
-// --entities nodes in stream order as the entities (for shared/anchors' KG
-// file: its own ids 0..199999) and the rest as passages.
+// dense reset over every passage, top-k over the passages), --kind
+// entities HippoRAG (v1) ones (--seeds-per-query entity seeds of weight 1,
+// top-k over the passages), with the first --entities nodes in stream
+// order as the entities (for shared/anchors' KG file: its own ids
+// 0..199999) and the rest as passages.
 func runQueries(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("queries", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var gf graphFlags
 	gf.registerOrdered(fs, "stream") // ids are drawn in stream order
-	kind := fs.String("kind", "seeds", "seeds (a few random seeds with out-edges) or dense (HippoRAG2 dense passage reset; needs --entities)")
+	kind := fs.String("kind", "seeds", "seeds (a few random seeds with out-edges), dense (HippoRAG2 dense passage reset; needs --entities) or entities (HippoRAG: entity seeds, passages as candidates; needs --entities)")
 	count := fs.Int("count", 20, "how many queries")
 	k := fs.Int("k", 10, "top-k per query")
-	perQuery := fs.Int("seeds-per-query", 5, "--kind seeds: distinct seeds per query, weight 1 each")
-	entities := fs.Int("entities", 0, "--kind dense: the first N nodes (stream order) are entities, the rest passages")
+	perQuery := fs.Int("seeds-per-query", 5, "--kind seeds and entities: distinct seeds per query, weight 1 each")
+	entities := fs.Int("entities", 0, "--kind dense and entities: the first N nodes (stream order) are entities, the rest passages")
 	seed := fs.Uint64("seed", 1, "random seed (the same seed gives the same file)")
 	outPath := fs.String("out", "", "output file (default: standard output)")
 	if err := parseFlags(fs, args); err != nil {
@@ -49,23 +51,27 @@ func runQueries(args []string, stdout, stderr io.Writer) error {
 	defer ld.close()
 	g := ld.g
 	var qs []bench.Query
+	n := g.NumNodes()
+	ids := make([]uint32, n)
+	for i := range ids {
+		ids[i] = uint32(i)
+	}
+	if (*kind == "dense" || *kind == "entities") && (*entities < 1 || *entities >= n) {
+		return fmt.Errorf("%w: --kind %s needs --entities between 1 and %d (the graph has %d nodes), got %d", errUsage, *kind, n-1, n, *entities)
+	}
 	switch *kind {
 	case "seeds":
-		if qs, err = randomSeedQueries(g, *count, *k, *perQuery, *seed); err != nil {
+		if qs, err = randomSeedQueries(g, ids, nil, *count, *k, *perQuery, *seed); err != nil {
+			return err
+		}
+	case "entities":
+		if qs, err = randomSeedQueries(g, ids[:*entities], ids[*entities:], *count, *k, *perQuery, *seed); err != nil {
 			return err
 		}
 	case "dense":
-		n := g.NumNodes()
-		if *entities < 1 || *entities >= n {
-			return fmt.Errorf("%w: --kind dense needs --entities between 1 and %d (the graph has %d nodes), got %d", errUsage, n-1, n, *entities)
-		}
-		ids := make([]uint32, n)
-		for i := range ids {
-			ids[i] = uint32(i)
-		}
 		qs = bench.DenseQueries(ids[:*entities], ids[*entities:], *count, *k, *seed)
 	default:
-		return fmt.Errorf("%w: --kind %q, want seeds or dense", errUsage, *kind)
+		return fmt.Errorf("%w: --kind %q, want seeds, dense or entities", errUsage, *kind)
 	}
 	out, closeOut, err := createOutput(*outPath, stdout)
 	if err != nil {
@@ -83,14 +89,15 @@ func runQueries(args []string, stdout, stderr io.Writer) error {
 }
 
 // randomSeedQueries draws count queries of perQuery distinct seeds each,
-// uniformly among the nodes with out-edges (a seed without out-edges would
-// only send its mass back to itself).
-func randomSeedQueries(g *csr.Graph, count, k, perQuery int, seed uint64) ([]bench.Query, error) {
+// uniformly among the nodes of pool with out-edges (a seed without
+// out-edges would only send its mass back to itself), each ranking the
+// candidates (nil: every node).
+func randomSeedQueries(g *csr.Graph, pool, candidates []uint32, count, k, perQuery int, seed uint64) ([]bench.Query, error) {
 	out := g.Out()
 	var live []uint32
-	for u := range g.NumNodes() {
-		if lo, hi := out.Span(uint32(u)); hi > lo {
-			live = append(live, uint32(u))
+	for _, u := range pool {
+		if lo, hi := out.Span(u); hi > lo {
+			live = append(live, u)
 		}
 	}
 	if perQuery < 1 || perQuery > len(live) {
@@ -99,7 +106,7 @@ func randomSeedQueries(g *csr.Graph, count, k, perQuery int, seed uint64) ([]ben
 	rng := rand.New(rand.NewPCG(seed, 0x7365656473))
 	qs := make([]bench.Query, count)
 	for i := range qs {
-		q := bench.Query{ID: fmt.Sprintf("q%d", i), K: k}
+		q := bench.Query{ID: fmt.Sprintf("q%d", i), K: k, Candidates: candidates}
 		chosen := make(map[uint32]bool, perQuery)
 		for len(q.Seeds) < perQuery {
 			u := live[rng.IntN(len(live))]

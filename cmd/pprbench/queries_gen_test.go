@@ -66,6 +66,27 @@ func TestQueriesRoundTrip(t *testing.T) {
 	// The file solves.
 	code, _, errOut = runCLI("solve", "--graph", graph, "--queries", densePath, "--json")
 	require.Equal(t, 0, code, errOut)
+
+	// Entities: 2 seeds among the 3 entities, the passages as candidates.
+	entityPath := filepath.Join(dir, "entities.jsonl")
+	code, _, errOut = runCLI("queries", "--graph", graph, "--kind", "entities", "--entities", "3", "--seeds-per-query", "2", "--count", "3", "--k", "2", "--out", entityPath)
+	require.Equal(t, 0, code, errOut)
+	qs, err = readQueries(g, entityPath)
+	require.NoError(t, err)
+	require.Len(t, qs, 3)
+	for _, q := range qs {
+		require.Len(t, q.Candidates, g.NumNodes()-3)
+		for _, c := range q.Candidates {
+			require.GreaterOrEqual(t, int(c), 3, "candidate %s is an entity", g.Name(c))
+		}
+		require.Len(t, q.Seeds, 2)
+		for _, s := range q.Seeds {
+			require.Less(t, int(s.Node), 3, "seed %s is a passage", g.Name(s.Node))
+			require.Equal(t, 1.0, s.Weight)
+		}
+	}
+	code, _, errOut = runCLI("solve", "--graph", graph, "--queries", entityPath, "--json", "--certify")
+	require.Equal(t, 0, code, errOut)
 }
 
 func TestQueriesErrors(t *testing.T) {
@@ -76,7 +97,8 @@ func TestQueriesErrors(t *testing.T) {
 	}{
 		{[]string{"--kind", "dense"}, "--kind dense needs --entities between 1 and"},
 		{[]string{"--kind", "dense", "--entities", "99"}, "got 99"},
-		{[]string{"--kind", "sparse"}, `--kind "sparse", want seeds or dense`},
+		{[]string{"--kind", "sparse"}, `--kind "sparse", want seeds, dense or entities`},
+		{[]string{"--kind", "entities"}, "--kind entities needs --entities between 1 and"},
 		{[]string{"--seeds-per-query", "50"}, "--seeds-per-query 50, want 1.."},
 		{[]string{"--count", "0"}, "want both at least 1"},
 		{[]string{"--order", "degree"}, "--order changes nothing"},
