@@ -77,6 +77,22 @@ type TopKResult struct {
 // symmetric and D_W = diag(W), (I-dP)^-1 = K*D_W with K = (D_W - d*A)^-1
 // symmetric and non-negative, so e(u) = W(u)*sum_w (r(w)/W(w))*W(w)*K[u][w]
 // <= W(u)*max_w(r(w)/W(w))*((I-dP)^-1*1)(u) = W(u)*max_w(r(w)/W(w))/alpha.
+// One step sharpens it: e = r + d*e*P, and the part e_A of e that comes
+// from the residual r_A on nodes with out-weight is zero on the nodes
+// without (no arc reaches them; the seeds' share of their rows is fed
+// only by themselves, and a fixed point z = d*sum(z)*s_D is 0), so e_A(u)
+// = r_A(u) + d*sum_w e_A(w)*A[w][u]/W(w) over w with out-weight, and
+// |e_A(w)| <= C*W(w) (C = max_w |r(w)|/W(w)/alpha) gives |e_A(u)| <=
+// |r(u)| + d*C*sum_w A[w][u] = |r(u)| + d*C*W(u) (A symmetric). As |r(u)|
+// <= alpha*C*W(u), this is at most C*W(u), and d*C*W(u) wherever a push
+// has just cleared r(u): half the bound at d = 0.5. So E(u) = |r(u)| +
+// d*C*W(u) + D/alpha (D/alpha alone where W(u) = 0; TestCoordBoundsHold
+// checks it against exact solves). WN18RR, 300 queries of 3 seeds, top-10:
+// passes 1743 -> 1620, arcs 16.37M -> 16.29M; the KG's 10 dense queries
+// read as many arcs (28.4 -> 28.3 sweeps' worth): there the proof waits
+// until the blockers are few enough to refine (5403 and 2209 of the 50k
+// passages after 2.25 sweeps, 27 and 116 a sweep later), and halving
+// their bound leaves thousands.
 // From a caller's warm start the residual may be signed; then E(u) bounds
 // |e(u)| and the selected side takes -E(v) as well (coordGap). Once at most
 // 256 unselected candidates straddle the boundary, undirected views refine
@@ -439,11 +455,15 @@ func refining(perCoord bool) bool {
 var boundScale = 1.0
 
 // errorBounds bounds the error e = pi - x per node at one state of an
-// engine (see SolveTopK): E(u) = min(coord*W(u) + dangling, l1) on
-// undirected views, l1 on directed ones (w nil).
+// engine (see SolveTopK): on undirected views E(u) = min(rScale*|r(u)| +
+// dCoord*W(u) + dangling, l1) where W(u) > 0 and min(dangling, l1) where
+// W(u) = 0, with dCoord = d*coord (the one-step bound, see SolveTopK); l1
+// on directed ones (w nil).
 type errorBounds struct {
 	w                   []float64 // out-weights; nil: the L1 bound alone
+	r                   []float64 // the residual (undirected views)
 	coord, dangling, l1 float64
+	rScale, dCoord      float64
 	signed              bool // the residual has negative entries: bound |e|
 	// On directed views with visit bounds V, Dg (see visits.go), w nil:
 	// N(u) = x(u) + (r*M0)(u) (refineTopK) lies within n(u) =
@@ -458,7 +478,10 @@ type errorBounds struct {
 // coordGap calls it once per candidate.
 func (b *errorBounds) at(u uint32) float64 {
 	if b.w != nil {
-		return min(b.coord*b.w[u]+b.dangling, b.l1)
+		if wu := b.w[u]; wu > 0 {
+			return min(b.rScale*math.Abs(b.r[u])+b.dCoord*wu+b.dangling, b.l1)
+		}
+		return min(b.dangling, b.l1)
 	}
 	return b.directedAt(u)
 }
@@ -596,12 +619,17 @@ func (e *Engine) residualStats() residualStats {
 // coordBounds returns the engine's per-node error bounds on an undirected
 // view from its residual statistics st: with C = max_w |r(w)|/W(w)/alpha
 // over nodes with out-weight and L = the residual on the others over
-// alpha, |e(u)| <= C*W(u) + L (see SolveTopK), and |e(u)| <= l1Bound as
-// well (the tighter while the residual sits on a few nodes).
+// alpha, |e(u)| <= |r(u)| + d*C*W(u) + L for u with out-weight, L for the
+// others (see SolveTopK), and |e(u)| <= l1Bound as well (the tighter while
+// the residual sits on a few nodes).
 func (e *Engine) coordBounds(st residualStats, l1Bound float64) errorBounds {
+	coord := boundScale * st.maxRatio / e.alpha
 	return errorBounds{
 		w:        e.view.OutWeights(),
-		coord:    boundScale * st.maxRatio / e.alpha,
+		r:        e.R,
+		coord:    coord,
+		dCoord:   e.damping * coord,
+		rScale:   boundScale,
 		dangling: boundScale * st.dangling / e.alpha,
 		l1:       boundScale * l1Bound,
 		signed:   st.signed,
