@@ -14,15 +14,17 @@ import (
 // what it owns is proportional to the masked edges (plus one bit per edge and
 // one float per node).
 type View struct {
-	g          *csr.Graph
-	name       string
-	masked     *roaring.Bitmap
-	maskedBits []uint64  // dense copy of masked, nil when nothing is masked
-	outWeight  []float64 // W_A(u); aliases g.OutWeights() when nothing is masked
-	invOnce    sync.Once
-	invWeight  []float64 // 1/W_A(u), 0 for dangling nodes; built on first use
-	touched    []uint32  // nodes with at least one masked out-arc, ascending
-	touchedBit []uint64  // the same as a bitset over nodes
+	g            *csr.Graph
+	name         string
+	masked       *roaring.Bitmap
+	maskedBits   []uint64  // dense copy of masked, nil when nothing is masked
+	outWeight    []float64 // W_A(u); aliases g.OutWeights() when nothing is masked
+	invOnce      sync.Once
+	invWeight    []float64 // 1/W_A(u), 0 for dangling nodes; built on first use
+	byWeightOnce sync.Once
+	byWeight     []uint32 // every node by descending W_A, ties by id; built on first use
+	touched      []uint32 // nodes with at least one masked out-arc, ascending
+	touchedBit   []uint64 // the same as a bitset over nodes
 
 	// The masked arcs of the in-adjacency (node and position), listed when
 	// they are few (see MaskedInArcs).
@@ -147,6 +149,14 @@ func (v *View) InvOutWeights() []float64 {
 		}
 	})
 	return v.invWeight
+}
+
+// NodesByOutWeight returns every node by descending W_A, ties by id (a
+// radix sort, see byDescendingWeight). Built on first use; safe for
+// concurrent use. Must not be modified.
+func (v *View) NodesByOutWeight() []uint32 {
+	v.byWeightOnce.Do(func() { v.byWeight = byDescendingWeight(v.outWeight) })
+	return v.byWeight
 }
 
 // Touched returns the nodes with at least one masked out-arc, ascending.

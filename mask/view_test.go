@@ -1,6 +1,7 @@
 package mask
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -454,4 +455,54 @@ func sortedKeys(s map[uint32]bool) []uint32 {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// byDescendingWeightReference is byDescendingWeight by a comparison sort.
+func byDescendingWeightReference(w []float64) []uint32 {
+	ids := make([]uint32, len(w))
+	for u := range ids {
+		ids[u] = uint32(u)
+	}
+	slices.SortStableFunc(ids, func(a, b uint32) int { return cmp.Compare(w[b], w[a]) })
+	return ids
+}
+
+func TestByDescendingWeightMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(63, 64))
+	for c := range 200 {
+		n := rng.IntN(600)
+		w := make([]float64, n)
+		for u := range w {
+			switch rng.IntN(4) {
+			case 0: // dangling
+			case 1:
+				w[u] = float64(1 + rng.IntN(5)) // ties
+			case 2:
+				w[u] = rng.Float64() * math.Pow(10, float64(rng.IntN(30)-15))
+			default:
+				w[u] = 0.5 + rng.Float64()
+			}
+		}
+		require.Equal(t, byDescendingWeightReference(w), byDescendingWeight(w), "case %d", c)
+	}
+}
+
+// NodesByOutWeight orders a masked view's nodes by its own out-weights.
+func TestNodesByOutWeight(t *testing.T) {
+	b := csr.NewBuilder(false)
+	for _, e := range []struct {
+		u, v string
+		w    float64
+	}{{"a", "b", 1}, {"a", "c", 5}, {"b", "c", 2}, {"d", "a", 0.5}} {
+		_, err := b.AddEdge(csr.Input{Src: e.u, Dst: e.v, Weight: e.w, Channel: "ch"})
+		require.NoError(t, err)
+	}
+	g, err := b.Build()
+	require.NoError(t, err)
+	full := Full(g)
+	require.Equal(t, byDescendingWeightReference(full.OutWeights()), full.NodesByOutWeight())
+	masked, err := FromMasked(g, "no a-c", roaring.BitmapOf(1))
+	require.NoError(t, err)
+	require.Equal(t, byDescendingWeightReference(masked.OutWeights()), masked.NodesByOutWeight())
+	require.NotEqual(t, full.NodesByOutWeight(), masked.NodesByOutWeight())
 }

@@ -18,21 +18,23 @@ import (
 //
 //   - scan: the nodes outside S have r = 0, which the full scan skips
 //     (pushScanOver);
-//   - ||r||_1, max |r|/W and min r: a zero adds nothing (residualStatsOf);
+//   - ||r||_1, max |r|/W and min r: a zero adds nothing (residualStats);
 //   - top-k: the best k+1 members of S are the best k+1 nodes when the last
 //     of them has x > 0, since every other node has x = 0 (else the full
 //     TopKRanked runs);
-//   - coordGap: a node u outside S has x(u) = 0, so its upper end is E(u) =
-//     min(C*W(u) + L, l1), which never decreases as W(u) grows. Walking the
-//     nodes by descending W (byWeight, sorted once per engine), the nodes
-//     outside S up to the first whose E is below the selection's lowest end
-//     are exactly the blockers outside S, and that first one has the highest
-//     upper end of the rest (localOutside). coordGap visits S and those
-//     blockers in id order, the order of its full pass, and starts its rest
-//     at that upper end. Past maxRefined+1 blockers outside S the walk stops:
-//     the blocker set is over (refineTopK gives up either way), the highest
-//     and the tightest blockers outside S are the first ones walked, and the
-//     rest lies below them.
+//   - coordGap: a node u outside S has x(u) = r(u) = 0, so its upper end
+//     is E(u) = min(d*C*W(u) + L, l1) (L alone where W(u) = 0; see
+//     errorBounds), which never decreases as W(u) grows. Walking the nodes
+//     by descending W (mask.View.NodesByOutWeight, sorted once per view),
+//     the unselected nodes outside S up to the first whose E is below the
+//     selection's lowest end are exactly the blockers outside S, and that
+//     first one has the highest upper end of the rest (localVisit).
+//     coordGap visits S and those blockers in id order, the order of its
+//     full pass, and starts its rest at that upper end. Past maxRefined+1
+//     blockers outside S the walk stops: the blocker set is over
+//     (refineTopK gives up either way), the highest and the tightest
+//     blockers outside S are the first ones walked, and the rest lies below
+//     them.
 //
 // TestLocalChecksMatchFull solves with and without them, to the same bits.
 var localChecks = true
@@ -42,12 +44,11 @@ const localShare = 8
 
 // localState is SolveTopK's set S and scratch, kept by the engine.
 type localState struct {
-	on       bool
-	members  []uint64 // S as a bitset
-	list     []uint32 // S in increasing id order, as of the last scan
-	byWeight []uint32 // every node by descending out-weight, ties by id; nil until needed
-	outside  []uint32 // blockers outside S (scratch)
-	visit    []uint32 // S and the blockers outside it, in id order (scratch)
+	on      bool
+	members []uint64 // S as a bitset
+	list    []uint32 // S in increasing id order, as of the last scan
+	outside []uint32 // blockers outside S (scratch)
+	visit   []uint32 // S and the blockers outside it, in id order (scratch)
 	// The branches taken, for the tests: checks that visited blockers
 	// outside S, that stopped the walk past maxRefined of them, whose top-k
 	// needed the full pass, and solves that left local checks.
@@ -145,12 +146,9 @@ func (e *Engine) localVisit(eb *errorBounds, sel []Scored) (visit []uint32, outs
 			e.inSel[s.Node] = false
 		}
 	}()
-	if l.byWeight == nil {
-		l.byWeight = nodesByWeight(e.view.OutWeights())
-	}
 	l.outside = l.outside[:0]
 	outsideHi = math.Inf(-1)
-	for _, u := range l.byWeight {
+	for _, u := range e.view.NodesByOutWeight() {
 		if l.members[u/64]&(1<<(u%64)) != 0 || e.inSel[u] {
 			continue
 		}
@@ -179,39 +177,4 @@ func (e *Engine) localVisit(eb *errorBounds, sel []Scored) (visit []uint32, outs
 	}
 	l.visit = append(l.visit, l.outside[i:]...)
 	return l.visit, outsideHi
-}
-
-// nodesByWeight returns every node by descending w, ties by id. Out-weights
-// are sums of non-negative weights, so +0 or positive, and for those the
-// bits order as the values: an LSD radix sort on the complemented bits, a
-// byte per pass, skipping the bytes every key shares (a comparison sort
-// took 8 ms on WN18RR's 40k nodes, about ten certified queries). Each pass
-// is stable, so ties stay in id order. nodesByWeightReference is the
-// sort it must match.
-func nodesByWeight(w []float64) []uint32 {
-	n := len(w)
-	ids, idTmp := make([]uint32, n), make([]uint32, n)
-	keys, keyTmp := make([]uint64, n), make([]uint64, n)
-	for u, wu := range w {
-		ids[u], keys[u] = uint32(u), ^math.Float64bits(wu)
-	}
-	for shift := 0; shift < 64 && n > 0; shift += 8 {
-		var start [257]int
-		for _, k := range keys {
-			start[int(byte(k>>shift))+1]++
-		}
-		if start[int(byte(keys[0]>>shift))+1] == n {
-			continue
-		}
-		for b := 1; b < len(start); b++ {
-			start[b] += start[b-1]
-		}
-		for i, k := range keys {
-			b := byte(k >> shift)
-			keyTmp[start[b]], idTmp[start[b]] = k, ids[i]
-			start[b]++
-		}
-		ids, idTmp, keys, keyTmp = idTmp, ids, keyTmp, keys
-	}
-	return ids
 }

@@ -1,11 +1,9 @@
 package ppr
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -146,34 +144,4 @@ func TestLocalChecksMatchFull(t *testing.T) {
 	require.Positive(t, capped)
 	require.Positive(t, fullTops)
 	require.Positive(t, left)
-}
-
-// nodesByWeightReference is nodesByWeight by a comparison sort.
-func nodesByWeightReference(w []float64) []uint32 {
-	ids := make([]uint32, len(w))
-	for u := range ids {
-		ids[u] = uint32(u)
-	}
-	slices.SortStableFunc(ids, func(a, b uint32) int { return cmp.Compare(w[b], w[a]) })
-	return ids
-}
-
-func TestNodesByWeightMatchesReference(t *testing.T) {
-	rng := rand.New(rand.NewPCG(63, 64))
-	for c := range 200 {
-		n := rng.IntN(600)
-		w := make([]float64, n)
-		for u := range w {
-			switch rng.IntN(4) {
-			case 0: // dangling
-			case 1:
-				w[u] = float64(1 + rng.IntN(5)) // ties
-			case 2:
-				w[u] = rng.Float64() * math.Pow(10, float64(rng.IntN(30)-15))
-			default:
-				w[u] = 0.5 + rng.Float64()
-			}
-		}
-		require.Equal(t, nodesByWeightReference(w), nodesByWeight(w), "case %d", c)
-	}
 }
