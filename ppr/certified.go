@@ -180,7 +180,7 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 	have := false
 	res := &TopKResult{Scores: e.X}
 	e.local.on = false
-	if scanning && candidates == nil && localChecks {
+	if scanning && localChecks {
 		e.enterLocal()
 	}
 	defer func() { e.local.on = false }()
@@ -227,8 +227,10 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 		}
 		var top []Scored
 		if e.local.on {
-			top = e.localTop(k+1, g.Ranks())
 			res.LocalChecks++
+		}
+		if e.local.on && candidates == nil {
+			top = e.localTop(k+1, g.Ranks())
 		} else {
 			top = TopKRanked(e.X, k+1, candidates, g.Ranks())
 		}
@@ -269,7 +271,7 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 					bs.reset(maxRefined)
 				}
 				visit, outsideHi := candidates, math.Inf(-1)
-				if e.local.on {
+				if e.local.on && candidates == nil {
 					visit, outsideHi = e.localVisit(&eb, res.TopK)
 				}
 				res.ProvedGap, slack, need = coordGap(e.X, &eb, res.TopK, visit, e.inSel, bs, outsideHi)

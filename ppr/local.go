@@ -11,10 +11,11 @@ import (
 // about 10k arcs), yet every check of SolveTopK read every node: the
 // threshold scan, the residual's statistics, the top-k and coordGap's pass
 // were nearly all of a certified query. So SolveTopK keeps, on undirected
-// views without a candidate list, the set S of nodes whose x or r may be
-// non-zero (one pass over x and r at entry; the scans add every node they
-// change) and, while S stays below a localShare of the nodes, runs each of
-// those passes over S alone, with the same result to the bit:
+// views, the set S of nodes whose x or r may be non-zero (one pass over x
+// and r at entry; the scans add every node they change) and, while S stays
+// below a localShare of the nodes, runs each of those passes over S alone
+// (the top-k and coordGap's pass only without a candidate list: with one
+// they read the candidates), with the same result to the bit:
 //
 //   - scan: the nodes outside S have r = 0, which the full scan skips
 //     (pushScanOver);

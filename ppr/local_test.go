@@ -61,7 +61,7 @@ func localGraph(t *testing.T, rng *rand.Rand, n int) (*csr.Graph, *mask.Labels) 
 // counts, on full and authenticated views, through reused engines.
 func TestLocalChecksMatchFull(t *testing.T) {
 	rng := rand.New(rand.NewPCG(61, 62))
-	var local, withOutside, capped, fullTops, left, solves int
+	var local, withCands, withOutside, capped, fullTops, left, solves int
 	for c := range 60 {
 		g, labels := localGraph(t, rng, 200+rng.IntN(3000))
 		n := g.NumNodes()
@@ -90,6 +90,10 @@ func TestLocalChecksMatchFull(t *testing.T) {
 				require.NoError(t, full.Restart(seeds, damping))
 			}
 			k := 1 + rng.IntN(12)
+			var cands []uint32
+			if rng.IntN(3) == 0 {
+				cands = randomCandidates(rng, n)
+			}
 			ordered := rng.IntN(2) == 0
 			refine := rng.IntN(4) != 0 // without refinement coordGap collects no blockers
 			solve := func(e *Engine, on bool) *TopKResult {
@@ -99,15 +103,15 @@ func TestLocalChecksMatchFull(t *testing.T) {
 				var res *TopKResult
 				var err error
 				if ordered {
-					res, err = e.SolveTopKOrdered(k, nil, Options{Tol: 1e-13})
+					res, err = e.SolveTopKOrdered(k, cands, Options{Tol: 1e-13})
 				} else {
-					res, err = e.SolveTopK(k, nil, Options{Tol: 1e-13})
+					res, err = e.SolveTopK(k, cands, Options{Tol: 1e-13})
 				}
 				require.NoError(t, err)
 				return res
 			}
 			got, want := solve(fast, true), solve(full, false)
-			what := fmt.Sprintf("case %d query %d (n %d, k %d, d %v, ordered %v, refined %v)", c, q, n, k, damping, ordered, refine)
+			what := fmt.Sprintf("case %d query %d (n %d, k %d, d %v, ordered %v, refined %v, %d candidates)", c, q, n, k, damping, ordered, refine, len(cands))
 			require.Zero(t, want.LocalChecks, what)
 			bitsOf := func(v []float64) []uint64 {
 				out := make([]uint64, len(v))
@@ -130,6 +134,9 @@ func TestLocalChecksMatchFull(t *testing.T) {
 			solves++
 			if got.LocalChecks > 0 {
 				local++
+				if cands != nil {
+					withCands++
+				}
 			}
 		}
 		withOutside += fast.local.outsideChecks
@@ -137,9 +144,10 @@ func TestLocalChecksMatchFull(t *testing.T) {
 		fullTops += fast.local.fullTops
 		left += fast.local.left
 	}
-	t.Logf("%d of %d solves checked locally; checks with blockers outside S %d, walks capped %d, full top-k passes %d, solves that left local checks %d",
-		local, solves, withOutside, capped, fullTops, left)
+	t.Logf("%d of %d solves checked locally (%d with candidates); checks with blockers outside S %d, walks capped %d, full top-k passes %d, solves that left local checks %d",
+		local, solves, withCands, withOutside, capped, fullTops, left)
 	require.Greater(t, local, solves/2)
+	require.Positive(t, withCands)
 	require.Positive(t, withOutside)
 	require.Positive(t, capped)
 	require.Positive(t, fullTops)
