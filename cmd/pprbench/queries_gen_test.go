@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -45,16 +46,7 @@ func TestQueriesRoundTrip(t *testing.T) {
 	// Dense: the first 3 nodes in stream order (q, a, b) are entities, the
 	// other 5 passages and candidates.
 	densePath := filepath.Join(dir, "dense.jsonl")
-	code, _, errOut = runCLI("queries", "--graph", graph, "--kind", "dense", "--entities", "3", "--count", "2", "--k", "2", "--out", densePath)
-	require.Equal(t, 0, code, errOut)
-	qs, err = readQueries(g, densePath)
-	require.NoError(t, err)
-	require.Len(t, qs, 2)
-	for _, q := range qs {
-		require.Len(t, q.Candidates, g.NumNodes()-3)
-		for _, c := range q.Candidates {
-			require.GreaterOrEqual(t, int(c), 3, "candidate %s is an entity", g.Name(c))
-		}
+	for _, q := range passageQueries(t, g, graph, densePath, 2, "--kind", "dense") {
 		entitySeeds := 0
 		for _, s := range q.Seeds {
 			if s.Node < 3 {
@@ -69,16 +61,7 @@ func TestQueriesRoundTrip(t *testing.T) {
 
 	// Entities: 2 seeds among the 3 entities, the passages as candidates.
 	entityPath := filepath.Join(dir, "entities.jsonl")
-	code, _, errOut = runCLI("queries", "--graph", graph, "--kind", "entities", "--entities", "3", "--seeds-per-query", "2", "--count", "3", "--k", "2", "--out", entityPath)
-	require.Equal(t, 0, code, errOut)
-	qs, err = readQueries(g, entityPath)
-	require.NoError(t, err)
-	require.Len(t, qs, 3)
-	for _, q := range qs {
-		require.Len(t, q.Candidates, g.NumNodes()-3)
-		for _, c := range q.Candidates {
-			require.GreaterOrEqual(t, int(c), 3, "candidate %s is an entity", g.Name(c))
-		}
+	for _, q := range passageQueries(t, g, graph, entityPath, 3, "--kind", "entities", "--seeds-per-query", "2") {
 		require.Len(t, q.Seeds, 2)
 		for _, s := range q.Seeds {
 			require.Less(t, int(s.Node), 3, "seed %s is a passage", g.Name(s.Node))
@@ -87,6 +70,27 @@ func TestQueriesRoundTrip(t *testing.T) {
 	}
 	code, _, errOut = runCLI("solve", "--graph", graph, "--queries", entityPath, "--json", "--certify")
 	require.Equal(t, 0, code, errOut)
+}
+
+// passageQueries writes count queries of k 2 with the first 3 nodes of
+// graph as entities and the given flags to path, reads them back and checks
+// that every one ranks the passages (the other nodes).
+func passageQueries(t *testing.T, g *csr.Graph, graph, path string, count int, flags ...string) []namedQuery {
+	t.Helper()
+	args := append([]string{"queries", "--graph", graph, "--entities", "3", "--count", strconv.Itoa(count), "--k", "2", "--out", path}, flags...)
+	code, _, errOut := runCLI(args...)
+	require.Equal(t, 0, code, errOut)
+	qs, err := readQueries(g, path)
+	require.NoError(t, err)
+	require.Len(t, qs, count)
+	for _, q := range qs {
+		require.Equal(t, 2, q.K)
+		require.Len(t, q.Candidates, g.NumNodes()-3)
+		for _, c := range q.Candidates {
+			require.GreaterOrEqual(t, int(c), 3, "candidate %s is an entity", g.Name(c))
+		}
+	}
+	return qs
 }
 
 func TestQueriesErrors(t *testing.T) {
