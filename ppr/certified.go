@@ -187,7 +187,7 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 	step := func(eps float64) int {
 		var pushes int
 		if e.local.on {
-			pushes = e.pushScanOver(eps, e.local.members)
+			pushes = e.pushScanOver(eps, e.local.members.bits)
 			e.local.relist(len(e.X))
 			res.LocalScans++
 		} else {

@@ -46,7 +46,7 @@ const localShare = 8
 // localState is SolveTopK's set S and scratch, kept by the engine.
 type localState struct {
 	on      bool
-	members []uint64 // S as a bitset
+	members Support  // S
 	list    []uint32 // S in increasing id order, as of the last scan
 	outside []uint32 // blockers outside S (scratch)
 	visit   []uint32 // S and the blockers outside it, in id order (scratch)
@@ -62,17 +62,15 @@ func (e *Engine) enterLocal() {
 	l := &e.local
 	n := len(e.X)
 	l.on = false
-	words := (n + 63) / 64
-	if cap(l.members) < words {
-		l.members = make([]uint64, words)
+	if words := (n + 63) / 64; len(l.members.bits) != words {
+		l.members.bits = make([]uint64, words)
 	}
-	l.members = l.members[:words]
-	clear(l.members)
+	l.members.Reset()
 	count := 0
 	x, r := e.X, e.R[:n]
 	for u, xu := range x {
 		if xu != 0 || r[u] != 0 {
-			l.members[u/64] |= 1 << (u % 64)
+			l.members.Add(uint32(u))
 			count++
 			if count > n/localShare {
 				return
@@ -86,13 +84,7 @@ func (e *Engine) enterLocal() {
 // relist rebuilds the list from the bitset after a scan and leaves local
 // checks once S outgrows its share.
 func (l *localState) relist(n int) {
-	l.list = l.list[:0]
-	for wi, word := range l.members {
-		for word != 0 {
-			l.list = append(l.list, uint32(wi*64+bits.TrailingZeros64(word)))
-			word &= word - 1
-		}
-	}
+	l.list = l.members.AppendNodes(l.list[:0])
 	if len(l.list) > n/localShare {
 		l.on = false
 		l.left++
@@ -150,7 +142,7 @@ func (e *Engine) localVisit(eb *errorBounds, sel []Scored) (visit []uint32, outs
 	l.outside = l.outside[:0]
 	outsideHi = math.Inf(-1)
 	for _, u := range e.view.NodesByOutWeight() {
-		if l.members[u/64]&(1<<(u%64)) != 0 || e.inSel[u] {
+		if l.members.Has(u) || e.inSel[u] {
 			continue
 		}
 		hi := eb.at(u)
