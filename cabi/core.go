@@ -292,7 +292,12 @@ func (st *graphState) topK(reset []float64, k int64, candidates []int64, damping
 	if ordered {
 		solve = w.e.SolveTopKOrdered
 	}
-	res, err := solve(int(k), cands, ppr.Options{Tol: tol})
+	// Gauss-Seidel sweeps on every view: from the native start they keep
+	// the residual non-negative, so each score is a lower bound and
+	// [score, score + err] holds the exact value, as the ABI promises.
+	// ppr's default on directed views (ppr.Normalized) proves sooner but
+	// leaves a signed residual, whose errors go both ways.
+	res, err := solve(int(k), cands, ppr.Options{Tol: tol, Order: ppr.GaussSeidel})
 	if err != nil {
 		return nil, err
 	}

@@ -19,7 +19,8 @@ import (
 // every vector of a batch sweeps until the slowest reaches opt.Tol, so it
 // may be more accurate than asked; Sweeps says how many it got
 // (TestSolveBatchMatchesSolve). Jacobi on a view masking more arcs than
-// MaskedInArcs lists falls back to one Solve per vector. opt.Threads is
+// MaskedInArcs lists, and Normalized (whose normalization is per vector),
+// fall back to one Solve per vector. opt.Threads is
 // ignored. The state takes four lines per node: 256 bytes per node
 // narrow, 512 wide (both when a wide batch leaves at most 8 queries).
 func SolveBatch(view *mask.View, seeds []Seeds, damping float64, opt Options) ([]*Result, error) {
@@ -38,9 +39,9 @@ func SolveBatch(view *mask.View, seeds []Seeds, damping float64, opt Options) ([
 		}
 	}
 	out := make([]*Result, 0, len(seeds))
-	if _, _, sparse := view.MaskedInArcs(); !sparse && opt.Order == Jacobi {
+	if _, _, sparse := view.MaskedInArcs(); !sparse && opt.Order == Jacobi || opt.Order == Normalized {
 		for _, s := range seeds {
-			res, err := Solve(view, s, damping, Options{Tol: opt.Tol, MaxSweeps: opt.MaxSweeps, Order: Jacobi})
+			res, err := Solve(view, s, damping, Options{Tol: opt.Tol, MaxSweeps: opt.MaxSweeps, Order: opt.Order})
 			if err != nil {
 				return nil, err
 			}

@@ -38,9 +38,13 @@ type TopKResult struct {
 	// ranked top-k.
 	Ordered bool
 	// ScoreErrs[i] bounds the error of TopK[i].Score: 0 <= pi(v) - x(v) <=
-	// ScoreErrs[i] from the native start state (|pi(v) - x(v)| from a
-	// signed warm start).
+	// ScoreErrs[i] while the residual is non-negative (the native start
+	// under Gauss-Seidel or Jacobi sweeps), |pi(v) - x(v)| <= ScoreErrs[i]
+	// when it is Signed (a signed warm start, Normalized sweeps).
 	ScoreErrs []float64
+	// Signed reports a residual with negative entries at the last check:
+	// the errors then go both ways.
+	Signed bool
 	// Sweeps counts the passes over the nodes: full sweeps and, among
 	// them, Scans threshold scans (see thresholdScans).
 	Sweeps, Scans int
@@ -169,9 +173,11 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 	if opt.Visits != nil {
 		visitCheckFactor = visitCheckWithin
 	}
+	order := opt.Order.resolve(g.Directed(), true)
+	e.norm = normalizedRun{}
 	// Threshold scans (see thresholdScan) need the per-coordinate bound
 	// and Gauss-Seidel's in-place order.
-	scanning := perCoord && thresholdScans && opt.Threads <= 1 && opt.Order == GaussSeidel
+	scanning := perCoord && thresholdScans && opt.Threads <= 1 && order == GaussSeidel
 	scans := 0
 	// st holds the residual's statistics when have is set: a scanning
 	// solve computes them with ||r||_1 in the one pass after each sweep or
@@ -205,14 +211,25 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 	// rmax is max|r| when haveMax: a Gauss-Seidel sweep with visit bounds
 	// computes it with ||r||_1 in one pass.
 	rmax, haveMax := 0.0, false
+	// decay is the factor the last sweep shrank ||r||_1 by: d for a
+	// non-negative residual under Jacobi sweeps (at most d under
+	// Gauss-Seidel), often far less for a Normalized one.
+	decay := e.damping
 	sweepOnce := func() {
-		if opt.Visits != nil && !perCoord && opt.Threads <= 1 && opt.Order == GaussSeidel {
+		if opt.Visits != nil && !perCoord && opt.Threads <= 1 && order == GaussSeidel {
 			e.PushScan(0)
 			l1, rmax = e.residualL1Max()
 			haveMax = true
 			return
 		}
-		l1, haveMax = e.sweep(opt), false
+		before, wasNormalized := l1, e.norm.done
+		l1, haveMax = e.sweep(order, opt.Threads), false
+		if e.norm.done {
+			signed = !perCoord // the normalized residual sums to zero
+			if wasNormalized && before > 0 {
+				decay = l1 / before
+			}
+		}
 	}
 	for {
 		bound := l1 / e.alpha
@@ -247,6 +264,8 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 			eb = e.coordBounds(st, bound)
 			res.CoordBound = eb.coord
 		}
+		round := e.roundoff(res.Sweeps)
+		eb.round = round
 		// gap and slack are the raw gap the proof is waiting on and the
 		// error term that hides it, as a scale for the scheduling below.
 		var gap, slack float64
@@ -275,6 +294,7 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 					visit, outsideHi = e.localVisit(&eb, res.TopK)
 				}
 				res.ProvedGap, slack, need = coordGap(e.X, &eb, res.TopK, visit, e.inSel, bs, outsideHi)
+				res.ProvedGap -= round
 				gap = res.Gap
 			} else {
 				if signed {
@@ -287,8 +307,9 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 						rmax = e.maxAbsResidual()
 					}
 					eb = e.visitErrorBounds(opt.Visits, l1, bound, rmax, signed)
+					eb.round = round
 				}
-				res.ProvedGap, gap, slack = res.Gap-eb.l1, res.Gap, eb.l1
+				res.ProvedGap, gap, slack = res.Gap-eb.l1-round, res.Gap, eb.l1
 				// With visit bounds the direct per-node proof (coordGap) is
 				// needed only where refineTopK does not look at the
 				// candidates: its unrefined intervals of N are [x - below,
@@ -301,18 +322,19 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 				// would prove nothing either. One pass serves both.
 				if eb.vis != nil && (!refineDirected || !refinesAt(l1, e.alpha, e.damping, true)) {
 					proved, at, _ := coordGap(e.X, &eb, res.TopK, candidates, e.inSel, nil, math.Inf(-1))
-					res.ProvedGap, slack = max(res.ProvedGap, proved), at
+					res.ProvedGap, slack = max(res.ProvedGap, proved-round), at
 				}
 			}
 			if res.ProvedGap <= 0 && refining(perCoord) {
 				refined, n, refinedNeed := e.refineTopK(res.TopK, candidates, l1, &eb, stp, res.Gap, bs)
-				if refined > res.ProvedGap {
+				if refined -= round; refined > res.ProvedGap {
 					res.ProvedGap, res.Refined = refined, n
 				}
 				need = max(need, refinedNeed)
 				res.ReverseArcs = e.refine.arcs()
 			}
 		}
+		res.Signed = eb.signed
 		res.Leads, res.ScoreErrs = res.Leads[:0], res.ScoreErrs[:0]
 		res.Ordered = true
 		// Once the set is proved, an ordered solve waits on its closest
@@ -358,8 +380,8 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 		// sweep, 0.0167 from the second on), so wait half of that and at
 		// most maxCheckWait sweeps before recomputing the top-k (a check
 		// costs O(candidates), a few percent of a sweep).
-		if gap > 0 && e.damping > 0 && slack > gap {
-			wait := int(math.Log(gap/slack)/math.Log(e.damping)) / 2
+		if gap > 0 && decay > 0 && decay < 1 && slack > gap {
+			wait := int(math.Log(gap/slack)/math.Log(decay)) / 2
 			nextCheck = res.Sweeps + min(wait, maxCheckWait)
 			// Reverse refinement needs few unselected candidates within
 			// the L1 term of the selection, which happens abruptly once
@@ -466,6 +488,7 @@ type errorBounds struct {
 	r                   []float64 // the residual (undirected views)
 	coord, dangling, l1 float64
 	rScale, dCoord      float64
+	round               float64 // the rounding margin of leads (roundoff)
 	signed              bool // the residual has negative entries: bound |e|
 	// On directed views with visit bounds V, Dg (see visits.go), w nil:
 	// N(u) = x(u) + (r*M0)(u) (refineTopK) lies within n(u) =
@@ -569,7 +592,20 @@ func (b *errorBounds) lower(s Scored) float64 {
 // the per-node bounds or, whichever is larger, the L1 bound, which covers
 // both errors at once.
 func (b *errorBounds) lead(a, c Scored) float64 {
-	return max(b.lower(a)-(c.Score+b.at(c.Node)), a.Score-c.Score-b.l1)
+	return max(b.lower(a)-(c.Score+b.at(c.Node)), a.Score-c.Score-b.l1) - b.round
+}
+
+// roundoff is the margin for floating-point rounding that a proved gap or
+// lead must clear after the given number of sweeps. The bounds cover the
+// truncation of the series, not rounding: each sweep moves the state off
+// the residual identity by a few ulps of x (x += r rounds every entry of a
+// vector of mass about 1), so by at most about 4*2^-53 in L1 (8 here, for
+// the products and sums of the sweep and of a normalization), and an
+// identity off by delta in L1 moves pi - x by at most delta/alpha. An exact
+// tie then shows as a gap of that size (a node that holds 5.6e-17 after a
+// normalization where the exact vector holds 0) and is not proved.
+func (e *Engine) roundoff(sweeps int) float64 {
+	return float64(sweeps+2) * 8 * 0x1p-53 / e.alpha
 }
 
 // residualStats summarises the residual for the per-coordinate bound.

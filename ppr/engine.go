@@ -38,6 +38,7 @@ type Engine struct {
 	inSel        []bool         // SolveTopK's selection marks (all false between calls)
 	refine       topKRefinement // SolveTopK's reverse pushes on directed views
 	local        localState     // SolveTopK's local checks (see localChecks)
+	norm         normalizedRun  // a Normalized solve's progress
 
 	// Support, when not nil, records every node whose X or R a push
 	// changes, so a caller working on sparse states can read or clear
@@ -134,6 +135,36 @@ func (e *Engine) Reset() {
 		e.R[u] = e.alpha * e.seeds.Weights[i]
 	}
 	e.Stats = Stats{}
+}
+
+// NormalizeMass scales x to the solution's total mass, 1, keeping the
+// residual identity: x' = c*x and r' = c*r + (1-c)*alpha*s with c =
+// 1/sum(x), an affine combination (weights summing to 1) of the state and
+// the native start, both of which satisfy r = alpha*s + d*x*P - x. Every
+// state has sum(x) + sum(r)/alpha = 1 (the rows of P sum to 1, so those of
+// (I - d*P)^-1 to 1/alpha), so afterwards r sums to zero: it is signed,
+// and Jacobi sweeps keep its sum zero (see Normalized). It returns false,
+// changing nothing, when sum(x) <= 0.
+func (e *Engine) NormalizeMass() bool {
+	sum := 0.0
+	for _, v := range e.X {
+		sum += v
+	}
+	if !(sum > 0) {
+		return false
+	}
+	c := 1 / sum
+	for u := range e.X {
+		e.X[u] *= c
+		e.R[u] *= c
+	}
+	for i, u := range e.seeds.Nodes {
+		e.R[u] += (1 - c) * e.alpha * e.seeds.Weights[i]
+		if e.Support != nil {
+			e.Support.Add(u)
+		}
+	}
+	return true
 }
 
 // View returns the view the engine solves on.

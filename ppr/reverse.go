@@ -601,7 +601,7 @@ func (e *Engine) refineLeads(sel []Scored, leads []float64, l1 float64, eb *erro
 		if est := rc.tighten(b, false, loA); est != nil {
 			_, hiB = rc.bounds(b, est)
 		}
-		leads[i] = max(leads[i], rc.piGap(loA-hiB))
+		leads[i] = max(leads[i], rc.piGap(loA-hiB)-eb.round)
 		ordered = ordered && leads[i] > 0
 	}
 	return ordered

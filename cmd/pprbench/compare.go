@@ -46,6 +46,7 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	queryPath := fs.String("queries", "", "JSON-lines query file (required)")
 	tol := fs.Float64("tol", ppr.DefaultTol, "authppr's L1 error bound (PRPACK always uses 1e-10)")
 	certify := fs.Bool("certify", false, "authppr stops once the top-k is proved")
+	sweeps := sweepOrderFlag(fs)
 	threads := fs.Int("threads", 1, "authppr goroutines per sweep (igraph runs on one thread)")
 	visits := fs.Bool("visits", false, "with --certify on a directed graph: build the view's visit bounds once before the queries (time reported apart) and prove with them")
 	oracle := fs.String("oracle", filepath.Join("..", "shared", "anchors", "igraph_oracle.py"), "path to igraph_oracle.py")
@@ -82,7 +83,7 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	}
 	solveAll := func() error {
 		for _, q := range queries {
-			rec, err := qs.solve(q, *damping, ppr.Options{Tol: *tol, Threads: *threads}, *certify)
+			rec, err := qs.solve(q, *damping, ppr.Options{Tol: *tol, Threads: *threads, Order: *sweeps}, *certify)
 			if err != nil {
 				return fmt.Errorf("query %s: %w", q.ID, err)
 			}

@@ -59,6 +59,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	candPath := fs.String("candidates", "", "file of candidate node names, one per line (default: all nodes)")
 	tol := fs.Float64("tol", ppr.DefaultTol, "L1 error bound to reach")
 	certify := fs.Bool("certify", false, "stop as soon as the top-k is proved (or tol is reached), not at tol")
+	sweeps := sweepOrderFlag(fs)
 	threads := fs.Int("threads", 1, "goroutines per sweep (more than 1: parallel Jacobi sweeps)")
 	asJSON := fs.Bool("json", false, "print JSON (one object per query)")
 	visits := fs.Bool("visits", false, "with --certify on a directed graph: build the view's visit bounds (ppr.NewVisitBounds) once, before the queries, and prove with them; the build time goes to standard error")
@@ -105,7 +106,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	}
 	var batchRecs []*solveRecord
 	if *batched {
-		if batchRecs, err = solveBatched(g, view, queries, *damping, *tol); err != nil {
+		if batchRecs, err = solveBatched(g, view, queries, *damping, ppr.Options{Tol: *tol, Order: *sweeps}); err != nil {
 			return err
 		}
 	}
@@ -121,7 +122,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		if batchRecs != nil {
 			rec = batchRecs[i]
 		} else {
-			rec, err = qs.solve(q, *damping, ppr.Options{Tol: *tol, Threads: *threads}, *certify)
+			rec, err = qs.solve(q, *damping, ppr.Options{Tol: *tol, Threads: *threads, Order: *sweeps}, *certify)
 		}
 		if err != nil {
 			if q.ID != "" {
@@ -231,7 +232,7 @@ func (qs *querySolver) solve(q namedQuery, damping float64, opt ppr.Options, cer
 // solveBatched solves the queries 16 at a time with ppr.SolveBatch (one
 // wide batch where the kernel level has it) and gives each query an equal
 // share of its batch's time.
-func solveBatched(g *csr.Graph, view *mask.View, queries []namedQuery, damping, tol float64) ([]*solveRecord, error) {
+func solveBatched(g *csr.Graph, view *mask.View, queries []namedQuery, damping float64, opt ppr.Options) ([]*solveRecord, error) {
 	var recs []*solveRecord
 	for lo := 0; lo < len(queries); lo += 16 {
 		part := queries[lo:min(lo+16, len(queries))]
@@ -244,7 +245,7 @@ func solveBatched(g *csr.Graph, view *mask.View, queries []namedQuery, damping, 
 			seeds[i] = s
 		}
 		start := time.Now()
-		res, err := ppr.SolveBatch(view, seeds, damping, ppr.Options{Tol: tol})
+		res, err := ppr.SolveBatch(view, seeds, damping, opt)
 		if err != nil {
 			return nil, err
 		}
@@ -283,4 +284,15 @@ func printSolveText(w io.Writer, g *csr.Graph, path string, view *mask.View, loa
 		fmt.Fprintf(tw, "%d\t%s\t%.12g\n", i+1, s.Node, s.Score)
 	}
 	tw.Flush()
+}
+
+// sweepOrderFlag registers --sweeps, the ppr.Order of the solves.
+func sweepOrderFlag(fs *flag.FlagSet) *ppr.Order {
+	o := new(ppr.Order)
+	fs.Func("sweeps", "sweep order: default (normalized for --certify on a directed graph, gauss-seidel otherwise), gauss-seidel, jacobi or normalized", func(s string) error {
+		var err error
+		*o, err = ppr.ParseOrder(s)
+		return err
+	})
+	return o
 }
