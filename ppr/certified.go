@@ -489,7 +489,7 @@ type errorBounds struct {
 	coord, dangling, l1 float64
 	rScale, dCoord      float64
 	round               float64 // the rounding margin of leads (roundoff)
-	signed              bool // the residual has negative entries: bound |e|
+	signed              bool    // the residual has negative entries: bound |e|
 	// On directed views with visit bounds V, Dg (see visits.go), w nil:
 	// N(u) = x(u) + (r*M0)(u) (refineTopK) lies within n(u) =
 	// min(nScale*V(u), l1r*Dg(u), l1) of x(u), and E(u) = min(n(u)*inv1c
