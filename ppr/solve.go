@@ -130,10 +130,15 @@ type normalizedRun struct {
 // arcs, the same 7 Jacobi sweeps after it). Its Jacobi sweeps then shrink
 // ||r||_1 at the rate the walk forgets its start, which a walk that cycles
 // does slowly (at worst by d a sweep, Jacobi's rate on a non-negative
-// residual, where Gauss-Seidel's is about d^2): from the second Jacobi
+// residual, where Gauss-Seidel's is about d^2): from the third Jacobi
 // sweep on, a sweep that shrinks ||r||_1 by less than d^2 switches the
 // solve to Gauss-Seidel sweeps (pushes keep the identity for any sign of
-// r). On R-MAT 20 the ratios run 0.71, 0.29, 0.2, 0.17 at d^2 = 0.72.
+// r). The first two are a transient: at d = 0.85 (d^2 = 0.72) the ratios
+// run 0.85, 0.71-0.76, 0.3, 0.2, then 0.15-0.2 on R-MAT 20 (5 seeds; a
+// full vector to 1e-10 in 18-20 sweeps, against 59 when the second sweep
+// switched); 0.72, 0.38, then 0.31-0.5 on wiki-Vote; 0.53, 0.31, 0.43,
+// then rising to 0.845 on email-Eu-core, where the walk's slowest mode
+// forgets nothing and the solve switches at the ninth.
 func (e *Engine) sweep(o Order, threads int) float64 {
 	if o != Normalized {
 		return e.sweepIn(o, threads)
@@ -152,7 +157,7 @@ func (e *Engine) sweep(o Order, threads int) float64 {
 		return e.PushSweep()
 	}
 	l1 := e.sweepIn(Jacobi, threads)
-	if nr.sweeps++; nr.sweeps >= 2 && l1 > e.damping*e.damping*nr.last {
+	if nr.sweeps++; nr.sweeps >= 3 && l1 > e.damping*e.damping*nr.last {
 		nr.fellBack = true
 	}
 	nr.last = l1
