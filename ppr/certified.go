@@ -97,8 +97,12 @@ type TopKResult struct {
 // until the blockers are few enough to refine (5403 and 2209 of the 50k
 // passages after 2.25 sweeps, 27 and 116 a sweep later), and halving
 // their bound leaves thousands.
-// From a caller's warm start the residual may be signed; then E(u) bounds
-// |e(u)| and the selected side takes -E(v) as well (coordGap). Once at most
+// From a caller's warm start, and after Normalized sweeps normalize the
+// mass (SolveTopK's default on directed views, see Normalized), the
+// residual is signed; then E(u) bounds |e(u)| and the selected side takes
+// -E(v) as well (coordGap; on directed views the L1 bound covers both
+// ends of a pair at once, |e(v)| + |e(u)| <= ||e||_1). Every proved gap
+// and lead is net of a rounding margin (roundoff). Once at most
 // 256 unselected candidates straddle the boundary, undirected views refine
 // them by reverse pushes too, with a remainder that the symmetry shrinks
 // with the push's reach (reverse.go); the refined bound also sets the

@@ -36,11 +36,13 @@ const (
 	// d: positive and negative mass meet and cancel. Where many rows
 	// coincide that rate is far below d (a dangling node's row is the
 	// seeds, and R-MAT 20 has 48% of them): R-MAT 20 at d = 0.85, ||r||_1
-	// 1.44 -> 0.0003 in 6 sweeps, a certified top-10 in 8 sweeps instead of
-	// 13-18 Gauss-Seidel ones; wiki-Vote 250 sweeps against 421 for 20
-	// queries. A graph whose walk alternates between two sides (the KG:
-	// passages and entities) forgets slowly; there Gauss-Seidel wins (61
-	// and 67 sweeps against 41 for the KG's 10 dense queries).
+	// 1.44 -> 0.0003 in 7 sweeps, a certified top-10 after 7 (7.0 sweeps'
+	// worth of arcs) instead of 13-18 Gauss-Seidel ones; wiki-Vote 246
+	// sweeps against 421 for 20 queries. A graph whose walk alternates
+	// between two sides (the KG: passages and entities) forgets slowly;
+	// there Gauss-Seidel wins (61 and 67 sweeps against 41 for the KG's 10
+	// dense queries), and it stays the default of undirected views and of
+	// full solves (Solve, SolveSweeps).
 	Normalized
 )
 
