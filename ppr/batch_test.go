@@ -402,3 +402,27 @@ func float32Weights(wt []float64) ([]float32, []float64) {
 	}
 	return w32, wide
 }
+
+// SolveBatch with Normalized sweeps solves each vector alone, to Solve's
+// bits.
+func TestSolveBatchNormalized(t *testing.T) {
+	rng := rand.New(rand.NewPCG(73, 74))
+	for i := range 50 {
+		c := newRandomCase(t, rng)
+		var seeds []Seeds
+		for range 1 + rng.IntN(4) {
+			s, err := NewSeeds(c.g.NumNodes(), []Seed{{Node: uint32(rng.IntN(c.g.NumNodes())), Weight: 1}})
+			require.NoError(t, err)
+			seeds = append(seeds, s)
+		}
+		opt := Options{Tol: 1e-11, Order: Normalized}
+		got, err := SolveBatch(c.native, seeds, c.damping, opt)
+		require.NoError(t, err)
+		for j, s := range seeds {
+			want, err := Solve(c.native, s, c.damping, opt)
+			require.NoError(t, err)
+			require.Equal(t, want.Scores, got[j].Scores, "case %d vector %d", i, j)
+			require.Equal(t, want.Sweeps, got[j].Sweeps, "case %d vector %d", i, j)
+		}
+	}
+}

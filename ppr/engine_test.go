@@ -415,3 +415,14 @@ func TestNormalizeMass(t *testing.T) {
 		require.Less(t, l1Diff(exactPPR(t, c.auth, c.seeds, c.damping), res.Scores), 1e-10, "case %d: Normalized solve", i)
 	}
 }
+
+func TestParseOrder(t *testing.T) {
+	for o := DefaultOrder; o <= Normalized; o++ {
+		got, err := ParseOrder(o.String())
+		require.NoError(t, err)
+		require.Equal(t, o, got)
+	}
+	_, err := ParseOrder("sor")
+	require.ErrorContains(t, err, `ppr: sweep order "sor", want default, gauss-seidel, jacobi or normalized`)
+	require.Equal(t, "Order(9)", Order(9).String())
+}

@@ -132,3 +132,28 @@ func TestSolveBatchFlag(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "--batch needs --queries")
 }
+
+// Every --sweeps order certifies the same top-k; an unknown one is a usage
+// error.
+func TestSolveSweepOrdersSameAnswer(t *testing.T) {
+	path := writeFile(t, "tiny.tsv", tiny)
+	var outs []string
+	for _, order := range []string{"default", "gauss-seidel", "jacobi", "normalized"} {
+		code, out, errOut := runCLI("solve", "--graph", path, "--seeds", "q", "--k", "3", "--json", "--certify", "--sweeps", order)
+		require.Equal(t, 0, code, errOut)
+		var rec solveJSON
+		require.NoError(t, json.Unmarshal([]byte(out), &rec))
+		require.Len(t, rec.TopK, 3)
+		names := ""
+		for _, s := range rec.TopK {
+			names += s.Node + " "
+		}
+		outs = append(outs, names)
+	}
+	for _, o := range outs[1:] {
+		require.Equal(t, outs[0], o)
+	}
+	code, _, errOut := runCLI("solve", "--graph", path, "--seeds", "q", "--sweeps", "sor")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, `sweep order "sor", want default, gauss-seidel, jacobi or normalized`)
+}
