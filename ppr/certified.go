@@ -226,9 +226,9 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 			haveMax = true
 			return
 		}
-		before, wasNormalized := l1, e.norm.done
+		before, wasNormalized := l1, e.norm.started
 		l1, haveMax = e.sweep(order, opt.Threads), false
-		if e.norm.done {
+		if e.norm.started {
 			signed = !perCoord // the normalized residual sums to zero
 			if wasNormalized && before > 0 {
 				decay = l1 / before

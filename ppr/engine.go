@@ -39,6 +39,7 @@ type Engine struct {
 	refine       topKRefinement // SolveTopK's reverse pushes on directed views
 	local        localState     // SolveTopK's local checks (see localChecks)
 	norm         normalizedRun  // a Normalized solve's progress
+	scanMass     float64        // the mass the last PushScan moved into x
 
 	// Support, when not nil, records every node whose X or R a push
 	// changes, so a caller working on sparse states can read or clear
@@ -153,18 +154,29 @@ func (e *Engine) NormalizeMass() bool {
 	if !(sum > 0) {
 		return false
 	}
-	c := 1 / sum
-	for u := range e.X {
-		e.X[u] *= c
-		e.R[u] *= c
-	}
+	e.scaleMass(1 / sum)
+	return true
+}
+
+// scaleMass sets x' = c*x and r' = c*r + (1-c)*alpha*s (see NormalizeMass)
+// and returns ||r'||_1, summed in node order as ResidualL1 sums it, in one
+// pass over the nodes: the seeds' share is added first, as
+// (1-c)*alpha*s/c, so that the pass's scaling gives it its weight.
+func (e *Engine) scaleMass(c float64) float64 {
+	x, r := e.X, e.R[:len(e.X)]
 	for i, u := range e.seeds.Nodes {
-		e.R[u] += (1 - c) * e.alpha * e.seeds.Weights[i]
+		r[u] += (1 - c) * e.alpha * e.seeds.Weights[i] / c
 		if e.Support != nil {
 			e.Support.Add(u)
 		}
 	}
-	return true
+	l1 := 0.0
+	for u := range x {
+		x[u] *= c
+		r[u] *= c
+		l1 += math.Abs(r[u])
+	}
+	return l1
 }
 
 // View returns the view the engine solves on.
@@ -569,7 +581,7 @@ func pushScan[W weight](e *Engine, wts []W, eps float64, sup []uint64) int {
 	bits, tb := e.view.MaskedBits(), e.view.TouchedBits()
 	d := e.damping
 	pushes := 0
-	dangling := 0.0
+	dangling, pushed := 0.0, 0.0
 	for u := 0; u < n; u++ {
 		if sup != nil {
 			// The next member at or after u: members added behind u
@@ -599,6 +611,7 @@ func pushScan[W weight](e *Engine, wts []W, eps float64, sup []uint64) int {
 		r[u] = 0
 		x[u] += val
 		pushes++
+		pushed += val
 		c := d * val / wu
 		lo, hi := out.Offsets[u], out.Offsets[u+1]
 		nbr, wt, eid := out.Nbr[lo:hi], wts[lo:hi], out.Edge[lo:hi]
@@ -636,6 +649,7 @@ func pushScan[W weight](e *Engine, wts []W, eps float64, sup []uint64) int {
 			}
 		}
 	}
+	e.scanMass = pushed + dangling
 	e.Stats.Sweeps++
 	e.Stats.Pushes += int64(pushes)
 	return pushes

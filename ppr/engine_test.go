@@ -409,10 +409,13 @@ func TestNormalizeMass(t *testing.T) {
 		require.InDelta(t, 0, sumR, 1e-12, "case %d", i)
 		require.Less(t, l1Diff(residualOf(c.auth, c.seeds, c.damping, e.X), e.R), 1e-12, "case %d: identity", i)
 
-		res, err := Solve(c.auth, c.seeds, c.damping, Options{Tol: 1e-12, Order: Normalized})
-		require.NoError(t, err)
-		require.LessOrEqual(t, res.ErrorBound, 1e-12)
-		require.Less(t, l1Diff(exactPPR(t, c.auth, c.seeds, c.damping), res.Scores), 1e-10, "case %d: Normalized solve", i)
+		exact := exactPPR(t, c.auth, c.seeds, c.damping)
+		for _, threads := range []int{1, 2} { // Gauss-Seidel scans, parallel Jacobi sweeps
+			res, err := Solve(c.auth, c.seeds, c.damping, Options{Tol: 1e-12, Order: Normalized, Threads: threads})
+			require.NoError(t, err)
+			require.LessOrEqual(t, res.ErrorBound, 1e-12)
+			require.Less(t, l1Diff(exact, res.Scores), 1e-10, "case %d: Normalized solve on %d threads", i, threads)
+		}
 	}
 }
 

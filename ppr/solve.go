@@ -29,16 +29,15 @@ const (
 	// Jacobi pulls every node from the previous residual (Engine.Sweep):
 	// each sweep's result is independent of node order.
 	Jacobi
-	// Normalized runs Jacobi sweeps from a state whose x carries the whole
-	// mass of the solution (Engine.NormalizeMass, after a first sweep when
-	// x is 0). Its residual sums to zero, which Jacobi sweeps keep, and
-	// shrinks at the rate the walk forgets where it started rather than by
-	// d: positive and negative mass meet and cancel. Where many rows
-	// coincide that rate is far below d (a dangling node's row is the
-	// seeds, and R-MAT 20 has 48% of them): R-MAT 20 at d = 0.85, ||r||_1
-	// 1.44 -> 0.0003 in 7 sweeps, a certified top-10 after 7 (7.0 sweeps'
-	// worth of arcs) instead of 13-18 Gauss-Seidel ones; wiki-Vote 246
-	// sweeps against 421 for 20 queries. A graph whose walk alternates
+	// Normalized runs Gauss-Seidel scans, each followed by scaling x to the
+	// whole mass of the solution (Engine.NormalizeMass; Jacobi sweeps after
+	// one normalization with Options.Threads > 1). The residual then sums
+	// to zero and shrinks at the rate the walk forgets where it started
+	// rather than by d: positive and negative mass meet and cancel. Where
+	// many rows coincide that rate is far below d (a dangling node's row is
+	// the seeds, and R-MAT 20 has 48% of them): R-MAT 20 at d = 0.85, a
+	// certified top-10 after 4.85-5.89 sweeps' worth of arcs instead of
+	// 11.8-16.8 in Gauss-Seidel sweeps (see Engine.sweep). A graph whose walk alternates
 	// between two sides (the KG: passages and entities) forgets slowly;
 	// there Gauss-Seidel wins (61 and 67 sweeps against 41 for the KG's 10
 	// dense queries), and it stays the default of undirected views and of
@@ -113,10 +112,12 @@ type Options struct {
 }
 
 // normalizedRun is where a Normalized solve stands: whether it has
-// normalized the mass, the Jacobi sweeps since and the last ||r||_1, and
-// whether it has fallen back to Gauss-Seidel.
+// started, the mass of x when known (after a normalization it is 1; a
+// Gauss-Seidel scan adds what it pushed), the sweeps since the start and
+// the last ||r||_1, and whether it has fallen back to plain Gauss-Seidel.
 type normalizedRun struct {
-	done     bool
+	started  bool
+	mass     float64 // sum(x), when known (> 0)
 	sweeps   int
 	last     float64
 	fellBack bool
@@ -124,45 +125,65 @@ type normalizedRun struct {
 
 // sweep runs one sweep in order o (resolved) and returns ||r||_1.
 //
-// A Normalized solve's first sweep normalizes x when it has mass; when it
-// has none (x = 0 at the native start) it is a Gauss-Seidel scan, which
-// reads only the arcs of the nodes it pushes (the seeds and what they
-// reach further on in id order) where a Jacobi sweep reads every arc, and
-// normalizes after it (R-MAT 20, 3 queries: 8.0 -> 7.0 sweeps' worth of
-// arcs, the same 7 Jacobi sweeps after it). Its Jacobi sweeps then shrink
-// ||r||_1 at the rate the walk forgets its start, which a walk that cycles
-// does slowly (at worst by d a sweep, Jacobi's rate on a non-negative
-// residual, where Gauss-Seidel's is about d^2): from the third Jacobi
-// sweep on, a sweep that shrinks ||r||_1 by less than d^2 switches the
-// solve to Gauss-Seidel sweeps (pushes keep the identity for any sign of
-// r). The first two are a transient: at d = 0.85 (d^2 = 0.72) the ratios
-// run 0.85, 0.71-0.76, 0.3, 0.2, then 0.15-0.2 on R-MAT 20 (5 seeds; a
-// full vector to 1e-10 in 18-20 sweeps, against 59 when the second sweep
-// switched); 0.72, 0.38, then 0.31-0.5 on wiki-Vote; 0.53, 0.31, 0.43,
-// then rising to 0.845 on email-Eu-core, where the walk's slowest mode
-// forgets nothing and the solve switches at the ninth.
+// A Normalized sweep is a Gauss-Seidel scan followed by a normalization
+// (NormalizeMass; its sum of x is the last one plus the mass the scan
+// pushed, so the normalization is one pass, which also sums ||r||_1, as
+// PushSweep's own pass would). Pushes in place do not keep the sum of r at
+// zero, the normalization restores it every sweep. With threads > 1 the
+// sweeps are Jacobi sweeps (parallel pulls), which keep it by themselves:
+// one normalization, after a first Gauss-Seidel scan when x = 0 (it reads
+// only the arcs of what it pushes, where a pull reads every arc).
+//
+// The zero sum is what pays: positive and negative mass meet and cancel
+// as the walk forgets its start, so ||r||_1 shrinks at the walk's mixing
+// rate, not by d. R-MAT 20 at d = 0.85 (5 seeds; ratios a sweep): Jacobi
+// after one normalization 0.85, 0.71-0.76, 0.3, 0.2, then 0.15-0.2, a
+// certified top-10 after 7.0 sweeps' worth of arcs; normalizing after
+// every Gauss-Seidel scan shortens the transient, 0.55-0.58, 0.27-0.41,
+// then 0.1-0.3, and proves after 4.85-5.89. A walk that cycles forgets
+// slowly (at worst by d a sweep under Jacobi, about d^2 under
+// Gauss-Seidel): from the third sweep on, a sweep that shrinks ||r||_1 by
+// less than d^2 switches the solve to plain Gauss-Seidel sweeps (pushes
+// keep the identity for any sign of r); email-Eu-core's slowest mode
+// climbs to 0.845 under Jacobi. The first two sweeps are exempt: they are
+// the transient.
 func (e *Engine) sweep(o Order, threads int) float64 {
 	if o != Normalized {
 		return e.sweepIn(o, threads)
 	}
 	nr := &e.norm
-	if !nr.done {
-		nr.done = true
-		if !e.NormalizeMass() {
-			e.PushSweep()
-			e.NormalizeMass()
-			nr.last = e.ResidualL1()
-			return nr.last
-		}
-	}
 	if nr.fellBack {
 		return e.PushSweep()
 	}
-	l1 := e.sweepIn(Jacobi, threads)
-	if nr.sweeps++; nr.sweeps >= 3 && l1 > e.damping*e.damping*nr.last {
+	var l1 float64
+	switch {
+	case threads > 1 && nr.started:
+		l1 = e.SweepParallel(threads)
+	case threads > 1:
+		if !e.NormalizeMass() {
+			e.PushScan(0)
+			e.NormalizeMass()
+		}
+		l1 = e.ResidualL1()
+	default:
+		if !nr.started {
+			nr.mass = 0
+			for _, v := range e.X {
+				nr.mass += v
+			}
+		}
+		e.PushScan(0)
+		if nr.mass += e.scanMass; nr.mass > 0 {
+			l1 = e.scaleMass(1 / nr.mass)
+			nr.mass = 1
+		} else {
+			l1 = e.ResidualL1()
+		}
+	}
+	if nr.sweeps++; nr.started && nr.sweeps >= 3 && l1 > e.damping*e.damping*nr.last {
 		nr.fellBack = true
 	}
-	nr.last = l1
+	nr.started, nr.last = true, l1
 	return l1
 }
 
