@@ -37,11 +37,12 @@ const (
 	// many rows coincide that rate is far below d (a dangling node's row is
 	// the seeds, and R-MAT 20 has 48% of them): R-MAT 20 at d = 0.85, a
 	// certified top-10 after 4.85-5.89 sweeps' worth of arcs instead of
-	// 11.8-16.8 in Gauss-Seidel sweeps (see Engine.sweep). A graph whose walk alternates
-	// between two sides (the KG: passages and entities) forgets slowly;
-	// there Gauss-Seidel wins (61 and 67 sweeps against 41 for the KG's 10
-	// dense queries), and it stays the default of undirected views and of
-	// full solves (Solve, SolveSweeps).
+	// 11.8-16.8 in Gauss-Seidel sweeps (see Engine.sweep). A graph whose
+	// walk alternates between two sides (the KG: passages and entities)
+	// forgets slowly; there Gauss-Seidel's threshold scans win (48.9
+	// against 28.3 sweeps' worth for the KG's 10 dense queries), and
+	// Gauss-Seidel stays the default of undirected views and of full
+	// solves (Solve, SolveSweeps).
 	Normalized
 )
 
