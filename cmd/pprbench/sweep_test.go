@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -68,22 +69,26 @@ echo '{"impl":"unroll_4acc","bench":"c_iter","variant":"pattern","threads":1,"ms
 	require.NotContains(t, out, "C ppr_csr")
 }
 
+// topKNames runs pprbench solve --json with args and returns the names of
+// its top-k in order, after checking there are k of them.
+func topKNames(t *testing.T, k int, args ...string) string {
+	t.Helper()
+	code, out, errOut := runCLI(append([]string{"solve", "--json", "--k", strconv.Itoa(k)}, args...)...)
+	require.Equal(t, 0, code, errOut)
+	var rec solveJSON
+	require.NoError(t, json.Unmarshal([]byte(out), &rec))
+	require.Len(t, rec.TopK, k)
+	names := ""
+	for _, s := range rec.TopK {
+		names += s.Node + " "
+	}
+	return names
+}
+
 func TestSolveDegreeOrderSameAnswer(t *testing.T) {
 	path := writeFile(t, "tiny.tsv", tiny)
-	var outs []string
-	for _, order := range []string{"stream", "degree"} {
-		code, out, errOut := runCLI("solve", "--graph", path, "--seeds", "q", "--k", "7", "--json", "--order", order)
-		require.Equal(t, 0, code, errOut)
-		var rec solveJSON
-		require.NoError(t, json.Unmarshal([]byte(out), &rec))
-		require.Len(t, rec.TopK, 7)
-		names := ""
-		for _, s := range rec.TopK {
-			names += s.Node + " "
-		}
-		outs = append(outs, names)
-	}
-	require.Equal(t, outs[0], outs[1])
+	require.Equal(t, topKNames(t, 7, "--graph", path, "--seeds", "q", "--order", "stream"),
+		topKNames(t, 7, "--graph", path, "--seeds", "q", "--order", "degree"))
 	code, _, errOut := runCLI("solve", "--graph", path, "--seeds", "q", "--order", "bfs")
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "--order")
@@ -137,21 +142,9 @@ func TestSolveBatchFlag(t *testing.T) {
 // error.
 func TestSolveSweepOrdersSameAnswer(t *testing.T) {
 	path := writeFile(t, "tiny.tsv", tiny)
-	var outs []string
-	for _, order := range []string{"default", "gauss-seidel", "jacobi", "normalized"} {
-		code, out, errOut := runCLI("solve", "--graph", path, "--seeds", "q", "--k", "3", "--json", "--certify", "--sweeps", order)
-		require.Equal(t, 0, code, errOut)
-		var rec solveJSON
-		require.NoError(t, json.Unmarshal([]byte(out), &rec))
-		require.Len(t, rec.TopK, 3)
-		names := ""
-		for _, s := range rec.TopK {
-			names += s.Node + " "
-		}
-		outs = append(outs, names)
-	}
-	for _, o := range outs[1:] {
-		require.Equal(t, outs[0], o)
+	want := topKNames(t, 3, "--graph", path, "--seeds", "q", "--certify", "--sweeps", "default")
+	for _, order := range []string{"gauss-seidel", "jacobi", "normalized"} {
+		require.Equal(t, want, topKNames(t, 3, "--graph", path, "--seeds", "q", "--certify", "--sweeps", order), order)
 	}
 	code, _, errOut := runCLI("solve", "--graph", path, "--seeds", "q", "--sweeps", "sor")
 	require.Equal(t, 2, code)
