@@ -377,9 +377,10 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 		if bound <= tol {
 			return res, nil
 		}
-		// A non-negative residual shrinks by d per sweep, so the bound
-		// cannot pass the current gap sooner than log(gap/slack)/log(d)
-		// sweeps; but the gap itself still moves, by orders of magnitude
+		// A non-negative residual shrinks by d per sweep (a Normalized
+		// one by the last sweep's ratio, decay), so the bound cannot pass
+		// the current gap sooner than log(gap/slack)/log(decay) sweeps;
+		// but the gap itself still moves, by orders of magnitude
 		// while the top-k forms (R-MAT 20, 5 seeds: 2.4e-6 after the first
 		// sweep, 0.0167 from the second on), so wait half of that and at
 		// most maxCheckWait sweeps before recomputing the top-k (a check
