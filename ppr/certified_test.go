@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/stretchr/testify/require"
 
 	"github.com/authppr/authppr/csr"
@@ -745,7 +746,8 @@ func TestCoordBoundsHold(t *testing.T) {
 // normalizedCase is a directed graph big enough for Normalized sweeps'
 // proofs to need reverse refinement: n nodes, a third of them dangling,
 // the others with 1-8 out-arcs to targets biased towards low ids (hubs),
-// and five seeds with out-arcs.
+// and five seeds with out-arcs; its full view, or half the time a view
+// masking a fifth of its edges.
 func normalizedCase(t *testing.T, rng *rand.Rand) (*mask.View, Seeds) {
 	t.Helper()
 	n := 300 + rng.IntN(1200)
@@ -774,7 +776,20 @@ func normalizedCase(t *testing.T, rng *rand.Rand) (*mask.View, Seeds) {
 	}
 	seeds, err := NewSeeds(n, raw)
 	require.NoError(t, err)
-	return mask.Full(g), seeds
+	if rng.IntN(2) == 0 {
+		return mask.Full(g), seeds
+	}
+	// A fifth of the edges masked: more than the views list, so sweeps
+	// test a bit per arc.
+	masked := roaring.New()
+	for e := range g.NumEdges() {
+		if rng.IntN(5) == 0 {
+			masked.Add(uint32(e))
+		}
+	}
+	view, err := mask.FromMasked(g, "masked", masked)
+	require.NoError(t, err)
+	return view, seeds
 }
 
 // Normalized sweeps (SolveTopK's default on directed views) certify the
@@ -789,7 +804,13 @@ func TestNormalizedTopKRefines(t *testing.T) {
 		for i := range 60 {
 			view, seeds := normalizedCase(t, rng)
 			k := 5 + rng.IntN(6)
-			res, err := SolveTopK(view, seeds, 0.85, k, nil, Options{Tol: 1e-12})
+			// Every third case on two threads: parallel Jacobi sweeps
+			// after one normalization.
+			threads := 1
+			if i%3 == 0 {
+				threads = 2
+			}
+			res, err := SolveTopK(view, seeds, 0.85, k, nil, Options{Tol: 1e-12, Threads: threads})
 			require.NoError(t, err)
 			if !res.Certified {
 				continue
