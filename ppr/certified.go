@@ -268,8 +268,6 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 			eb = e.coordBounds(st, bound)
 			res.CoordBound = eb.coord
 		}
-		round := e.roundoff(res.Sweeps)
-		eb.round = round
 		// gap and slack are the raw gap the proof is waiting on and the
 		// error term that hides it, as a scale for the scheduling below.
 		var gap, slack float64
@@ -281,6 +279,7 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 			stp = &st
 		}
 		res.Refined = 0
+		round := e.roundoff(res.Sweeps)
 		if math.IsInf(res.Gap, 1) {
 			res.ProvedGap = math.Inf(1)
 		} else {
@@ -298,7 +297,6 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 					visit, outsideHi = e.localVisit(&eb, res.TopK)
 				}
 				res.ProvedGap, slack, need = coordGap(e.X, &eb, res.TopK, visit, e.inSel, bs, outsideHi)
-				res.ProvedGap -= round
 				gap = res.Gap
 			} else {
 				if signed {
@@ -311,9 +309,8 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 						rmax = e.maxAbsResidual()
 					}
 					eb = e.visitErrorBounds(opt.Visits, l1, bound, rmax, signed)
-					eb.round = round
 				}
-				res.ProvedGap, gap, slack = res.Gap-eb.l1-round, res.Gap, eb.l1
+				res.ProvedGap, gap, slack = res.Gap-eb.l1, res.Gap, eb.l1
 				// With visit bounds the direct per-node proof (coordGap) is
 				// needed only where refineTopK does not look at the
 				// candidates: its unrefined intervals of N are [x - below,
@@ -326,18 +323,23 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 				// would prove nothing either. One pass serves both.
 				if eb.vis != nil && (!refineDirected || !refinesAt(l1, e.alpha, e.damping, true)) {
 					proved, at, _ := coordGap(e.X, &eb, res.TopK, candidates, e.inSel, nil, math.Inf(-1))
-					res.ProvedGap, slack = max(res.ProvedGap, proved-round), at
+					res.ProvedGap, slack = max(res.ProvedGap, proved), at
 				}
 			}
-			if res.ProvedGap <= 0 && refining(perCoord) {
+			if res.ProvedGap <= round && refining(perCoord) {
 				refined, n, refinedNeed := e.refineTopK(res.TopK, candidates, l1, &eb, stp, res.Gap, bs)
-				if refined -= round; refined > res.ProvedGap {
+				if refined > res.ProvedGap {
 					res.ProvedGap, res.Refined = refined, n
 				}
 				need = max(need, refinedNeed)
 				res.ReverseArcs = e.refine.arcs()
 			}
 		}
+		// Every proof so far bounds the exact gap; less the rounding
+		// margin it is what the check may rely on (roundoff), and so are
+		// the leads below.
+		res.ProvedGap -= round
+		eb.round = round
 		res.Signed = eb.signed
 		res.Leads, res.ScoreErrs = res.Leads[:0], res.ScoreErrs[:0]
 		res.Ordered = true
