@@ -130,10 +130,10 @@ type normalizedRun struct {
 // (NormalizeMass; its sum of x is the last one plus the mass the scan
 // pushed, so the normalization is one pass, which also sums ||r||_1, as
 // PushSweep's own pass would). Pushes in place do not keep the sum of r at
-// zero, the normalization restores it every sweep. With threads > 1 the
-// sweeps are Jacobi sweeps (parallel pulls), which keep it by themselves:
-// one normalization, after a first Gauss-Seidel scan when x = 0 (it reads
-// only the arcs of what it pushes, where a pull reads every arc).
+// zero, the normalization restores it every sweep. With threads > 1 only
+// the first sweep is one (a scan reads only the arcs of what it pushes,
+// where a pull reads every arc); the others are Jacobi sweeps (parallel
+// pulls), which keep the sum zero by themselves.
 //
 // The zero sum is what pays: positive and negative mass meet and cancel
 // as the walk forgets its start, so ||r||_1 shrinks at the walk's mixing
@@ -160,12 +160,6 @@ func (e *Engine) sweep(o Order, threads int) float64 {
 	switch {
 	case threads > 1 && nr.started:
 		l1 = e.SweepParallel(threads)
-	case threads > 1:
-		if !e.NormalizeMass() {
-			e.PushScan(0)
-			e.NormalizeMass()
-		}
-		l1 = e.ResidualL1()
 	default:
 		if !nr.started {
 			nr.mass = 0
