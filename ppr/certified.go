@@ -54,9 +54,9 @@ type TopKResult struct {
 	Refined     int
 	ReverseArcs int64
 	// LocalChecks counts the checks that read only the nodes the solve
-	// had reached (see localChecks), LocalScans the scans among them.
-	LocalChecks, LocalScans int
-	Scores                  []float64 // the engine's vector (not a copy)
+	// had reached (see localChecks).
+	LocalChecks int
+	Scores      []float64 // the engine's vector (not a copy)
 }
 
 // SolveTopK sweeps until the top-k over the candidates (nil: every node) is
@@ -189,7 +189,6 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 	var st residualStats
 	have := false
 	res := &TopKResult{Scores: e.X}
-	e.local.on = false
 	if scanning && localChecks {
 		e.enterLocal()
 	}
@@ -199,7 +198,6 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 		if e.local.on {
 			pushes = e.pushScanOver(eps, e.local.members.bits)
 			e.local.relist(len(e.X))
-			res.LocalScans++
 		} else {
 			pushes = e.PushScan(eps)
 		}
