@@ -409,6 +409,23 @@ func TestNormalizeMass(t *testing.T) {
 		require.InDelta(t, 0, sumR, 1e-12, "case %d", i)
 		require.Less(t, l1Diff(residualOf(c.auth, c.seeds, c.damping, e.X), e.R), 1e-12, "case %d: identity", i)
 
+		// A Normalized sweep tracks sum(x) from the mass its scan pushed and
+		// sums ||r||_1 in its scaling pass: against the sums themselves.
+		f, err := NewEngine(c.auth, c.seeds, c.damping)
+		require.NoError(t, err)
+		for m := range 5 {
+			l1 := f.sweep(Normalized, 1)
+			if f.norm.fellBack {
+				break
+			}
+			sumX := 0.0
+			for _, v := range f.X {
+				sumX += v
+			}
+			require.InDelta(t, 1, sumX, 1e-12, "case %d sweep %d", i, m)
+			require.Equal(t, f.ResidualL1(), l1, "case %d sweep %d", i, m)
+		}
+
 		exact := exactPPR(t, c.auth, c.seeds, c.damping)
 		for _, threads := range []int{1, 2} { // Gauss-Seidel scans, parallel Jacobi sweeps
 			res, err := Solve(c.auth, c.seeds, c.damping, Options{Tol: 1e-12, Order: Normalized, Threads: threads})
