@@ -157,10 +157,9 @@ func (e *Engine) sweep(o Order, threads int) float64 {
 		return e.PushSweep()
 	}
 	var l1 float64
-	switch {
-	case threads > 1 && nr.started:
+	if threads > 1 && nr.started {
 		l1 = e.SweepParallel(threads)
-	default:
+	} else {
 		if !nr.started {
 			nr.mass = 0
 			for _, v := range e.X {
@@ -175,7 +174,7 @@ func (e *Engine) sweep(o Order, threads int) float64 {
 			l1 = e.ResidualL1()
 		}
 	}
-	if nr.sweeps++; nr.started && nr.sweeps >= 3 && l1 > e.damping*e.damping*nr.last {
+	if nr.sweeps++; nr.sweeps >= 3 && l1 > e.damping*e.damping*nr.last {
 		nr.fellBack = true
 	}
 	nr.started, nr.last = true, l1
