@@ -15,6 +15,9 @@ import (
 // one float per node).
 type View struct {
 	g            *csr.Graph
+	n            int      // nodes: g's, or more for a patched view
+	patch        *patch   // replaced rows (Patched); nil for a view of g alone
+	ranks        []uint32 // g.Ranks() extended to n nodes when n is larger
 	name         string
 	masked       *roaring.Bitmap
 	maskedBits   []uint64  // dense copy of masked, nil when nothing is masked
@@ -51,7 +54,7 @@ func Authenticated(g *csr.Graph, l *Labels, p Policy) (*View, error) {
 
 // Full returns the view of every edge of g, with no labels involved.
 func Full(g *csr.Graph) *View {
-	return &View{g: g, name: "full", masked: roaring.New(), outWeight: g.OutWeights()}
+	return &View{g: g, n: g.NumNodes(), name: "full", masked: roaring.New(), outWeight: g.OutWeights()}
 }
 
 // FromMasked returns the view of g without the given edges. The view keeps
@@ -61,7 +64,7 @@ func FromMasked(g *csr.Graph, name string, masked *roaring.Bitmap) (*View, error
 	if !masked.IsEmpty() && int64(masked.Maximum()) >= int64(g.NumEdges()) {
 		return nil, fmt.Errorf("mask: view %s: masked edge %d out of range (snapshot has %d edges)", name, masked.Maximum(), g.NumEdges())
 	}
-	v := &View{g: g, name: name, masked: masked, outWeight: g.OutWeights()}
+	v := &View{g: g, n: g.NumNodes(), name: name, masked: masked, outWeight: g.OutWeights()}
 	if masked.IsEmpty() {
 		return v, nil
 	}
@@ -112,8 +115,25 @@ func newView(g *csr.Graph, l *Labels, name string, selected func(string) bool) (
 	return FromMasked(g, name, masked)
 }
 
-// Graph returns the snapshot the view masks.
+// Graph returns the snapshot the view masks (on a patched view, the
+// snapshot under the patch).
 func (v *View) Graph() *csr.Graph { return v.g }
+
+// NumNodes returns the number of nodes: the graph's, or more on a patched
+// view.
+func (v *View) NumNodes() int { return v.n }
+
+// Directed reports whether the graph's edges are directed.
+func (v *View) Directed() bool { return v.g.Directed() }
+
+// Ranks returns the first-appearance rank of every node (csr.Graph.Ranks,
+// extended over a patched view's new nodes), or nil in stream order.
+func (v *View) Ranks() []uint32 {
+	if v.ranks != nil {
+		return v.ranks
+	}
+	return v.g.Ranks()
+}
 
 // Name returns "native", "auth", "full" or the name given to FromMasked.
 func (v *View) Name() string { return v.name }
@@ -125,9 +145,11 @@ func (v *View) Masked() *roaring.Bitmap { return v.masked }
 // or nil when nothing is masked. Must not be modified.
 func (v *View) MaskedBits() []uint64 { return v.maskedBits }
 
-// MaskedEdge reports whether edge e is masked in this view.
+// MaskedEdge reports whether edge e of the graph is masked in this view.
+// On a patched view it speaks for the graph's rows only: a replaced row
+// lists the arcs the view has (read rows with OutRow and InRow there).
 func (v *View) MaskedEdge(e uint32) bool {
-	return v.maskedBits != nil && v.maskedBits[e/64]&(1<<(e%64)) != 0
+	return v.maskedBits != nil && int(e/64) < len(v.maskedBits) && v.maskedBits[e/64]&(1<<(e%64)) != 0
 }
 
 // OutWeight returns W_A(u), u's out-weight in this view.
@@ -159,13 +181,15 @@ func (v *View) NodesByOutWeight() []uint32 {
 	return v.byWeight
 }
 
-// Touched returns the nodes with at least one masked out-arc, ascending.
-// Must not be modified.
+// Touched returns the nodes whose out-row in the view is not the graph's
+// row as stored (a masked out-arc, or a replaced row), ascending. Must not
+// be modified.
 func (v *View) Touched() []uint32 { return v.touched }
 
 // TouchedBits returns Touched as a bitset over nodes (bit u of word u/64),
-// or nil when nothing is masked: a push kernel tests one bit per node and
-// skips the per-arc mask test for every node that has no masked out-arc.
+// or nil when nothing is masked or replaced: a push kernel tests one bit per
+// node and reads every other node's row from the graph without a per-arc
+// mask test.
 // Must not be modified.
 func (v *View) TouchedBits() []uint64 { return v.touchedBit }
 

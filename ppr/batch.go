@@ -1,6 +1,7 @@
 package ppr
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -26,6 +27,9 @@ import (
 func SolveBatch(view *mask.View, seeds []Seeds, damping float64, opt Options) ([]*Result, error) {
 	if err := checkDamping(damping); err != nil {
 		return nil, err
+	}
+	if view.Patched() {
+		return nil, errors.New("ppr: SolveBatch pulls over the in-adjacency, which a patched view does not have")
 	}
 	n := view.Graph().NumNodes()
 	for i, s := range seeds {
@@ -112,7 +116,7 @@ func (b *batch[L]) solve(seeds []Seeds, opt Options) ([]*Result, error) {
 	l1 := b.k.l1(b.r)
 	tol, maxSweeps := 0.0, 0
 	for j := range seeds {
-		t, m, err := opt.limits(l1[j], b.damping)
+		t, m, err := opt.limits(b.view, l1[j], b.damping)
 		if err != nil {
 			return nil, err
 		}

@@ -162,12 +162,11 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 	}
 	view := e.view
 	l1 := e.ResidualL1()
-	tol, maxSweeps, err := opt.limits(l1, e.damping)
+	tol, maxSweeps, err := opt.limits(view, l1, e.damping)
 	if err != nil {
 		return nil, err
 	}
-	g := view.Graph()
-	perCoord := !g.Directed()
+	perCoord := !view.Directed()
 	if opt.Visits != nil && !perCoord {
 		if err := opt.Visits.check(view, e.damping); err != nil {
 			return nil, err
@@ -177,7 +176,7 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 	if opt.Visits != nil {
 		visitCheckFactor = visitCheckWithin
 	}
-	order := opt.Order.resolve(g.Directed(), true)
+	order := opt.Order.resolve(view.Directed(), true)
 	e.norm = normalizedRun{}
 	// Threshold scans (see thresholdScan) need the per-coordinate bound
 	// and Gauss-Seidel's in-place order.
@@ -249,9 +248,9 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 			res.LocalChecks++
 		}
 		if e.local.on && candidates == nil {
-			top = e.localTop(k+1, g.Ranks())
+			top = e.localTop(k+1, view.Ranks())
 		} else {
-			top = TopKRanked(e.X, k+1, candidates, g.Ranks())
+			top = TopKRanked(e.X, k+1, candidates, view.Ranks())
 		}
 		res.TopK, res.Gap = top, math.Inf(1)
 		if len(top) > k {

@@ -93,7 +93,7 @@ func (s *Support) orWords(b []uint64) {
 
 // NewEngine returns an engine in the native start state x = 0, r = alpha*s.
 func NewEngine(view *mask.View, seeds Seeds, damping float64) (*Engine, error) {
-	n := view.Graph().NumNodes()
+	n := view.NumNodes()
 	e := &Engine{view: view, X: make([]float64, n), R: make([]float64, n)}
 	if err := e.SetProblem(seeds, damping); err != nil {
 		return nil, err
@@ -109,7 +109,7 @@ func (e *Engine) SetProblem(seeds Seeds, damping float64) error {
 	if err := checkDamping(damping); err != nil {
 		return err
 	}
-	n := e.view.Graph().NumNodes()
+	n := e.view.NumNodes()
 	for i, u := range seeds.Nodes {
 		if int(u) >= n {
 			return fmt.Errorf("ppr: seed %d: node %d out of range (graph has %d nodes)", i, u, n)
@@ -209,7 +209,11 @@ func (e *Engine) ErrorBound() float64 {
 // Sweep pushes every node at once: x += r; r = d*r*P. It pulls over the
 // in-adjacency, so each new residual entry is one independent sum, and
 // returns the new ||r||_1.
+//
+// It panics on a patched view (mask.Patched), which has no in-adjacency:
+// solves choose Gauss-Seidel scans there (checkView).
 func (e *Engine) Sweep() float64 {
+	e.needGraphRows("Sweep")
 	g := e.view.Graph()
 	n := g.NumNodes()
 	if e.next == nil {
@@ -325,21 +329,19 @@ func (e *Engine) pushNode(u uint32, visit func(v uint32)) {
 		}
 		return
 	}
-	out := e.view.Graph().Out()
-	lo, hi := out.Span(u)
-	nbr, wt, eid := out.Nbr[lo:hi], out.Weight.Slice(lo, hi), out.Edge[lo:hi]
-	e.Stats.ArcOps += int64(len(nbr))
+	row := e.view.OutRow(u)
+	e.Stats.ArcOps += int64(row.Len())
 	c := e.damping * val / wu
-	for p := range nbr {
-		if e.view.MaskedEdge(eid[p]) {
+	for p, v := range row.Nbr {
+		if !row.Live(p) {
 			continue
 		}
-		e.R[nbr[p]] += c * wt.At(p)
+		e.R[v] += c * row.Weight.At(p)
 		if e.Support != nil {
-			e.Support.Add(nbr[p])
+			e.Support.Add(v)
 		}
 		if visit != nil {
-			visit(nbr[p])
+			visit(v)
 		}
 	}
 }
@@ -377,7 +379,7 @@ func (e *Engine) PushUntil(eps float64, frontier []uint32, budget int64) bool {
 // storage (csr.Weights), widened as read.
 func pushUntil[W weight](e *Engine, wts []W, eps float64, frontier []uint32, budget int64) bool {
 	g := e.view.Graph()
-	n := g.NumNodes()
+	n := e.view.NumNodes()
 	if e.queued == nil {
 		e.queued = make([]bool, n)
 	}
@@ -444,21 +446,34 @@ func pushUntil[W weight](e *Engine, wts []W, eps float64, frontier []uint32, bud
 		if sup != nil {
 			sup.Add(u)
 		}
-		lo, hi := out.Offsets[u], out.Offsets[u+1]
-		nbr, wt, eid := out.Nbr[lo:hi], wts[lo:hi], out.Edge[lo:hi]
-		e.Stats.ArcOps += int64(len(nbr))
 		c := d * val / w[u]
-		// Only nodes with a masked out-arc test the mask per arc.
+		// Only nodes with a masked out-arc test the mask per arc, and a
+		// replaced row (a patched view) lists only live arcs.
+		var nbr, eid []uint32
+		var wt []W
+		var rwt []float64
+		replaced := false
 		arcBits := bits
-		if tb != nil && tb[u/64]&(1<<(u%64)) == 0 {
+		if tb == nil || tb[u/64]&(1<<(u%64)) == 0 {
+			arcBits = nil
+		} else if nbr, rwt, _, replaced = e.view.ReplacedRow(u); replaced {
 			arcBits = nil
 		}
+		if !replaced {
+			lo, hi := out.Offsets[u], out.Offsets[u+1]
+			nbr, wt, eid = out.Nbr[lo:hi], wts[lo:hi], out.Edge[lo:hi]
+		}
+		e.Stats.ArcOps += int64(len(nbr))
 		for p := range nbr {
 			if arcBits != nil && arcBits[eid[p]/64]&(1<<(eid[p]%64)) != 0 {
 				continue
 			}
 			v := nbr[p]
-			r[v] += c * float64(wt[p])
+			if replaced {
+				r[v] += c * rwt[p]
+			} else {
+				r[v] += c * float64(wt[p])
+			}
 			if sup != nil {
 				sup.Add(v)
 			}
@@ -495,7 +510,7 @@ func pushUntil[W weight](e *Engine, wts []W, eps float64, frontier []uint32, bud
 // overThreshold: the specification the fast loop is tested against
 // (TestPushUntilMatchesReference: same pushes, same order, same bits).
 func (e *Engine) pushUntilReference(eps float64, frontier []uint32, budget int64) bool {
-	n := e.view.Graph().NumNodes()
+	n := e.view.NumNodes()
 	if e.queued == nil {
 		e.queued = make([]bool, n)
 	}
@@ -574,7 +589,7 @@ func (e *Engine) pushScanOver(eps float64, sup []uint64) int {
 // storage (csr.Weights), widened as read.
 func pushScan[W weight](e *Engine, wts []W, eps float64, sup []uint64) int {
 	g := e.view.Graph()
-	n := g.NumNodes()
+	n := e.view.NumNodes()
 	x, r := e.X[:n], e.R[:n]
 	w := e.view.OutWeights()[:n]
 	out := g.Out()
@@ -613,10 +628,19 @@ func pushScan[W weight](e *Engine, wts []W, eps float64, sup []uint64) int {
 		pushes++
 		pushed += val
 		c := d * val / wu
+		// A touched node's row has masked arcs or is replaced (a patched
+		// view); every other row is the graph's, read without a mask test.
+		masked := tb != nil && tb[u/64]&(1<<(u%64)) != 0
+		if masked {
+			if pn, pw, _, ok := e.view.ReplacedRow(uint32(u)); ok {
+				e.Stats.ArcOps += int64(len(pn))
+				scatterReplaced(r, pn, pw, c, sup)
+				continue
+			}
+		}
 		lo, hi := out.Offsets[u], out.Offsets[u+1]
 		nbr, wt, eid := out.Nbr[lo:hi], wts[lo:hi], out.Edge[lo:hi]
 		e.Stats.ArcOps += int64(len(nbr))
-		masked := bits != nil && tb[u/64]&(1<<(u%64)) != 0
 		switch {
 		case !masked && sup == nil:
 			wt = wt[:len(nbr)]
@@ -653,4 +677,26 @@ func pushScan[W weight](e *Engine, wts []W, eps float64, sup []uint64) int {
 	e.Stats.Sweeps++
 	e.Stats.Pushes += int64(pushes)
 	return pushes
+}
+
+// needGraphRows panics when the engine's view is patched: what calls it
+// reads every row from the graph's arrays (pulls over the in-adjacency),
+// and Options.check refuses such solves on patched views before they start.
+func (e *Engine) needGraphRows(what string) {
+	if e.view.Patched() {
+		panic("ppr: " + what + " on a patched view (replaced rows have no in-adjacency)")
+	}
+}
+
+// scatterReplaced spreads c times a replaced row's weights over its
+// neighbours (every arc of a replaced row is live), marking them in sup
+// when it is not nil.
+func scatterReplaced(r []float64, nbr []uint32, wt []float64, c float64, sup []uint64) {
+	wt = wt[:len(nbr)]
+	for p, v := range nbr {
+		r[v] += c * wt[p]
+		if sup != nil {
+			sup[v/64] |= 1 << (v % 64)
+		}
+	}
 }

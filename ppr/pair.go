@@ -20,6 +20,9 @@ func SolvePair(a, b *mask.View, seeds Seeds, damping float64, opt Options) (*Res
 	if a.Graph() != b.Graph() {
 		return nil, nil, errors.New("ppr: SolvePair needs two views of the same snapshot")
 	}
+	if a.Patched() || b.Patched() {
+		return nil, nil, errors.New("ppr: SolvePair pulls over the in-adjacency, which a patched view does not have")
+	}
 	ea, err := NewEngine(a, seeds, damping)
 	if err != nil {
 		return nil, nil, err
@@ -30,7 +33,7 @@ func SolvePair(a, b *mask.View, seeds Seeds, damping float64, opt Options) (*Res
 	}
 	l1a, l1b := ea.ResidualL1(), eb.ResidualL1()
 	alpha := 1 - damping
-	tol, maxSweeps, err := opt.limits(max(l1a, l1b), damping)
+	tol, maxSweeps, err := opt.limits(a, max(l1a, l1b), damping)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -19,6 +19,7 @@ func (e *Engine) SweepParallel(threads int) float64 {
 	if threads <= 1 {
 		return e.Sweep()
 	}
+	e.needGraphRows("SweepParallel")
 	g := e.view.Graph()
 	n := g.NumNodes()
 	if e.next == nil {

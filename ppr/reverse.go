@@ -106,6 +106,7 @@ func (rp *ReversePusher) Push(view *mask.View, d float64, target uint32, eps flo
 // storage.
 func (rp *ReversePusher) PushInto(est *ReverseEstimate, view *mask.View, d float64, target uint32, eps float64, budget int64) {
 	in := view.Graph().In()
+	patched := view.Patched()
 	inv := view.InvOutWeights() // 0 on dangling nodes: P' has no row there
 	// Only nodes with a masked out-arc (a small bitset, in cache) need the
 	// per-edge mask test.
@@ -133,6 +134,18 @@ func (rp *ReversePusher) PushInto(est *ReverseEstimate, view *mask.View, d float
 		}
 		s[w] = 0
 		q[w] += val
+		if patched {
+			// A patched view's in-rows: replaced ones list the live arcs,
+			// the others are the graph's under its mask.
+			row := view.InRow(w)
+			rp.Ops += int64(row.Len())
+			for p, u := range row.Nbr {
+				if c := d * row.Weight.At(p) * inv[u]; c != 0 && row.Live(p) {
+					add(u, c*val)
+				}
+			}
+			continue
+		}
 		lo, hi := in.Span(w)
 		rp.Ops += int64(hi - lo)
 		for p := lo; p < hi; p++ {

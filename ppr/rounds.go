@@ -32,7 +32,7 @@ func (e *Engine) PushRounds(eps float64, frontier []uint32, budget int64) bool {
 // storage (csr.Weights), widened as read.
 func pushRounds[W weight](e *Engine, wts []W, eps float64, frontier []uint32, budget int64) bool {
 	g := e.view.Graph()
-	n := g.NumNodes()
+	n := e.view.NumNodes()
 	words := (n + 63) / 64
 	if e.roundCur == nil {
 		e.roundCur, e.roundNext = make([]uint64, words), make([]uint64, words)
@@ -81,21 +81,35 @@ func pushRounds[W weight](e *Engine, wts []W, eps float64, frontier []uint32, bu
 					dangling += val
 					continue
 				}
-				lo, hi := out.Offsets[u], out.Offsets[u+1]
-				nbr, wt, eid := out.Nbr[lo:hi], wts[lo:hi], out.Edge[lo:hi]
-				wt, eid = wt[:len(nbr)], eid[:len(nbr)]
-				e.Stats.ArcOps += int64(len(nbr))
 				c := d * val / wu
-				if mbits == nil || tb[u/64]&(1<<(u%64)) == 0 {
-					for p, v := range nbr {
-						r[v] += c * float64(wt[p])
-						next[v/64] |= 1 << (v % 64)
+				// A touched node's row has masked arcs or is replaced (a
+				// patched view).
+				special := tb != nil && tb[u/64]&(1<<(u%64)) != 0
+				replaced := false
+				if special {
+					var pn []uint32
+					var pw []float64
+					if pn, pw, _, replaced = e.view.ReplacedRow(u); replaced {
+						e.Stats.ArcOps += int64(len(pn))
+						scatterReplaced(r, pn, pw, c, next)
 					}
-				} else {
-					for p, v := range nbr {
-						if mbits[eid[p]/64]&(1<<(eid[p]%64)) == 0 {
+				}
+				if !replaced {
+					lo, hi := out.Offsets[u], out.Offsets[u+1]
+					nbr, wt, eid := out.Nbr[lo:hi], wts[lo:hi], out.Edge[lo:hi]
+					wt, eid = wt[:len(nbr)], eid[:len(nbr)]
+					e.Stats.ArcOps += int64(len(nbr))
+					if !special {
+						for p, v := range nbr {
 							r[v] += c * float64(wt[p])
 							next[v/64] |= 1 << (v % 64)
+						}
+					} else {
+						for p, v := range nbr {
+							if mbits[eid[p]/64]&(1<<(eid[p]%64)) == 0 {
+								r[v] += c * float64(wt[p])
+								next[v/64] |= 1 << (v % 64)
+							}
 						}
 					}
 				}

@@ -215,7 +215,7 @@ func Solve(view *mask.View, seeds Seeds, damping float64, opt Options) (*Result,
 // reaches opt.Tol, and returns the engine's X (not a copy) as Scores.
 func (e *Engine) SolveSweeps(opt Options) (*Result, error) {
 	l1 := e.ResidualL1()
-	tol, maxSweeps, err := opt.limits(l1, e.damping)
+	tol, maxSweeps, err := opt.limits(e.view, l1, e.damping)
 	if err != nil {
 		return nil, err
 	}
@@ -234,7 +234,14 @@ func (e *Engine) SolveSweeps(opt Options) (*Result, error) {
 
 // limits returns the tolerance (DefaultTol when unset) and the sweep cap
 // (opt.MaxSweeps, or sweepsFor) for a solve starting from residual mass l1.
-func (opt Options) limits(l1, damping float64) (tol float64, maxSweeps int, err error) {
+//
+// On a patched view (mask.Patched) sweeps are Gauss-Seidel scans: Jacobi
+// sweeps, threads and visit bounds pull over the in-adjacency, which it does
+// not have, and asking for them is an error.
+func (opt Options) limits(view *mask.View, l1, damping float64) (tol float64, maxSweeps int, err error) {
+	if view.Patched() && (opt.Order == Jacobi || opt.Threads > 1 || opt.Visits != nil) {
+		return 0, 0, fmt.Errorf("ppr: Jacobi sweeps, threads and visit bounds need the in-adjacency, which a patched view does not have (order %s, %d threads)", opt.Order, opt.Threads)
+	}
 	tol = opt.Tol
 	if tol == 0 {
 		tol = DefaultTol

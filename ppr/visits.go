@@ -2,6 +2,7 @@ package ppr
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -172,6 +173,9 @@ const maxVisitPulls = 20000
 func NewVisitBounds(view *mask.View, damping float64) (*VisitBounds, error) {
 	if err := checkDamping(damping); err != nil {
 		return nil, err
+	}
+	if view.Patched() {
+		return nil, errors.New("ppr: visit bounds pull over the in-adjacency, which a patched view does not have")
 	}
 	n := view.Graph().NumNodes()
 	e := &Engine{view: view, damping: damping}
