@@ -742,3 +742,13 @@ func sumWeights(w []float64) float64 {
 	}
 	return s
 }
+
+// Empty returns a graph with no nodes and no edges: what a host that adds
+// everything through a delta (an empty store's versions, mask.WithDelta)
+// starts from. Readers and builders refuse to make one from input, where no
+// nodes means a mistake.
+func Empty(directed bool) *Graph {
+	a := Adjacency{Offsets: []int{0}, Weight: Float32Weights([]float32{})}
+	return &Graph{directed: directed, names: []string{}, ids: map[string]uint32{}, edgeWeight: Float32Weights([]float32{}),
+		channels: []string{}, out: a, in: a, outWeight: []float64{}, unit: true}
+}

@@ -128,6 +128,7 @@ func Patched(base *View, n int, out, in RowSet) (*View, error) {
 	if in.Len() > 0 {
 		v.patch.in = newReplaced(in, n)
 	}
+	v.patch.outRows = Replaced{v.patch.out}
 	v.outWeight = make([]float64, n)
 	copy(v.outWeight, base.outWeight)
 	for i, u := range out.Nodes {
@@ -160,6 +161,7 @@ func Patched(base *View, n int, out, in RowSet) (*View, error) {
 // patch is what a patched view replaces (see Patched).
 type patch struct {
 	out, in replaced
+	outRows Replaced // out, for kernels
 }
 
 // check validates a row set's shape for a view of n nodes.
@@ -219,6 +221,35 @@ func mergeAscending(a, b []uint32) []uint32 {
 // beyond it (see Patched): kernels that read the graph's arrays for every
 // row (pulls over the in-adjacency) cannot serve it.
 func (v *View) Patched() bool { return v.patch != nil }
+
+// Replaced is a patched view's replaced out-rows, for kernels that look
+// rows up per node: Index and Row are O(1) and small enough to inline.
+type Replaced struct{ r replaced }
+
+// Index returns u's row number, or -1 when u's row is not replaced.
+func (p *Replaced) Index(u uint32) int {
+	w := p.r.bits[u/64]
+	bit := uint64(1) << (u % 64)
+	if w&bit == 0 {
+		return -1
+	}
+	return int(p.r.rank[u/64]) + bits.OnesCount64(w&(bit-1))
+}
+
+// Row returns row i's arcs: the live ones, in edge-id order.
+func (p *Replaced) Row(i int) (nbr []uint32, wt []float64) {
+	lo, hi := p.r.rows.Offsets[i], p.r.rows.Offsets[i+1]
+	return p.r.rows.Nbr[lo:hi:hi], p.r.rows.Weight[lo:hi:hi]
+}
+
+// OutReplaced returns the view's replaced out-rows, or nil when it
+// replaces none.
+func (v *View) OutReplaced() *Replaced {
+	if v.patch == nil {
+		return nil
+	}
+	return &v.patch.outRows
+}
 
 // ReplacedRow returns u's out-row when the view replaces it: the arcs the
 // view has, in edge-id order, with float64 weights.

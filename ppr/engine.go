@@ -594,6 +594,7 @@ func pushScan[W weight](e *Engine, wts []W, eps float64, sup []uint64) int {
 	w := e.view.OutWeights()[:n]
 	out := g.Out()
 	bits, tb := e.view.MaskedBits(), e.view.TouchedBits()
+	rep := e.view.OutReplaced()
 	d := e.damping
 	pushes := 0
 	dangling, pushed := 0.0, 0.0
@@ -631,8 +632,9 @@ func pushScan[W weight](e *Engine, wts []W, eps float64, sup []uint64) int {
 		// A touched node's row has masked arcs or is replaced (a patched
 		// view); every other row is the graph's, read without a mask test.
 		masked := tb != nil && tb[u/64]&(1<<(u%64)) != 0
-		if masked {
-			if pn, pw, _, ok := e.view.ReplacedRow(uint32(u)); ok {
+		if masked && rep != nil {
+			if i := rep.Index(uint32(u)); i >= 0 {
+				pn, pw := rep.Row(i)
 				e.Stats.ArcOps += int64(len(pn))
 				scatterReplaced(r, pn, pw, c, sup)
 				continue
@@ -698,5 +700,39 @@ func scatterReplaced(r []float64, nbr []uint32, wt []float64, c float64, sup []u
 		if sup != nil {
 			sup[v/64] |= 1 << (v % 64)
 		}
+	}
+}
+
+// SetResidual sets R to the exact residual of X, alpha*s + d*X*P - X
+// (dangling mass of X to the seeds), reading every row with X > 0 once:
+// the start state of a warm start from a vector solved for other seeds or
+// on another version. It costs a pass over the arcs of X's support.
+func (e *Engine) SetResidual() {
+	r := e.R
+	clear(r)
+	for i, u := range e.seeds.Nodes {
+		r[u] = e.alpha * e.seeds.Weights[i]
+	}
+	dangling := 0.0
+	for u, xu := range e.X {
+		if xu == 0 {
+			continue
+		}
+		r[u] -= xu
+		w := e.view.OutWeight(uint32(u))
+		if w == 0 {
+			dangling += xu
+			continue
+		}
+		c := e.damping * xu / w
+		row := e.view.OutRow(uint32(u))
+		for p, v := range row.Nbr {
+			if row.Live(p) {
+				r[v] += c * row.Weight.At(p)
+			}
+		}
+	}
+	for i, u := range e.seeds.Nodes {
+		r[u] += e.damping * dangling * e.seeds.Weights[i]
 	}
 }

@@ -168,4 +168,3 @@ func TestPatchedViewRefusesPulls(t *testing.T) {
 		t.Error("NewVisitBounds on a patched view: no error")
 	}
 }
-

@@ -81,16 +81,16 @@ func BenchmarkCompact(b *testing.B) {
 	}
 }
 
-// BenchmarkOverlaySolve: a solve on a version with a 10k-edge delta
+// BenchmarkPatchedSolve: a solve on a version with a 10k-edge delta
 // against one on the compacted version.
-func BenchmarkOverlaySolve(b *testing.B) {
+func BenchmarkPatchedSolve(b *testing.B) {
 	s, names := benchStore(b, 100_000, 1_000_000)
-	overlaySolves(b, s, names, 1e-6)
+	patchedSolves(b, s, names, 1e-6)
 }
 
-// overlaySolves adds 10,000 random edges to s and times a solve on that
-// version (overlay) and on the compacted one (ppr kernels).
-func overlaySolves(b *testing.B, s *Store, names []string, tol float64) {
+// patchedSolves adds 10,000 random edges to s and times a solve on that
+// version (a patched view) and on the compacted one.
+func patchedSolves(b *testing.B, s *Store, names []string, tol float64) {
 	seeds, _ := s.Current().Seeds([]ppr.Seed{{Node: 1, Weight: 1}})
 	rng := rand.New(rand.NewPCG(3, 3))
 	ops := make([]Op, 10000)
@@ -126,8 +126,8 @@ func overlaySolves(b *testing.B, s *Store, names []string, tol float64) {
 	}
 }
 
-// BenchmarkOverlaySolveLargeGraph: BenchmarkOverlaySolve on STORE_BENCH_GRAPH.
-func BenchmarkOverlaySolveLargeGraph(b *testing.B) {
+// BenchmarkPatchedSolveLargeGraph: BenchmarkPatchedSolve on STORE_BENCH_GRAPH.
+func BenchmarkPatchedSolveLargeGraph(b *testing.B) {
 	path := os.Getenv("STORE_BENCH_GRAPH")
 	if path == "" {
 		b.Skip("set STORE_BENCH_GRAPH to a PPREDGE1 file")
@@ -140,5 +140,5 @@ func BenchmarkOverlaySolveLargeGraph(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	overlaySolves(b, s, g.Names(), 1e-3)
+	patchedSolves(b, s, g.Names(), 1e-3)
 }

@@ -217,8 +217,8 @@ func (c *Cache) evict(keep *entry) {
 }
 
 // warmStart sets e's state from near's x with the residual recomputed
-// exactly for e's seeds on v, then solves to a quarter of the bound. It reports false when
-// near has no state yet.
+// exactly for e's seeds on v, then solves to a quarter of the bound. It
+// reports false when near has no state yet.
 func (c *Cache) warmStart(e, near *entry, v *Version) bool {
 	near.mu.Lock()
 	if near.v == nil {
@@ -230,49 +230,27 @@ func (c *Cache) warmStart(e, near *entry, v *Version) bool {
 	copy(x, near.x)
 	near.mu.Unlock()
 
-	s, err := v.newSolver(e.policy, e.seeds, e.damping)
+	view, err := v.View(e.policy)
 	if err != nil {
 		return false
 	}
-	r := s.exactResidual(x)
-	s.setState(x, r)
-	if _, err := s.solveTo(c.tol() * s.alpha / 4); err != nil {
+	eng, err := ppr.NewEngine(view, e.seeds, e.damping)
+	if err != nil {
 		return false
 	}
-	e.x, e.r, e.stats = s.x, s.r, s.solution(v, 0).Stats
+	eng.X = x
+	eng.SetResidual()
+	if _, err := eng.SolveSweeps(ppr.Options{Tol: c.tol() / 4}); err != nil {
+		return false
+	}
+	e.x, e.r, e.stats = eng.X, eng.R, eng.Stats
 	return true
 }
 
 // eps0 is the first push threshold of an update: the residual mass spread
-// evenly over the view's out-weight.
-func eps0(l1 float64, o *overlay, n int) float64 {
-	return l1 / (o.volume() + float64(n))
-}
-
-// exactResidual returns alpha*s + d*x*P - x on the solver's overlay.
-func (s *solver) exactResidual(x []float64) []float64 {
-	r := make([]float64, len(x))
-	for i, u := range s.seeds.Nodes {
-		r[u] = s.alpha * s.seeds.Weights[i]
-	}
-	dangling := 0.0
-	for u, xu := range x {
-		if xu == 0 {
-			continue
-		}
-		r[u] -= xu
-		w := s.o.outWeight(uint32(u))
-		if w == 0 {
-			dangling += xu
-			continue
-		}
-		c := s.d * xu / w
-		s.o.forEachArc(uint32(u), func(v uint32, wt float64) { r[v] += c * wt })
-	}
-	for i, u := range s.seeds.Nodes {
-		r[u] += s.d * dangling * s.seeds.Weights[i]
-	}
-	return r
+// evenly over the view's out-weight (vol) and its n nodes.
+func eps0(l1, vol float64, n int) float64 {
+	return l1 / (vol + float64(n))
 }
 
 // update brings e from its version to v: for every node u whose out-row
@@ -290,18 +268,18 @@ func (c *Cache) update(e *entry, v *Version, bound float64) error {
 		x = append(x, make([]float64, n-len(x))...)
 		r = append(r, make([]float64, n-len(r))...)
 	}
-	oldO, err := old.overlay(e.policy)
+	oldView, err := old.View(e.policy)
 	if err != nil {
 		return err
 	}
-	s, err := v.newSolver(e.policy, e.seeds, e.damping)
+	lv, err := v.lazyView(e.policy)
 	if err != nil {
 		return err
 	}
-	newO := s.o
+	newView := lv.v
 	frontier := make([]uint32, 0, 4*len(changed))
-	spread := func(o *overlay, u uint32, c float64) {
-		w := o.outWeight(u)
+	spread := func(view *mask.View, u uint32, c float64) {
+		w := view.OutWeight(u)
 		if w == 0 {
 			for i, sd := range e.seeds.Nodes {
 				r[sd] += c * e.seeds.Weights[i]
@@ -310,36 +288,43 @@ func (c *Cache) update(e *entry, v *Version, bound float64) error {
 			return
 		}
 		k := c / w
-		o.forEachArc(u, func(t uint32, wt float64) {
-			r[t] += k * wt
-			frontier = append(frontier, t)
-		})
+		row := view.OutRow(u)
+		for p, t := range row.Nbr {
+			if row.Live(p) {
+				r[t] += k * row.Weight.At(p)
+				frontier = append(frontier, t)
+			}
+		}
 	}
 	for _, u := range changed {
-		if int(u) >= oldO.n || x[u] == 0 {
+		if int(u) >= oldView.NumNodes() || x[u] == 0 {
 			continue // a node new since old has x = 0: nothing flowed through its row
 		}
 		c := e.damping * x[u]
-		spread(oldO, u, -c)
-		spread(newO, u, c)
+		spread(oldView, u, -c)
+		spread(newView, u, c)
 	}
-	s.setState(x, r)
+	eng, err := ppr.NewEngine(newView, e.seeds, e.damping)
+	if err != nil {
+		return err
+	}
+	eng.X, eng.R = x, r
 	// Push from the changed entries until no reached node is over its
 	// threshold, then lower the threshold until the bound is met:
 	// the first pass stays local, later passes scan only as far as the
 	// mass has to go.
-	s.rounds(eps0(s.residualL1(), newO, n), frontier)
-	l1 := s.residualL1()
-	eps := eps0(l1, newO, n)
+	eng.PushRounds(eps0(eng.ResidualL1(), lv.vol, n), frontier, 0)
+	l1 := eng.ResidualL1()
+	eps := eps0(l1, lv.vol, n)
 	for i := 0; l1 > bound; i++ {
 		if i == 200 {
 			return fmt.Errorf("store: cache: update stuck at residual %.3g over %.3g", l1, bound)
 		}
-		for s.scanEps(eps) > 0 && s.residualL1() > bound {
+		for eng.PushScan(eps) > 0 && eng.ResidualL1() > bound {
 		}
-		l1 = s.residualL1()
+		l1 = eng.ResidualL1()
 		eps /= 4
 	}
-	e.x, e.r, e.v, e.stats = s.x, s.r, v, s.solution(v, 0).Stats
+	e.x, e.r, e.v, e.stats = eng.X, eng.R, v, eng.Stats
 	return nil
 }

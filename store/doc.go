@@ -16,18 +16,17 @@
 // the delta is a prefix of append-only logs (new edges, deletions, new node
 // names) that the writer keeps appending to past the prefix a version
 // records, so publishing a version copies nothing. To solve, a version
-// builds (once per trust policy, on first use) an overlay: the rows of the
-// few nodes the delta touched, every other node read from the base view's
-// arrays. Materialising a CSR per version would cost O(edges) per write
-// batch (4 s for R-MAT 20's 16M edges plus a 4M-edge delta, measured by
-// pprbench store-bench); the overlay costs O(delta) to build, and a solve
-// on it reads the same arcs as on the compacted graph at about the same
-// speed (BenchmarkOverlaySolveLargeGraph on the KG with a 10,000-edge
-// delta: 771 ms against 782 ms). Compaction bounds the delta
-// (Options.CompactAt starts it in the background). A version whose
-// overlay replaces no row (just after compaction) solves with ppr.Engine
-// itself. Name lookups of nodes created in the delta
-// index the version's new names once, on the first lookup that needs them.
+// builds (once per trust policy, on first use) a patched view
+// (Version.View, mask.WithDelta): the base view with the rows of the few
+// nodes the delta touched replaced, every other row read from the base
+// snapshot's arrays. ppr's engine solves on it as on any view: there is one
+// engine, and the store is a source of rows for it. Materialising a CSR per
+// version would cost O(edges) per write batch; the patched view costs
+// O(delta) to build plus O(n) words of out-weights, and a solve on it reads
+// the same arcs as on the compacted graph. Compaction bounds the delta
+// (Options.CompactAt starts it in the background). Name lookups of nodes
+// created in the delta index the version's new names once, on the first
+// lookup that needs them.
 //
 // Compaction shares the CPU with queries; Options.CompactNice lowers its
 // thread's priority (R-MAT 20 on 2 busy cores: query latency during

@@ -24,10 +24,10 @@ type base struct {
 	directed bool
 	nodes    int
 	edges    int
-	views    sync.Map // policy key -> *lazyView
+	views    sync.Map // policy key -> *lazyBaseView
 }
 
-type lazyView struct {
+type lazyBaseView struct {
 	once sync.Once
 	v    *mask.View
 	err  error
@@ -36,10 +36,10 @@ type lazyView struct {
 // view returns the base's view for a policy (nil policy: native), built once.
 func (b *base) view(p *mask.Policy) (*mask.View, error) {
 	if b.g == nil {
-		return nil, nil
+		return mask.Full(emptyGraph(b.directed)), nil
 	}
-	lv, _ := b.views.LoadOrStore(policyKey(p), &lazyView{})
-	l := lv.(*lazyView)
+	lv, _ := b.views.LoadOrStore(policyKey(p), &lazyBaseView{})
+	l := lv.(*lazyBaseView)
 	l.once.Do(func() {
 		if p == nil {
 			l.v, l.err = mask.Native(b.g, b.labels)

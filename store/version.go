@@ -19,7 +19,7 @@ type Version struct {
 	writes     uint64
 	journalOff uint64
 
-	overlays sync.Map // policy key -> *lazyOverlay
+	views sync.Map // policy key -> *lazyView
 
 	namesOnce sync.Once
 	nameIDs   map[string]uint32 // delta names, built on first use

@@ -1,0 +1,22 @@
+package csr
+
+import "testing"
+
+func TestEmptyGraph(t *testing.T) {
+	t.Parallel()
+	for _, directed := range []bool{false, true} {
+		g := Empty(directed)
+		if g.NumNodes() != 0 || g.NumEdges() != 0 || g.NumArcs() != 0 || g.Directed() != directed {
+			t.Fatalf("Empty(%v): %d nodes, %d edges, %d arcs, directed %v", directed, g.NumNodes(), g.NumEdges(), g.NumArcs(), g.Directed())
+		}
+		if _, ok := g.ID("a"); ok {
+			t.Fatal("Empty: ID found a node")
+		}
+		if len(g.Out().Offsets) != 1 || len(g.In().Offsets) != 1 || len(g.OutWeights()) != 0 {
+			t.Fatal("Empty: adjacency not of zero rows")
+		}
+		if err := g.Validate(); err != nil {
+			t.Fatalf("Empty(%v): %v", directed, err)
+		}
+	}
+}
