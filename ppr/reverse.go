@@ -403,11 +403,11 @@ func (rc *refineCheck) bounds(v uint32, est *ReverseEstimate) (lo, hi float64) {
 }
 
 // tighten pushes from v at eps = coarsestReverse, then tenfold finer until
-// v's refined interval clears target (its lower end above it for a
-// selected v, its upper end below it otherwise), the pushes reach
-// finestUndirected or the allowance runs out (undirected views: the
-// remainder is not tied to eps). nil when v gets no estimate.
-func (rc *refineCheck) tighten(v uint32, selected bool, target float64) *ReverseEstimate {
+// v's refined interval clears target (its lower end above it when above is
+// set, as a selected v wants, its upper end below it otherwise), the
+// pushes reach finestUndirected or the allowance runs out (undirected
+// views: the remainder is not tied to eps). nil when v gets no estimate.
+func (rc *refineCheck) tighten(v uint32, above bool, target float64) *ReverseEstimate {
 	var est *ReverseEstimate
 	for eps := coarsestReverse; ; eps /= 10 {
 		next := rc.estimate(v, eps)
@@ -416,7 +416,7 @@ func (rc *refineCheck) tighten(v uint32, selected bool, target float64) *Reverse
 		}
 		est = next
 		lo, hi := rc.bounds(v, est)
-		if selected && lo > target || !selected && hi < target || eps <= finestUndirected || rc.allowance <= 0 {
+		if above && lo > target || !above && hi < target || eps <= finestUndirected || rc.allowance <= 0 {
 			return est
 		}
 	}

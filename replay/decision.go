@@ -107,7 +107,7 @@ func ParsePolicy(s string) (Policy, error) {
 }
 
 // Interval is a closed interval proved to hold a quantity.
-type Interval struct{ Lo, Hi float64 }
+type Interval = ppr.Interval
 
 // Suspect is an edge whose trust status differs between the views, with
 // the native PPR mass that flowed through it (or, for an untrusted
@@ -136,8 +136,7 @@ type Decision struct {
 	NativeGap float64
 	// Gap holds gapA (see the package doc) as proved by the path.
 	Gap Interval
-	// Bound is the largest error term of the bound that decided: the L1
-	// part plus the largest per-coordinate part among the candidates.
+	// Bound is the half-width of Gap: the precision the decision needed.
 	Bound float64
 	// Suspects lists, on a divergence, the untrusted edges that carried the
 	// most native mass, largest first.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -38,14 +39,14 @@ type Options struct {
 	explicitBudget bool // DeltaBudget was given by the caller
 }
 
-// Guard replays selections on the authenticated view of one snapshot. It is
-// safe for concurrent use: per-query state lives in pooled workspaces.
+// Guard replays selections on the authenticated view of one graph (a
+// snapshot, or a store version presented as patched views). It is safe for
+// concurrent use: per-query state lives in pooled workspaces.
 type Guard struct {
-	g      *csr.Graph
-	labels *mask.Labels
-	trust  mask.Policy
 	native *mask.View
 	auth   *mask.View
+	trust  mask.Policy
+	edges  EdgeSource
 	opt    Options
 
 	touched // rows that differ between the views (see touchedRows)
@@ -53,30 +54,13 @@ type Guard struct {
 	pool sync.Pool // *workspace
 }
 
+// EdgeSource describes the edges a guard names as suspects: the endpoints
+// of edge e, the channels it depends on (its writer, and on a derived edge
+// what it was derived from) and the channels that deleted it.
+type EdgeSource func(e uint32) (src, dst uint32, channels, deletedBy []string)
+
 // New builds a guard for g with the given labels and trust policy.
 func New(g *csr.Graph, labels *mask.Labels, trust mask.Policy, opt Options) (*Guard, error) {
-	if opt.Tol == 0 {
-		opt.Tol = ppr.DefaultTol
-	}
-	if !(opt.Tol > 0) {
-		return nil, fmt.Errorf("replay: tolerance %v, want positive", opt.Tol)
-	}
-	if opt.TieTol == 0 {
-		opt.TieTol = 10 * opt.Tol
-	}
-	if !(opt.TieTol > 0) {
-		return nil, fmt.Errorf("replay: tie tolerance %v, want positive", opt.TieTol)
-	}
-	opt.explicitBudget = opt.DeltaBudget != 0
-	if opt.DeltaBudget == 0 {
-		opt.DeltaBudget = max(8*int64(g.NumArcs()), 1024)
-	}
-	if opt.MaxSuspects == 0 {
-		opt.MaxSuspects = 5
-	}
-	if opt.Force != PathAuto && opt.Force != PathDelta && opt.Force != PathFull {
-		return nil, fmt.Errorf("replay: cannot force path %s (only delta or full)", opt.Force)
-	}
 	native, err := mask.Native(g, labels)
 	if err != nil {
 		return nil, err
@@ -85,7 +69,51 @@ func New(g *csr.Graph, labels *mask.Labels, trust mask.Policy, opt Options) (*Gu
 	if err != nil {
 		return nil, err
 	}
-	gd := &Guard{g: g, labels: labels, trust: trust, native: native, auth: auth, opt: opt}
+	edges := func(e uint32) (uint32, uint32, []string, []string) {
+		ed := g.Edge(e)
+		return ed.Src, ed.Dst, labels.ChannelsOf(e), labels.DeletersOf(e)
+	}
+	return NewFromViews(native, auth, trust, edges, opt)
+}
+
+// NewFromViews builds a guard from the two views of one graph (both from
+// the same snapshot, patched or not: a store version's views), the trust
+// policy the authenticated view applies and the source of edge
+// descriptions for suspects. Its cost is the rows that differ between the
+// views.
+func NewFromViews(native, auth *mask.View, trust mask.Policy, edges EdgeSource, opt Options) (*Guard, error) {
+	if native.Graph() != auth.Graph() || native.NumNodes() != auth.NumNodes() {
+		return nil, errors.New("replay: the native and authenticated views are not views of one graph")
+	}
+	if opt.Tol == 0 {
+		opt.Tol = ppr.DefaultTol
+	}
+	if !(opt.Tol > 0) || math.IsInf(opt.Tol, 0) {
+		return nil, fmt.Errorf("replay: tolerance %v, want a positive finite number", opt.Tol)
+	}
+	if opt.TieTol == 0 {
+		opt.TieTol = 10 * opt.Tol
+	}
+	if !(opt.TieTol > 0) || math.IsInf(opt.TieTol, 0) {
+		return nil, fmt.Errorf("replay: tie tolerance %v, want a positive finite number", opt.TieTol)
+	}
+	if opt.DeltaBudget < 0 {
+		return nil, fmt.Errorf("replay: delta budget %d, want positive (0: the default)", opt.DeltaBudget)
+	}
+	opt.explicitBudget = opt.DeltaBudget != 0
+	if opt.DeltaBudget == 0 {
+		opt.DeltaBudget = max(8*int64(native.Graph().NumArcs()), 1024)
+	}
+	if opt.MaxSuspects == 0 {
+		opt.MaxSuspects = 5
+	}
+	if opt.MaxSuspects < 0 {
+		return nil, fmt.Errorf("replay: %d suspects, want positive (0: the default)", opt.MaxSuspects)
+	}
+	if opt.Force != PathAuto && opt.Force != PathDelta && opt.Force != PathFull {
+		return nil, fmt.Errorf("replay: cannot force path %s (only delta or full)", opt.Force)
+	}
+	gd := &Guard{native: native, auth: auth, trust: trust, edges: edges, opt: opt}
 	gd.touched = touchedRows(native, auth)
 	return gd, nil
 }
@@ -110,66 +138,57 @@ type Query struct {
 	Damping    float64
 }
 
-// workspace holds one query's vectors; the sparse difference state is
-// cleared through its support after use (O(support + n/64)), so a query
-// costs no O(n) clearing beyond the native solve's own.
+// workspace holds one query's engines and scratch. The native engine's
+// state becomes the authenticated one in place (the authenticated engine
+// reads the same X and R), so a query allocates nothing proportional to
+// the graph after the pool has a workspace.
 type workspace struct {
-	nativeEng *ppr.Engine // native view: x_G, r_G
-	deltaEng  *ppr.Engine // authenticated view: dx, dr (sparse)
-	authEng   *ppr.Engine // authenticated view, dense: the full path
+	nativeEng *ppr.Engine // native view
+	authEng   *ppr.Engine // authenticated view, on nativeEng's X and R
+	x, r      []float64   // the arrays both engines share
 	support   *ppr.Support
-	supNodes  []uint32 // scratch: the support as a list
+	changed   []uint32 // scratch: the nodes changed since the native proof
 	inSel     []bool
-	xTouched  []float64      // x_G on the guard's touched nodes, kept for attribution
-	reverse   *reversePusher // directed full path's reverse pushes, made on first use
-	authMark  []bool         // scratch: the estimated authenticated selection (withAuthSelection)
+	authMark  []bool    // scratch: an authenticated selection's marks
+	xTouched  []float64 // x_G on the guard's touched nodes, kept for attribution
+	sel       []uint32  // scratch: a selection's nodes
 }
 
 func (gd *Guard) workspace(seeds ppr.Seeds, damping float64) (*workspace, error) {
 	ws, _ := gd.pool.Get().(*workspace)
 	if ws == nil {
-		n := gd.g.NumNodes()
-		ws = &workspace{support: ppr.NewSupport(n), inSel: make([]bool, n)}
+		n := gd.native.NumNodes()
+		ws = &workspace{support: ppr.NewSupport(n), inSel: make([]bool, n), authMark: make([]bool, n)}
 		var err error
 		if ws.nativeEng, err = ppr.NewEngine(gd.native, seeds, damping); err != nil {
-			return nil, err
-		}
-		if ws.deltaEng, err = ppr.NewEngine(gd.auth, seeds, damping); err != nil {
 			return nil, err
 		}
 		if ws.authEng, err = ppr.NewEngine(gd.auth, seeds, damping); err != nil {
 			return nil, err
 		}
-		ws.deltaEng.Support = ws.support
-		// Dangling residual is pushed too: PushRounds sends a round's
-		// dangling mass to the seeds once, so a dense seed vector costs
-		// |seeds| per round, not per push.
-		clear(ws.deltaEng.R) // the delta state starts at zero
+		ws.x, ws.r = ws.nativeEng.X, ws.nativeEng.R
+		ws.authEng.X, ws.authEng.R = ws.x, ws.r
+		ws.authEng.Support = ws.support
 	}
 	if err := ws.nativeEng.Restart(seeds, damping); err != nil {
 		return nil, err
 	}
-	if err := ws.deltaEng.SetProblem(seeds, damping); err != nil {
+	if err := ws.authEng.SetProblem(seeds, damping); err != nil {
 		return nil, err
 	}
-	ws.deltaEng.Stats = ppr.Stats{}
+	ws.authEng.Stats = ppr.Stats{}
 	return ws, nil
 }
 
-// release clears the sparse state and returns ws to the pool.
+// release returns ws to the pool (the next query restarts its state).
 func (gd *Guard) release(ws *workspace) {
-	ws.supNodes = ws.support.AppendNodes(ws.supNodes[:0])
-	for _, v := range ws.supNodes {
-		ws.deltaEng.X[v] = 0
-		ws.deltaEng.R[v] = 0
-	}
 	ws.support.Reset()
 	gd.pool.Put(ws)
 }
 
 // validate checks a query at the API boundary.
 func (gd *Guard) validate(q Query) (ppr.Seeds, error) {
-	n := gd.g.NumNodes()
+	n := gd.native.NumNodes()
 	if q.K < 1 {
 		return ppr.Seeds{}, fmt.Errorf("replay: k = %d, want at least 1", q.K)
 	}
@@ -195,10 +214,19 @@ func (gd *Guard) validate(q Query) (ppr.Seeds, error) {
 	return seeds, nil
 }
 
-// Select solves the query natively, replays it on the authenticated view and
-// returns the decision. Under the Escalate policy a divergence also returns
-// a *DivergenceError (with the same decision).
+// Select proves the native top-k (ppr's certified top-k, the selection an
+// unguarded caller would make), replays it on the authenticated view from
+// the same state and returns the decision. Under the Escalate policy a
+// divergence also returns a *DivergenceError (with the same decision).
 func (gd *Guard) Select(q Query) (*Decision, error) {
+	return gd.SelectFrom(q, nil)
+}
+
+// SelectFrom is Select with the native solve warm-started from x, a vector
+// for the same seeds and damping on this graph or an earlier version of it
+// (a cached solve; nil: the native start). The decision does not depend on
+// where the native solve starts beyond the certified top-k's own ties.
+func (gd *Guard) SelectFrom(q Query, x []float64) (*Decision, error) {
 	seeds, err := gd.validate(q)
 	if err != nil {
 		return nil, err
@@ -210,30 +238,29 @@ func (gd *Guard) Select(q Query) (*Decision, error) {
 	defer gd.release(ws)
 
 	start := time.Now()
-	res, err := ws.nativeEng.SolveSweeps(ppr.Options{Tol: gd.opt.Tol})
-	if err != nil {
-		return nil, fmt.Errorf("replay: native solve: %w", err)
+	if x != nil {
+		if len(x) > len(ws.x) {
+			return nil, fmt.Errorf("replay: warm start of %d nodes for a graph of %d", len(x), len(ws.x))
+		}
+		copy(ws.x, x)
+		clear(ws.x[len(x):])
+		ws.nativeEng.SetResidual()
 	}
 	k := q.K
 	if q.Candidates != nil {
 		k = min(k, len(q.Candidates))
 	} else {
-		k = min(k, gd.g.NumNodes())
+		k = min(k, gd.native.NumNodes())
 	}
-	// One more than k gives the native boundary gap for free: the k-th
-	// score minus the best unselected one (+Inf when all are selected).
-	// Ties break by first-appearance rank (node id unless the graph was
-	// reordered), so a reordered graph selects what stream order does.
-	top := ppr.TopKRanked(res.Scores, k+1, q.Candidates, gd.g.Ranks())
-	native, gx := top, math.Inf(1)
-	if len(top) > k {
-		native, gx = top[:k], top[k-1].Score-top[k].Score
+	res, err := ws.nativeEng.SolveTopK(k, q.Candidates, ppr.Options{Tol: gd.opt.Tol})
+	if err != nil {
+		return nil, fmt.Errorf("replay: native selection: %w", err)
 	}
-	d := &Decision{Native: native, NativeSweeps: res.Sweeps, NativeGap: gx}
+	d := &Decision{Native: slices.Clone(res.TopK), NativeSweeps: res.Sweeps, NativeGap: res.Gap}
 	d.NativeTime = time.Since(start)
 
 	start = time.Now()
-	r := &run{gd: gd, ws: ws, q: q, k: k, d: d, seeds: seeds, tauG: res.ErrorBound, gx: gx}
+	r := &run{gd: gd, ws: ws, q: q, k: k, d: d, seeds: seeds, passes: res.Sweeps + 1}
 	r.decide()
 	d.ReplayTime = time.Since(start)
 	d.Divergent = d.Outcome == Divergent

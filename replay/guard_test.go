@@ -447,17 +447,17 @@ func TestReorderedGraphDecidesAlike(t *testing.T) {
 
 // suspectsReference is suspects' plain form: every suspect built, sorted,
 // cut (TestSuspectsMatchReference).
-func (r *run) suspectsReference(mass map[uint32]float64) []Suspect {
+func (r *run) suspectsReference(mass map[uint32]suspectMass) []Suspect {
 	gd := r.gd
 	list := make([]Suspect, 0, len(mass))
 	for e, m := range mass {
-		edge := gd.g.Edge(e)
-		s := Suspect{Edge: e, Src: edge.Src, Dst: edge.Dst, Mass: m}
-		if gd.auth.MaskedEdge(e) {
-			s.Channels = untrusted(gd.labels.ChannelsOf(e), gd)
+		src, dst, channels, deleters := gd.edges(e)
+		s := Suspect{Edge: e, Src: src, Dst: dst, Mass: m.mass}
+		if m.native {
+			s.Channels = gd.untrusted(channels)
 		} else {
 			s.Deleted = true
-			s.Channels = untrusted(gd.labels.DeletersOf(e), gd)
+			s.Channels = gd.untrusted(deleters)
 		}
 		list = append(list, s)
 	}
@@ -493,11 +493,12 @@ func TestSuspectsMatchReference(t *testing.T) {
 		for _, u := range gd.touched.nodes {
 			ws.xTouched = append(ws.xTouched, ws.nativeEng.X[u])
 		}
-		mass := r.suspectMass()
+		mass := r.suspectMasses()
 		require.Equalf(t, r.suspectsReference(mass), r.topSuspects(mass), "case %d", i)
 		// Ties: round the masses to a few values.
 		for e, m := range mass {
-			mass[e] = math.Round(m*4) / 4
+			m.mass = math.Round(m.mass*4) / 4
+			mass[e] = m
 		}
 		require.Equalf(t, r.suspectsReference(mass), r.topSuspects(mass), "case %d (ties)", i)
 		if len(mass) > opt.MaxSuspects {

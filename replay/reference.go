@@ -13,8 +13,8 @@ import (
 const ReferenceTol = 1e-14
 
 // ReferenceDecision is the decision of two from-scratch solves: the native
-// one exactly as a Guard runs it, and the authenticated one to
-// ReferenceTol, classified by the estimated gap itself.
+// certified top-k exactly as a Guard runs it, and the authenticated solve
+// to ReferenceTol, classified by the estimated gap itself.
 type ReferenceDecision struct {
 	Native  []ppr.Scored
 	Auth    []ppr.Scored // top-k of the authenticated solve
@@ -50,7 +50,7 @@ func Reference(g *csr.Graph, labels *mask.Labels, trust mask.Policy, q Query, op
 	} else {
 		k = min(k, g.NumNodes())
 	}
-	xg, err := ppr.Solve(native, seeds, q.Damping, ppr.Options{Tol: opt.Tol})
+	xg, err := ppr.SolveTopK(native, seeds, q.Damping, k, q.Candidates, ppr.Options{Tol: opt.Tol})
 	if err != nil {
 		return nil, err
 	}
@@ -59,23 +59,43 @@ func Reference(g *csr.Graph, labels *mask.Labels, trust mask.Policy, q Query, op
 		return nil, err
 	}
 	ref := &ReferenceDecision{
-		Native:  ppr.TopKRanked(xg.Scores, k, q.Candidates, g.Ranks()),
+		Native:  xg.TopK,
 		Auth:    ppr.TopKRanked(xa.Scores, k, q.Candidates, g.Ranks()),
 		AuthPPR: xa.Scores,
 	}
 	ref.GapA = SelectionGap(xa.Scores, ref.Native, q.Candidates)
-	ref.Outcome, _ = classify(Interval{ref.GapA, ref.GapA}, opt.TieTol) // a point always classifies
+	ref.Outcome, _ = classify(Interval{Lo: ref.GapA, Hi: ref.GapA}, opt.TieTol) // a point always classifies
 	return ref, nil
 }
 
 // SelectionGap returns min_{v in sel} scores[v] - max_{u in cands \ sel}
 // scores[u] (+Inf when every candidate is selected); cands nil means all.
 func SelectionGap(scores []float64, sel []ppr.Scored, cands []uint32) float64 {
-	in := make([]bool, len(scores))
+	in := make(map[uint32]bool, len(sel))
+	lo := math.Inf(1)
 	for _, s := range sel {
 		in[s.Node] = true
+		lo = min(lo, scores[s.Node])
 	}
-	return selectionGap(len(scores), cands, in, func(v uint32) (float64, float64) { return scores[v], scores[v] }).Lo
+	hi := math.Inf(-1)
+	visit := func(u uint32) {
+		if !in[u] {
+			hi = max(hi, scores[u])
+		}
+	}
+	if cands == nil {
+		for u := range scores {
+			visit(uint32(u))
+		}
+	} else {
+		for _, u := range cands {
+			visit(u)
+		}
+	}
+	if math.IsInf(hi, -1) {
+		return math.Inf(1)
+	}
+	return lo - hi
 }
 
 // AmbiguityMargin is how close to the tie band's edge (+-TieTol) the

@@ -1,0 +1,289 @@
+package ppr
+
+import "math"
+
+// Interval is a closed interval proved to hold a quantity.
+type Interval struct{ Lo, Hi float64 }
+
+// Proof is what one state (x, r) of an engine proves about the exact
+// vector pi of its view: per-node error bounds |pi(v) - x(v)| <= Bound(v)
+// (0 <= pi(v) - x(v) <= Bound(v) while the residual has no negative entry),
+// the bounds SolveTopK proves its selections with (errorBounds: the
+// per-coordinate bound with its one-step sharpening on undirected views,
+// the L1 bound ||r||_1/alpha on every view), less the rounding margin of
+// roundoff. A caller that keeps a state of its own (replay's guard, which
+// turns a native state into an authenticated one) proves its decisions
+// with it, so that every proof in the module uses one set of bounds.
+//
+// A Proof reads the engine's X and R when asked: it is valid until they
+// change.
+type Proof struct {
+	e      *Engine
+	eb     errorBounds
+	x      []float64
+	st     residualStats // undirected views: the statistics eb was made from
+	l1     float64       // ||r||_1, or an upper bound on it
+	passes int
+}
+
+// Prove returns the proof of the engine's current state, which passes
+// passes over the state have produced (sweeps, scans, corrections of rows:
+// each may round every entry once, see roundoff). It reads every node once.
+func (e *Engine) Prove(passes int) *Proof {
+	st := e.residualStats()
+	if e.view.Directed() {
+		st.maxRatio, st.dangling = 0, 0
+	}
+	return e.proofOf(st, passes)
+}
+
+// ProveChanged is Prove from prev, a proof of the same arrays on this
+// engine or on another engine over a view of the same snapshot, when only
+// the nodes in changed may differ since in residual or in out-row (a node
+// whose row differs between the two views must be listed). It costs
+// O(len(changed)): the statistics are bounded from prev's and the changed
+// nodes' (||r||_1 by prev's plus |r(u)| over changed, the largest ratio by
+// the larger of prev's and the changed nodes' ratios, the dangling residual
+// likewise), which bounds what a full pass would find, so every bound
+// derived from them holds. Duplicates in changed only loosen the bounds.
+func (e *Engine) ProveChanged(prev *Proof, changed []uint32, passes int) *Proof {
+	st := prev.st
+	st.l1 = prev.l1
+	w := e.view.OutWeights()
+	directed := e.view.Directed()
+	for _, u := range changed {
+		rv := e.R[u]
+		a := math.Abs(rv)
+		st.l1 += a
+		if rv < 0 {
+			st.signed = true
+		}
+		if directed {
+			continue
+		}
+		if w[u] > 0 {
+			st.maxRatio = max(st.maxRatio, a/w[u])
+		} else {
+			st.dangling += a
+		}
+	}
+	return e.proofOf(st, passes)
+}
+
+// proofOf makes the proof of statistics st after passes passes.
+func (e *Engine) proofOf(st residualStats, passes int) *Proof {
+	bound := st.l1 / e.alpha
+	p := &Proof{e: e, x: e.X, st: st, l1: st.l1, passes: passes}
+	if e.view.Directed() {
+		p.eb = errorBounds{l1: bound * boundScale, signed: st.signed}
+	} else {
+		p.eb = e.coordBounds(st, bound)
+	}
+	p.eb.round = e.roundoff(passes)
+	return p
+}
+
+// L1 returns the proof's bound on ||pi - x||_1.
+func (p *Proof) L1() float64 { return p.eb.l1 }
+
+// Bound returns the bound on |pi(v) - x(v)|.
+func (p *Proof) Bound(v uint32) float64 { return p.eb.at(v) }
+
+// Gap returns an interval holding the exact gap of a selection,
+//
+//	min_{v in sel} pi(v) - max_{u in cands, u not in sel} pi(u),
+//
+// for cands (nil: every node) and sel, a subset of them, marked by inSel
+// (over the nodes; read only). It is +Inf (both ends) when every candidate
+// is selected, and is widened by the rounding margin.
+//
+// Proof. Let v*, u* attain the min and the max for pi. With lo(v) <= pi(v)
+// <= hi(v) per node, gap >= min_sel lo - max_rest hi, and for any v' in
+// sel, u' in the rest, gap <= pi(v') - pi(u') <= hi(v') - lo(u'): taking
+// the v' that minimises hi and the u' that maximises lo gives gap <=
+// min_sel hi - max_rest lo. The L1 bound gives a second interval: gap =
+// x(v*) - x(u*) + e(v*) - e(u*) with |e(v*)| + |e(u*)| <= ||e||_1 <= L1,
+// so gap lies within L1 of the gap of x (the same argument for the upper
+// end with the v', u' that attain x's min and max); the intersection of
+// the two holds it.
+func (p *Proof) Gap(sel []uint32, cands []uint32, inSel []bool) Interval {
+	minLo, minHi, minX := math.Inf(1), math.Inf(1), math.Inf(1)
+	for _, v := range sel {
+		x, b := p.x[v], p.eb.at(v)
+		lo := x
+		if p.eb.signed {
+			lo = x - b
+		}
+		minLo, minHi, minX = min(minLo, lo), min(minHi, x+b), min(minX, x)
+	}
+	maxLo, maxHi, maxX := math.Inf(-1), math.Inf(-1), math.Inf(-1)
+	eachCandidate(len(p.x), cands, func(u uint32) {
+		if inSel[u] {
+			return
+		}
+		x, b := p.x[u], p.eb.at(u)
+		lo := x
+		if p.eb.signed {
+			lo = x - b
+		}
+		maxLo, maxHi, maxX = max(maxLo, lo), max(maxHi, x+b), max(maxX, x)
+	})
+	if math.IsInf(maxX, -1) {
+		return Interval{math.Inf(1), math.Inf(1)}
+	}
+	l1 := p.eb.l1
+	lo := max(minLo-maxHi, minX-maxX-l1) - p.eb.round
+	hi := min(minHi-maxLo, minX-maxX+l1) + p.eb.round
+	return Interval{Lo: lo, Hi: hi}
+}
+
+// Rounding returns the rounding margin the proof's intervals carry (see
+// roundoff): below it no bound means anything.
+func (p *Proof) Rounding() float64 { return p.eb.round }
+
+// MaxRatio returns max |r(u)|/W(u) over the nodes with out-weight on an
+// undirected view (as bounded by the proof's statistics), 0 on a directed
+// one: a threshold scan at eps = MaxRatio/4 pushes the nodes that set the
+// per-coordinate bound.
+func (p *Proof) MaxRatio() float64 { return p.st.maxRatio }
+
+// RefinedGap is Gap with the candidates near the boundary refined by
+// reverse pushes, as SolveTopK refines its blockers (refineTopK, whose
+// proofs it reuses): it returns the intersection of Gap's interval and the
+// refined one, and how many candidates it refined (0 when it did not try:
+// more than maxRefined candidates straddle the boundary, or the residual is
+// too large for the identity pi = N/(1 - c), or the engine's allowance for
+// reverse pushes, a quarter of the arcs it has read since SetProblem, is
+// spent). The proof's engine must still hold the state it proved.
+//
+// Proof. Per candidate, N(v) lies in [x(v) - below(v), x(v) + nTerm(v)]
+// unrefined and in the reverse push's interval when refined (refineCheck),
+// so the gap of N over the selection lies in [min_sel lo - max_rest hi,
+// min_sel hi - max_rest lo] (Gap's argument), and pi's gap is N's divided
+// by 1 - c: for the lower end piGap; for the upper end h/(1 - cmax) when h
+// > 0, and when h <= 0, h/(1 + cmax) for a signed residual and h itself for
+// a non-negative one (c >= 0 then, and dividing a non-positive h by
+// 1 - c in (0, 1] only lowers it).
+func (p *Proof) RefinedGap(sel, cands []uint32, inSel []bool) (Interval, int) {
+	iv := p.Gap(sel, cands, inSel)
+	e := p.e
+	perCoord := !e.view.Directed()
+	if math.IsInf(iv.Lo, 1) || !refining(perCoord) {
+		return iv, 0
+	}
+	var st *residualStats
+	if perCoord {
+		st = &p.st
+	}
+	rc := e.newRefineCheck(p.l1, &p.eb, st)
+	if rc == nil {
+		return iv, 0
+	}
+	x := p.x
+	bounds := make(map[uint32][2]float64)
+	refine := func(v uint32, above bool, target float64) {
+		if est := rc.tighten(v, above, target); est != nil {
+			lo, hi := rc.bounds(v, est)
+			bounds[v] = [2]float64{lo, hi}
+		}
+	}
+	lower := func(v uint32) float64 {
+		if b, ok := bounds[v]; ok {
+			return b[0]
+		}
+		return x[v] - rc.below(v)
+	}
+	upper := func(v uint32) float64 {
+		if b, ok := bounds[v]; ok {
+			return b[1]
+		}
+		return x[v] + p.eb.nTerm(v)
+	}
+	minX, maxX := math.Inf(1), math.Inf(-1)
+	var low, high uint32 // the selection's lowest x, the rest's highest
+	for _, v := range sel {
+		if x[v] < minX {
+			minX, low = x[v], v
+		}
+	}
+	eachCandidate(len(x), cands, func(u uint32) {
+		if !inSel[u] && x[u] > maxX {
+			maxX, high = x[u], u
+		}
+	})
+	if minX < maxX {
+		// x says the selection is behind (a divergence): its gap's upper
+		// end needs one selected candidate below one unselected, the pair
+		// x ranks so; each aims at the middle.
+		mid := (minX + maxX) / 2
+		refine(high, true, mid)
+		refine(low, false, mid)
+	} else {
+		// x says it is ahead: the lower end needs every selected candidate
+		// above every unselected one. As refineTopK does, the selected
+		// side first against the rest's highest unrefined end, then the
+		// unselected candidates that still reach the selection's lowest
+		// end (at most maxRefined of them).
+		blockHi := math.Inf(-1)
+		eachCandidate(len(x), cands, func(u uint32) {
+			if !inSel[u] {
+				blockHi = max(blockHi, upper(u))
+			}
+		})
+		selLo := math.Inf(1)
+		for _, v := range sel {
+			if lower(v) <= blockHi {
+				refine(v, true, blockHi)
+			}
+			selLo = min(selLo, lower(v))
+		}
+		var blockers []uint32
+		over := false
+		eachCandidate(len(x), cands, func(u uint32) {
+			if !inSel[u] && upper(u) >= selLo {
+				if len(blockers) == maxRefined {
+					over = true
+					return
+				}
+				blockers = append(blockers, u)
+			}
+		})
+		if over {
+			return iv, 0
+		}
+		for _, u := range blockers {
+			refine(u, false, selLo)
+		}
+	}
+	if len(bounds) == 0 {
+		return iv, 0
+	}
+	interval := func(v uint32) (float64, float64) {
+		if b, ok := bounds[v]; ok {
+			return b[0], b[1]
+		}
+		return x[v] - rc.below(v), x[v] + p.eb.nTerm(v)
+	}
+	selLo, selHi := math.Inf(1), math.Inf(1)
+	for _, v := range sel {
+		lo, hi := interval(v)
+		selLo, selHi = min(selLo, lo), min(selHi, hi)
+	}
+	restLo, restHi := math.Inf(-1), math.Inf(-1)
+	eachCandidate(len(x), cands, func(u uint32) {
+		if !inSel[u] {
+			lo, hi := interval(u)
+			restLo, restHi = max(restLo, lo), max(restHi, hi)
+		}
+	})
+	lo := rc.piGap(selLo-restHi) - p.eb.round
+	h := selHi - restLo
+	switch {
+	case h > 0:
+		h /= 1 - rc.cmax
+	case rc.signed:
+		h /= 1 + rc.cmax
+	}
+	hi := h + p.eb.round
+	return Interval{Lo: max(iv.Lo, lo), Hi: min(iv.Hi, hi)}, len(bounds)
+}
