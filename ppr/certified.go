@@ -57,7 +57,14 @@ type TopKResult struct {
 	// had reached (see localChecks).
 	LocalChecks int
 	Scores      []float64 // the engine's vector (not a copy)
+
+	proof *Proof
 }
+
+// Proof returns the proof of the engine's state as the solve left it (the
+// statistics of its last check, with no second pass over the nodes),
+// valid until the engine's X or R change.
+func (r *TopKResult) Proof() *Proof { return r.proof }
 
 // SolveTopK sweeps until the top-k over the candidates (nil: every node) is
 // proved, or the error bound reaches opt.Tol, whichever comes first. Ties
@@ -344,7 +351,7 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 		// unproved pair instead.
 		pairGap, pairSlack := math.Inf(1), 0.0
 		for i, s := range res.TopK {
-			res.ScoreErrs = append(res.ScoreErrs, eb.at(s.Node))
+			res.ScoreErrs = append(res.ScoreErrs, eb.abs(s.Node))
 			if i == len(res.TopK)-1 {
 				res.Leads = append(res.Leads, res.ProvedGap)
 				break
@@ -370,10 +377,13 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 			}
 		}
 		res.Certified = res.ProvedGap > 0
-		if res.Certified && (res.Ordered || !ordered) {
-			return res, nil
-		}
-		if bound <= tol {
+		if res.Certified && (res.Ordered || !ordered) || bound <= tol {
+			// The state's proof, from this check's statistics.
+			pst := residualStats{l1: l1, signed: eb.signed}
+			if perCoord {
+				pst = st
+			}
+			res.proof = e.proofOf(pst, res.Sweeps)
 			return res, nil
 		}
 		// A non-negative residual shrinks by d per sweep (a Normalized
@@ -487,13 +497,22 @@ var boundScale = 1.0
 // dCoord*W(u) + dangling, l1) where W(u) > 0 and min(dangling, l1) where
 // W(u) = 0, with dCoord = d*coord (the one-step bound, see SolveTopK); l1
 // on directed ones (w nil).
+//
+// A signed residual splits as r = r+ - r- (both non-negative), and so does
+// the error, e = e+ - e- with e+- = r+-*(I - d*P)^-1 >= 0: each part has
+// the bound above with its own statistics, so on undirected views pi(u)
+// lies in [x(u) - E-(u), x(u) + E+(u)] (at and below), E+ from r+ and E-
+// from r-. A state whose negative part is small and local (a native state
+// corrected on a few rows, a warm start) keeps nearly the one-sided bound
+// of a non-negative residual.
 type errorBounds struct {
 	w                   []float64 // out-weights; nil: the L1 bound alone
 	r                   []float64 // the residual (undirected views)
-	coord, dangling, l1 float64
+	coord, dangling, l1 float64   // of r+ (of |r| when neg is nil)
 	rScale, dCoord      float64
-	round               float64 // the rounding margin of leads (roundoff)
-	signed              bool    // the residual has negative entries: bound |e|
+	neg                 *negBounds // the bounds of r-, when the residual is signed (undirected)
+	round               float64    // the rounding margin of leads (roundoff)
+	signed              bool       // the residual has negative entries: bound |e|
 	// On directed views with visit bounds V, Dg (see visits.go), w nil:
 	// N(u) = x(u) + (r*M0)(u) (refineTopK) lies within n(u) =
 	// min(nScale*V(u), l1r*Dg(u), l1) of x(u), and E(u) = min(n(u)*inv1c
@@ -503,17 +522,51 @@ type errorBounds struct {
 	nScale, l1r, inv1c, xScale float64
 }
 
-// at returns E(u). The undirected case stays small enough to inline:
-// coordGap calls it once per candidate.
+// negBounds are the per-coordinate bounds of a residual's negative part.
+type negBounds struct {
+	dCoord, dangling float64
+}
+
+// at returns E(u), the bound on the error above x (E+ for a signed
+// residual on an undirected view). The undirected case stays small enough
+// to inline: coordGap calls it once per candidate.
 func (b *errorBounds) at(u uint32) float64 {
 	if b.w != nil {
 		if wu := b.w[u]; wu > 0 {
-			return min(b.rScale*math.Abs(b.r[u])+b.dCoord*wu+b.dangling, b.l1)
+			return min(b.rScale*b.up(b.r[u])+b.dCoord*wu+b.dangling, b.l1)
 		}
 		return min(b.dangling, b.l1)
 	}
 	return b.directedAt(u)
 }
+
+// up is the share of a residual entry the upper bound carries: all of |r|,
+// or r+ when the negative part is bounded apart.
+func (b *errorBounds) up(rv float64) float64 {
+	if b.neg != nil {
+		return max(rv, 0)
+	}
+	return math.Abs(rv)
+}
+
+// below returns the bound on the error below x: 0 for a non-negative
+// residual (pi >= x), E-(u) when the negative part is bounded apart, and
+// E(u) otherwise.
+func (b *errorBounds) below(u uint32) float64 {
+	switch {
+	case !b.signed:
+		return 0
+	case b.neg != nil:
+		if wu := b.w[u]; wu > 0 {
+			return min(b.rScale*max(-b.r[u], 0)+b.neg.dCoord*wu+b.neg.dangling, b.l1)
+		}
+		return min(b.neg.dangling, b.l1)
+	}
+	return b.at(u)
+}
+
+// abs returns a bound on |e(u)|.
+func (b *errorBounds) abs(u uint32) float64 { return max(b.at(u), b.below(u)) }
 
 // directedAt is at on a directed view.
 func (b *errorBounds) directedAt(u uint32) float64 {
@@ -585,12 +638,7 @@ func (e *Engine) visitErrorBounds(vb *VisitBounds, l1, l1Bound, rmax float64, si
 }
 
 // lower returns a lower bound on pi(s.Node) given x(s.Node) = s.Score.
-func (b *errorBounds) lower(s Scored) float64 {
-	if b.signed {
-		return s.Score - b.at(s.Node)
-	}
-	return s.Score
-}
+func (b *errorBounds) lower(s Scored) float64 { return s.Score - b.below(s.Node) }
 
 // lead returns a lower bound on pi(a) - pi(b) (SolveTopKOrdered's proof):
 // the per-node bounds or, whichever is larger, the L1 bound, which covers
@@ -618,6 +666,9 @@ type residualStats struct {
 	maxRatio float64 // max |r(v)|/W(v) over the nodes with out-weight
 	dangling float64 // sum of |r(v)| over the nodes without
 	signed   bool    // some r(v) < 0
+	// The negative part r-: max r-(v)/W(v) and the sum over the nodes
+	// without out-weight (the positive part's are bounded by the totals).
+	maxNeg, danglingNeg float64
 }
 
 // residualStats computes them in one pass over the nodes (and one over the
@@ -638,8 +689,9 @@ func (e *Engine) residualStats() residualStats {
 		if t := a * inv[v]; t > st.maxRatio {
 			st.maxRatio = t
 		}
-		if rv < minR {
-			minR = rv
+		if rv < 0 {
+			minR = min(minR, rv)
+			st.maxNeg = max(st.maxNeg, a*inv[v])
 		}
 	}
 	if e.local.on {
@@ -653,6 +705,7 @@ func (e *Engine) residualStats() residualStats {
 	}
 	for _, u := range e.danglingNodes() {
 		st.dangling += math.Abs(r[u])
+		st.danglingNeg += max(-r[u], 0)
 	}
 	st.signed = minR < 0
 	return st
@@ -664,9 +717,13 @@ func (e *Engine) residualStats() residualStats {
 // alpha, |e(u)| <= |r(u)| + d*C*W(u) + L for u with out-weight, L for the
 // others (see SolveTopK), and |e(u)| <= l1Bound as well (the tighter while
 // the residual sits on a few nodes).
+//
+// A signed residual's negative part gets bounds of its own (errorBounds):
+// r+ and r- are each at most |r|, so |r|'s statistics bound r+'s, and r-'s
+// are st.maxNeg and st.danglingNeg.
 func (e *Engine) coordBounds(st residualStats, l1Bound float64) errorBounds {
 	coord := boundScale * st.maxRatio / e.alpha
-	return errorBounds{
+	eb := errorBounds{
 		w:        e.view.OutWeights(),
 		r:        e.R,
 		coord:    coord,
@@ -676,6 +733,13 @@ func (e *Engine) coordBounds(st residualStats, l1Bound float64) errorBounds {
 		l1:       boundScale * l1Bound,
 		signed:   st.signed,
 	}
+	if st.signed {
+		eb.neg = &negBounds{
+			dCoord:   e.damping * boundScale * st.maxNeg / e.alpha,
+			dangling: boundScale * st.danglingNeg / e.alpha,
+		}
+	}
+	return eb
 }
 
 // blockerSet collects in coordGap's pass what refineTopK would collect in

@@ -727,9 +727,13 @@ func TestCoordBoundsHold(t *testing.T) {
 			eb := e.coordBounds(st, e.ResidualL1()/e.alpha)
 			w := view.OutWeights()
 			for u := range n {
-				got := eb.at(uint32(u))
+				got := eb.abs(uint32(u))
 				err := math.Abs(exact[u] - e.X[u])
 				require.LessOrEqualf(t, err, got*(1+1e-9)+1e-13, "case %d view %d node %d: |e| %g above the bound %g", i, vi, u, err, got)
+				// Each side on its own: e <= E+ (at), -e <= E- (below).
+				signedErr := exact[u] - e.X[u]
+				require.LessOrEqualf(t, signedErr, eb.at(uint32(u))*(1+1e-9)+1e-13, "case %d view %d node %d: e %g above E+ %g", i, vi, u, signedErr, eb.at(uint32(u)))
+				require.LessOrEqualf(t, -signedErr, eb.below(uint32(u))*(1+1e-9)+1e-13, "case %d view %d node %d: -e %g above E- %g", i, vi, u, -signedErr, eb.below(uint32(u)))
 				old := min(eb.coord*w[u]+eb.dangling, eb.l1)
 				require.LessOrEqualf(t, got, old*(1+1e-12), "case %d view %d node %d: one-step bound %g above C*W+L %g", i, vi, u, got, old)
 				if got < old*(1-1e-9) {

@@ -117,6 +117,8 @@ func (e *Engine) SetProblem(seeds Seeds, damping float64) error {
 	}
 	e.seeds, e.damping, e.alpha = seeds, damping, 1-damping
 	e.refine.reset() // reverse estimates depend on the damping
+	e.refine.donor = nil
+	clear(e.refine.borrowed)
 	return nil
 }
 

@@ -32,7 +32,7 @@ type Proof struct {
 func (e *Engine) Prove(passes int) *Proof {
 	st := e.residualStats()
 	if e.view.Directed() {
-		st.maxRatio, st.dangling = 0, 0
+		st.maxRatio, st.dangling, st.maxNeg, st.danglingNeg = 0, 0, 0, 0
 	}
 	return e.proofOf(st, passes)
 }
@@ -63,8 +63,12 @@ func (e *Engine) ProveChanged(prev *Proof, changed []uint32, passes int) *Proof 
 		}
 		if w[u] > 0 {
 			st.maxRatio = max(st.maxRatio, a/w[u])
+			if rv < 0 {
+				st.maxNeg = max(st.maxNeg, a/w[u])
+			}
 		} else {
 			st.dangling += a
+			st.danglingNeg += max(-rv, 0)
 		}
 	}
 	return e.proofOf(st, passes)
@@ -87,7 +91,7 @@ func (e *Engine) proofOf(st residualStats, passes int) *Proof {
 func (p *Proof) L1() float64 { return p.eb.l1 }
 
 // Bound returns the bound on |pi(v) - x(v)|.
-func (p *Proof) Bound(v uint32) float64 { return p.eb.at(v) }
+func (p *Proof) Bound(v uint32) float64 { return p.eb.abs(v) }
 
 // Gap returns an interval holding the exact gap of a selection,
 //
@@ -109,24 +113,16 @@ func (p *Proof) Bound(v uint32) float64 { return p.eb.at(v) }
 func (p *Proof) Gap(sel []uint32, cands []uint32, inSel []bool) Interval {
 	minLo, minHi, minX := math.Inf(1), math.Inf(1), math.Inf(1)
 	for _, v := range sel {
-		x, b := p.x[v], p.eb.at(v)
-		lo := x
-		if p.eb.signed {
-			lo = x - b
-		}
-		minLo, minHi, minX = min(minLo, lo), min(minHi, x+b), min(minX, x)
+		x := p.x[v]
+		minLo, minHi, minX = min(minLo, x-p.eb.below(v)), min(minHi, x+p.eb.at(v)), min(minX, x)
 	}
 	maxLo, maxHi, maxX := math.Inf(-1), math.Inf(-1), math.Inf(-1)
 	eachCandidate(len(p.x), cands, func(u uint32) {
 		if inSel[u] {
 			return
 		}
-		x, b := p.x[u], p.eb.at(u)
-		lo := x
-		if p.eb.signed {
-			lo = x - b
-		}
-		maxLo, maxHi, maxX = max(maxLo, lo), max(maxHi, x+b), max(maxX, x)
+		x := p.x[u]
+		maxLo, maxHi, maxX = max(maxLo, x-p.eb.below(u)), max(maxHi, x+p.eb.at(u)), max(maxX, x)
 	})
 	if math.IsInf(maxX, -1) {
 		return Interval{math.Inf(1), math.Inf(1)}

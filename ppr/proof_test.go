@@ -98,3 +98,33 @@ func TestProofBoundsHold(t *testing.T) {
 		checkProof(t, rng, auth, auth.Prove(scans+2), exactAuth, where("auth scanned"))
 	}
 }
+
+// A certified solve's Proof is the proof a full pass over its final state
+// gives (its last check's statistics, not a second pass).
+func TestTopKResultProofIsTheStatesProof(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(23, 24))
+	for range 200 {
+		c := newRandomCase(t, rng)
+		if c.damping == 0 {
+			continue
+		}
+		e, err := NewEngine(c.auth, c.seeds, c.damping)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := e.SolveTopK(1+rng.IntN(3), randomCandidates(rng, c.g.NumNodes()), Options{Tol: 1e-9})
+		if err != nil {
+			t.Fatal(err)
+		}
+		full := e.Prove(res.Sweeps)
+		for v := range uint32(c.g.NumNodes()) {
+			if a, b := res.Proof().Bound(v), full.Bound(v); a != b {
+				t.Fatalf("node %d: the solve's proof bounds %v, a full pass %v", v, a, b)
+			}
+		}
+		if res.Proof().L1() != full.L1() {
+			t.Fatalf("L1 %v against %v", res.Proof().L1(), full.L1())
+		}
+	}
+}

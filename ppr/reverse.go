@@ -63,6 +63,9 @@ type ReverseEstimate struct {
 	SW, SD float64
 	Nodes  []uint32 // support of q
 	Q      []float64
+	// reached lists every node the push gave mass to (s > 0 at some
+	// point): the rows it read are theirs (see ShareEstimates).
+	reached []uint32
 }
 
 // Dot returns r.q.
@@ -157,7 +160,7 @@ func (rp *ReversePusher) PushInto(est *ReverseEstimate, view *mask.View, d float
 			add(u, c*val)
 		}
 	}
-	*est = ReverseEstimate{Nodes: est.Nodes[:0], Q: est.Q[:0]}
+	*est = ReverseEstimate{Nodes: est.Nodes[:0], Q: est.Q[:0], reached: append(est.reached[:0], rp.touched...)}
 	out := view.OutWeights()
 	for _, u := range rp.touched {
 		est.MaxS = max(est.MaxS, s[u])
@@ -270,6 +273,58 @@ type topKRefinement struct {
 	free     []*ReverseEstimate // estimates to reuse (PushInto)
 	// collected is the blockers of the last check (see blockerSet).
 	collected blockerSet
+	// donor and differ: estimates another engine made on another view of
+	// the same graph, and the nodes whose rows differ between the views
+	// (see ShareEstimates); borrowed holds the donor's estimates this
+	// engine uses, which never go to its pool.
+	donor    *topKRefinement
+	differ   []uint64
+	borrowed map[uint32]*ReverseEstimate
+}
+
+// ShareEstimates lets this engine's refinement use the reverse estimates
+// from's has made, on another view of the same graph and for the same
+// damping, for the targets whose pushes gave mass to no node of differ:
+// such a push read only rows the two views share, so it is this view's
+// push too. differ must list every node whose out-row or in-row differs
+// between the views. The sharing lasts until the next SetProblem of
+// either engine; from must not push in the meantime.
+func (e *Engine) ShareEstimates(from *Engine, differ []uint32) {
+	ref := &e.refine
+	ref.donor = &from.refine
+	if n := (len(e.X) + 63) / 64; len(ref.differ) != n {
+		ref.differ = make([]uint64, n)
+	} else {
+		clear(ref.differ)
+	}
+	for _, u := range differ {
+		ref.differ[u/64] |= 1 << (u % 64)
+	}
+}
+
+// borrow returns the donor's estimate of v when it is at least as fine as
+// eps and valid on this view (see ShareEstimates), else nil.
+func (ref *topKRefinement) borrow(v uint32, eps float64) *ReverseEstimate {
+	if ref.donor == nil {
+		return nil
+	}
+	if b := ref.borrowed[v]; b != nil && b.MaxS <= eps {
+		return b
+	}
+	est := ref.donor.est[v]
+	if est == nil || est.MaxS > eps {
+		return nil
+	}
+	for _, u := range est.reached {
+		if ref.differ[u/64]&(1<<(u%64)) != 0 {
+			return nil
+		}
+	}
+	if ref.borrowed == nil {
+		ref.borrowed = make(map[uint32]*ReverseEstimate)
+	}
+	ref.borrowed[v] = est
+	return est
 }
 
 // reset starts a new solve: estimates depend on the damping, which the
@@ -356,10 +411,13 @@ func (e *Engine) newRefineCheck(l1 float64, eb *errorBounds, st *residualStats) 
 
 // below returns how far N(v) may lie below x(v) unrefined.
 func (rc *refineCheck) below(v uint32) float64 {
-	if rc.signed {
-		return rc.eb.nTerm(v)
+	switch {
+	case !rc.signed:
+		return 0
+	case rc.eb.w != nil:
+		return rc.eb.below(v) // N - x = r*G' >= -(r-)*(I - d*P)^-1, as e- is bounded
 	}
-	return 0
+	return rc.eb.nTerm(v)
 }
 
 // estimate returns v's reverse estimate at threshold eps: the solve's
@@ -368,7 +426,13 @@ func (rc *refineCheck) below(v uint32) float64 {
 func (rc *refineCheck) estimate(v uint32, eps float64) *ReverseEstimate {
 	ref := &rc.e.refine
 	old := ref.est[v]
-	if old != nil && old.MaxS <= eps || rc.allowance <= 0 {
+	if old != nil && old.MaxS <= eps {
+		return old
+	}
+	if b := ref.borrow(v, eps); b != nil {
+		return b
+	}
+	if rc.allowance <= 0 {
 		return old
 	}
 	before := ref.pusher.Ops

@@ -22,15 +22,31 @@ import (
 // PushUntil's in order, never in kind, so the residual identity holds after
 // every round (TestPushRoundsKeepsIdentity).
 func (e *Engine) PushRounds(eps float64, frontier []uint32, budget int64) bool {
-	if wt := e.view.Graph().Out().Weight.Float32s(); wt != nil {
-		return pushRounds(e, wt, eps, frontier, budget)
-	}
-	return pushRounds(e, e.view.Graph().Out().Weight.Float64s(), eps, frontier, budget)
+	return e.pushRounds(eps, frontier, budget, false)
 }
 
-// pushRounds is PushRounds with the out-adjacency's weights wts in their
-// storage (csr.Weights), widened as read.
-func pushRounds[W weight](e *Engine, wts []W, eps float64, frontier []uint32, budget int64) bool {
+// PushNegative is PushRounds pushing only the nodes whose residual is
+// negative and over the threshold: r(u) < -eps*W(u) (r(u) < -eps where
+// W(u) = 0). A state whose negative residual is a local correction (a
+// native state turned authenticated, see replay) drives that part down
+// where it is, without moving the positive residual elsewhere, so the
+// error below x (errorBounds.below) shrinks at the cost of the
+// correction's neighbourhood.
+func (e *Engine) PushNegative(eps float64, frontier []uint32, budget int64) bool {
+	return e.pushRounds(eps, frontier, budget, true)
+}
+
+func (e *Engine) pushRounds(eps float64, frontier []uint32, budget int64, negative bool) bool {
+	if wt := e.view.Graph().Out().Weight.Float32s(); wt != nil {
+		return pushRounds(e, wt, eps, frontier, budget, negative)
+	}
+	return pushRounds(e, e.view.Graph().Out().Weight.Float64s(), eps, frontier, budget, negative)
+}
+
+// pushRounds is PushRounds (PushNegative when negative is set) with the
+// out-adjacency's weights wts in their storage (csr.Weights), widened as
+// read.
+func pushRounds[W weight](e *Engine, wts []W, eps float64, frontier []uint32, budget int64, negative bool) bool {
 	g := e.view.Graph()
 	n := e.view.NumNodes()
 	words := (n + 63) / 64
@@ -67,7 +83,7 @@ func pushRounds[W weight](e *Engine, wts []W, eps float64, frontier []uint32, bu
 					}
 					t = eps
 				}
-				if math.Abs(val) <= t {
+				if math.Abs(val) <= t || negative && val > 0 {
 					continue
 				}
 				r[u] = 0

@@ -5,8 +5,8 @@
 //
 // # What a decision means
 //
-// Let N be the native selection (top-k of the native solve over the
-// candidates), pi_A the exact authenticated PPR vector, delta the tie
+// Let N be the native selection (the certified top-k of the native view
+// over the candidates), pi_A the exact authenticated PPR vector, delta the tie
 // tolerance (Options.TieTol) and
 //
 //	gapA = min_{v in N} pi_A(v) - max_{u in candidates, u not in N} pi_A(u)
@@ -31,36 +31,40 @@
 // the authenticated selection reported, is proved to be a top-k of pi_A up
 // to delta: no candidate outside it beats one inside by more than delta.
 //
-// # The residual identity and the start state
+// # The native selection and the start state
 //
-// With x_G the native solution and r_G its native residual, the
-// authenticated residual of the same x_G is
+// The native selection N is ppr's certified top-k on the native view: the
+// selection an unguarded caller makes, at the same cost (Select's native
+// time is that selection's time; the replay is what the guard adds). With
+// x_G and r_G the state that solve left, the authenticated residual of
+// the same x_G is
 //
 //	r_A = r_G + d * sum_{u in T} x_G(u) * (P_A[u] - P_G[u])
 //
 // where T holds the nodes whose out-rows differ between the views, and
 // pi_A - x = r*(I - d*P_A)^-1 for any state (x, r) of the authenticated
-// view. Replay works on the sparse difference (dx, dr) with x = x_G + dx,
-// r = r_G + dr; pushes on dr keep the identity.
-//
-// # Bounds used (proofs beside the code in bounds.go)
-//
-//   - L1: ||pi - x||_1 <= ||r||_1/alpha; for any two coordinates the error of
-//     x(v) - x(u) is at most that too. Applied to r_G always.
-//   - Certificate: the correction above has L1 norm at most d*B with
-//     B = sum_{u in T} x_G(u)*l_u, l_u >= ||P_A[u] - P_G[u]||_1 (2*f_u for
-//     plain masking), so gapA lies within tau_G + d*B/alpha of the native gap.
-//   - Per-coordinate (undirected views only): for r supported on nodes with
-//     out-weight, |(r*(I-dP)^-1)(v)| <= (W_A(v)/alpha) * max_u |r(u)|/W_A(u).
-//     Residual left on dangling nodes is bounded in L1.
+// view. The replay turns the native state into an authenticated one in
+// place (the same arrays: nothing of the graph or the vectors is copied),
+// applying the correction row by row, and proves gapA for N with ppr.Proof:
+// the per-node bounds, rounding margin and reverse refinement that ppr's
+// certified top-k proves its own selections with. Nothing in this package
+// bounds an error on its own.
 //
 // # Paths, cheapest first
 //
-//	untouched    no touched node carries native mass: r_A = r_G
-//	certificate  the L1 certificate decides
-//	delta        signed push of dr on the authenticated view decides
-//	full         sweeps on the authenticated view, warm-started from
-//	             x_G + dx, until the bounds decide
+//	untouched    no touched node carries native mass: r_A = r_G, and the
+//	             native state's proof on the authenticated view decides
+//	certificate  the same proof, widened by d*B/alpha in L1 for the
+//	             correction not yet applied (B = sum_{u in T} x_G(u)*l_u,
+//	             l_u >= ||P_A[u] - P_G[u]||_1)
+//	delta        the correction applied, its residual pushed where it
+//	             stands (its positive part down to the native state's
+//	             largest ratio, its negative part, which would cost the
+//	             selection its one-sided bounds, further), and a proof
+//	             that reuses the native proof's statistics for every node
+//	             the correction did not reach
+//	full         ppr's certified top-k on the authenticated view from that
+//	             state, then scans until a proof decides
 //
 // Options.Force starts at a later path, so tests can check each one.
 //

@@ -15,7 +15,8 @@ import (
 
 // Options configure a Guard. Zero values take the defaults.
 type Options struct {
-	// Tol is the native solve's L1 error bound (default ppr.DefaultTol).
+	// Tol is the precision at which the certified selections give up
+	// proving (ties): their L1 error bound (default ppr.DefaultTol).
 	Tol float64
 	// TieTol is delta: authenticated scores within it of each other are a
 	// tie (default 10*Tol: proving a tie needs estimates more precise than
@@ -49,7 +50,8 @@ type Guard struct {
 	edges  EdgeSource
 	opt    Options
 
-	touched // rows that differ between the views (see touchedRows)
+	touched          // rows that differ between the views (see touchedRows)
+	differ  []uint32 // nodes whose out- or in-rows differ (ppr.Engine.ShareEstimates)
 
 	pool sync.Pool // *workspace
 }
@@ -115,6 +117,12 @@ func NewFromViews(native, auth *mask.View, trust mask.Policy, edges EdgeSource, 
 	}
 	gd := &Guard{native: native, auth: auth, trust: trust, edges: edges, opt: opt}
 	gd.touched = touchedRows(native, auth)
+	// The nodes whose out-rows (touched) or in-rows (the heads of the
+	// differing arcs) differ.
+	gd.differ = append([]uint32(nil), gd.touched.nodes...)
+	for _, a := range gd.touched.arcs {
+		gd.differ = append(gd.differ, a.nbr)
+	}
 	return gd, nil
 }
 
@@ -260,7 +268,7 @@ func (gd *Guard) SelectFrom(q Query, x []float64) (*Decision, error) {
 	d.NativeTime = time.Since(start)
 
 	start = time.Now()
-	r := &run{gd: gd, ws: ws, q: q, k: k, d: d, seeds: seeds, passes: res.Sweeps + 1}
+	r := &run{gd: gd, ws: ws, q: q, k: k, d: d, seeds: seeds, passes: res.Sweeps + 1, nativeProof: res.Proof()}
 	r.decide()
 	d.ReplayTime = time.Since(start)
 	d.Divergent = d.Outcome == Divergent

@@ -47,11 +47,13 @@ func (r *run) decide() {
 		}
 		ws.sel = r.sel[:0]
 	}()
-	r.nativeProof = ws.nativeEng.Prove(r.passes - 1)
 	// The authenticated engine continues the native solve's work: its
 	// reverse pushes may spend a share of every arc read so far.
 	r.nativeStats = ws.nativeEng.Stats
 	ws.authEng.Stats = r.nativeStats
+	// The native solve's reverse estimates serve the authenticated view
+	// where their pushes read no row that differs.
+	ws.authEng.ShareEstimates(ws.nativeEng, gd.differ)
 
 	// Native mass on touched rows: B = sum x_G(u)*l_u. One pass over T.
 	ws.xTouched = ws.xTouched[:0]
@@ -191,63 +193,51 @@ func (r *run) changed() []uint32 {
 	return ws.changed
 }
 
-// delta corrects the touched rows and pushes the corrections' support on
-// the authenticated view, in rounds, until a proof decides or the budget
-// runs out. It reports whether it decided.
+// delta corrects the touched rows (those carrying at least a share theta of
+// the native mass), pushes the corrections on the authenticated view where
+// they raised the residual above the native state's largest ratio (on an
+// undirected view: below that ratio a push would move the native residual
+// too, which only a global pass does well), and proves. It reports whether
+// it decided.
 func (r *run) delta() bool {
 	gd, ws := r.gd, r.ws
 	alpha, tie := r.alpha(), gd.opt.TieTol
-	// The first round aims the bound at a third of the error that lets the
-	// native gap decide: below gx proves gapA > 0 (same), below tie - gx
-	// proves |gapA| <= tie (tie), so the larger of the two, never under
-	// tie/2. Each later round tightens the threshold 4x.
+	// Rows left out add less than n*theta*d/alpha to the L1 term: a
+	// quarter of the error that lets the native gap decide (below gx it
+	// proves gapA > 0, below tie - gx it proves |gapA| <= tie).
 	gx := r.d.NativeGap
 	margin := max(gx, tie-gx)
 	theta := 0.0
 	if n := len(gd.touched.nodes); n > 0 {
-		// Each row left out carries less than theta, so together they add
-		// less than n*theta*d/alpha = margin/4 to the L1 term.
 		theta = margin / 4 * alpha / (r.damping() * float64(n))
 	}
 	r.correct(theta)
 	r.passes++
-	wref := 0.0
-	for _, v := range r.sel {
-		wref = max(wref, gd.auth.OutWeight(v))
-	}
-	if wref == 0 {
-		wref = 1
-	}
-	// After a finished push every pushed node has |r(u)| <= eps*W(u), so
-	// the per-coordinate term at the selection is at most eps*wref/alpha.
-	eps := alpha * margin / (3 * wref)
 	eng := ws.authEng
-	budget := gd.opt.DeltaBudget
-	if gd.auth.Directed() && !gd.opt.explicitBudget {
-		// Directed views are bounded in L1, which pushes shrink only by d
-		// per generation: queued pushes rarely pay off before sweeps do.
-		budget /= 8
-	}
-	for {
-		proof := eng.ProveChanged(r.nativeProof, r.changed(), r.passes)
-		if r.tryFinish(PathDelta, proof, r.damping()*r.skipped/alpha, true) {
-			return true
-		}
-		spent := eng.Stats.ArcOps - r.nativeStats.ArcOps + r.rowArcOps
-		if spent >= budget || eps < proof.Rounding() {
-			return false
-		}
+	if !gd.auth.Directed() {
+		// The correction's positive residual is pushed down to the native
+		// state's largest ratio, its negative residual (which costs the
+		// selection its one-sided lower bounds) to a third of the margin
+		// at the selection's out-weight.
+		budget := gd.opt.DeltaBudget
 		ws.changed = ws.support.AppendNodes(ws.changed[:0])
-		finished := eng.PushRounds(eps, ws.changed, budget-spent)
-		r.passes++
-		if !finished {
-			return false
+		if eps := r.nativeProof.MaxRatio(); eps > 0 {
+			eng.PushRounds(eps, ws.changed, budget-r.rowArcOps)
+			r.passes++
 		}
-		if r.skipped > 0 {
-			r.correct(0)
+		wref := 0.0
+		for _, v := range r.sel {
+			wref = max(wref, gd.auth.OutWeight(v))
 		}
-		eps /= 4
+		if wref > 0 {
+			spent := eng.Stats.ArcOps - r.nativeStats.ArcOps + r.rowArcOps
+			ws.changed = ws.support.AppendNodes(ws.changed[:0])
+			eng.PushNegative(alpha*margin/(3*wref), ws.changed, max(budget-spent, 1))
+			r.passes++
+		}
 	}
+	proof := eng.ProveChanged(r.nativeProof, r.changed(), r.passes)
+	return r.tryFinish(PathDelta, proof, r.damping()*r.skipped/alpha, true)
 }
 
 // tryFinish classifies with the state's proof, widened by extra (an L1 term
@@ -314,13 +304,22 @@ func (r *run) authProved(proof *ppr.Proof, extra float64, refine bool) ([]ppr.Sc
 	return auth, iv.Lo >= -tie
 }
 
-// full corrects every touched row and scans the authenticated state until
-// a proof decides (or the precision floor, where the estimate decides).
+// full corrects every touched row and proves the authenticated top-k from
+// that state with ppr's certified top-k (threshold scans where the proof
+// needs them, refinement, local checks), then decides with the proof of
+// the state it reached; while that does not decide (a gap near the tie
+// band's edge), it scans on to the precision floor, where the estimate
+// decides.
 func (r *run) full() {
 	gd, ws := r.gd, r.ws
 	r.correct(0)
 	r.passes++
 	eng := ws.authEng
+	before := eng.Stats.Sweeps
+	if res, err := eng.SolveTopK(r.k, r.q.Candidates, ppr.Options{Tol: gd.opt.Tol}); err == nil {
+		r.passes += res.Sweeps
+	}
+	// An error (the sweep cap) leaves a valid state: the loop below goes on.
 	for {
 		proof := eng.Prove(r.passes)
 		if r.tryFinish(PathFull, proof, 0, true) {
@@ -329,7 +328,7 @@ func (r *run) full() {
 		// Out of precision: the proved interval is down to the rounding
 		// margin, and the estimate decides (see the package doc).
 		iv := proof.Gap(r.sel, r.q.Candidates, ws.inSel)
-		if iv.Hi-iv.Lo <= 8*proof.Rounding() || eng.Stats.Sweeps-r.nativeStats.Sweeps >= maxFullSweeps {
+		if iv.Hi-iv.Lo <= 8*proof.Rounding() || eng.Stats.Sweeps-before >= maxFullSweeps {
 			g := SelectionGap(ws.x, r.d.Native, r.q.Candidates)
 			out, _ := classify(Interval{Lo: g, Hi: g}, gd.opt.TieTol) // a point always classifies
 			var auth []ppr.Scored
