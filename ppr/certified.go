@@ -283,7 +283,7 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 			stp = &st
 		}
 		res.Refined = 0
-		round := e.roundoff(res.Sweeps)
+		round := e.roundoff(res.Sweeps + opt.PriorPasses)
 		if math.IsInf(res.Gap, 1) {
 			res.ProvedGap = math.Inf(1)
 		} else {
@@ -383,7 +383,7 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 			if perCoord {
 				pst = st
 			}
-			res.proof = e.proofOf(pst, res.Sweeps)
+			res.proof = e.proofOf(pst, res.Sweeps+opt.PriorPasses)
 			return res, nil
 		}
 		// A non-negative residual shrinks by d per sweep (a Normalized

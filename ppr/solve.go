@@ -110,6 +110,11 @@ type Options struct {
 	// (their per-coordinate bound needs none), and so does every solve but
 	// SolveTopK and SolveTopKOrdered.
 	Visits *VisitBounds
+	// PriorPasses is how many passes (sweeps, scans, updates) made the
+	// engine's start state, when it is a warm start: every pass may round
+	// each entry once, and the rounding margin of a proof counts them all
+	// (see roundoff). Zero for the native start.
+	PriorPasses int
 }
 
 // normalizedRun is where a Normalized solve stands: whether it has

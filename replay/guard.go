@@ -230,11 +230,20 @@ func (gd *Guard) Select(q Query) (*Decision, error) {
 	return gd.SelectFrom(q, nil)
 }
 
-// SelectFrom is Select with the native solve warm-started from x, a vector
-// for the same seeds and damping on this graph or an earlier version of it
-// (a cached solve; nil: the native start). The decision does not depend on
-// where the native solve starts beyond the certified top-k's own ties.
-func (gd *Guard) SelectFrom(q Query, x []float64) (*Decision, error) {
+// WarmStart is a state (x, r) of a query's seeds and damping on a guard's
+// native view, as a cache keeps it: R is X's residual there, alpha*s +
+// d*X*P - X (nil: recomputed, a pass over the arcs), and Passes counts
+// the passes that made it (its rounding, see ppr.Options.PriorPasses).
+type WarmStart struct {
+	X, R   []float64
+	Passes int
+}
+
+// SelectFrom is Select with the native solve warm-started from warm (nil:
+// the native start). Its vectors are copied, never kept. The decision does
+// not depend on where the native solve starts beyond the certified
+// top-k's own ties.
+func (gd *Guard) SelectFrom(q Query, warm *WarmStart) (*Decision, error) {
 	seeds, err := gd.validate(q)
 	if err != nil {
 		return nil, err
@@ -246,13 +255,18 @@ func (gd *Guard) SelectFrom(q Query, x []float64) (*Decision, error) {
 	defer gd.release(ws)
 
 	start := time.Now()
-	if x != nil {
-		if len(x) > len(ws.x) {
-			return nil, fmt.Errorf("replay: warm start of %d nodes for a graph of %d", len(x), len(ws.x))
+	prior := 0
+	if warm != nil {
+		if len(warm.X) != len(ws.x) || warm.R != nil && len(warm.R) != len(ws.r) {
+			return nil, fmt.Errorf("replay: warm start of %d and %d entries for a graph of %d nodes", len(warm.X), len(warm.R), len(ws.x))
 		}
-		copy(ws.x, x)
-		clear(ws.x[len(x):])
-		ws.nativeEng.SetResidual()
+		copy(ws.x, warm.X)
+		prior = warm.Passes + 1
+		if warm.R != nil {
+			copy(ws.r, warm.R)
+		} else {
+			ws.nativeEng.SetResidual()
+		}
 	}
 	k := q.K
 	if q.Candidates != nil {
@@ -260,7 +274,7 @@ func (gd *Guard) SelectFrom(q Query, x []float64) (*Decision, error) {
 	} else {
 		k = min(k, gd.native.NumNodes())
 	}
-	res, err := ws.nativeEng.SolveTopK(k, q.Candidates, ppr.Options{Tol: gd.opt.Tol})
+	res, err := ws.nativeEng.SolveTopK(k, q.Candidates, ppr.Options{Tol: gd.opt.Tol, PriorPasses: prior})
 	if err != nil {
 		return nil, fmt.Errorf("replay: native selection: %w", err)
 	}
@@ -268,8 +282,8 @@ func (gd *Guard) SelectFrom(q Query, x []float64) (*Decision, error) {
 	d.NativeTime = time.Since(start)
 
 	start = time.Now()
-	r := &run{gd: gd, ws: ws, q: q, k: k, d: d, seeds: seeds, passes: res.Sweeps + 1, nativeProof: res.Proof()}
-	r.decide()
+	rn := &run{gd: gd, ws: ws, q: q, k: k, d: d, seeds: seeds, passes: prior + res.Sweeps + 1, nativeProof: res.Proof()}
+	rn.decide()
 	d.ReplayTime = time.Since(start)
 	d.Divergent = d.Outcome == Divergent
 	d.Selected = d.Native

@@ -104,10 +104,8 @@ func SelectionGap(scores []float64, sel []ppr.Scored, cands []uint32) float64 {
 const AmbiguityMargin = 1e-12
 
 // Check compares a guard's decision for the same query and options with the
-// reference: the native selection, the proved gap interval (it must hold
-// the reference gap), the authenticated selection (a top-k of the reference
-// vector up to tieTol) and, unless the case is ambiguous, the outcome. It
-// reports whether the case was ambiguous.
+// reference: the native selection (the same certified top-k, to the bit),
+// then CheckDecision. It reports whether the case was ambiguous.
 func (ref *ReferenceDecision) Check(d *Decision, q Query, tieTol float64) (ambiguous bool, err error) {
 	if len(ref.Native) != len(d.Native) {
 		return false, fmt.Errorf("native selection %v, reference %v", d.Native, ref.Native)
@@ -117,13 +115,26 @@ func (ref *ReferenceDecision) Check(d *Decision, q Query, tieTol float64) (ambig
 			return false, fmt.Errorf("native selection %v, reference %v", d.Native, ref.Native)
 		}
 	}
-	if d.Gap.Lo > ref.GapA+AmbiguityMargin || d.Gap.Hi < ref.GapA-AmbiguityMargin {
-		return false, fmt.Errorf("path %s: proved gap interval [%g, %g] misses the reference gap %g", d.Path, d.Gap.Lo, d.Gap.Hi, ref.GapA)
+	return CheckDecision(ref.AuthPPR, d, q, tieTol)
+}
+
+// CheckDecision checks a decision against the authenticated vector authPPR
+// (solved to ReferenceTol): the proved gap interval must hold the gap of
+// d's native selection on it, the authenticated selection must be a top-k
+// of it up to tieTol and, unless the case is ambiguous (the gap within
+// AmbiguityMargin of -tieTol), the outcome must be the one the gap gives.
+// It serves decisions whose native selection was solved elsewhere (a warm
+// start, a store version). It reports whether the case was ambiguous.
+func CheckDecision(authPPR []float64, d *Decision, q Query, tieTol float64) (ambiguous bool, err error) {
+	gapA := SelectionGap(authPPR, d.Native, q.Candidates)
+	if d.Gap.Lo > gapA+AmbiguityMargin || d.Gap.Hi < gapA-AmbiguityMargin {
+		return false, fmt.Errorf("path %s: proved gap interval [%g, %g] misses the reference gap %g", d.Path, d.Gap.Lo, d.Gap.Hi, gapA)
 	}
-	if len(d.Auth) != len(ref.Auth) {
-		return false, fmt.Errorf("path %s: auth selection has %d nodes, reference %d", d.Path, len(d.Auth), len(ref.Auth))
+	k := len(d.Native)
+	if len(d.Auth) != k {
+		return false, fmt.Errorf("path %s: auth selection has %d nodes, native %d", d.Path, len(d.Auth), k)
 	}
-	if g := SelectionGap(ref.AuthPPR, d.Auth, q.Candidates); g < -tieTol-AmbiguityMargin {
+	if g := SelectionGap(authPPR, d.Auth, q.Candidates); g < -tieTol-AmbiguityMargin {
 		return false, fmt.Errorf("path %s: auth selection %v is not a top-k of the authenticated vector (gap %g)", d.Path, d.Auth, g)
 	}
 	if d.Divergent != (d.Outcome == Divergent) {
@@ -131,22 +142,22 @@ func (ref *ReferenceDecision) Check(d *Decision, q Query, tieTol float64) (ambig
 	}
 	// The refusal is decided by gapA < -tieTol alone; near that edge either
 	// answer is within tolerance.
-	if math.Abs(ref.GapA+tieTol) < AmbiguityMargin {
+	if math.Abs(gapA+tieTol) < AmbiguityMargin {
 		return true, nil
 	}
-	if d.Divergent != (ref.GapA < -tieTol) {
-		return false, fmt.Errorf("path %s: divergent %v, reference gap %g with tie tolerance %g (interval [%g, %g])", d.Path, d.Divergent, ref.GapA, tieTol, d.Gap.Lo, d.Gap.Hi)
+	if d.Divergent != (gapA < -tieTol) {
+		return false, fmt.Errorf("path %s: divergent %v, reference gap %g with tie tolerance %g (interval [%g, %g])", d.Path, d.Divergent, gapA, tieTol, d.Gap.Lo, d.Gap.Hi)
 	}
 	// Same claims gapA > 0, Tie claims |gapA| <= tieTol; both overlap on
 	// (0, tieTol], so check each claim rather than one label.
 	switch d.Outcome {
 	case Same:
-		if ref.GapA <= -AmbiguityMargin {
-			return false, fmt.Errorf("path %s: same, but the reference gap is %g", d.Path, ref.GapA)
+		if gapA <= -AmbiguityMargin {
+			return false, fmt.Errorf("path %s: same, but the reference gap is %g", d.Path, gapA)
 		}
 	case Tie:
-		if math.Abs(ref.GapA) > tieTol+AmbiguityMargin {
-			return false, fmt.Errorf("path %s: tie, but the reference gap is %g (tie tolerance %g)", d.Path, ref.GapA, tieTol)
+		if math.Abs(gapA) > tieTol+AmbiguityMargin {
+			return false, fmt.Errorf("path %s: tie, but the reference gap is %g (tie tolerance %g)", d.Path, gapA, tieTol)
 		}
 	}
 	return false, nil

@@ -316,7 +316,7 @@ func (r *run) full() {
 	r.passes++
 	eng := ws.authEng
 	before := eng.Stats.Sweeps
-	if res, err := eng.SolveTopK(r.k, r.q.Candidates, ppr.Options{Tol: gd.opt.Tol}); err == nil {
+	if res, err := eng.SolveTopK(r.k, r.q.Candidates, ppr.Options{Tol: gd.opt.Tol, PriorPasses: r.passes}); err == nil {
 		r.passes += res.Sweeps
 	}
 	// An error (the sweep cap) leaves a valid state: the loop below goes on.

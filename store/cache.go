@@ -61,6 +61,7 @@ type entry struct {
 	policy  *mask.Policy
 	v       *Version
 	x, r    []float64
+	passes  int // passes over x and r since they were made (ppr.Options.PriorPasses)
 	used    uint64
 	stats   ppr.Stats // work of the last answer
 }
@@ -126,7 +127,7 @@ func (c *Cache) Query(v *Version, p *mask.Policy, seeds ppr.Seeds, damping float
 			if err != nil {
 				return nil, 0, err
 			}
-			e.x, e.r, e.stats = sol.X, sol.R, sol.Stats
+			e.x, e.r, e.stats, e.passes = sol.X, sol.R, sol.Stats, sol.Passes
 		}
 		e.v = v
 		return c.answerOf(e, v, how, T)
@@ -154,7 +155,7 @@ func (c *Cache) answerOf(e *entry, v *Version, how How, bound float64) (*Solutio
 		return nil, 0, fmt.Errorf("store: cache: residual %.3g over the bound %.3g (internal error)", l1, bound)
 	}
 	alpha := 1 - e.damping
-	return &Solution{Version: v, X: slices.Clone(e.x), R: slices.Clone(e.r), ResidualL1: l1, ErrorBound: l1 / alpha, Stats: e.stats}, how, nil
+	return &Solution{Version: v, X: slices.Clone(e.x), R: slices.Clone(e.r), ResidualL1: l1, ErrorBound: l1 / alpha, Stats: e.stats, Passes: e.passes}, how, nil
 }
 
 // nearest returns the entry of the group whose seed vector is closest in
@@ -228,6 +229,7 @@ func (c *Cache) warmStart(e, near *entry, v *Version) bool {
 	n := v.NumNodes()
 	x := make([]float64, n)
 	copy(x, near.x)
+	passes := near.passes
 	near.mu.Unlock()
 
 	view, err := v.View(e.policy)
@@ -243,7 +245,7 @@ func (c *Cache) warmStart(e, near *entry, v *Version) bool {
 	if _, err := eng.SolveSweeps(ppr.Options{Tol: c.tol() / 4}); err != nil {
 		return false
 	}
-	e.x, e.r, e.stats = eng.X, eng.R, eng.Stats
+	e.x, e.r, e.stats, e.passes = eng.X, eng.R, eng.Stats, passes+1+eng.Stats.Sweeps
 	return true
 }
 
@@ -325,6 +327,7 @@ func (c *Cache) update(e *entry, v *Version, bound float64) error {
 		l1 = eng.ResidualL1()
 		eps /= 4
 	}
-	e.x, e.r, e.v, e.stats = eng.X, eng.R, v, eng.Stats
+	// The adjustment and the rounds are two passes; every scan one more.
+	e.x, e.r, e.v, e.stats, e.passes = eng.X, eng.R, v, eng.Stats, e.passes+2+eng.Stats.Sweeps
 	return nil
 }

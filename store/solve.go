@@ -17,6 +17,9 @@ type Solution struct {
 	ResidualL1 float64
 	ErrorBound float64 // ResidualL1/alpha >= ||pi - X||_1
 	Stats      ppr.Stats
+	// Passes counts the passes over X and R that made them (sweeps,
+	// scans, the cache's updates): their rounding (ppr.Options.PriorPasses).
+	Passes int
 }
 
 type lazyView struct {
@@ -109,7 +112,7 @@ func (v *Version) Solve(p *mask.Policy, seeds ppr.Seeds, damping, tol float64) (
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	return &Solution{Version: v, X: eng.X, R: eng.R, ResidualL1: res.ResidualL1, ErrorBound: res.ErrorBound, Stats: eng.Stats}, nil
+	return &Solution{Version: v, X: eng.X, R: eng.R, ResidualL1: res.ResidualL1, ErrorBound: res.ErrorBound, Stats: eng.Stats, Passes: res.Sweeps}, nil
 }
 
 // Seeds validates seeds for the version (ppr.NewSeeds).

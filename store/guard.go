@@ -1,0 +1,98 @@
+package store
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/authppr/authppr/mask"
+	"github.com/authppr/authppr/ppr"
+	"github.com/authppr/authppr/replay"
+)
+
+// Guard answers guarded selections on a store's versions for one trust
+// policy: replay's decision core (the same decisions as replay.Guard on
+// the materialised version) on the version's patched views, with nothing
+// of the graph copied, and the native solve of a recurring seed set warm
+// from the state a Cache carried over from the versions before.
+//
+// A Guard is safe for concurrent use.
+type Guard struct {
+	trust mask.Policy
+	opt   replay.Options
+	cache *Cache
+
+	mu     sync.Mutex
+	guards map[*Version]*replay.Guard // the guards of the versions asked for lately
+	order  []*Version                 // oldest first
+}
+
+// guardsKept is how many versions' guards a Guard keeps: queries usually
+// ask for the newest version, and a few in flight may ask for older ones.
+const guardsKept = 4
+
+// NewGuard returns a guard for the versions of s under trust (the
+// channels the authenticated view keeps) with replay's options. The
+// trusted channels need not have written yet.
+func (s *Store) NewGuard(trust mask.Policy, opt replay.Options) *Guard {
+	return &Guard{trust: trust, opt: opt, cache: &Cache{Tol: opt.Tol}, guards: make(map[*Version]*replay.Guard)}
+}
+
+// Cache returns the cache the guard's native solves warm-start from (its
+// Tol is the guard's).
+func (g *Guard) Cache() *Cache { return g.cache }
+
+// Select runs the guarded selection q on version v: the native top-k
+// (certified, warm from the cache's state for q's seeds when it has one,
+// brought to v by the residual adjustment), replayed on the authenticated
+// view. The decision is replay.Guard.Select's on v materialised, with node
+// ids and edge ids the version's.
+func (g *Guard) Select(v *Version, q replay.Query) (*replay.Decision, error) {
+	gd, err := g.versionGuard(v)
+	if err != nil {
+		return nil, err
+	}
+	seeds, err := ppr.NewSeeds(v.NumNodes(), q.Seeds)
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	sol, _, err := g.cache.Query(v, nil, seeds, q.Damping)
+	if err != nil {
+		return nil, err
+	}
+	return gd.SelectFrom(q, &replay.WarmStart{X: sol.X, R: sol.R, Passes: sol.Passes})
+}
+
+// versionGuard returns v's replay guard, built on first use (O(the rows
+// that differ between v's views)).
+func (g *Guard) versionGuard(v *Version) (*replay.Guard, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if gd := g.guards[v]; gd != nil {
+		return gd, nil
+	}
+	native, err := v.View(nil)
+	if err != nil {
+		return nil, err
+	}
+	auth, err := v.View(&g.trust)
+	if err != nil {
+		return nil, err
+	}
+	gd, err := replay.NewFromViews(native, auth, g.trust, v.describe, g.opt)
+	if err != nil {
+		return nil, err
+	}
+	g.guards[v] = gd
+	g.order = append(g.order, v)
+	if len(g.order) > guardsKept {
+		delete(g.guards, g.order[0])
+		g.order = g.order[1:]
+	}
+	return gd, nil
+}
+
+// describe is the version's replay.EdgeSource.
+func (v *Version) describe(e uint32) (src, dst uint32, channels, deletedBy []string) {
+	info := v.Edge(e)
+	return info.Src, info.Dst, info.AddedBy, info.DeletedBy
+}
