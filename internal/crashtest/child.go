@@ -38,12 +38,8 @@ func WaitUnmapped(t testing.TB, path string) {
 	deadline := time.Now().Add(10 * time.Second)
 	for i := 0; ; i++ {
 		runtime.GC()
-		maps, err := os.ReadFile("/proc/self/maps")
-		if err != nil {
-			if i == 5 {
-				return
-			}
-		} else if !mapped(string(maps), path) {
+		mapped, known := Mapped(path)
+		if !known && i == 5 || known && !mapped {
 			return
 		}
 		if time.Now().After(deadline) {
@@ -53,9 +49,19 @@ func WaitUnmapped(t testing.TB, path string) {
 	}
 }
 
-// mapped reports whether a line of maps (the text of /proc/self/maps)
+// Mapped reports whether path is mapped into this process, deleted since
+// or not; known is false where /proc/self/maps is absent.
+func Mapped(path string) (mapped, known bool) {
+	maps, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		return false, false
+	}
+	return mapsHave(string(maps), path), true
+}
+
+// mapsHave reports whether a line of maps (the text of /proc/self/maps)
 // maps path, deleted since or not.
-func mapped(maps, path string) bool {
+func mapsHave(maps, path string) bool {
 	for line := range strings.Lines(maps) {
 		line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), " (deleted)")
 		if strings.HasSuffix(line, " "+path) {
