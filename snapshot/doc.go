@@ -7,7 +7,9 @@
 // (temporary file, fsync, rename, fsync of the directory), so a crash
 // leaves either the old file or the new one. Load checks the header, every
 // section's bounds, alignment and checksum, and then every graph invariant
-// (csr.Assemble) and every label bitmap (mask.ReadLabels) before it returns:
+// (csr.Assemble), every label bitmap (mask.ReadLabels) and the labels
+// against the edge-channel section (every edge added by exactly the
+// channel it records; Save refuses labels that are not) before it returns:
 // a truncated, corrupted or wrong-version file is an error naming the
 // section that failed, never a panic or a wrong graph. The checksums of the
 // edge and arc sections are computed in the blocks csr.AssembleVisit

@@ -124,6 +124,9 @@ func Save(path string, g *csr.Graph, labels *mask.Labels) error {
 		return fmt.Errorf("snapshot: labels cover %d edges, graph has %d", labels.NumEdges(), g.NumEdges())
 	}
 	p := g.Parts()
+	if err := checkLabels(p.EdgeChannel, p.Channels, labels); err != nil {
+		return fmt.Errorf("snapshot: labels: %w", err)
+	}
 	// The weights go as float32 when the graph stores every weight array
 	// so (Build does, when every weight is exactly a float32), else as
 	// float64.
@@ -553,6 +556,9 @@ func parseWith(path string, data []byte, owner any, fused bool) (*Snapshot, erro
 	}
 	if labels.NumEdges() != g.NumEdges() {
 		return nil, fail("section labels: cover %d edges, the graph has %d", labels.NumEdges(), g.NumEdges())
+	}
+	if err := checkLabels(p.EdgeChannel, g.Channels(), labels); err != nil {
+		return nil, fail("section labels: %v", err)
 	}
 	return &Snapshot{Graph: g, Labels: labels}, nil
 }

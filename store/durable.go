@@ -104,7 +104,9 @@ func Open(dir string, opt Options) (*Store, error) {
 
 // Create writes g and its labels (nil: mask.FromGraph) as the first
 // snapshot of a new durable store in dir, which must hold no store, and
-// opens it with opt (whose Directed the graph's direction overrides).
+// opens it with opt (whose Directed the graph's direction overrides). The
+// labels must add every edge by exactly its own channel, as a snapshot
+// file requires (deletions are free); snapshot.Save refuses others.
 func Create(dir string, g *csr.Graph, labels *mask.Labels, opt Options) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
