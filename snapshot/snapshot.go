@@ -564,7 +564,9 @@ func parseWith(path string, data []byte, owner any, fused bool) (*Snapshot, erro
 }
 
 // viewAs reinterprets a section's bytes (8-byte aligned, length checked by
-// the caller) as a slice of T without copying.
+// the caller) as a slice of T without copying: a view of the mapping, so
+// only arrays of a graph that holds the mapping's owner are made with it
+// (the package doc's Memory section).
 func viewAs[T uint32 | int | float64 | float32](b []byte) []T {
 	var zero T
 	size := int(unsafe.Sizeof(zero))
