@@ -37,6 +37,21 @@
 //     IDEdges.WeightStorage and Graph.WithWeightStorage ask for float64.
 //     The out-weights W(u) are float64 either way.
 //
+// # Memory
+//
+// A graph's numeric arrays may view memory the garbage collector does not
+// see: the arrays given to Assemble can be a snapshot file's mapping
+// (package snapshot). Such a graph holds the mapping's owner
+// (Parts.Owner), and so does every graph made on its arrays (Named,
+// WithWeightStorage, Reorder, Assemble of its Parts), so the mapping lives
+// while any of them is reachable. A slice from a graph's accessors (Out,
+// In, OutWeights, Parts, a Weights' Float32s or Float64s) is therefore
+// valid while a graph holding it (or a mask.View or store.Version that
+// holds that graph) is reachable: code that keeps such a slice past its
+// last use of every holder keeps one alive (runtime.KeepAlive). Strings
+// (names, channels, relations) are always ordinary Go memory and can be
+// kept freely.
+//
 // # Errors
 //
 // Bad input is an error, never a panic: readers return *ParseError naming the

@@ -73,6 +73,10 @@ type Graph struct {
 	out, in   Adjacency
 	outWeight []float64 // W(u): sum of u's out-arc weights, in arc order
 	unit      bool      // every edge weight is 1 (set by Build and Assemble)
+
+	// owner keeps memory the arrays view reachable (Parts.Owner); every
+	// graph sharing one of them holds it too. Never read.
+	owner any
 }
 
 // Directed reports whether edges are directed.

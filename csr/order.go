@@ -164,6 +164,7 @@ func Reorder(g *Graph, o NodeOrder) (*Graph, error) {
 	}
 	h := &Graph{
 		directed:     g.directed,
+		owner:        g.owner, // the edge weights, channels and relations are g's
 		nodes:        n,
 		names:        make([]string, n),
 		lazyIDs:      true,

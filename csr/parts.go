@@ -12,6 +12,15 @@ type Parts struct {
 	Directed bool
 	Names    []string
 
+	// Owner, when not nil, stands for memory the numeric arrays view
+	// without the garbage collector seeing it (a snapshot's file
+	// mapping, released when Owner becomes unreachable). The graph
+	// Assemble makes holds it, and so does every graph made on its
+	// arrays (Named, WithWeightStorage, Reorder, Assemble of its Parts),
+	// so the memory outlives them all; see the package doc's Memory
+	// section. The strings must be ordinary Go memory whatever Owner is.
+	Owner any
+
 	EdgeSrc, EdgeDst []uint32
 	EdgeWeight       Weights
 	EdgeChannel      []uint32 // index into Channels
@@ -32,7 +41,7 @@ type Parts struct {
 // Parts returns the graph's arrays.
 func (g *Graph) Parts() Parts {
 	return Parts{
-		Directed: g.directed, Names: g.Names(),
+		Directed: g.directed, Names: g.Names(), Owner: g.owner,
 		EdgeSrc: g.edgeSrc, EdgeDst: g.edgeDst, EdgeWeight: g.edgeWeight,
 		EdgeChannel: g.edgeChannel, Channels: g.channels,
 		EdgeRelation: g.edgeRelation, Relations: g.relations,
@@ -61,9 +70,10 @@ func Named(g *Graph, names []string) (*Graph, error) {
 // withArrays returns a graph sharing g's arrays, ranks and facts but none
 // of its naming (names, dictionary, decimal names): the part every copy
 // of a graph keeps, so that a field added to Graph is copied in one place.
+// It holds g's owner, as every graph sharing an array of g must.
 func (g *Graph) withArrays() *Graph {
 	return &Graph{
-		directed: g.directed, nodes: g.nodes, rank: g.rank,
+		directed: g.directed, nodes: g.nodes, rank: g.rank, owner: g.owner,
 		edgeSrc: g.edgeSrc, edgeDst: g.edgeDst, edgeWeight: g.edgeWeight,
 		edgeChannel: g.edgeChannel, channels: g.channels,
 		edgeRelation: g.edgeRelation, relations: g.relations,
@@ -86,7 +96,7 @@ func AssembleVisit(p Parts, visit VisitFunc) (*Graph, error) {
 		return nil, fmt.Errorf("csr: assemble: no nodes")
 	}
 	g := &Graph{
-		directed: p.Directed, nodes: len(p.Names), names: p.Names, lazyIDs: true,
+		directed: p.Directed, nodes: len(p.Names), names: p.Names, lazyIDs: true, owner: p.Owner,
 		edgeSrc: p.EdgeSrc, edgeDst: p.EdgeDst, edgeWeight: p.EdgeWeight,
 		edgeChannel: p.EdgeChannel, channels: p.Channels,
 		edgeRelation: p.EdgeRelation, relations: p.Relations,

@@ -58,7 +58,8 @@ func (l *Labels) WriteTo(w io.Writer) (int64, error) {
 // ReadLabels parses labels written by WriteTo. The checksum, every length and
 // every bitmap (roaring's Validate, and ids below numEdges) are checked
 // before the labels are returned; a bad input is an error saying which part
-// failed.
+// failed. The labels share no memory with what r read (bitmaps and names
+// are copies), so its bytes may be a file mapping that goes afterwards.
 func ReadLabels(r io.Reader) (*Labels, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {

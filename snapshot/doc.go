@@ -7,7 +7,9 @@
 // (temporary file, fsync, rename, fsync of the directory), so a crash
 // leaves either the old file or the new one. Load checks the header, every
 // section's bounds, alignment and checksum, and then every graph invariant
-// (csr.Assemble) and every label bitmap (mask.ReadLabels) before it returns:
+// (csr.Assemble), every label bitmap (mask.ReadLabels) and the labels
+// against the edge-channel section (every edge added by exactly the
+// channel it records; Save refuses labels that are not) before it returns:
 // a truncated, corrupted or wrong-version file is an error naming the
 // section that failed, never a panic or a wrong graph. The checksums of the
 // edge and arc sections are computed in the blocks csr.AssembleVisit
@@ -15,8 +17,30 @@
 // once; when anything fails, the plain order (every checksum, then the
 // graph) runs again to name the fault.
 //
-// A loaded Snapshot must be closed when its graph is no longer used; using
-// the graph after Close is a programming error (the memory is unmapped).
 // Hosts must be little-endian and 64-bit (amd64, arm64 and the like); Load
 // and Save say so otherwise.
+//
+// # Memory
+//
+// The one rule for the mapping, which every view of it follows: numeric
+// arrays may be views of the mapping, and whatever can reach such a view
+// holds the mapping's owner; everything else is copied into Go memory at
+// Load.
+//
+//   - The graph's numeric arrays (edges, adjacencies, weights, out-weights,
+//     ranks) are unsafe.Slice views of the mapping (viewAs). The graph holds
+//     the owner (csr.Parts.Owner), and so does every graph made on its
+//     arrays (csr.Named, WithWeightStorage, csr.Reorder, csr.Assemble of
+//     its Parts); a cleanup unmaps the file once the owner is unreachable,
+//     that is once no such graph is. A slice taken from the graph is valid
+//     while a graph holding it is reachable (csr's Memory section).
+//   - Names, channels and relations are strings sliced from one Go copy of
+//     their section (decodeStrings): they end up in results, maps and the
+//     graphs a store's compaction builds, which no owner can follow.
+//   - The labels are decoded into Go memory (mask.ReadLabels shares none
+//     with the section's bytes).
+//
+// Close drops the Snapshot's own hold and never unmaps under a graph in
+// use: a graph kept after Close stays valid, and the file is unmapped when
+// the last graph viewing it is collected. Not calling Close is not a leak.
 package snapshot

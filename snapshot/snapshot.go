@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"unsafe"
@@ -123,6 +124,9 @@ func Save(path string, g *csr.Graph, labels *mask.Labels) error {
 		return fmt.Errorf("snapshot: labels cover %d edges, graph has %d", labels.NumEdges(), g.NumEdges())
 	}
 	p := g.Parts()
+	if err := checkLabels(p.EdgeChannel, p.Channels, labels); err != nil {
+		return fmt.Errorf("snapshot: labels: %w", err)
+	}
 	// The weights go as float32 when the graph stores every weight array
 	// so (Build does, when every weight is exactly a float32), else as
 	// float64.
@@ -242,22 +246,29 @@ func Save(path string, g *csr.Graph, labels *mask.Labels) error {
 	return nil
 }
 
-// Snapshot is a loaded file: its graph's arrays live in the mapping.
+// Snapshot is a loaded file: its graph's numeric arrays are views of the
+// file's mapping, which the graph holds (see the package doc's Memory
+// section); its names and labels are Go memory.
 type Snapshot struct {
 	Graph  *csr.Graph
 	Labels *mask.Labels
-	data   []byte
-	unmap  func() error
 }
 
-// Close unmaps the file. The graph must not be used afterwards.
+// Close drops the snapshot's hold on the file: Graph and Labels are nil
+// afterwards. It unmaps nothing itself: the mapping goes once no graph
+// viewing it is reachable (the Graph, or any graph made on its arrays),
+// so a graph still in use after Close stays valid. Closing twice is
+// harmless.
 func (s *Snapshot) Close() error {
-	if s.unmap == nil {
-		return nil
-	}
-	err := s.unmap()
-	s.unmap, s.data, s.Graph = nil, nil, nil
-	return err
+	s.Graph, s.Labels = nil, nil
+	return nil
+}
+
+// mapping owns a loaded file's mapping: the graph built on it holds it
+// (csr.Parts.Owner) and a cleanup unmaps the file once it is unreachable.
+type mapping struct {
+	path string
+	size int
 }
 
 // Load maps path and checks it (see the package doc) before returning it.
@@ -269,24 +280,30 @@ func Load(path string) (*Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: %w", err)
 	}
-	s, err := parse(path, data)
+	owner := &mapping{path: path, size: len(data)}
+	s, err := parse(path, data, owner)
 	if err != nil {
+		// Nothing built on the mapping escapes a failed parse: the
+		// strings and messages are copies.
 		unmap()
 		return nil, err
 	}
-	s.data, s.unmap = data, unmap
+	// The cleanup's argument must not reach owner (it would never run):
+	// unmap holds the mapping's address only.
+	runtime.AddCleanup(owner, func(unmap func() error) { unmap() }, unmap)
 	return s, nil
 }
 
-// parse checks data and builds the snapshot on it. The fused pass
-// (parseWith fused) decides; when it rejects, the plain pass (every
-// checksum first, then the graph) names the fault, as it always has.
-func parse(path string, data []byte) (*Snapshot, error) {
-	s, err := parseWith(path, data, true)
+// parse checks data and builds the snapshot on it, its graph holding
+// owner. The fused pass (parseWith fused) decides; when it rejects, the
+// plain pass (every checksum first, then the graph) names the fault, as
+// it always has.
+func parse(path string, data []byte, owner any) (*Snapshot, error) {
+	s, err := parseWith(path, data, owner, true)
 	if err == nil {
 		return s, nil
 	}
-	if _, err = parseWith(path, data, false); err == nil {
+	if _, err = parseWith(path, data, owner, false); err == nil {
 		return nil, fmt.Errorf("snapshot: %s: the fused checks reject what the plain checks accept (a bug)", path)
 	}
 	return nil, err
@@ -299,7 +316,7 @@ func parse(path string, data []byte) (*Snapshot, error) {
 // read from memory once rather than twice; the other sections first. Both
 // accept the same files; on a bad file the fused pass may stop at a
 // different fault, so parse reports the plain pass's.
-func parseWith(path string, data []byte, fused bool) (*Snapshot, error) {
+func parseWith(path string, data []byte, owner any, fused bool) (*Snapshot, error) {
 	fail := func(format string, a ...any) error {
 		return fmt.Errorf("snapshot: %s: %s", path, fmt.Sprintf(format, a...))
 	}
@@ -413,7 +430,9 @@ func parseWith(path string, data []byte, fused bool) (*Snapshot, error) {
 		}
 		return b, nil
 	}
-	p := csr.Parts{Directed: directed}
+	// The numeric arrays below are views of data; the graph holds owner
+	// so that data stays mapped while they are reachable.
+	p := csr.Parts{Directed: directed, Owner: owner}
 	var err error
 	var b []byte
 	if b, err = want(secNames, 0); err != nil {
@@ -531,18 +550,23 @@ func parseWith(path string, data []byte, fused bool) (*Snapshot, error) {
 	if b, err = want(secLabels, 0); err != nil {
 		return nil, err
 	}
-	labels, err := mask.ReadLabels(bytes.NewReader(b))
+	labels, err := mask.ReadLabels(bytes.NewReader(b)) // Go memory: ReadLabels shares none with b
 	if err != nil {
 		return nil, fail("section labels: %v", err)
 	}
 	if labels.NumEdges() != g.NumEdges() {
 		return nil, fail("section labels: cover %d edges, the graph has %d", labels.NumEdges(), g.NumEdges())
 	}
+	if err := checkLabels(p.EdgeChannel, g.Channels(), labels); err != nil {
+		return nil, fail("section labels: %v", err)
+	}
 	return &Snapshot{Graph: g, Labels: labels}, nil
 }
 
 // viewAs reinterprets a section's bytes (8-byte aligned, length checked by
-// the caller) as a slice of T without copying.
+// the caller) as a slice of T without copying: a view of the mapping, so
+// only arrays of a graph that holds the mapping's owner are made with it
+// (the package doc's Memory section).
 func viewAs[T uint32 | int | float64 | float32](b []byte) []T {
 	var zero T
 	size := int(unsafe.Sizeof(zero))
@@ -553,7 +577,10 @@ func viewAs[T uint32 | int | float64 | float32](b []byte) []T {
 }
 
 // decodeStrings reads a strings block; with withCount the count is stored
-// first, otherwise it must be want. The strings alias b.
+// first, otherwise it must be want. The strings are Go memory, slices of
+// one copy of the block's bytes, never views of b (a mapping): names,
+// channels and relations end up in results, maps and other graphs, which
+// no owner can follow.
 func decodeStrings(b []byte, want uint64, withCount bool) ([]string, error) {
 	le := binary.LittleEndian
 	count := want
@@ -567,6 +594,7 @@ func decodeStrings(b []byte, want uint64, withCount bool) ([]string, error) {
 		return nil, fmt.Errorf("%d strings do not fit in %d bytes", count, len(b))
 	}
 	offs, blob := b[:8*(count+1)], b[8*(count+1):]
+	text := string(blob)
 	out := make([]string, count)
 	prev := le.Uint64(offs)
 	if prev != 0 {
@@ -577,9 +605,7 @@ func decodeStrings(b []byte, want uint64, withCount bool) ([]string, error) {
 		if next < prev || next > uint64(len(blob)) {
 			return nil, fmt.Errorf("string %d: offsets %d..%d outside the %d name bytes", i, prev, next, len(blob))
 		}
-		if next > prev {
-			out[i] = unsafe.String(&blob[prev], int(next-prev))
-		}
+		out[i] = text[prev:next]
 		prev = next
 	}
 	if prev != uint64(len(blob)) {

@@ -57,7 +57,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 		require.NoError(t, Save(path, g, l))
 		s, err := Load(path)
 		require.NoError(t, err)
-		require.Equal(t, g.Parts(), s.Graph.Parts())
+		require.Equal(t, g.Parts(), loadedParts(t, s))
 		for _, c := range l.Channels() {
 			require.Equal(t, l.Added(c) == nil, s.Labels.Added(c) == nil)
 			if l.Added(c) != nil {
@@ -101,7 +101,7 @@ func TestRealGraphRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	defer s.Close()
 	require.Equal(t, g.NumNodes(), s.Graph.NumNodes())
-	require.Equal(t, g.Parts(), s.Graph.Parts())
+	require.Equal(t, g.Parts(), loadedParts(t, s))
 }
 
 // aligned copies b into 8-byte aligned memory, as a mapping is.
@@ -128,17 +128,17 @@ func savedBytes(t testing.TB, directed, relations bool) []byte {
 func TestLoadRejectsTruncationAndCorruption(t *testing.T) {
 	for _, directed := range []bool{true, false} {
 		good := savedBytes(t, directed, true)
-		_, err := parse("good", aligned(good))
+		_, err := parse("good", aligned(good), nil)
 		require.NoError(t, err)
 		for cut := 0; cut < len(good); cut += 1 + cut/50 {
-			_, err := parse("cut", aligned(good[:cut]))
+			_, err := parse("cut", aligned(good[:cut]), nil)
 			require.Errorf(t, err, "cut at %d of %d", cut, len(good))
 			require.Contains(t, err.Error(), "snapshot: cut:")
 		}
 		for pos := range good {
 			bad := aligned(good)
 			bad[pos] ^= 0x5a
-			_, err := parse("bad", bad)
+			_, err := parse("bad", bad, nil)
 			require.Errorf(t, err, "byte %d of %d flipped", pos, len(good))
 		}
 	}
@@ -165,7 +165,7 @@ func TestLoadNamesTheProblem(t *testing.T) {
 			data = aligned(good)
 			mutate(data)
 		}
-		_, err := parse("x", data)
+		_, err := parse("x", data, nil)
 		require.ErrorContainsf(t, err, want, "case %q", want)
 	}
 	// Load reports a missing file plainly.
@@ -201,7 +201,7 @@ func FuzzParse(f *testing.F) {
 	f.Add(savedBytes(f, false, false))
 	f.Add([]byte("APPRSNP1"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := parse("fuzz", aligned(data))
+		s, err := parse("fuzz", aligned(data), nil)
 		if err == nil {
 			require.NoError(t, s.Graph.Validate())
 		}
@@ -260,18 +260,18 @@ func TestFusedMatchesPlain(t *testing.T) {
 	for _, directed := range []bool{true, false} {
 		for _, relations := range []bool{true, false} {
 			good := savedBytes(t, directed, relations)
-			_, errF := parseWith("good", aligned(good), true)
-			_, errP := parseWith("good", aligned(good), false)
+			_, errF := parseWith("good", aligned(good), nil, true)
+			_, errP := parseWith("good", aligned(good), nil, false)
 			require.NoError(t, errF)
 			require.NoError(t, errP)
 			for pos := range good {
 				bad := aligned(good)
 				bad[pos] ^= 1 << (pos % 8)
-				_, errF := parseWith("bad", bad, true)
-				_, errP := parseWith("bad", bad, false)
+				_, errF := parseWith("bad", bad, nil, true)
+				_, errP := parseWith("bad", bad, nil, false)
 				where := fmt.Sprintf("directed=%v relations=%v byte %d: fused %v, plain %v", directed, relations, pos, errF, errP)
 				require.Equal(t, errP == nil, errF == nil, where)
-				_, err := parse("bad", bad)
+				_, err := parse("bad", bad, nil)
 				require.Equal(t, fmt.Sprint(errP), fmt.Sprint(err), where)
 			}
 		}
@@ -300,7 +300,7 @@ func TestWeightStorageRoundTrip(t *testing.T) {
 			s, err := Load(path)
 			require.NoError(t, err)
 			require.Equal(t, g.Float32Weights(), s.Graph.Float32Weights())
-			require.Equal(t, g.Parts(), s.Graph.Parts())
+			require.Equal(t, g.Parts(), loadedParts(t, s))
 			v, err := mask.Authenticated(s.Graph, s.Labels, mask.Trust("default"))
 			require.NoError(t, err)
 			r, err := ppr.Solve(v, seeds, 0.85, ppr.Options{})
@@ -329,11 +329,22 @@ func TestDegreeOrderedFromIDsRoundTrip(t *testing.T) {
 	s, err := Load(path)
 	require.NoError(t, err)
 	defer s.Close()
-	require.Equal(t, g.Parts(), s.Graph.Parts())
+	require.Equal(t, g.Parts(), loadedParts(t, s))
 	for u := range uint32(n) {
 		require.Equal(t, g.Name(u), s.Graph.Name(u))
 		id, ok := s.Graph.ID(g.Name(u))
 		require.True(t, ok)
 		require.Equal(t, u, id)
 	}
+}
+
+// loadedParts returns the arrays of a loaded snapshot's graph, checking
+// that the graph holds its mapping's owner; the Owner returned is nil, as
+// a built graph's is, so that the arrays compare with the saved graph's.
+func loadedParts(t testing.TB, s *Snapshot) csr.Parts {
+	t.Helper()
+	p := s.Graph.Parts()
+	require.IsType(t, &mapping{}, p.Owner, "a loaded graph holds its mapping")
+	p.Owner = nil
+	return p
 }

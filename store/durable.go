@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -49,12 +48,12 @@ func Open(dir string, opt Options) (*Store, error) {
 		if err != nil {
 			return nil, fmt.Errorf("store: recover: %w", err)
 		}
+		// The graph holds its file's mapping (snapshot's Memory rule):
+		// it stays mapped while this base, or a graph made on its arrays,
+		// is reachable, and no name or label of it is mapped memory.
 		if b, err = newBase(snap.Graph, snap.Labels, opt.Directed); err != nil {
-			snap.Close()
 			return nil, err
 		}
-		// The mapping lives as long as some version reads this base.
-		runtime.AddCleanup(b, func(sn *snapshot.Snapshot) { sn.Close() }, snap)
 	} else {
 		b = &base{directed: opt.Directed}
 		if err := writeDirection(dir, opt.Directed); err != nil {
@@ -105,7 +104,9 @@ func Open(dir string, opt Options) (*Store, error) {
 
 // Create writes g and its labels (nil: mask.FromGraph) as the first
 // snapshot of a new durable store in dir, which must hold no store, and
-// opens it with opt (whose Directed the graph's direction overrides).
+// opens it with opt (whose Directed the graph's direction overrides). The
+// labels must add every edge by exactly its own channel, as a snapshot
+// file requires (deletions are free); snapshot.Save refuses others.
 func Create(dir string, g *csr.Graph, labels *mask.Labels, opt Options) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
