@@ -4,16 +4,25 @@
 //
 // # Labels
 //
-// Each channel (a principal that writes structure) has two roaring bitmaps
-// over edge ids: the edges it added and the edges it deleted. An edge can be
-// added by several channels and deleted by several.
+// Each channel (a principal that writes structure) has three roaring
+// bitmaps over edge ids: the edges it added, the edges it deleted, and the
+// edges that require it. An edge can be added by several channels and
+// deleted by several. An edge requires a channel when it was derived from
+// structure that channel wrote: a merge's rewired copy of an edge requires
+// the original's writer (and everything the original required), an
+// inferred edge requires its sources' writers. This is min-inheritance: an
+// edge is only as trustworthy as the least trusted channel it depends on,
+// so structure an untrusted writer invented cannot be laundered through a
+// trusted process that derives from it.
 //
 // # Views
 //
 //   - native: every edge added by some channel and deleted by none;
-//   - authenticated: every edge added by a trusted channel and deleted by no
-//     trusted channel. An untrusted deletion (say, an untrusted entity merge
-//     that removed edges) is undone here: the edge is back.
+//   - authenticated: every edge added by a trusted channel, requiring only
+//     trusted channels, and deleted by no trusted channel. An untrusted
+//     deletion (say, an untrusted entity merge that removed edges) is undone
+//     here: the edge is back; a trusted merge of an untrusted edge yields an
+//     edge that requires the untrusted writer, masked here.
 //
 // A View records the edges it masks (a roaring bitmap, plus a dense bitset
 // for kernels that test every arc) and, per node, the surviving out-weight

@@ -11,21 +11,28 @@ import (
 )
 
 // labelsMagic opens a serialised Labels; the digit is the format version.
-const labelsMagic = "APPRLBL1"
+// Version 1 had no required bitmaps; ReadLabels reads it as labels that
+// require nothing.
+const (
+	labelsMagic   = "APPRLBL2"
+	labelsMagicV1 = "APPRLBL1"
+)
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // WriteTo serialises the labels:
 //
-//	magic     8 bytes  "APPRLBL1"
+//	magic     8 bytes  "APPRLBL2"
 //	numEdges  uint64
 //	channels  uint32   count, then per channel in sorted order:
 //	  nameLen uint32, name bytes (UTF-8),
 //	  addedLen uint64, added bitmap (roaring portable format),
-//	  deletedLen uint64, deleted bitmap (roaring portable format)
+//	  deletedLen uint64, deleted bitmap (roaring portable format),
+//	  requiredLen uint64, required bitmap (roaring portable format)
 //	crc       uint32   CRC-32C (Castagnoli) of every byte before it
 //
 // All integers little-endian. An absent bitmap is written as an empty one.
+// Version 1 ("APPRLBL1") is the same without the required bitmaps.
 func (l *Labels) WriteTo(w io.Writer) (int64, error) {
 	var buf bytes.Buffer
 	buf.WriteString(labelsMagic)
@@ -35,7 +42,7 @@ func (l *Labels) WriteTo(w io.Writer) (int64, error) {
 	for _, c := range channels {
 		buf.Write(binary.LittleEndian.AppendUint32(nil, uint32(len(c))))
 		buf.WriteString(c)
-		for _, bm := range []*roaring.Bitmap{l.added[c], l.deleted[c]} {
+		for _, bm := range []*roaring.Bitmap{l.added[c], l.deleted[c], l.requires[c]} {
 			if bm == nil {
 				bm = roaring.New()
 			}
@@ -55,7 +62,8 @@ func (l *Labels) WriteTo(w io.Writer) (int64, error) {
 	return int64(n), nil
 }
 
-// ReadLabels parses labels written by WriteTo. The checksum, every length and
+// ReadLabels parses labels written by WriteTo, in this version or the
+// first (which required nothing). The checksum, every length and
 // every bitmap (roaring's Validate, and ids below numEdges) are checked
 // before the labels are returned; a bad input is an error saying which part
 // failed. The labels share no memory with what r read (bitmaps and names
@@ -69,8 +77,9 @@ func ReadLabels(r io.Reader) (*Labels, error) {
 	if len(data) < fixed {
 		return nil, fmt.Errorf("mask: labels: %d bytes, shorter than the %d-byte minimum (truncated?)", len(data), fixed)
 	}
-	if string(data[:len(labelsMagic)]) != labelsMagic {
-		return nil, fmt.Errorf("mask: labels: bad magic %q, want %q", data[:len(labelsMagic)], labelsMagic)
+	magic := string(data[:len(labelsMagic)])
+	if magic != labelsMagic && magic != labelsMagicV1 {
+		return nil, fmt.Errorf("mask: labels: bad magic %q, want %q (or version 1, %q)", magic, labelsMagic, labelsMagicV1)
 	}
 	body, tail := data[:len(data)-4], data[len(data)-4:]
 	if got, want := crc32.Checksum(body, castagnoli), binary.LittleEndian.Uint32(tail); got != want {
@@ -96,10 +105,14 @@ func ReadLabels(r io.Reader) (*Labels, error) {
 			return nil, fmt.Errorf("mask: labels: channel %d: name %q empty or out of order", i, name)
 		}
 		prev = name
-		for _, part := range []struct {
+		parts := []struct {
 			what string
 			set  map[string]*roaring.Bitmap
-		}{{"added", l.added}, {"deleted", l.deleted}} {
+		}{{"added", l.added}, {"deleted", l.deleted}, {"required", l.requires}}
+		if magic == labelsMagicV1 {
+			parts = parts[:2]
+		}
+		for _, part := range parts {
 			raw := p.bytes(p.u64(part.what+" length"), part.what+" bitmap")
 			if p.err != nil {
 				return nil, fmt.Errorf("%w (channel %q)", p.err, name)

@@ -40,6 +40,7 @@ func requireEqualLabels(t testing.TB, want, got *Labels, where string) {
 	for _, c := range want.Channels() {
 		require.Equal(t, ids(want.Added(c)), ids(got.Added(c)), "%s: added by %q", where, c)
 		require.Equal(t, ids(want.Deleted(c)), ids(got.Deleted(c)), "%s: deleted by %q", where, c)
+		require.Equal(t, ids(want.Required(c)), ids(got.Required(c)), "%s: requiring %q", where, c)
 	}
 }
 
@@ -60,8 +61,22 @@ func requireRoundTrip(t testing.TB, l *Labels, where string) {
 
 // goldenLabels is fixed: changing it changes the golden file. It has array
 // containers in two 64Ki chunks, a bitmap container, a run container, a
-// channel that only deletes and a non-ASCII name.
+// channel that only deletes, a channel that is only required, and a
+// non-ASCII name.
 func goldenLabels() *Labels {
+	l := goldenLabelsV1()
+	if err := l.Require("mallory", 10_001, 20_000, 70_000); err != nil {
+		panic(err)
+	}
+	if err := l.Require("entity-resolution", 7); err != nil {
+		panic(err)
+	}
+	return l
+}
+
+// goldenLabelsV1 is the content of the version-1 golden file (labels that
+// require nothing): version 2 reads it unchanged.
+func goldenLabelsV1() *Labels {
 	l := NewLabels(70_001)
 	must := func(err error) {
 		if err != nil {
@@ -116,9 +131,9 @@ func TestLabelsGolden(t *testing.T) {
 	l, err := ReadLabels(bytes.NewReader(want))
 	require.NoError(t, err)
 	requireEqualLabels(t, goldenLabels(), l, "golden")
-	require.Equal(t, "APPRLBL1", string(want[:8]))
+	require.Equal(t, "APPRLBL2", string(want[:8]))
 	require.Equal(t, uint64(70_001), binary.LittleEndian.Uint64(want[8:16]))
-	require.Equal(t, uint32(6), binary.LittleEndian.Uint32(want[16:20]))
+	require.Equal(t, uint32(7), binary.LittleEndian.Uint32(want[16:20]))
 	require.Equal(t, uint32(5), binary.LittleEndian.Uint32(want[20:24]))
 	require.Equal(t, "alice", string(want[24:29]))
 	body := want[:len(want)-4]
@@ -230,9 +245,23 @@ func TestReadLabelsSingleByteCorruption(t *testing.T) {
 	}
 }
 
+// The version-1 golden file (written before labels required channels)
+// reads as the same labels, requiring nothing.
+func TestLabelsGoldenV1(t *testing.T) {
+	want, err := os.ReadFile("testdata/labels-v1.golden")
+	require.NoError(t, err)
+	require.Equal(t, "APPRLBL1", string(want[:8]))
+	l, err := ReadLabels(bytes.NewReader(want))
+	require.NoError(t, err)
+	requireEqualLabels(t, goldenLabelsV1(), l, "golden v1")
+	for _, c := range l.Channels() {
+		require.Nil(t, l.Required(c))
+	}
+}
+
 func TestReadLabelsBadMagic(t *testing.T) {
 	data := serialize(t, smallLabels())
-	for _, magic := range []string{"APPRLBL2", "XPPRLBL1", "\x00\x00\x00\x00\x00\x00\x00\x00", "apprlbl1"} {
+	for _, magic := range []string{"APPRLBL3", "APPRLBL0", "XPPRLBL1", "\x00\x00\x00\x00\x00\x00\x00\x00", "apprlbl1"} {
 		bad := append([]byte(magic), data[8:]...)
 		_, err := ReadLabels(bytes.NewReader(bad))
 		require.Error(t, err)

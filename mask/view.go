@@ -46,8 +46,9 @@ func Native(g *csr.Graph, l *Labels) (*View, error) {
 	return newView(g, l, "native", func(string) bool { return true })
 }
 
-// Authenticated returns the view of every edge added by a channel p trusts
-// and deleted by no channel p trusts.
+// Authenticated returns the view of every edge added by a channel p trusts,
+// requiring only channels p trusts (min-inheritance, Labels.Require) and
+// deleted by no channel p trusts.
 func Authenticated(g *csr.Graph, l *Labels, p Policy) (*View, error) {
 	return newView(g, l, "auth", p.Trusts)
 }

@@ -227,30 +227,34 @@ func randomGraph(t testing.TB, r *rand.Rand, directed bool) *csr.Graph {
 
 // labelModel is the plain map version of Labels.
 type labelModel struct {
-	added, deleted map[string]map[uint32]bool
+	added, deleted, requires map[string]map[uint32]bool
 }
 
 func (m labelModel) channels() []string {
 	var out []string
-	for c, s := range m.added {
-		if len(s) > 0 {
-			out = append(out, c)
-		}
-	}
-	for c, s := range m.deleted {
-		if len(s) > 0 && len(m.added[c]) == 0 {
-			out = append(out, c)
+	for _, set := range []map[string]map[uint32]bool{m.added, m.deleted, m.requires} {
+		for c, s := range set {
+			if len(s) > 0 && !slices.Contains(out, c) {
+				out = append(out, c)
+			}
 		}
 	}
 	slices.Sort(out)
 	return out
 }
 
+// present: added by a selected channel, requiring only selected channels,
+// deleted by none selected.
 func (m labelModel) present(e uint32, selected func(string) bool) bool {
 	in := false
 	for c, s := range m.added {
 		if selected(c) && s[e] {
 			in = true
+		}
+	}
+	for c, s := range m.requires {
+		if !selected(c) && s[e] {
+			return false
 		}
 	}
 	for c, s := range m.deleted {
@@ -273,7 +277,7 @@ func (m labelModel) record(set map[string]map[uint32]bool, c string, edges []uin
 // randomLabels labels g's edges (from the stream, or from scratch) and
 // applies random additions and deletions, mirrored in a map model.
 func randomLabels(t testing.TB, r *rand.Rand, g *csr.Graph) (*Labels, labelModel) {
-	m := labelModel{added: map[string]map[uint32]bool{}, deleted: map[string]map[uint32]bool{}}
+	m := labelModel{added: map[string]map[uint32]bool{}, deleted: map[string]map[uint32]bool{}, requires: map[string]map[uint32]bool{}}
 	var l *Labels
 	if r.IntN(3) > 0 {
 		l = FromGraph(g)
@@ -292,10 +296,14 @@ func randomLabels(t testing.TB, r *rand.Rand, g *csr.Graph) (*Labels, labelModel
 				edges = append(edges, uint32(r.IntN(g.NumEdges())))
 			}
 		}
-		if r.IntN(3) == 0 {
+		switch r.IntN(4) {
+		case 0:
 			require.NoError(t, l.Delete(c, edges...))
 			m.record(m.deleted, c, edges)
-		} else {
+		case 1:
+			require.NoError(t, l.Require(c, edges...))
+			m.record(m.requires, c, edges)
+		default:
 			require.NoError(t, l.Add(c, edges...))
 			m.record(m.added, c, edges)
 		}

@@ -73,7 +73,7 @@ func New(g *csr.Graph, labels *mask.Labels, trust mask.Policy, opt Options) (*Gu
 	}
 	edges := func(e uint32) (uint32, uint32, []string, []string) {
 		ed := g.Edge(e)
-		return ed.Src, ed.Dst, labels.ChannelsOf(e), labels.DeletersOf(e)
+		return ed.Src, ed.Dst, labels.DependsOn(e), labels.DeletersOf(e)
 	}
 	return NewFromViews(native, auth, trust, edges, opt)
 }
