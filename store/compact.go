@@ -116,6 +116,8 @@ func (s *Store) rebase(nb *base, v *Version) {
 		dst:      slices.Clone(old.dst[ne:]),
 		weight:   slices.Clone(old.weight[ne:]),
 		creator:  slices.Clone(old.creator[ne:]),
+		requires: slices.Clone(old.requires[ne:]),
+		reqSets:  old.reqSets,
 		dels:     slices.Clone(old.dels[nd:]),
 		channels: old.channels,
 		journal:  old.journal,

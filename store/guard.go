@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/authppr/authppr/mask"
@@ -94,5 +95,7 @@ func (g *Guard) versionGuard(v *Version) (*replay.Guard, error) {
 // describe is the version's replay.EdgeSource.
 func (v *Version) describe(e uint32) (src, dst uint32, channels, deletedBy []string) {
 	info := v.Edge(e)
-	return info.Src, info.Dst, info.AddedBy, info.DeletedBy
+	channels = append(slices.Clone(info.AddedBy), info.Requires...)
+	slices.Sort(channels)
+	return info.Src, info.Dst, slices.Compact(channels), info.DeletedBy
 }

@@ -23,6 +23,11 @@ const (
 	// AddEdgeByID adds an edge between existing nodes named by id (SrcID,
 	// DstID): the fast path for writers that keep ids, with no name lookup.
 	AddEdgeByID
+	// AddInferred adds an edge Src -> Dst derived from the edges From (a
+	// synonym or inferred link a memory system computed from them): it
+	// depends on every channel they depend on (min-inheritance), so an
+	// authenticated view that distrusts any of them masks it.
+	AddInferred
 )
 
 func (k Kind) String() string {
@@ -37,6 +42,8 @@ func (k Kind) String() string {
 		return "merge"
 	case AddEdgeByID:
 		return "add-edge-by-id"
+	case AddInferred:
+		return "add-inferred"
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
@@ -50,7 +57,8 @@ type Op struct {
 	Edge     uint32  // DeleteEdge
 	Channel  string
 
-	SrcID, DstID uint32 // AddEdgeByID
+	SrcID, DstID uint32   // AddEdgeByID
+	From         []uint32 // AddInferred: the source edges
 }
 
 // Edge returns an AddEdge write.
@@ -71,6 +79,12 @@ func Delete(edge uint32, channel string) Op {
 	return Op{Kind: DeleteEdge, Edge: edge, Channel: channel}
 }
 
+// Inferred returns an AddInferred write: an edge derived from the edges
+// from.
+func Inferred(src, dst string, weight float64, channel string, from ...uint32) Op {
+	return Op{Kind: AddInferred, Src: src, Dst: dst, Weight: weight, Channel: channel, From: from}
+}
+
 // MergeInto returns a Merge write: from is merged into into.
 func MergeInto(from, into, channel string) Op {
 	return Op{Kind: Merge, Src: from, Dst: into, Channel: channel}
@@ -81,7 +95,9 @@ func MergeInto(from, into, channel string) Op {
 //	uint32 count, then per op: uint8 kind, string channel, and
 //	  AddNode: string name; AddEdge: string src, string dst, float64 weight;
 //	  DeleteEdge: uint32 edge; Merge: string from, string into;
-//	  AddEdgeByID: uint32 src, uint32 dst, float64 weight
+//	  AddEdgeByID: uint32 src, uint32 dst, float64 weight;
+//	  AddInferred: string src, string dst, float64 weight, uint32 count,
+//	    count uint32 source edges
 //
 // with strings as uint32 length + bytes, all little-endian.
 func encodeBatch(dst []byte, ops []Op) []byte {
@@ -109,6 +125,14 @@ func encodeBatch(dst []byte, ops []Op) []byte {
 			dst = binary.LittleEndian.AppendUint32(dst, op.SrcID)
 			dst = binary.LittleEndian.AppendUint32(dst, op.DstID)
 			dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(op.Weight))
+		case AddInferred:
+			str(op.Src)
+			str(op.Dst)
+			dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(op.Weight))
+			dst = binary.LittleEndian.AppendUint32(dst, uint32(len(op.From)))
+			for _, e := range op.From {
+				dst = binary.LittleEndian.AppendUint32(dst, e)
+			}
 		}
 	}
 	return dst
@@ -187,6 +211,26 @@ func decodeBatch(rec []byte) ([]Op, error) {
 			}
 			if ok {
 				op.Weight, ok = f64()
+			}
+		case AddInferred:
+			op.Src, ok = str()
+			if ok {
+				op.Dst, ok = str()
+			}
+			if ok {
+				op.Weight, ok = f64()
+			}
+			var n uint32
+			if ok {
+				n, ok = u32()
+			}
+			if ok && uint64(n) > uint64(len(p))/4 {
+				return nil, fail(fmt.Sprintf("source count %d larger than the record", n))
+			}
+			for j := uint32(0); ok && j < n; j++ {
+				var e uint32
+				e, ok = u32()
+				op.From = append(op.From, e)
 			}
 		default:
 			return nil, fail(fmt.Sprintf("unknown kind %d", op.Kind))

@@ -59,6 +59,20 @@ func (v *Version) selects(p *mask.Policy, channel uint32) bool {
 	return p == nil || p.Trusts(v.l.channels[channel])
 }
 
+// keeps reports whether the view for p has delta edge i: its creator and
+// every channel it requires selected (min-inheritance).
+func (v *Version) keeps(p *mask.Policy, i int) bool {
+	if !v.selects(p, v.l.creator[i]) {
+		return false
+	}
+	for _, c := range v.l.reqSets[v.l.requires[i]] {
+		if !v.selects(p, c) {
+			return false
+		}
+	}
+	return true
+}
+
 // buildView applies the delta to the base view for p: the delta edges p
 // selects, and the deletions made by channels p selects.
 func (v *Version) buildView(p *mask.Policy) (*mask.View, error) {
@@ -68,7 +82,7 @@ func (v *Version) buildView(p *mask.Policy) (*mask.View, error) {
 	}
 	d := mask.Delta{Nodes: v.NumNodes()}
 	for i := range v.l.src {
-		if v.selects(p, v.l.creator[i]) {
+		if v.keeps(p, i) {
 			d.Src = append(d.Src, v.l.src[i])
 			d.Dst = append(d.Dst, v.l.dst[i])
 			d.Weight = append(d.Weight, v.l.weight[i])

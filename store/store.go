@@ -81,7 +81,11 @@ type logs struct {
 	dst     []uint32
 	weight  []float64
 	creator []uint32 // channel index
-	dels    []deletion
+	// requires[i] indexes reqSets: the channels delta edge i depends on
+	// beyond its creator (min-inheritance; 0: none). reqSets[0] is empty.
+	requires []uint32
+	reqSets  [][]uint32
+	dels     []deletion
 
 	channels []string // every channel the store has seen (global)
 	journal  []uint32 // nodes whose out-row a write changed (global, append-only)
@@ -97,7 +101,8 @@ type Store struct {
 	l          logs
 	names      map[string]uint32 // delta node names -> ids
 	channelIDs map[string]uint32
-	deleted    *roaring.Bitmap // every edge deleted by some channel (merges rewire only live edges)
+	reqIDs     map[string]uint32 // requirement sets -> index in l.reqSets
+	deleted    *roaring.Bitmap   // every edge deleted by some channel (merges rewire only live edges)
 	batches    uint64
 	writes     uint64
 	journalOff uint64 // journal entries dropped before l.journal[0]
@@ -156,9 +161,10 @@ func (s *Store) CompactionErr() error {
 // reset makes b the base with an empty delta.
 func (s *Store) reset(b *base) {
 	s.base = b
-	s.l = logs{}
+	s.l = logs{reqSets: [][]uint32{nil}}
 	s.names = make(map[string]uint32)
 	s.channelIDs = make(map[string]uint32)
+	s.reqIDs = make(map[string]uint32)
 	s.deleted = roaring.New()
 	if b.labels != nil {
 		for _, c := range b.labels.Channels() {
@@ -323,6 +329,21 @@ func (s *Store) validate(ops []Op) error {
 			}
 			edges++
 			batchEdges++
+		case AddInferred:
+			if err := s.validateInferred(i, op, edges); err != nil {
+				return err
+			}
+			if err := create(i, 0, op.Src); err != nil {
+				return err
+			}
+			if err := create(i, 1, op.Dst); err != nil {
+				return err
+			}
+			if edges >= maxIDs {
+				return fmt.Errorf("store: write %d: more than %d edges", i, maxIDs)
+			}
+			edges++
+			batchEdges++
 		case AddEdgeByID:
 			if w := op.Weight; math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
 				return fmt.Errorf("store: write %d: edge %d -> %d: weight %v, want finite and non-negative", i, op.SrcID, op.DstID, w)
@@ -381,9 +402,16 @@ func (s *Store) apply(ops []Op) Result {
 			res.IDs[i] = s.node(op.Src, s.ids[2*i])
 		case AddEdge:
 			src := s.node(op.Src, s.ids[2*i])
-			res.IDs[i] = s.addEdge(src, s.node(op.Dst, s.ids[2*i+1]), op.Weight, c)
+			res.IDs[i] = s.addEdge(src, s.node(op.Dst, s.ids[2*i+1]), op.Weight, c, nil)
 		case AddEdgeByID:
-			res.IDs[i] = s.addEdge(op.SrcID, op.DstID, op.Weight, c)
+			res.IDs[i] = s.addEdge(op.SrcID, op.DstID, op.Weight, c, nil)
+		case AddInferred:
+			var req []uint32
+			for _, e := range op.From {
+				req = append(req, s.dependsOn(e)...)
+			}
+			src := s.node(op.Src, s.ids[2*i])
+			res.IDs[i] = s.addEdge(src, s.node(op.Dst, s.ids[2*i+1]), op.Weight, c, req)
 		case DeleteEdge:
 			s.deleteEdge(op.Edge, c)
 			res.IDs[i] = op.Edge
@@ -408,14 +436,48 @@ func (s *Store) touch(u, v uint32) {
 	}
 }
 
-func (s *Store) addEdge(u, v uint32, w float64, c uint32) uint32 {
+func (s *Store) addEdge(u, v uint32, w float64, c uint32, requires []uint32) uint32 {
 	id := uint32(s.numEdges())
 	s.l.src = append(s.l.src, u)
 	s.l.dst = append(s.l.dst, v)
 	s.l.weight = append(s.l.weight, w+0) // +0 turns -0 into 0, as csr does
 	s.l.creator = append(s.l.creator, c)
+	s.l.requires = append(s.l.requires, s.requirement(requires, c))
 	s.touch(u, v)
 	return id
+}
+
+// requirement interns a set of channels an edge created by c depends on
+// (c itself left out) and returns its index in reqSets (0: none).
+func (s *Store) requirement(channels []uint32, c uint32) uint32 {
+	set := slices.DeleteFunc(slices.Clone(channels), func(x uint32) bool { return x == c })
+	if len(set) == 0 {
+		return 0
+	}
+	slices.Sort(set)
+	set = slices.Compact(set)
+	key := fmt.Sprint(set)
+	if id, ok := s.reqIDs[key]; ok {
+		return id
+	}
+	id := uint32(len(s.l.reqSets))
+	s.l.reqSets = append(s.l.reqSets, set)
+	s.reqIDs[key] = id
+	return id
+}
+
+// dependsOn returns the channels edge e depends on in the writer state:
+// the channels that added it and those it requires.
+func (s *Store) dependsOn(e uint32) []uint32 {
+	if int(e) < s.base.edges {
+		var out []uint32
+		for _, name := range s.base.labels.DependsOn(e) {
+			out = append(out, s.channel(name))
+		}
+		return out
+	}
+	i := int(e) - s.base.edges
+	return append([]uint32{s.l.creator[i]}, s.l.reqSets[s.l.requires[i]]...)
 }
 
 // endpoints returns edge e's endpoints in the writer state.
@@ -470,9 +532,31 @@ func (s *Store) merge(from, into, c uint32) (uint32, int) {
 		if v == from {
 			v = into
 		}
+		// The copy depends on everything the original did
+		// (min-inheritance): a trusted merge of an untrusted edge yields
+		// an untrusted edge.
+		req := s.dependsOn(e)
 		s.deleteEdge(e, c)
-		s.addEdge(u, v, w, c)
+		s.addEdge(u, v, w, c, req)
 		n++
 	}
 	return first, n
+}
+
+// validateInferred checks an AddInferred write's weight and sources: at
+// least one, each an edge that exists when the write applies (edges counts
+// them, earlier writes of the batch included).
+func (s *Store) validateInferred(i int, op Op, edges int) error {
+	if w := op.Weight; math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
+		return fmt.Errorf("store: write %d: inferred edge %s -> %s: weight %v, want finite and non-negative", i, op.Src, op.Dst, w)
+	}
+	if len(op.From) == 0 {
+		return fmt.Errorf("store: write %d: inferred edge %s -> %s: no source edges (a plain edge is AddEdge)", i, op.Src, op.Dst)
+	}
+	for _, e := range op.From {
+		if int64(e) >= int64(edges) {
+			return fmt.Errorf("store: write %d: inferred edge %s -> %s: source edge %d: no such edge (%d edges)", i, op.Src, op.Dst, e, edges)
+		}
+	}
+	return nil
 }

@@ -38,6 +38,14 @@ func randomOps(rng *rand.Rand, count, names, nodes, edges int) []Op {
 		case k < 19 && nodes > 0:
 			ops = append(ops, EdgeByID(uint32(rng.IntN(nodes)), uint32(rng.IntN(nodes)), 2, ch()))
 			edges++
+		case k < 20 && rng.IntN(2) == 0:
+			// An inferred edge, from one or two existing edges.
+			from := []uint32{uint32(rng.IntN(edges))}
+			if rng.IntN(2) == 0 {
+				from = append(from, uint32(rng.IntN(edges)))
+			}
+			ops = append(ops, Inferred(name(), name(), 1, ch(), from...))
+			edges++
 		default:
 			a, b := name(), name()
 			if a != b {

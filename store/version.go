@@ -78,9 +78,12 @@ func (v *Version) Name(u uint32) string {
 
 // EdgeInfo describes an edge of a version.
 type EdgeInfo struct {
-	Src, Dst  uint32
-	Weight    float64
-	AddedBy   []string // sorted
+	Src, Dst uint32
+	Weight   float64
+	AddedBy  []string // sorted
+	// Requires lists the channels the edge depends on beyond its adders
+	// (what it was derived from: mask.Labels.Require), sorted.
+	Requires  []string
 	DeletedBy []string // sorted
 }
 
@@ -90,11 +93,15 @@ func (v *Version) Edge(e uint32) EdgeInfo {
 	if int(e) < v.base.edges {
 		ed := v.base.g.Edge(e)
 		info = EdgeInfo{Src: ed.Src, Dst: ed.Dst, Weight: ed.Weight,
-			AddedBy: v.base.labels.ChannelsOf(e), DeletedBy: v.base.labels.DeletersOf(e)}
+			AddedBy: v.base.labels.ChannelsOf(e), Requires: v.base.labels.RequiresOf(e), DeletedBy: v.base.labels.DeletersOf(e)}
 	} else {
 		i := int(e) - v.base.edges
 		info = EdgeInfo{Src: v.l.src[i], Dst: v.l.dst[i], Weight: v.l.weight[i],
 			AddedBy: []string{v.l.channels[v.l.creator[i]]}}
+		for _, c := range v.l.reqSets[v.l.requires[i]] {
+			info.Requires = append(info.Requires, v.l.channels[c])
+		}
+		slices.Sort(info.Requires)
 	}
 	for _, d := range v.l.dels {
 		if d.edge == e {
@@ -234,6 +241,7 @@ func (v *Version) labels(g *csr.Graph) (*mask.Labels, error) {
 	// Per channel, the ids to add and to delete, in one AddMany each.
 	added := make(map[string][]uint32)
 	deleted := make(map[string][]uint32)
+	required := make(map[string][]uint32)
 	if v.base.labels != nil {
 		bl := v.base.labels
 		for _, c := range bl.Channels() {
@@ -243,11 +251,18 @@ func (v *Version) labels(g *csr.Graph) (*mask.Labels, error) {
 			if bm := bl.Deleted(c); bm != nil {
 				deleted[c] = bm.ToArray()
 			}
+			if bm := bl.Required(c); bm != nil {
+				required[c] = bm.ToArray()
+			}
 		}
 	}
 	for i, c := range v.l.creator {
 		name := v.l.channels[c]
 		added[name] = append(added[name], uint32(v.base.edges+i))
+		for _, r := range v.l.reqSets[v.l.requires[i]] {
+			rn := v.l.channels[r]
+			required[rn] = append(required[rn], uint32(v.base.edges+i))
+		}
 	}
 	for _, d := range v.l.dels {
 		name := v.l.channels[d.channel]
@@ -260,6 +275,11 @@ func (v *Version) labels(g *csr.Graph) (*mask.Labels, error) {
 	}
 	for c, ids := range deleted {
 		if err := l.Delete(c, ids...); err != nil {
+			return nil, fmt.Errorf("store: labels: %w", err)
+		}
+	}
+	for c, ids := range required {
+		if err := l.Require(c, ids...); err != nil {
 			return nil, fmt.Errorf("store: labels: %w", err)
 		}
 	}
