@@ -108,3 +108,36 @@ func TestInferredEdgesInherit(t *testing.T) {
 	_, err = s.Apply([]Op{Inferred("a", "b", 1, "synonyms", 99)})
 	require.ErrorContains(t, err, "source edge 99")
 }
+
+// DeleteEdges deletes every native-live edge between two nodes, in both
+// orientations on an undirected store, added earlier in its batch or not;
+// an untrusted one is undone in the authenticated view.
+func TestDeleteEdgesBetween(t *testing.T) {
+	t.Parallel()
+	for _, directed := range []bool{true, false} {
+		s, err := New(nil, nil, Options{Directed: directed})
+		require.NoError(t, err)
+		_, err = s.Apply([]Op{Edge("a", "b", 1, "default"), Edge("b", "a", 2, "default"), Edge("a", "b", 3, "default"), Edge("a", "c", 1, "default")})
+		require.NoError(t, err)
+		require.NoError(t, s.Compact())
+		res, err := s.Apply([]Op{Edge("a", "b", 4, "default"), DeleteEdges("a", "b", "mallory")})
+		require.NoError(t, err)
+		want := 3 // a->b three times
+		if !directed {
+			want = 4 // and b->a
+		}
+		require.Equal(t, want, res.Rewired[1], "directed %v", directed)
+		native := liveEdges(t, s.Current(), nil)
+		require.Zero(t, native[[2]string{"a", "b"}])
+		require.Equal(t, 1, native[[2]string{"a", "c"}])
+		trust := mask.Trust("default")
+		auth := liveEdges(t, s.Current(), &trust)
+		require.Equal(t, 3, auth[[2]string{"a", "b"}], "directed %v: the untrusted deletion is undone", directed)
+		// Nothing left between them: a no-op, not an error.
+		res, err = s.Apply([]Op{DeleteEdges("a", "b", "default")})
+		require.NoError(t, err)
+		require.Zero(t, res.Rewired[0])
+		_, err = s.Apply([]Op{DeleteEdges("a", "zz", "default")})
+		require.ErrorContains(t, err, `unknown node "zz"`)
+	}
+}

@@ -28,6 +28,10 @@ const (
 	// depends on every channel they depend on (min-inheritance), so an
 	// authenticated view that distrusts any of them masks it.
 	AddInferred
+	// DeleteBetween labels deleted every edge from node Src to node Dst
+	// live in the native view when it applies (both orientations on an
+	// undirected store); none is not an error.
+	DeleteBetween
 )
 
 func (k Kind) String() string {
@@ -44,6 +48,8 @@ func (k Kind) String() string {
 		return "add-edge-by-id"
 	case AddInferred:
 		return "add-inferred"
+	case DeleteBetween:
+		return "delete-between"
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
@@ -79,6 +85,12 @@ func Delete(edge uint32, channel string) Op {
 	return Op{Kind: DeleteEdge, Edge: edge, Channel: channel}
 }
 
+// DeleteEdges returns a DeleteBetween write: every live edge from src to
+// dst.
+func DeleteEdges(src, dst, channel string) Op {
+	return Op{Kind: DeleteBetween, Src: src, Dst: dst, Channel: channel}
+}
+
 // Inferred returns an AddInferred write: an edge derived from the edges
 // from.
 func Inferred(src, dst string, weight float64, channel string, from ...uint32) Op {
@@ -95,6 +107,7 @@ func MergeInto(from, into, channel string) Op {
 //	uint32 count, then per op: uint8 kind, string channel, and
 //	  AddNode: string name; AddEdge: string src, string dst, float64 weight;
 //	  DeleteEdge: uint32 edge; Merge: string from, string into;
+//	  DeleteBetween: string src, string dst;
 //	  AddEdgeByID: uint32 src, uint32 dst, float64 weight;
 //	  AddInferred: string src, string dst, float64 weight, uint32 count,
 //	    count uint32 source edges
@@ -118,7 +131,7 @@ func encodeBatch(dst []byte, ops []Op) []byte {
 			dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(op.Weight))
 		case DeleteEdge:
 			dst = binary.LittleEndian.AppendUint32(dst, op.Edge)
-		case Merge:
+		case Merge, DeleteBetween:
 			str(op.Src)
 			str(op.Dst)
 		case AddEdgeByID:
@@ -199,7 +212,7 @@ func decodeBatch(rec []byte) ([]Op, error) {
 			}
 		case DeleteEdge:
 			op.Edge, ok = u32()
-		case Merge:
+		case Merge, DeleteBetween:
 			op.Src, ok = str()
 			if ok {
 				op.Dst, ok = str()

@@ -233,7 +233,8 @@ type Result struct {
 	// IDs has one entry per write: the node's id (AddNode), the new
 	// edge's id (AddEdge), the deleted edge (DeleteEdge), or for a Merge
 	// the id of the first rewired edge (the merge's new edges are the
-	// Rewired[i] ids from it, in order).
+	// Rewired[i] ids from it, in order); for a DeleteBetween the first
+	// edge it deleted (Rewired[i] counts them).
 	IDs     []uint32
 	Rewired []int
 }
@@ -385,6 +386,14 @@ func (s *Store) validate(ops []Op) error {
 				return fmt.Errorf("store: write %d: merge could exceed %d edges", i, maxIDs)
 			}
 			edges += bound
+		case DeleteBetween:
+			for slot, name := range []string{op.Src, op.Dst} {
+				id, ok := known(name)
+				if !ok {
+					return fmt.Errorf("store: write %d: delete %q -> %q: unknown node %q", i, op.Src, op.Dst, name)
+				}
+				s.ids[2*i+slot] = id
+			}
 		default:
 			return fmt.Errorf("store: write %d: unknown kind %d", i, op.Kind)
 		}
@@ -422,6 +431,18 @@ func (s *Store) apply(ops []Op) Result {
 				res.Rewired = make([]int, len(ops))
 			}
 			res.Rewired[i] = n
+		case DeleteBetween:
+			between := s.liveBetween(s.ids[2*i], s.ids[2*i+1])
+			for _, e := range between {
+				s.deleteEdge(e, c)
+			}
+			if res.Rewired == nil {
+				res.Rewired = make([]int, len(ops))
+			}
+			res.Rewired[i] = len(between)
+			if len(between) > 0 {
+				res.IDs[i] = between[0]
+			}
 		}
 		s.writes++
 	}
@@ -559,4 +580,27 @@ func (s *Store) validateInferred(i int, op Op, edges int) error {
 		}
 	}
 	return nil
+}
+
+// liveBetween returns the edges from u to v live in the native view (also
+// from v to u on an undirected store), ascending. Cost: u's base degree
+// plus the delta's edges.
+func (s *Store) liveBetween(u, v uint32) []uint32 {
+	var out []uint32
+	if s.base.g != nil && int(u) < s.base.nodes {
+		a := s.base.g.Out()
+		lo, hi := a.Span(u)
+		for p := lo; p < hi; p++ {
+			if a.Nbr[p] == v && (len(out) == 0 || out[len(out)-1] != a.Edge[p]) {
+				out = append(out, a.Edge[p]) // an undirected self-loop's two arcs are consecutive
+			}
+		}
+	}
+	for i := range s.l.src {
+		a, b := s.l.src[i], s.l.dst[i]
+		if a == u && b == v || !s.base.directed && a == v && b == u {
+			out = append(out, uint32(s.base.edges+i))
+		}
+	}
+	return slices.DeleteFunc(out, func(e uint32) bool { return s.deleted.Contains(e) })
 }

@@ -44,6 +44,12 @@ func randomOps(rng *rand.Rand, count, names, nodes, edges int) []Op {
 			if rng.IntN(2) == 0 {
 				from = append(from, uint32(rng.IntN(edges)))
 			}
+			if rng.IntN(3) == 0 {
+				a, b := name(), name()
+				ops = append(ops, Edge(a, b, 1, "default"), DeleteEdges(a, b, ch()))
+				edges++
+				break
+			}
 			ops = append(ops, Inferred(name(), name(), 1, ch(), from...))
 			edges++
 		default:
