@@ -604,3 +604,38 @@ func (s *Store) liveBetween(u, v uint32) []uint32 {
 	}
 	return slices.DeleteFunc(out, func(e uint32) bool { return s.deleted.Contains(e) })
 }
+
+// Writer applies writes as one channel: the principal that holds it. Its
+// writes carry no channel of their own, so code given one principal's
+// writer cannot write as another; hand each principal (an agent, a
+// replicated stream's subject, an ingest job) its own.
+type Writer struct {
+	s       *Store
+	channel string
+}
+
+// ErrNoChannel is returned for a writer of the empty channel.
+var ErrNoChannel = errors.New("store: a writer needs a channel name")
+
+// Writer returns the writer for channel (not empty).
+func (s *Store) Writer(channel string) (*Writer, error) {
+	if channel == "" {
+		return nil, ErrNoChannel
+	}
+	return &Writer{s: s, channel: channel}, nil
+}
+
+// Channel returns the channel the writer writes as.
+func (w *Writer) Channel() string { return w.channel }
+
+// Apply applies a batch of writes as the writer's channel: all of them,
+// then one new version; or, when any write is invalid, none (the error
+// names it). A durable store makes the batch durable before it returns.
+func (w *Writer) Apply(ops ...Op) (Result, error) {
+	batch := make([]Op, len(ops))
+	for i, op := range ops {
+		op.Channel = w.channel
+		batch[i] = op
+	}
+	return w.s.Apply(batch)
+}

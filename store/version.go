@@ -293,3 +293,15 @@ func policyKey(p *mask.Policy) string {
 	}
 	return "auth\x00" + strings.Join(p.Trusted(), "\x00")
 }
+
+// Channels returns every channel that wrote to the version (in its base's
+// labels or its delta), sorted.
+func (v *Version) Channels() []string {
+	var out []string
+	if v.base.labels != nil {
+		out = v.base.labels.Channels()
+	}
+	out = append(out, v.l.channels...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}

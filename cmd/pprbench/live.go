@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/authppr/authppr/internal/live"
+	"github.com/authppr/authppr/store"
+)
+
+// maxEventLine bounds one event line (a write batch of many ops).
+const maxEventLine = 64 << 20
+
+func runLive(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("live", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var gf graphFlags
+	gf.register(fs)
+	damping := fs.Float64("damping", 0.85, "damping d as in igraph (teleport 1-d)")
+	trust := fs.String("trust", "", "comma-separated trusted channels (required; channels may be named before they write)")
+	eventsPath := fs.String("events", "", "JSON-lines event file: write batches and queries, applied in order (required)")
+	outPath := fs.String("out", "", "write one JSON line per query here instead of stdout")
+	check := fs.Bool("check", false, "verify every decision against a from-scratch guard on the materialised version (slow)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *eventsPath == "" {
+		return fmt.Errorf("%w: --events is required", errUsage)
+	}
+	trusted := splitList(*trust)
+	if len(trusted) == 0 {
+		return fmt.Errorf("%w: --trust CH[,CH...] is required", errUsage)
+	}
+	if !(*damping >= 0 && *damping < 1) {
+		return fmt.Errorf("%w: --damping %v, want 0 <= d < 1", errUsage, *damping)
+	}
+	events, err := os.Open(*eventsPath)
+	if err != nil {
+		return err
+	}
+	defer events.Close()
+	start := time.Now()
+	ld, _, err := gf.load()
+	if err != nil {
+		return err
+	}
+	defer ld.close()
+	st, err := store.New(ld.g, ld.labels, store.Options{})
+	if err != nil {
+		return err
+	}
+	runner, err := live.NewRunner(st, live.Options{Damping: *damping, Trust: trusted, Check: *check})
+	if err != nil {
+		return err
+	}
+	out, closeOut, err := createOutput(*outPath, stdout)
+	if err != nil {
+		return err
+	}
+	defer closeOut()
+	w := bufio.NewWriter(out)
+	bad, err := runEvents(events, runner, w, stderr)
+	if err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if err := closeOut(); err != nil {
+		return err
+	}
+	runner.Print(stderr, time.Since(start))
+	if bad != nil {
+		return bad
+	}
+	return nil
+}
+
+// runEvents applies the stream's events in order and writes one record per
+// query. A bad event (malformed, or a write or query the store refuses) is
+// reported on stderr naming its line and changes nothing; the run goes on,
+// and the first one is returned at the end so the exit status says so. A
+// failed --check or an output error stops the run.
+func runEvents(in io.Reader, runner *live.Runner, out io.Writer, stderr io.Writer) (bad, err error) {
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64<<10), maxEventLine)
+	enc := json.NewEncoder(out)
+	badCount := 0
+	report := func(e error) {
+		badCount++
+		fmt.Fprintln(stderr, "pprbench: live:", e)
+		if bad == nil {
+			bad = e
+		}
+	}
+	for line := 1; sc.Scan(); line++ {
+		text := sc.Bytes()
+		if len(trimSpace(text)) == 0 {
+			continue
+		}
+		ev, perr := live.Parse(text, line)
+		if perr != nil {
+			report(perr)
+			continue
+		}
+		switch {
+		case ev.Write != nil:
+			if _, werr := runner.Apply(ev.Write); werr != nil {
+				report(fmt.Errorf("line %d: write by %q: %w", line, ev.Write.Channel, werr))
+			}
+		case ev.Query != nil:
+			rec, qerr := runner.Answer(ev.Query)
+			if qerr != nil {
+				if errors.Is(qerr, live.ErrCheck) {
+					return nil, fmt.Errorf("line %d: %w", line, qerr)
+				}
+				report(fmt.Errorf("line %d: %w", line, qerr))
+				continue
+			}
+			if err := enc.Encode(rec); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("events: %w", err)
+	}
+	if badCount > 0 {
+		return fmt.Errorf("%d bad event(s), each reported above and applied not at all; the first: %w", badCount, bad), nil
+	}
+	return nil, nil
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}

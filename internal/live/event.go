@@ -1,0 +1,262 @@
+package live
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/authppr/authppr/store"
+)
+
+// Event is one line of a stream: a write batch or a query.
+type Event struct {
+	Line  int
+	Write *Write
+	Query *Query
+}
+
+// Write is one writer's atomic batch.
+type Write struct {
+	Channel string
+	Ops     []store.Op // carrying no channel: the writer's is applied
+}
+
+// Query is a guarded query by node names.
+type Query struct {
+	ID         string
+	Seeds      []Seed // in the order the line gives them
+	K          int
+	Candidates []string // nil: every node
+}
+
+// Seed is one named seed.
+type Seed struct {
+	Name   string
+	Weight float64
+}
+
+type eventJSON struct {
+	Write *writeJSON `json:"write"`
+	Query *queryJSON `json:"query"`
+}
+
+type writeJSON struct {
+	Channel *string  `json:"channel"`
+	Ops     []opJSON `json:"ops"`
+}
+
+type opJSON struct {
+	Op     string   `json:"op"`
+	Src    *string  `json:"src"`
+	Dst    *string  `json:"dst"`
+	Weight *float64 `json:"weight"`
+	From   *string  `json:"from"`
+	Into   *string  `json:"into"`
+}
+
+type queryJSON struct {
+	ID         *string         `json:"id"`
+	Seeds      json.RawMessage `json:"seeds"`
+	K          *int            `json:"k"`
+	Candidates []string        `json:"candidates"`
+}
+
+// Parse reads one event line (line is its number, for errors).
+func Parse(data []byte, line int) (Event, error) {
+	ev := Event{Line: line}
+	fail := func(format string, args ...any) (Event, error) {
+		return Event{}, fmt.Errorf("line %d: %s", line, fmt.Sprintf(format, args...))
+	}
+	var raw eventJSON
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&raw); err != nil {
+		return fail("not an event: %v", err)
+	}
+	if dec.More() {
+		return fail("more than one JSON value")
+	}
+	switch {
+	case raw.Write != nil && raw.Query != nil:
+		return fail(`an event is a "write" or a "query", not both`)
+	case raw.Write != nil:
+		w, err := parseWrite(raw.Write)
+		if err != nil {
+			return fail("write: %v", err)
+		}
+		ev.Write = w
+	case raw.Query != nil:
+		q, err := parseQuery(raw.Query)
+		if err != nil {
+			return fail("query: %v", err)
+		}
+		ev.Query = q
+	default:
+		return fail(`want {"write": ...} or {"query": ...}`)
+	}
+	return ev, nil
+}
+
+func parseWrite(w *writeJSON) (*Write, error) {
+	if w.Channel == nil || *w.Channel == "" {
+		return nil, errors.New(`"channel" is required and not empty`)
+	}
+	if len(w.Ops) == 0 {
+		return nil, errors.New(`"ops" is required and not empty`)
+	}
+	out := &Write{Channel: *w.Channel}
+	for i, o := range w.Ops {
+		op, err := parseOp(o)
+		if err != nil {
+			return nil, fmt.Errorf("op %d: %v", i, err)
+		}
+		out.Ops = append(out.Ops, op)
+	}
+	return out, nil
+}
+
+func parseOp(o opJSON) (store.Op, error) {
+	name := func(field string, p *string) (string, error) {
+		if p == nil || *p == "" {
+			return "", fmt.Errorf("%q is required and not empty", field)
+		}
+		return *p, nil
+	}
+	unexpected := func(fields ...string) error {
+		for i, p := range []bool{o.Src != nil, o.Dst != nil, o.Weight != nil, o.From != nil, o.Into != nil} {
+			if p && !slices.Contains(fields, []string{"src", "dst", "weight", "from", "into"}[i]) {
+				return fmt.Errorf("%q does not apply to op %q", []string{"src", "dst", "weight", "from", "into"}[i], o.Op)
+			}
+		}
+		return nil
+	}
+	switch o.Op {
+	case "edge":
+		if err := unexpected("src", "dst", "weight"); err != nil {
+			return store.Op{}, err
+		}
+		src, err := name("src", o.Src)
+		if err != nil {
+			return store.Op{}, err
+		}
+		dst, err := name("dst", o.Dst)
+		if err != nil {
+			return store.Op{}, err
+		}
+		w := 1.0
+		if o.Weight != nil {
+			w = *o.Weight
+		}
+		if math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
+			return store.Op{}, fmt.Errorf("weight %v, want finite and non-negative", w)
+		}
+		return store.Edge(src, dst, w, ""), nil
+	case "delete":
+		if err := unexpected("src", "dst"); err != nil {
+			return store.Op{}, err
+		}
+		src, err := name("src", o.Src)
+		if err != nil {
+			return store.Op{}, err
+		}
+		dst, err := name("dst", o.Dst)
+		if err != nil {
+			return store.Op{}, err
+		}
+		return store.DeleteEdges(src, dst, ""), nil
+	case "merge":
+		if err := unexpected("from", "into"); err != nil {
+			return store.Op{}, err
+		}
+		from, err := name("from", o.From)
+		if err != nil {
+			return store.Op{}, err
+		}
+		into, err := name("into", o.Into)
+		if err != nil {
+			return store.Op{}, err
+		}
+		return store.MergeInto(from, into, ""), nil
+	case "":
+		return store.Op{}, errors.New(`"op" is required: edge, delete or merge`)
+	}
+	return store.Op{}, fmt.Errorf("op %q, want edge, delete or merge", o.Op)
+}
+
+func parseQuery(q *queryJSON) (*Query, error) {
+	if q.ID == nil || *q.ID == "" {
+		return nil, errors.New(`"id" is required and not empty`)
+	}
+	out := &Query{ID: *q.ID}
+	if q.K == nil {
+		return nil, errors.New(`"k" is required`)
+	}
+	if *q.K < 1 {
+		return nil, fmt.Errorf("k = %d, want at least 1", *q.K)
+	}
+	out.K = *q.K
+	seeds, err := parseSeeds(q.Seeds)
+	if err != nil {
+		return nil, err
+	}
+	out.Seeds = seeds
+	if q.Candidates != nil {
+		if len(q.Candidates) == 0 {
+			return nil, errors.New(`"candidates" is empty (leave it out for every node)`)
+		}
+		seen := make(map[string]bool, len(q.Candidates))
+		for i, c := range q.Candidates {
+			if c == "" {
+				return nil, fmt.Errorf("candidate %d: empty name", i)
+			}
+			if seen[c] {
+				return nil, fmt.Errorf("candidate %d: %q repeated", i, c)
+			}
+			seen[c] = true
+		}
+		out.Candidates = q.Candidates
+	}
+	return out, nil
+}
+
+// parseSeeds reads {"name": weight, ...} in the order given.
+func parseSeeds(raw json.RawMessage) ([]Seed, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, errors.New(`"seeds" is required: {"name": weight, ...}`)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, errors.New(`"seeds" must be an object {"name": weight, ...}`)
+	}
+	var seeds []Seed
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("seeds: %v", err)
+		}
+		name := t.(string)
+		var w float64
+		if err := dec.Decode(&w); err != nil {
+			return nil, fmt.Errorf("seed %q: weight: %v", name, err)
+		}
+		if name == "" {
+			return nil, errors.New("seed with an empty name")
+		}
+		if seen[name] {
+			return nil, fmt.Errorf("seed %q repeated", name)
+		}
+		seen[name] = true
+		if !(w >= 0) || math.IsInf(w, 1) {
+			return nil, fmt.Errorf("seed %q: weight %v, want finite and non-negative", name, w)
+		}
+		seeds = append(seeds, Seed{Name: name, Weight: w})
+	}
+	if len(seeds) == 0 {
+		return nil, errors.New(`"seeds" is empty`)
+	}
+	return seeds, nil
+}

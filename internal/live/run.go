@@ -1,0 +1,275 @@
+package live
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/authppr/authppr/mask"
+	"github.com/authppr/authppr/ppr"
+	"github.com/authppr/authppr/replay"
+	"github.com/authppr/authppr/store"
+)
+
+// ErrCheck marks a decision that differs from a from-scratch guard's
+// (Options.Check): a defect of the guard, never of the input.
+var ErrCheck = errors.New("the decision differs from a from-scratch guard on the materialised version")
+
+// Runner applies write events to a store and answers query events with a
+// store guard. It is not safe for concurrent use.
+type Runner struct {
+	st      *store.Store
+	guard   *store.Guard
+	trust   mask.Policy
+	trusted []string
+	opt     replay.Options
+	damping float64
+	check   bool
+	writers map[string]*store.Writer
+	wrote   map[string]bool
+	sum     Summary
+}
+
+// Options configure a Runner.
+type Options struct {
+	Damping float64
+	Trust   []string // trusted channels; they need not have written yet
+	Replay  replay.Options
+	// Check verifies every decision against a from-scratch guard on the
+	// materialised version (replay.New on Version.Materialize, and the
+	// authenticated vector solved to replay.ReferenceTol).
+	Check bool
+}
+
+// NewRunner returns a runner over st.
+func NewRunner(st *store.Store, opt Options) (*Runner, error) {
+	if len(opt.Trust) == 0 {
+		return nil, errors.New("live: no trusted channel")
+	}
+	if !(opt.Damping >= 0 && opt.Damping < 1) {
+		return nil, fmt.Errorf("live: damping %v, want 0 <= d < 1", opt.Damping)
+	}
+	trust := mask.Trust(opt.Trust...)
+	r := &Runner{st: st, trust: trust, trusted: slices.Clone(opt.Trust), opt: opt.Replay, damping: opt.Damping, check: opt.Check,
+		guard: st.NewGuard(trust, opt.Replay), writers: map[string]*store.Writer{}, wrote: map[string]bool{}}
+	for _, c := range st.Current().Channels() {
+		r.wrote[c] = true
+	}
+	return r, nil
+}
+
+// Apply applies a write batch as its channel: all of it or, on an error
+// naming the write, none.
+func (r *Runner) Apply(w *Write) (store.Result, error) {
+	wr := r.writers[w.Channel]
+	if wr == nil {
+		var err error
+		if wr, err = r.st.Writer(w.Channel); err != nil {
+			return store.Result{}, err
+		}
+		r.writers[w.Channel] = wr
+	}
+	res, err := wr.Apply(w.Ops...)
+	if err != nil {
+		return store.Result{}, err
+	}
+	r.wrote[w.Channel] = true
+	r.sum.Batches++
+	return res, nil
+}
+
+// Record is the answer to one query.
+type Record struct {
+	ID        string          `json:"id"`
+	Version   uint64          `json:"version"`
+	Seq       *uint64         `json:"seq,omitempty"`
+	Native    []string        `json:"native"`
+	Auth      []string        `json:"auth"`
+	Divergent bool            `json:"divergent"`
+	Outcome   string          `json:"outcome"`
+	Path      string          `json:"path"`
+	Suspects  []SuspectRecord `json:"suspects"`
+	NativeUS  int64           `json:"native_us"`
+	GuardUS   int64           `json:"guard_us"`
+}
+
+// SuspectRecord names a suspect edge by its ends and the untrusted
+// channels behind it (Channel joins them with commas).
+type SuspectRecord struct {
+	Src      string   `json:"src"`
+	Dst      string   `json:"dst"`
+	Channel  string   `json:"channel"`
+	Channels []string `json:"channels"`
+	Deleted  bool     `json:"deleted,omitempty"`
+	EdgeID   uint32   `json:"edge_id"`
+}
+
+// Answer answers q on the store's current version.
+func (r *Runner) Answer(q *Query) (*Record, error) {
+	v := r.st.Current()
+	rq, err := r.resolve(v, q)
+	if err != nil {
+		return nil, err
+	}
+	d, err := r.guard.Select(v, rq)
+	var div *replay.DivergenceError
+	if err != nil && !errors.As(err, &div) {
+		return nil, fmt.Errorf("query %s: %w", q.ID, err)
+	}
+	if r.check {
+		if err := r.verify(v, rq, d); err != nil {
+			return nil, fmt.Errorf("query %s: %w: %w", q.ID, ErrCheck, err)
+		}
+	}
+	rec := &Record{ID: q.ID, Version: v.Batches(), Native: names(v, d.Native), Auth: names(v, d.Auth),
+		Divergent: d.Divergent, Outcome: d.Outcome.String(), Path: d.Path.String(), Suspects: []SuspectRecord{},
+		NativeUS: d.NativeTime.Microseconds(), GuardUS: d.ReplayTime.Microseconds()}
+	for _, s := range d.Suspects {
+		rec.Suspects = append(rec.Suspects, SuspectRecord{Src: v.Name(s.Src), Dst: v.Name(s.Dst),
+			Channel: strings.Join(s.Channels, ","), Channels: s.Channels, Deleted: s.Deleted, EdgeID: s.Edge})
+	}
+	r.sum.add(d)
+	return rec, nil
+}
+
+// resolve turns a query by names into ids on v.
+func (r *Runner) resolve(v *store.Version, q *Query) (replay.Query, error) {
+	rq := replay.Query{K: q.K, Damping: r.damping}
+	for _, s := range q.Seeds {
+		id, ok := v.ID(s.Name)
+		if !ok {
+			return replay.Query{}, fmt.Errorf("query %s: seed %q: unknown node", q.ID, s.Name)
+		}
+		rq.Seeds = append(rq.Seeds, ppr.Seed{Node: id, Weight: s.Weight})
+	}
+	if q.Candidates != nil {
+		rq.Candidates = make([]uint32, 0, len(q.Candidates))
+		for _, c := range q.Candidates {
+			id, ok := v.ID(c)
+			if !ok {
+				return replay.Query{}, fmt.Errorf("query %s: candidate %q: unknown node", q.ID, c)
+			}
+			rq.Candidates = append(rq.Candidates, id)
+		}
+	}
+	return rq, nil
+}
+
+func names(v *store.Version, sel []ppr.Scored) []string {
+	out := make([]string, len(sel))
+	for i, s := range sel {
+		out[i] = v.Name(s.Node)
+	}
+	return out
+}
+
+// verify checks d against a from-scratch guard on v materialised: the
+// decision's claims against the exact authenticated vector
+// (replay.CheckDecision), and its refusal against the fresh guard's.
+func (r *Runner) verify(v *store.Version, q replay.Query, d *replay.Decision) error {
+	g, labels, err := v.Materialize()
+	if err != nil {
+		return err
+	}
+	opt := r.opt
+	opt.Policy = replay.Report
+	fresh, err := replay.New(g, labels, r.trust, opt)
+	if err != nil {
+		return err
+	}
+	fd, err := fresh.Select(q)
+	if err != nil {
+		return err
+	}
+	ref, err := replay.Reference(g, labels, r.trust, q, opt)
+	if err != nil {
+		return err
+	}
+	ambiguous, err := replay.CheckDecision(ref.AuthPPR, d, q, fresh.Options().TieTol)
+	if err != nil {
+		return err
+	}
+	if !ambiguous && fd.Divergent != d.Divergent {
+		return fmt.Errorf("divergent %v, a from-scratch guard on the materialised version says %v", d.Divergent, fd.Divergent)
+	}
+	r.sum.Checked++
+	return nil
+}
+
+// Summary counts what a run did.
+type Summary struct {
+	Batches, Queries, Divergent, Ties, Checked int
+	Paths                                      map[string]int
+	overhead                                   []float64 // guard time / native time, per query
+}
+
+func (s *Summary) add(d *replay.Decision) {
+	s.Queries++
+	if d.Divergent {
+		s.Divergent++
+	}
+	if d.Outcome == replay.Tie {
+		s.Ties++
+	}
+	if s.Paths == nil {
+		s.Paths = map[string]int{}
+	}
+	s.Paths[d.Path.String()]++
+	if d.NativeTime > 0 {
+		s.overhead = append(s.overhead, float64(d.ReplayTime)/float64(d.NativeTime))
+	}
+}
+
+// Summary returns the run's summary so far.
+func (r *Runner) Summary() Summary { return r.sum }
+
+// Silent returns the trusted channels that never wrote (in the base graph
+// or a batch): a typo cannot be told from a channel yet to write.
+func (r *Runner) Silent() []string {
+	var out []string
+	for _, c := range r.trusted {
+		if !r.wrote[c] {
+			out = append(out, c)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Print writes the summary: queries, divergent, ties, paths, the guard's
+// overhead over the unguarded selection (median and p99), and the trusted
+// channels that never wrote.
+func (r *Runner) Print(w io.Writer, elapsed time.Duration) {
+	s := r.sum
+	fmt.Fprintf(w, "live: %d write batches, %d queries: %d divergent, %d ties", s.Batches, s.Queries, s.Divergent, s.Ties)
+	if s.Checked > 0 {
+		fmt.Fprintf(w, ", %d checked against from-scratch guards", s.Checked)
+	}
+	fmt.Fprintln(w)
+	var paths []string
+	for p, n := range s.Paths {
+		paths = append(paths, fmt.Sprintf("%s %d", p, n))
+	}
+	sort.Strings(paths)
+	if len(paths) > 0 {
+		fmt.Fprintf(w, "live: paths: %s\n", strings.Join(paths, ", "))
+	}
+	if len(s.overhead) > 0 {
+		fmt.Fprintf(w, "live: guard overhead over the unguarded selection (guard_us / native_us): median %.1f%%, p99 %.1f%%\n",
+			100*quantile(s.overhead, 0.5), 100*quantile(s.overhead, 0.99))
+	}
+	if silent := r.Silent(); len(silent) > 0 {
+		fmt.Fprintf(w, "live: trusted channels that never wrote: %s\n", strings.Join(silent, ", "))
+	}
+	fmt.Fprintf(w, "live: %v\n", elapsed.Round(time.Millisecond))
+}
+
+func quantile(xs []float64, q float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[min(len(s)-1, int(q*float64(len(s))))]
+}
