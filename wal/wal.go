@@ -7,6 +7,8 @@ import (
 	"hash/crc32"
 	"os"
 	"sync"
+
+	"github.com/authppr/authppr/internal/faultfile"
 )
 
 // MaxRecord bounds one record's payload.
@@ -14,10 +16,21 @@ const MaxRecord = 64 << 20
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
+// file is what the log reads and writes through: the *os.File it opened,
+// or in tests a file that injects faults (internal/faultfile).
+type file interface {
+	ReadAt(p []byte, off int64) (int, error)
+	WriteAt(p []byte, off int64) (int, error)
+	Truncate(size int64) error
+	Sync() error
+	Stat() (os.FileInfo, error)
+	Close() error
+}
+
 // Log is an open write-ahead log. It is safe for concurrent use.
 type Log struct {
 	mu   sync.Mutex
-	f    *os.File
+	f    file
 	path string
 	size int64
 	next uint64 // sequence number of the next record (records are numbered from 0)
@@ -38,9 +51,9 @@ func Open(path string, replay func(seq uint64, rec []byte) error) (*Log, error) 
 	if err != nil {
 		return nil, fmt.Errorf("wal: %w", err)
 	}
-	l := &Log{f: f, path: path}
+	l := &Log{f: faultfile.Wrap(path, f), path: path}
 	if err := l.recover(replay); err != nil {
-		f.Close()
+		l.f.Close()
 		return nil, err
 	}
 	return l, nil
