@@ -63,13 +63,15 @@ func TestHook(t *testing.T) {
 	f, err := os.Create(filepath.Join(t.TempDir(), "f"))
 	require.NoError(t, err)
 	defer f.Close()
-	require.Equal(t, File(f), Wrap("p", f))
+	require.Same(t, f, Wrap("p", f))
 	var x *Faulty
 	restore := SetHook(func(path string, f *os.File) File {
 		x, _ = NewFaulty(f, nil)
 		return x
 	})
-	require.Equal(t, File(x), Wrap("p", f))
+	got := Wrap("p", f)
+	require.NotNil(t, x)
+	require.Same(t, x, got)
 	restore()
-	require.Equal(t, File(f), Wrap("p", f))
+	require.Same(t, f, Wrap("p", f))
 }
