@@ -74,6 +74,17 @@
 // delta, saves snap-K atomically, then removes older files. Recovery loads
 // the highest snap-K and replays wal-K, wal-K+1, ... in order.
 //
+// A batch Apply reports failed is neither published nor in the store after
+// a reopen. When the log cannot take a batch (a full disk, an I/O error)
+// the wal cuts off what the failed write left and Apply returns its error;
+// the store goes on. When cutting off fails too, the error wraps
+// wal.ErrFailed: the batch may be there after a reopen (as after a crash
+// during the call), and the store refuses writes and compaction until it is
+// closed and reopened. Compaction on a full disk fails with its error
+// (snapshots are written to a temporary file and renamed), leaving the logs
+// it would have folded: no acknowledged batch is lost, and a later
+// compaction with room folds them.
+//
 // # Incremental PPR
 //
 // A Cache keeps solved (x, r) pairs per (seed set, damping, policy) and the

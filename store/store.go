@@ -238,7 +238,8 @@ var ErrClosed = errors.New("store: closed")
 // Apply applies a batch of writes: all of them, then one new version is
 // published; or, when any write is invalid, none (the error names it). A
 // durable store makes the batch durable (one wal record, fsynced) before it
-// publishes it.
+// publishes it; when the log cannot, Apply returns its error and publishes
+// nothing (see the package doc's Durability section for wal.ErrFailed).
 func (s *Store) Apply(ops []Op) (Result, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

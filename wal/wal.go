@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
 	"sync"
 
@@ -32,8 +33,11 @@ type Log struct {
 	mu   sync.Mutex
 	f    file
 	path string
-	size int64
+	size int64  // end of the last acknowledged record: the file holds nothing else after Open or a clean append
 	next uint64 // sequence number of the next record (records are numbered from 0)
+	// failed, when not nil, is why the bytes after size are unknown (an
+	// append failed and cutting them off failed too): appends are refused.
+	failed error
 
 	// Recovered describes what Open found: the whole records and the bytes
 	// of a torn tail it cut off (0 when the file ended cleanly).
@@ -151,16 +155,64 @@ func (l *Log) AppendBatch(recs [][]byte) (uint64, error) {
 	if l.f == nil {
 		return 0, errors.New("wal: append to a closed log")
 	}
-	if _, err := l.f.WriteAt(buf, l.size); err != nil {
-		return 0, fmt.Errorf("wal: %s: %w", l.path, err)
+	if l.failed != nil {
+		return 0, fmt.Errorf("wal: %s: %w: %v", l.path, ErrFailed, l.failed)
 	}
-	if err := l.f.Sync(); err != nil {
-		return 0, fmt.Errorf("wal: %s: %w", l.path, err)
+	n, err := l.f.WriteAt(buf, l.size)
+	if err == nil && n != len(buf) {
+		err = fmt.Errorf("short write: %d of %d bytes: %w", n, len(buf), io.ErrShortWrite)
+	}
+	if err == nil {
+		if err = l.f.Sync(); err != nil {
+			err = fmt.Errorf("fsync: %w", err)
+		}
+	}
+	if err != nil {
+		return 0, l.cutBack(err)
 	}
 	l.size += int64(len(buf))
 	first := l.next
 	l.next += uint64(len(recs))
 	return first, nil
+}
+
+// cutBack handles an append that failed with err: whatever it wrote (all
+// of it, when only the fsync failed: its bytes may even be durable) is cut
+// off, back to the end of the last acknowledged record, and the cut is
+// fsynced, so that no later record is written after bytes of unknown
+// content and a reopen finds none of the failed records. When the cut
+// fails the log is failed: it refuses appends until reopened, and the
+// error says the records may be found on reopening (a failed fsync is
+// never retried and trusted). Called with mu held.
+func (l *Log) cutBack(err error) error {
+	cut := l.f.Truncate(l.size)
+	if cut == nil {
+		if cut = l.f.Sync(); cut != nil {
+			cut = fmt.Errorf("fsync: %w", cut)
+		}
+	}
+	if cut == nil {
+		return fmt.Errorf("wal: %s: append at byte %d: %w (cut back to byte %d: none of the batch is in the log)", l.path, l.size, err, l.size)
+	}
+	l.failed = fmt.Errorf("append at byte %d: %w; cutting back to byte %d: %w", l.size, err, l.size, cut)
+	return fmt.Errorf("wal: %s: %w: %w (the batch may be in the log when it is reopened)", l.path, ErrFailed, l.failed)
+}
+
+// ErrFailed is wrapped by the error of an append whose failure left bytes of
+// unknown content after the last acknowledged record (cutting them off
+// failed), and by every later append's: the log refuses appends until it is
+// reopened, and the failed batch may be there on reopening.
+var ErrFailed = errors.New("log failed, appends refused until reopened")
+
+// Err returns nil while the log accepts appends, or the failure (wrapping
+// ErrFailed) that made it refuse them.
+func (l *Log) Err() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.failed == nil {
+		return nil
+	}
+	return fmt.Errorf("wal: %s: %w: %w", l.path, ErrFailed, l.failed)
 }
 
 // Close closes the file.
