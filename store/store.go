@@ -104,6 +104,7 @@ type Store struct {
 
 	ids        []uint32 // validate's node ids of each write's Src and Dst
 	durable    *disk    // nil for an in-memory store
+	recovery   []LogRecovery
 	closed     bool
 	compactAt  int
 	nice       atomic.Int32
