@@ -198,7 +198,7 @@ func (l *Log) cutEnd(end int64) error {
 			}
 		}
 		if err := l.f.Truncate(end); err != nil {
-			return fmt.Errorf("wal: %s: cut the log at byte %d: %w", l.path, end, err)
+			return fmt.Errorf("wal: %s: cutting the log at byte %d: %w", l.path, end, err)
 		}
 		if err := l.f.Sync(); err != nil {
 			return fmt.Errorf("wal: %s: fsync after cutting the log at byte %d: %w", l.path, end, err)

@@ -12,7 +12,8 @@
 //   - A Faulty fails an operation instead of doing it, or (a write) after
 //     doing part of it: the bytes it reports written are in the file.
 //   - Fault model of a crash: a successful Sync makes the whole file as it
-//     then is durable; a failed Sync makes nothing durable. Crash replaces
+//     then is durable; a failed Sync makes nothing durable (durability is
+//     simulated: a Faulty never calls the real fsync). Crash replaces
 //     the file by its durable content, by its current content, or by the
 //     durable content followed by part (or a zero-filled stretch) of what
 //     was appended since.
