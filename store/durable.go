@@ -178,13 +178,8 @@ func (d *disk) append(ops []Op) error {
 
 // rotate closes the current log and starts the next one; it returns the
 // new log's index, the generation of the snapshot that will hold every
-// write before it. A failed log (wal.ErrFailed) is not rotated: it may
-// hold a batch the store refused, and a reopen would replay it before
-// every batch written to the next log.
+// write before it. The caller checks that the log has not failed.
 func (d *disk) rotate() (int, error) {
-	if err := d.log.Err(); err != nil {
-		return 0, fmt.Errorf("store: compact: %w", err)
-	}
 	next := d.gen + 1
 	log, err := wal.Open(walPath(d.dir, next), nil)
 	if err != nil {
