@@ -14,7 +14,8 @@ import (
 )
 
 // withFaults makes every log the store opens until the test ends write
-// through a Faulty file that consults plan.
+// through a Faulty file that consults plan. The hook is global: tests that
+// use it must not run in parallel with other durable-store tests.
 func withFaults(t testing.TB, plan func(op faultfile.Op, n int) *faultfile.Fault) {
 	t.Helper()
 	restore := faultfile.SetHook(func(_ string, f *os.File) faultfile.File {
