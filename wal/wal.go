@@ -93,7 +93,7 @@ func (d *Damage) String() string {
 // whole record in order, cuts off a torn tail or damaged end (see the
 // package doc; Recovered reports both), and returns the log ready for
 // appends. An error from replay stops Open and is returned; a log Open
-// refuses is left as it was.
+// refuses as corrupted is left as it was.
 func Open(path string, replay func(seq uint64, rec []byte) error) (*Log, error) {
 	l, err := open(path, os.O_RDWR)
 	if err != nil {
