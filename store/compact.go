@@ -27,6 +27,15 @@ func (s *Store) Compact() error {
 		s.mu.Unlock()
 		return ErrClosed
 	}
+	if s.durable != nil {
+		// A failed log (wal.ErrFailed) may hold a batch Apply refused:
+		// rotating would put every later batch after it for a reopen to
+		// replay. Refused even with nothing to fold, so the rule is plain.
+		if err := s.durable.log.Err(); err != nil {
+			s.mu.Unlock()
+			return fmt.Errorf("store: compact: %w", err)
+		}
+	}
 	v := s.cur.Load()
 	if (v.DeltaEdges() == 0 && len(v.l.names) == 0 && len(v.l.dels) == 0) || v.NumNodes() == 0 {
 		s.mu.Unlock()

@@ -71,7 +71,23 @@
 // package format), and holds every write of the logs wal-0 .. wal-(K-1);
 // compaction rotates the log (new writes go to wal-K) before it folds the
 // delta, saves snap-K atomically, then removes older files. Recovery loads
-// the highest snap-K and replays wal-K, wal-K+1, ... in order.
+// the highest snap-K and replays wal-K, wal-K+1, ... in order. A torn tail
+// of the newest log (a batch whose Apply never returned) is cut off; a
+// damaged last batch (whole, failing its checksum) is cut off, kept in a
+// file beside the log and reported by Store.Recovery, which a caller that
+// must not lose writes silently checks after Open; damage anywhere else is
+// an error from Open (see the wal package).
+//
+// A batch Apply reports failed is neither published nor in the store after
+// a reopen. When the log cannot take a batch (a full disk, an I/O error)
+// the wal cuts off what the failed write left and Apply returns its error;
+// the store goes on. When cutting off fails too, the error wraps
+// wal.ErrFailed: the batch may be there after a reopen (as after a crash
+// during the call), and the store refuses writes and compaction until it is
+// closed and reopened. Compaction on a full disk fails with its error
+// (snapshots are written to a temporary file and renamed), leaving the logs
+// it would have folded: no acknowledged batch is lost, and a later
+// compaction with room folds them.
 //
 // # Incremental PPR
 //

@@ -29,7 +29,8 @@ func walPath(dir string, k int) string  { return filepath.Join(dir, fmt.Sprintf(
 // Open opens the durable store in dir, creating dir and an empty store
 // (edges directed as opt says) when it holds none. Recovery loads the newest
 // snapshot and replays every later log in order; a log that cannot be
-// replayed is an error, never skipped.
+// replayed is an error, never skipped. Store.Recovery reports what it found
+// (torn tails, a damaged last batch cut off and kept aside).
 func Open(dir string, opt Options) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
@@ -73,26 +74,36 @@ func Open(dir string, opt Options) (*Store, error) {
 		}
 	}
 	for w := k; w <= last; w++ {
-		log, err := wal.Open(walPath(dir, w), func(seq uint64, rec []byte) error {
+		path := walPath(dir, w)
+		replay := func(seq uint64, rec []byte) error {
 			ops, err := decodeBatch(rec)
 			if err != nil {
-				return fmt.Errorf("store: recover %s record %d: %w", walPath(dir, w), seq, err)
+				return fmt.Errorf("store: recover %s record %d: %w", path, seq, err)
 			}
 			if err := s.validate(ops); err != nil {
-				return fmt.Errorf("store: recover %s record %d: %w", walPath(dir, w), seq, err)
+				return fmt.Errorf("store: recover %s record %d: %w", path, seq, err)
 			}
 			s.apply(ops)
 			return nil
-		})
+		}
+		if w < last {
+			// An older log is only read. Damage at its end is refused: the
+			// later logs' batches were written on top of the damaged one.
+			rec, err := wal.Replay(path, replay)
+			if err != nil {
+				return nil, err
+			}
+			if rec.Damaged != nil {
+				return nil, fmt.Errorf("store: recover %s: damaged %s, and later logs hold batches written after it: refusing to replay them without it", path, rec.Damaged)
+			}
+			s.recovery = append(s.recovery, LogRecovery{Path: path, Recovery: rec})
+			continue
+		}
+		log, err := wal.Open(path, replay)
 		if err != nil {
 			return nil, err
 		}
-		if w < last {
-			if err := log.Close(); err != nil {
-				return nil, fmt.Errorf("store: %w", err)
-			}
-			continue
-		}
+		s.recovery = append(s.recovery, LogRecovery{Path: path, Recovery: log.Recovered})
 		s.durable = &disk{dir: dir, log: log, gen: w}
 	}
 	s.publish()
@@ -101,6 +112,23 @@ func Open(dir string, opt Options) (*Store, error) {
 	}
 	return s, nil
 }
+
+// LogRecovery is what Open found in one log it replayed.
+type LogRecovery struct {
+	Path string
+	wal.Recovery
+}
+
+// Recovery returns what Open found in each log it replayed, oldest first:
+// the batches replayed, a torn tail (a batch whose Apply never returned)
+// and damage. Damage (Damaged not nil) is a whole batch at the end of the
+// newest log that failed its checksum: Open cut it off and kept its bytes
+// in the file Damaged.KeptAt names, and the store holds every batch before
+// it. It may be a batch Apply acknowledged, damaged since, or one whose
+// Apply never returned, torn by a crash of the machine: the log cannot
+// tell, so a caller that must not lose writes silently checks Recovery
+// after Open. Damage in an older log is an error from Open.
+func (s *Store) Recovery() []LogRecovery { return slices.Clone(s.recovery) }
 
 // Create writes g and its labels (nil: mask.FromGraph) as the first
 // snapshot of a new durable store in dir, which must hold no store, and
@@ -150,7 +178,7 @@ func (d *disk) append(ops []Op) error {
 
 // rotate closes the current log and starts the next one; it returns the
 // new log's index, the generation of the snapshot that will hold every
-// write before it.
+// write before it. The caller checks that the log has not failed.
 func (d *disk) rotate() (int, error) {
 	next := d.gen + 1
 	log, err := wal.Open(walPath(d.dir, next), nil)

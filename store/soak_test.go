@@ -16,7 +16,7 @@ import (
 	"github.com/authppr/authppr/ppr"
 )
 
-var soak = flag.Duration("soak", 0, "run TestSoak for this long (default: 1s with -short, 3s without)")
+var soak = flag.Duration("soak", 0, "run TestSoak for this long (default: 1s with -short, 3s without); when set, a full-disk phase follows for a quarter of it (Linux, root: a small tmpfs)")
 
 // TestSoak runs concurrent writers, readers (direct solves and a shared
 // Cache) and a compactor for a fixed time on a durable store, then checks
@@ -223,4 +223,8 @@ func TestSoak(t *testing.T) {
 	require.NoError(t, err)
 	check(r.Current(), "recovered")
 	t.Logf("%d rounds, %d edges, %d sampled queries checked", rounds, s.Current().NumEdges(), checked.Load())
+
+	if *soak > 0 { // long mode: a quarter more on a disk that fills up
+		t.Run("full disk", func(t *testing.T) { soakFullDisk(t, d/4) })
+	}
 }

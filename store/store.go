@@ -109,6 +109,7 @@ type Store struct {
 
 	ids        []uint32 // validate's node ids of each write's Src and Dst
 	durable    *disk    // nil for an in-memory store
+	recovery   []LogRecovery
 	closed     bool
 	compactAt  int
 	nice       atomic.Int32
@@ -245,7 +246,8 @@ var ErrClosed = errors.New("store: closed")
 // Apply applies a batch of writes: all of them, then one new version is
 // published; or, when any write is invalid, none (the error names it). A
 // durable store makes the batch durable (one wal record, fsynced) before it
-// publishes it.
+// publishes it; when the log cannot, Apply returns its error and publishes
+// nothing (see the package doc's Durability section for wal.ErrFailed).
 func (s *Store) Apply(ops []Op) (Result, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

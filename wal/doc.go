@@ -2,11 +2,66 @@
 // made durable (fsync) before Append returns, so a record acknowledged
 // before a crash is there after restart.
 //
-// Record layout (little-endian): uint32 payload length, uint32 CRC-32C
-// (Castagnoli) of the payload, payload bytes. A crash can leave a torn last
-// record; Open reads every whole, intact record, reports the torn tail in
-// Log.Recovered and truncates it, so the next Append starts on a clean
-// record boundary. A bad record before the tail is not a torn write but
-// corruption, and is an error naming its byte offset: nothing is silently
-// dropped.
+// # Format
+//
+// A log that holds a record starts with the 8-byte magic "authwal2" (the
+// last byte is the format's version), written with its first append; an
+// empty log is an empty file. Records follow, each (little-endian):
+//
+//	uint32 payload length (at most MaxRecord)
+//	uint32 CRC-32C (Castagnoli) of the payload
+//	uint32 CRC-32C of the 8 bytes before it (the header checksum)
+//	payload
+//
+// The header checksum makes the length trustworthy before the payload is
+// read, and a header of zero bytes never valid (the CRC-32C of 8 zero
+// bytes is not 0), so zero bytes are never read as a record; an empty
+// record is still a record. Version 1 (8-byte headers, no magic, no header
+// checksum) is refused with an error naming the magic: its zero bytes read
+// as empty records and its lengths could not be told from garbage.
+//
+// # Recovery
+//
+// Open reads the records in order and decides what the bytes after the
+// last whole record are:
+//
+//   - A torn tail: the file ends before the end a valid header declares,
+//     or before a whole header, or holds only zero bytes from the record
+//     boundary on (a crash after the file's size reached the disk and
+//     before its data). This is an append that never returned: Open cuts
+//     it off and reports its length in Recovered.TornBytes. No
+//     acknowledged record is lost.
+//   - Damage: a whole record whose payload fails its checksum, or a header
+//     that fails its own (with bytes that are not all zero). The log cannot
+//     tell an acknowledged record damaged since from an append that never
+//     returned whose pages a crash of the machine wrote out of order, so it
+//     never drops the bytes without a word. Open searches them for a whole
+//     record at any offset: if one follows, the damage is inside the log
+//     and Open fails with an error naming the record, its byte offset and
+//     the record that follows, changing nothing. If none does, Open keeps
+//     the bytes in a new file beside the log (path + ".damaged-at-OFFSET-*",
+//     synced before anything is cut), cuts them off and reports them in
+//     Recovered.Damaged; the caller decides what to do with them (the store
+//     reports them to its caller).
+//
+// Replay reads a log the same way and reports the same findings without
+// changing the file. Either way the next Append starts on a clean record
+// boundary.
+//
+// # Failures
+//
+// A failed append (a write that fails part-way or comes back short, a
+// failed fsync) is cut back: the log truncates the file to the end of the
+// last acknowledged record and fsyncs, so no later record is ever written
+// after bytes of unknown content, and none of the failed batch is found on
+// reopening. A failed fsync is never retried and trusted: its batch's bytes
+// may be durable, so they are cut off like any others. When the cut back
+// fails too, the log is failed: the append's error and every later one's
+// wrap ErrFailed, the batch may be found on reopening (as after a crash
+// during the call), and the log refuses appends until it is reopened.
+//
+// # Errors
+//
+// Errors start with "wal:" and name the file and the byte offset (and
+// record number) where reading or writing failed.
 package wal

@@ -5,106 +5,158 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
+	"path/filepath"
 	"sync"
+
+	"github.com/authppr/authppr/internal/faultfile"
 )
 
 // MaxRecord bounds one record's payload.
 const MaxRecord = 64 << 20
 
+// magic opens every log that holds a record; its last byte is the format's
+// version (1 was the unversioned format of 8-byte headers without a header
+// checksum).
+const magic = "authwal2"
+
+// headerSize is a record header's length: payload length, payload
+// checksum, header checksum.
+const headerSize = 12
+
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// file is what the log reads and writes through: the *os.File it opened,
+// or in tests a file that injects faults (internal/faultfile).
+type file interface {
+	ReadAt(p []byte, off int64) (int, error)
+	WriteAt(p []byte, off int64) (int, error)
+	Truncate(size int64) error
+	Sync() error
+	Stat() (os.FileInfo, error)
+	Close() error
+}
 
 // Log is an open write-ahead log. It is safe for concurrent use.
 type Log struct {
 	mu   sync.Mutex
-	f    *os.File
+	f    file
 	path string
-	size int64
+	size int64  // end of the last acknowledged record: the file holds nothing after it, after Open or a clean append
 	next uint64 // sequence number of the next record (records are numbered from 0)
+	// failed, when not nil, is why the bytes after size are unknown (an
+	// append failed and cutting them off failed too): appends are refused.
+	failed error
 
-	// Recovered describes what Open found: the whole records and the bytes
-	// of a torn tail it cut off (0 when the file ended cleanly).
-	Recovered struct {
-		Records   uint64
-		TornBytes int64
+	// Recovered describes what Open found.
+	Recovered Recovery
+}
+
+// Recovery is what Open (or Replay) found in a log.
+type Recovery struct {
+	// Records is the number of whole records replayed.
+	Records uint64
+	// TornBytes is the length of the torn tail cut off (Replay: found):
+	// a record the file ends before the end of, or zero bytes from a
+	// record boundary to the end of the file. Either is an append that
+	// never returned, cut short by a crash: no acknowledged record is lost.
+	TornBytes int64
+	// Damaged, when not nil, describes damaged bytes at the end of the
+	// log: a whole record (or record header) that fails its checksum, with
+	// no whole record after it.
+	Damaged *Damage
+}
+
+// Damage describes damaged bytes at the end of a log. The log cannot tell
+// an append that never returned, torn by a crash of the machine that wrote
+// its pages out of order, from an acknowledged record damaged since: Open
+// keeps the bytes in a file beside the log, cuts them off and reports them,
+// and the caller decides.
+type Damage struct {
+	Record uint64 // sequence number the first damaged record would have had
+	Offset int64  // byte offset of the damaged bytes in the log
+	Bytes  int64  // their length: from Offset to the end of the file
+	Reason string // what was wrong with the first damaged record
+	KeptAt string // the file holding the bytes Open cut off ("" from Replay)
+}
+
+func (d *Damage) String() string {
+	s := fmt.Sprintf("record %d at byte %d: %s; %d bytes to the end of the log", d.Record, d.Offset, d.Reason, d.Bytes)
+	if d.KeptAt != "" {
+		s += " cut off and kept in " + d.KeptAt
 	}
+	return s
 }
 
 // Open opens (creating if needed) the log at path, calls replay for every
-// intact record in order, truncates a torn tail, and returns the log ready
-// for appends. An error from replay stops Open and is returned.
+// whole record in order, cuts off a torn tail or damaged end (see the
+// package doc; Recovered reports both), and returns the log ready for
+// appends. An error from replay stops Open and is returned; a log Open
+// refuses as corrupted is left as it was.
 func Open(path string, replay func(seq uint64, rec []byte) error) (*Log, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	l, err := open(path, os.O_RDWR)
 	if err != nil {
-		return nil, fmt.Errorf("wal: %w", err)
+		return nil, err
 	}
-	l := &Log{f: f, path: path}
-	if err := l.recover(replay); err != nil {
-		f.Close()
+	end, err := l.recover(replay)
+	if err == nil {
+		err = l.cutEnd(end)
+	}
+	if err != nil {
+		l.f.Close()
 		return nil, err
 	}
 	return l, nil
 }
 
-func (l *Log) recover(replay func(uint64, []byte) error) error {
-	st, err := l.f.Stat()
+// Replay calls replay for every whole record of the log at path, in order,
+// and reports what it found as Open would, changing nothing: a torn tail or
+// damaged end is reported, not cut off (Damage.KeptAt is empty). A missing
+// file is an empty log.
+func Replay(path string, replay func(seq uint64, rec []byte) error) (Recovery, error) {
+	l, err := open(path, os.O_RDONLY)
+	if errors.Is(err, os.ErrNotExist) {
+		return Recovery{}, nil
+	}
 	if err != nil {
-		return fmt.Errorf("wal: %w", err)
+		return Recovery{}, err
 	}
-	total := st.Size()
-	var off int64
-	head := make([]byte, 8)
-	var buf []byte
-	for off < total {
-		if total-off < 8 {
-			break // torn header
-		}
-		if _, err := l.f.ReadAt(head, off); err != nil {
-			return fmt.Errorf("wal: %s: read at %d: %w", l.path, off, err)
-		}
-		n := int64(binary.LittleEndian.Uint32(head))
-		sum := binary.LittleEndian.Uint32(head[4:])
-		if n > MaxRecord {
-			if off+8+n > total {
-				break // a torn header can hold any length
-			}
-			return fmt.Errorf("wal: %s: record %d at byte %d: length %d over the %d-byte limit (corrupted)", l.path, l.next, off, n, MaxRecord)
-		}
-		if off+8+n > total {
-			break // torn payload
-		}
-		if cap(buf) < int(n) {
-			buf = make([]byte, n)
-		}
-		buf = buf[:n]
-		if _, err := l.f.ReadAt(buf, off+8); err != nil {
-			return fmt.Errorf("wal: %s: read at %d: %w", l.path, off+8, err)
-		}
-		if crc32.Checksum(buf, castagnoli) != sum {
-			if off+8+n == total {
-				break // the last record, partly written: torn
-			}
-			return fmt.Errorf("wal: %s: record %d at byte %d: checksum mismatch before the end of the log (corrupted, not a torn write)", l.path, l.next, off)
-		}
-		if replay != nil {
-			if err := replay(l.next, buf); err != nil {
-				return err
+	defer l.f.Close()
+	if _, err := l.recover(replay); err != nil {
+		return Recovery{}, err
+	}
+	return l.Recovered, nil
+}
+
+// open opens the file at path (O_RDWR: creating it, and syncing the
+// directory when it did, so that records acknowledged in a new log are not
+// lost with its directory entry).
+func open(path string, flag int) (*Log, error) {
+	f, err := os.OpenFile(path, flag, 0)
+	if errors.Is(err, os.ErrNotExist) && flag == os.O_RDWR {
+		if f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644); err == nil {
+			err = syncDir(filepath.Dir(path))
+			if err != nil {
+				f.Close()
 			}
 		}
-		l.next++
-		off += 8 + n
 	}
-	l.Recovered.Records = l.next
-	l.Recovered.TornBytes = total - off
-	if off < total {
-		if err := l.f.Truncate(off); err != nil {
-			return fmt.Errorf("wal: %s: cut the torn tail at byte %d: %w", l.path, off, err)
-		}
-		if err := l.f.Sync(); err != nil {
-			return fmt.Errorf("wal: %s: %w", l.path, err)
-		}
+	if err != nil {
+		return nil, fmt.Errorf("wal: %w", err)
 	}
-	l.size = off
+	return &Log{f: faultfile.Wrap(path, f), path: path}, nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync directory %s: %w", dir, err)
+	}
 	return nil
 }
 
@@ -117,37 +169,99 @@ func (l *Log) Append(rec []byte) (uint64, error) {
 
 // AppendBatch writes recs with one write and one fsync (group commit) and
 // returns the sequence number of the first; all of them are durable when it
-// returns. A crash during the call can leave any prefix of the batch, which
-// Open recovers like any torn tail.
+// returns. When it returns an error none of them is in the log, unless the
+// error wraps ErrFailed (see the package doc). A crash during the call can
+// leave any prefix of the batch, which Open recovers like any torn tail.
 func (l *Log) AppendBatch(recs [][]byte) (uint64, error) {
-	size := 0
+	size := len(magic)
 	for i, rec := range recs {
 		if len(rec) > MaxRecord {
 			return 0, fmt.Errorf("wal: record %d of the batch: %d bytes over the %d-byte limit", i, len(rec), MaxRecord)
 		}
-		size += 8 + len(rec)
+		size += headerSize + len(rec)
 	}
-	buf := make([]byte, 0, size)
+	buf := make([]byte, len(magic), size)
+	copy(buf, magic)
 	for _, rec := range recs {
-		buf = binary.LittleEndian.AppendUint32(buf, uint32(len(rec)))
-		buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(rec, castagnoli))
-		buf = append(buf, rec...)
+		buf = appendRecord(buf, rec)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.f == nil {
 		return 0, errors.New("wal: append to a closed log")
 	}
-	if _, err := l.f.WriteAt(buf, l.size); err != nil {
-		return 0, fmt.Errorf("wal: %s: %w", l.path, err)
+	if l.failed != nil {
+		return 0, fmt.Errorf("wal: %s: %w: %w", l.path, ErrFailed, l.failed)
 	}
-	if err := l.f.Sync(); err != nil {
-		return 0, fmt.Errorf("wal: %s: %w", l.path, err)
+	if len(recs) == 0 {
+		return l.next, nil
+	}
+	if l.size > 0 {
+		buf = buf[len(magic):] // the magic opens the file's first append only
+	}
+	n, err := l.f.WriteAt(buf, l.size)
+	if err == nil && n != len(buf) {
+		err = fmt.Errorf("short write: %d of %d bytes: %w", n, len(buf), io.ErrShortWrite)
+	}
+	if err == nil {
+		if err = l.f.Sync(); err != nil {
+			err = fmt.Errorf("fsync: %w", err)
+		}
+	}
+	if err != nil {
+		return 0, l.cutBack(err)
 	}
 	l.size += int64(len(buf))
 	first := l.next
 	l.next += uint64(len(recs))
 	return first, nil
+}
+
+// appendRecord appends rec's header and payload to buf.
+func appendRecord(buf, rec []byte) []byte {
+	buf = binary.LittleEndian.AppendUint32(buf, uint32(len(rec)))
+	buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(rec, castagnoli))
+	buf = binary.LittleEndian.AppendUint32(buf, crc32.Checksum(buf[len(buf)-8:], castagnoli))
+	return append(buf, rec...)
+}
+
+// cutBack handles an append that failed with err: whatever it wrote (all
+// of it, when only the fsync failed: its bytes may even be durable) is cut
+// off, back to the end of the last acknowledged record, and the cut is
+// fsynced, so that no later record is written after bytes of unknown
+// content and a reopen finds none of the failed records. When the cut
+// fails the log is failed: it refuses appends until reopened, and the
+// error says the records may be found on reopening (a failed fsync is
+// never retried and trusted). Called with mu held.
+func (l *Log) cutBack(err error) error {
+	cut := l.f.Truncate(l.size)
+	if cut == nil {
+		if cut = l.f.Sync(); cut != nil {
+			cut = fmt.Errorf("fsync: %w", cut)
+		}
+	}
+	if cut == nil {
+		return fmt.Errorf("wal: %s: append at byte %d: %w (cut back to byte %d: none of the batch is in the log)", l.path, l.size, err, l.size)
+	}
+	l.failed = fmt.Errorf("append at byte %d: %w; cutting back to byte %d: %w", l.size, err, l.size, cut)
+	return fmt.Errorf("wal: %s: %w: %w (the batch may be in the log when it is reopened)", l.path, ErrFailed, l.failed)
+}
+
+// ErrFailed is wrapped by the error of an append whose failure left bytes of
+// unknown content after the last acknowledged record (cutting them off
+// failed), and by every later append's: the log refuses appends until it is
+// reopened, and the failed batch may be there on reopening.
+var ErrFailed = errors.New("log failed, appends refused until reopened")
+
+// Err returns nil while the log accepts appends, or the failure (wrapping
+// ErrFailed) that made it refuse them.
+func (l *Log) Err() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.failed == nil {
+		return nil
+	}
+	return fmt.Errorf("wal: %s: %w: %w", l.path, ErrFailed, l.failed)
 }
 
 // Close closes the file.

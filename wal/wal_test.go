@@ -73,7 +73,7 @@ func TestTornTailIsCutAndReported(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "log")
 	full := writeRecords(t, path, 5)
-	lastStart := len(full) - 8 - len(record(4))
+	lastStart := recordStart(4)
 	for cut := lastStart + 1; cut < len(full); cut++ {
 		p := filepath.Join(dir, fmt.Sprint("cut", cut))
 		require.NoError(t, os.WriteFile(p, full[:cut], 0o644))
@@ -88,13 +88,16 @@ func TestTornTailIsCutAndReported(t *testing.T) {
 		require.Equal(t, record(99), got[4])
 		require.NoError(t, l.Close())
 	}
-	// A bad last record (garbage in its payload) is a torn write too.
+	// A whole last record with garbage in its payload is not a torn write:
+	// it is reported as damaged (TestDamagedLastRecordIsKeptAndReported).
 	bad := append([]byte(nil), full...)
 	bad[len(bad)-1] ^= 1
 	p := filepath.Join(dir, "badtail")
 	require.NoError(t, os.WriteFile(p, bad, 0o644))
 	got, l := readAll(t, p)
 	require.Len(t, got, 4)
+	require.Zero(t, l.Recovered.TornBytes)
+	require.NotNil(t, l.Recovered.Damaged)
 	require.NoError(t, l.Close())
 }
 
@@ -102,10 +105,10 @@ func TestCorruptionBeforeTheTailIsAnError(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "log")
 	full := writeRecords(t, path, 5)
-	full[10] ^= 0xff // inside record 0's payload
+	full[recordStart(0)+headerSize+2] ^= 0xff // inside record 0's payload
 	require.NoError(t, os.WriteFile(path, full, 0o644))
 	_, err := Open(path, nil)
-	require.ErrorContains(t, err, "record 0 at byte 0: checksum mismatch before the end of the log")
+	require.ErrorContains(t, err, fmt.Sprintf("record 0 at byte %d: payload checksum mismatch, and a whole record follows at byte %d", recordStart(0), recordStart(1)))
 }
 
 // The crash test: a child process appends records and prints each
