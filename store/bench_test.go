@@ -25,9 +25,9 @@ func benchStore(b *testing.B, n, m int) (*Store, []string) {
 	}
 	ops := make([]Op, m)
 	for i := range ops {
-		ops[i] = Edge(names[rng.IntN(n)], names[rng.IntN(n)], 1, "default")
+		ops[i] = as("default", Edge(names[rng.IntN(n)], names[rng.IntN(n)], 1))
 	}
-	if _, err := s.Apply(ops); err != nil {
+	if _, err := s.applyBatch(ops); err != nil {
 		b.Fatal(err)
 	}
 	if err := s.Compact(); err != nil {
@@ -48,12 +48,12 @@ func benchApply(b *testing.B, s *Store, names []string) {
 	rng := rand.New(rand.NewPCG(2, 2))
 	ops := make([]Op, 1000)
 	for i := range ops {
-		ops[i] = Edge(names[rng.IntN(len(names))], names[rng.IntN(len(names))], 1, "w")
+		ops[i] = as("w", Edge(names[rng.IntN(len(names))], names[rng.IntN(len(names))], 1))
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := s.Apply(ops); err != nil {
+		if _, err := s.applyBatch(ops); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -69,9 +69,9 @@ func BenchmarkCompact(b *testing.B) {
 		b.StopTimer()
 		ops := make([]Op, 10000)
 		for i := range ops {
-			ops[i] = Edge(names[rng.IntN(len(names))], names[rng.IntN(len(names))], 1, "w")
+			ops[i] = as("w", Edge(names[rng.IntN(len(names))], names[rng.IntN(len(names))], 1))
 		}
-		if _, err := s.Apply(ops); err != nil {
+		if _, err := s.applyBatch(ops); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()
@@ -95,9 +95,9 @@ func patchedSolves(b *testing.B, s *Store, names []string, tol float64) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	ops := make([]Op, 10000)
 	for i := range ops {
-		ops[i] = Edge(names[rng.IntN(len(names))], names[rng.IntN(len(names))], 1, "w")
+		ops[i] = as("w", Edge(names[rng.IntN(len(names))], names[rng.IntN(len(names))], 1))
 	}
-	if _, err := s.Apply(ops); err != nil {
+	if _, err := s.applyBatch(ops); err != nil {
 		b.Fatal(err)
 	}
 	for _, bc := range []struct {

@@ -22,13 +22,13 @@ func runCacheScenario(t testing.TB, seed uint64, steps int, directed bool, dampi
 	cache := &Cache{Tol: tol, Max: 4}
 	trust := mask.Trust("default")
 	names := 4 + rng.IntN(30)
-	_, err = s.Apply(randomOps(rng, 1+rng.IntN(3*names), names, 0, 0))
+	_, err = s.applyBatch(randomOps(rng, 1+rng.IntN(3*names), names, 0, 0))
 	require.NoError(t, err)
 	hows := map[How]int{}
 	for step := range steps {
 		switch k := rng.IntN(10); {
 		case k < 4:
-			_, err := s.Apply(randomOps(rng, 1+rng.IntN(8), names, s.Current().NumNodes(), s.Current().NumEdges()))
+			_, err := s.applyBatch(randomOps(rng, 1+rng.IntN(8), names, s.Current().NumNodes(), s.Current().NumEdges()))
 			require.NoError(t, err)
 		case k < 5:
 			require.NoError(t, s.Compact())
@@ -103,9 +103,9 @@ func TestCacheUpdateCheaperThanSolve(t *testing.T) {
 	const names = 2000
 	var base []Op
 	for range 20000 {
-		base = append(base, Edge(fmt.Sprintf("n%d", rng.IntN(names)), fmt.Sprintf("n%d", rng.IntN(names)), 1, "default"))
+		base = append(base, as("default", Edge(fmt.Sprintf("n%d", rng.IntN(names)), fmt.Sprintf("n%d", rng.IntN(names)), 1)))
 	}
-	_, err = s.Apply(base)
+	_, err = s.applyBatch(base)
 	require.NoError(t, err)
 	require.NoError(t, s.Compact())
 	cache := &Cache{Tol: 1e-8}
@@ -117,9 +117,9 @@ func TestCacheUpdateCheaperThanSolve(t *testing.T) {
 	require.Equal(t, Fresh, how)
 	var ops []Op
 	for range 100 {
-		ops = append(ops, Edge(fmt.Sprintf("n%d", rng.IntN(names)), fmt.Sprintf("n%d", rng.IntN(names)), 1, "default"))
+		ops = append(ops, as("default", Edge(fmt.Sprintf("n%d", rng.IntN(names)), fmt.Sprintf("n%d", rng.IntN(names)), 1)))
 	}
-	_, err = s.Apply(ops)
+	_, err = s.applyBatch(ops)
 	require.NoError(t, err)
 	v = s.Current()
 	upd, how, err := cache.Query(v, nil, seeds, 0.85)

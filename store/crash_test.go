@@ -15,7 +15,7 @@ import (
 func crashBatch(i int) []Op {
 	ops := make([]Op, 5)
 	for j := range ops {
-		ops[j] = Edge(fmt.Sprintf("c%d-%d", i, j), "hub", float64(5*i+j+1), "child")
+		ops[j] = as("child", Edge(fmt.Sprintf("c%d-%d", i, j), "hub", float64(5*i+j+1)))
 	}
 	return ops
 }
@@ -57,7 +57,7 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		for i := 0; ; i++ {
-			if _, err := s.Apply(crashBatch(i)); err != nil {
+			if _, err := s.applyBatch(crashBatch(i)); err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				os.Exit(1)
 			}

@@ -37,7 +37,7 @@ func TestRecoverSnapshotPlusLog(t *testing.T) {
 	s, err := Open(dir, Options{Directed: true})
 	require.NoError(t, err)
 	for i := range 12 {
-		_, err := s.Apply(randomOps(rng, 1+rng.IntN(10), 20, s.Current().NumNodes(), s.Current().NumEdges()))
+		_, err := s.applyBatch(randomOps(rng, 1+rng.IntN(10), 20, s.Current().NumNodes(), s.Current().NumEdges()))
 		require.NoError(t, err)
 		if i%5 == 4 {
 			require.NoError(t, s.Compact())
@@ -65,11 +65,11 @@ func TestRecoverSnapshotPlusLog(t *testing.T) {
 	requireClose(t, a.X, b.X, 1e-11, "solve after recovery")
 
 	// Writes continue after recovery, and survive another one.
-	_, err = r.Apply([]Op{Edge("fresh", "n1", 1, "")})
+	_, err = r.applyBatch([]Op{as("default", Edge("fresh", "n1", 1))})
 	require.NoError(t, err)
 	want = r.Current()
 	require.NoError(t, r.Close())
-	_, err = r.Apply([]Op{Edge("x", "y", 1, "")})
+	_, err = r.applyBatch([]Op{as("default", Edge("x", "y", 1))})
 	require.ErrorIs(t, err, ErrClosed)
 	r2, err := Open(dir, Options{})
 	require.NoError(t, err)
@@ -83,13 +83,13 @@ func TestRecoverAcrossRotation(t *testing.T) {
 	dir := t.TempDir()
 	s, err := Open(dir, Options{})
 	require.NoError(t, err)
-	_, err = s.Apply([]Op{Edge("a", "b", 1, ""), Edge("b", "c", 2, "m")})
+	_, err = s.applyBatch([]Op{as("default", Edge("a", "b", 1)), as("m", Edge("b", "c", 2))})
 	require.NoError(t, err)
 	s.mu.Lock()
 	_, err = s.durable.rotate() // what Compact does first
 	s.mu.Unlock()
 	require.NoError(t, err)
-	_, err = s.Apply([]Op{Delete(0, "m"), MergeInto("c", "a", "m")})
+	_, err = s.applyBatch([]Op{as("m", Delete(0)), as("m", MergeInto("c", "a"))})
 	require.NoError(t, err)
 	want := s.Current()
 	r, err := Open(dir, Options{})
@@ -108,7 +108,7 @@ func TestCreateFromGraph(t *testing.T) {
 	dir := t.TempDir()
 	s, err := Create(dir, g, nil, Options{})
 	require.NoError(t, err)
-	_, err = s.Apply([]Op{Edge("3", "7", 1, "mallory")})
+	_, err = s.applyBatch([]Op{as("mallory", Edge("3", "7", 1))})
 	require.NoError(t, err)
 	want := s.Current()
 	require.NoError(t, s.Close())
@@ -125,7 +125,7 @@ func TestRecoverCorruptLogIsAnError(t *testing.T) {
 	s, err := Open(dir, Options{})
 	require.NoError(t, err)
 	for range 3 {
-		_, err = s.Apply([]Op{Edge("a", "b", 1, "")})
+		_, err = s.applyBatch([]Op{as("default", Edge("a", "b", 1))})
 		require.NoError(t, err)
 	}
 	require.NoError(t, s.Close())

@@ -15,11 +15,14 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	_, err = s.Apply([]store.Op{
-		store.Edge("q", "alice", 1, "default"),
-		store.Edge("alice", "p1", 1, "default"),
-		store.Edge("bob", "p2", 1, "default"),
-	})
+	// Each principal writes through its own writer.
+	trusted, _ := s.Writer("default")
+	mallory, _ := s.Writer("mallory")
+	_, err = trusted.Apply(
+		store.Edge("q", "alice", 1),
+		store.Edge("alice", "p1", 1),
+		store.Edge("bob", "p2", 1),
+	)
 	if err != nil {
 		panic(err)
 	}
@@ -31,7 +34,7 @@ func Example() {
 		panic(err)
 	}
 
-	res, err := s.Apply([]store.Op{store.MergeInto("alice", "bob", "mallory")})
+	res, err := mallory.Apply(store.MergeInto("alice", "bob"))
 	if err != nil {
 		panic(err)
 	}

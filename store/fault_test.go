@@ -56,7 +56,7 @@ func TestFailedLogRefusesWrites(t *testing.T) {
 
 	faults = []faultfile.Op{faultfile.Sync, faultfile.Truncate}
 	before := s.Current()
-	_, err = s.Apply(fillBatch(l.next, 4))
+	_, err = s.applyBatch(fillBatch(l.next, 4))
 	unknown := l.next
 	l.next++
 	require.ErrorIs(t, err, wal.ErrFailed)
@@ -157,7 +157,7 @@ func runStoreFaults(t *testing.T, script []byte) {
 			r.l.sizes[i] = n
 			failedBefore := r.unknown >= 0
 			before := r.s.Current()
-			_, err := r.s.Apply(fillBatch(i, n))
+			_, err := r.s.applyBatch(fillBatch(i, n))
 			switch {
 			case err == nil && !failedBefore:
 				r.l.acked = append(r.l.acked, i)

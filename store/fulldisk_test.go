@@ -19,7 +19,7 @@ func fillBatch(i, n int) []Op {
 	ops := make([]Op, n)
 	for j := range ops {
 		pad := strings.Repeat("\x00", 40+(i*7+j*13)%61)
-		ops[j] = Edge(fmt.Sprintf("f%d-%d-%s", i, j, pad), "hub", float64(i*1000+j+1), "fill")
+		ops[j] = as("fill", Edge(fmt.Sprintf("f%d-%d-%s", i, j, pad), "hub", float64(i*1000+j+1)))
 	}
 	return ops
 }
@@ -40,7 +40,7 @@ func (l *fillLedger) apply(s *Store, n int) error {
 	i := l.next
 	l.next++
 	l.sizes[i] = n
-	if _, err := s.Apply(fillBatch(i, n)); err != nil {
+	if _, err := s.applyBatch(fillBatch(i, n)); err != nil {
 		l.failed = append(l.failed, i)
 		return err
 	}

@@ -39,7 +39,7 @@ func TestGuardMatchesMaterialized(t *testing.T) {
 		recurring := [][]ppr.Seed{{{Node: 0, Weight: 1}}, {{Node: 1, Weight: 1}, {Node: 2, Weight: 0.5}}}
 		for step := range 40 {
 			v := s.Current()
-			_, err := s.Apply(randomOps(rng, 1+rng.IntN(8), 20, v.NumNodes(), v.NumEdges()))
+			_, err := s.applyBatch(randomOps(rng, 1+rng.IntN(8), 20, v.NumNodes(), v.NumEdges()))
 			require.NoError(t, err)
 			if step%15 == 14 {
 				require.NoError(t, s.Compact())

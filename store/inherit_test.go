@@ -41,9 +41,9 @@ func TestTrustedMergeDoesNotLaunder(t *testing.T) {
 	for _, directed := range []bool{true, false} {
 		s, err := New(nil, nil, Options{Directed: directed})
 		require.NoError(t, err)
-		_, err = s.Apply([]Op{Edge("q", "a", 1, "default"), Edge("a", "p", 1, "default"), Edge("a", "x", 1, "mallory"), Node("b", "default")})
+		_, err = s.applyBatch([]Op{as("default", Edge("q", "a", 1)), as("default", Edge("a", "p", 1)), as("mallory", Edge("a", "x", 1)), as("default", Node("b"))})
 		require.NoError(t, err)
-		res, err := s.Apply([]Op{MergeInto("a", "b", "resolver")})
+		res, err := s.applyBatch([]Op{as("resolver", MergeInto("a", "b"))})
 		require.NoError(t, err)
 		require.Equal(t, 3, res.Rewired[0])
 		trust := mask.Trust("default", "resolver")
@@ -82,16 +82,16 @@ func TestInferredEdgesInherit(t *testing.T) {
 	t.Parallel()
 	s, err := New(nil, nil, Options{})
 	require.NoError(t, err)
-	res, err := s.Apply([]Op{Edge("a", "b", 1, "default"), Edge("c", "d", 1, "mallory")})
+	res, err := s.applyBatch([]Op{as("default", Edge("a", "b", 1)), as("mallory", Edge("c", "d", 1))})
 	require.NoError(t, err)
 	trusted, untrusted := res.IDs[0], res.IDs[1]
-	res, err = s.Apply([]Op{
-		Inferred("a", "c", 0.5, "synonyms", trusted),
-		Inferred("b", "d", 0.5, "synonyms", trusted, untrusted),
+	res, err = s.applyBatch([]Op{
+		as("synonyms", Inferred("a", "c", 0.5, trusted)),
+		as("synonyms", Inferred("b", "d", 0.5, trusted, untrusted)),
 	})
 	require.NoError(t, err)
 	// Derived from a derived edge: it inherits transitively.
-	_, err = s.Apply([]Op{Inferred("a", "d", 0.5, "synonyms", res.IDs[1])})
+	_, err = s.applyBatch([]Op{as("synonyms", Inferred("a", "d", 0.5, res.IDs[1]))})
 	require.NoError(t, err)
 	trust := mask.Trust("default", "synonyms")
 	for _, when := range []string{"delta", "compacted"} {
@@ -103,9 +103,9 @@ func TestInferredEdgesInherit(t *testing.T) {
 		require.Equal(t, 1, liveEdges(t, s.Current(), &both)[[2]string{"a", "d"}], when)
 		require.NoError(t, s.Compact())
 	}
-	_, err = s.Apply([]Op{Inferred("a", "b", 1, "synonyms")})
+	_, err = s.applyBatch([]Op{as("synonyms", Inferred("a", "b", 1))})
 	require.ErrorContains(t, err, "no source edges")
-	_, err = s.Apply([]Op{Inferred("a", "b", 1, "synonyms", 99)})
+	_, err = s.applyBatch([]Op{as("synonyms", Inferred("a", "b", 1, 99))})
 	require.ErrorContains(t, err, "source edge 99")
 }
 
@@ -117,10 +117,10 @@ func TestDeleteEdgesBetween(t *testing.T) {
 	for _, directed := range []bool{true, false} {
 		s, err := New(nil, nil, Options{Directed: directed})
 		require.NoError(t, err)
-		_, err = s.Apply([]Op{Edge("a", "b", 1, "default"), Edge("b", "a", 2, "default"), Edge("a", "b", 3, "default"), Edge("a", "c", 1, "default")})
+		_, err = s.applyBatch([]Op{as("default", Edge("a", "b", 1)), as("default", Edge("b", "a", 2)), as("default", Edge("a", "b", 3)), as("default", Edge("a", "c", 1))})
 		require.NoError(t, err)
 		require.NoError(t, s.Compact())
-		res, err := s.Apply([]Op{Edge("a", "b", 4, "default"), DeleteEdges("a", "b", "mallory")})
+		res, err := s.applyBatch([]Op{as("default", Edge("a", "b", 4)), as("mallory", DeleteEdges("a", "b"))})
 		require.NoError(t, err)
 		want := 3 // a->b three times
 		if !directed {
@@ -134,10 +134,10 @@ func TestDeleteEdgesBetween(t *testing.T) {
 		auth := liveEdges(t, s.Current(), &trust)
 		require.Equal(t, 3, auth[[2]string{"a", "b"}], "directed %v: the untrusted deletion is undone", directed)
 		// Nothing left between them: a no-op, not an error.
-		res, err = s.Apply([]Op{DeleteEdges("a", "b", "default")})
+		res, err = s.applyBatch([]Op{as("default", DeleteEdges("a", "b"))})
 		require.NoError(t, err)
 		require.Zero(t, res.Rewired[0])
-		_, err = s.Apply([]Op{DeleteEdges("a", "zz", "default")})
+		_, err = s.applyBatch([]Op{as("default", DeleteEdges("a", "zz"))})
 		require.ErrorContains(t, err, `unknown node "zz"`)
 	}
 }

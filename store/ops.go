@@ -15,7 +15,7 @@ const (
 	// AddEdge adds an edge Src -> Dst of the given Weight, creating
 	// either node by name when it is new.
 	AddEdge
-	// DeleteEdge labels edge Edge deleted by Channel.
+	// DeleteEdge labels edge Edge deleted by the writer's channel.
 	DeleteEdge
 	// Merge rewires every native-live edge of node Src onto node Dst (see
 	// the package doc).
@@ -54,53 +54,48 @@ func (k Kind) String() string {
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
 
-// Op is one structural write. Channel names the principal that made it; an
-// empty Channel is csr.DefaultChannel.
+// Op is one structural write. It carries no channel: a Writer applies it as
+// the channel the writer was made for.
 type Op struct {
 	Kind     Kind
 	Src, Dst string  // node names (AddNode: Src; Merge: Src merged into Dst)
-	Weight   float64 // AddEdge
+	Weight   float64 // AddEdge, AddEdgeByID, AddInferred
 	Edge     uint32  // DeleteEdge
-	Channel  string
 
 	SrcID, DstID uint32   // AddEdgeByID
 	From         []uint32 // AddInferred: the source edges
+
+	channel string // set by Writer.Apply (and by the log's replay)
 }
 
 // Edge returns an AddEdge write.
-func Edge(src, dst string, weight float64, channel string) Op {
-	return Op{Kind: AddEdge, Src: src, Dst: dst, Weight: weight, Channel: channel}
+func Edge(src, dst string, weight float64) Op {
+	return Op{Kind: AddEdge, Src: src, Dst: dst, Weight: weight}
 }
 
 // EdgeByID returns an AddEdgeByID write.
-func EdgeByID(src, dst uint32, weight float64, channel string) Op {
-	return Op{Kind: AddEdgeByID, SrcID: src, DstID: dst, Weight: weight, Channel: channel}
+func EdgeByID(src, dst uint32, weight float64) Op {
+	return Op{Kind: AddEdgeByID, SrcID: src, DstID: dst, Weight: weight}
 }
 
 // Node returns an AddNode write.
-func Node(name, channel string) Op { return Op{Kind: AddNode, Src: name, Channel: channel} }
+func Node(name string) Op { return Op{Kind: AddNode, Src: name} }
 
 // Delete returns a DeleteEdge write.
-func Delete(edge uint32, channel string) Op {
-	return Op{Kind: DeleteEdge, Edge: edge, Channel: channel}
-}
+func Delete(edge uint32) Op { return Op{Kind: DeleteEdge, Edge: edge} }
 
 // DeleteEdges returns a DeleteBetween write: every live edge from src to
 // dst.
-func DeleteEdges(src, dst, channel string) Op {
-	return Op{Kind: DeleteBetween, Src: src, Dst: dst, Channel: channel}
-}
+func DeleteEdges(src, dst string) Op { return Op{Kind: DeleteBetween, Src: src, Dst: dst} }
 
 // Inferred returns an AddInferred write: an edge derived from the edges
 // from.
-func Inferred(src, dst string, weight float64, channel string, from ...uint32) Op {
-	return Op{Kind: AddInferred, Src: src, Dst: dst, Weight: weight, Channel: channel, From: from}
+func Inferred(src, dst string, weight float64, from ...uint32) Op {
+	return Op{Kind: AddInferred, Src: src, Dst: dst, Weight: weight, From: from}
 }
 
 // MergeInto returns a Merge write: from is merged into into.
-func MergeInto(from, into, channel string) Op {
-	return Op{Kind: Merge, Src: from, Dst: into, Channel: channel}
-}
+func MergeInto(from, into string) Op { return Op{Kind: Merge, Src: from, Dst: into} }
 
 // encodeBatch appends the wal record of a batch:
 //
@@ -121,7 +116,7 @@ func encodeBatch(dst []byte, ops []Op) []byte {
 	}
 	for _, op := range ops {
 		dst = append(dst, byte(op.Kind))
-		str(op.Channel)
+		str(op.channel)
 		switch op.Kind {
 		case AddNode:
 			str(op.Src)
@@ -196,7 +191,7 @@ func decodeBatch(rec []byte) ([]Op, error) {
 		}
 		op := Op{Kind: Kind(p[0])}
 		p = p[1:]
-		if op.Channel, ok = str(); !ok {
+		if op.channel, ok = str(); !ok {
 			return nil, fail("truncated channel")
 		}
 		switch op.Kind {

@@ -32,9 +32,9 @@ func reopenCompactLookup(t *testing.T, dir string) {
 	require.NoError(t, err)
 	var ops []Op
 	for i := range 100 {
-		ops = append(ops, Edge(fmt.Sprintf("node%d", i), fmt.Sprintf("node%d", i+1), 1, "default"))
+		ops = append(ops, as("default", Edge(fmt.Sprintf("node%d", i), fmt.Sprintf("node%d", i+1), 1)))
 	}
-	_, err = s.Apply(ops)
+	_, err = s.applyBatch(ops)
 	require.NoError(t, err)
 	require.NoError(t, s.Compact())
 	require.NoError(t, s.Close())
@@ -45,7 +45,7 @@ func reopenCompactLookup(t *testing.T, dir string) {
 
 	s, err = Open(dir, Options{})
 	require.NoError(t, err)
-	_, err = s.Apply([]Op{Edge("node5", "fresh", 2, "default")})
+	_, err = s.applyBatch([]Op{as("default", Edge("node5", "fresh", 2))})
 	require.NoError(t, err)
 	require.NoError(t, s.Compact())
 	// Compaction removed the old snapshot; once nothing holds the base

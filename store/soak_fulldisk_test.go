@@ -92,10 +92,10 @@ func soakFullDisk(t *testing.T, d time.Duration) {
 					key := fmt.Sprintf("w%d-b%d", w, i)
 					ops := make([]Op, 1+(i*7)%9)
 					for j := range ops {
-						ops[j] = Edge(fmt.Sprintf("%s-e%d-%s", key, j, strings.Repeat("x", (i+j)%50)), fmt.Sprintf("t%d", (i+j)%40), float64(j+1), fmt.Sprintf("w%d", w))
+						ops[j] = as(fmt.Sprintf("w%d", w), Edge(fmt.Sprintf("%s-e%d-%s", key, j, strings.Repeat("x", (i+j)%50)), fmt.Sprintf("t%d", (i+j)%40), float64(j+1)))
 					}
 					b := soakBatch{len(ops), ops[0].Src}
-					_, err := s.Apply(ops)
+					_, err := s.applyBatch(ops)
 					l.mu.Lock()
 					switch {
 					case err == nil:

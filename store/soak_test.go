@@ -43,9 +43,9 @@ func TestSoak(t *testing.T) {
 	// A hub so that queries have something to walk.
 	var seed []Op
 	for i := range 50 {
-		seed = append(seed, Edge("hub", fmt.Sprintf("t%d", i), 1, "default"))
+		seed = append(seed, as("default", Edge("hub", fmt.Sprintf("t%d", i), 1)))
 	}
-	_, err = s.Apply(seed)
+	_, err = s.applyBatch(seed)
 	require.NoError(t, err)
 
 	const writers, readers = 3, 3
@@ -80,12 +80,12 @@ func TestSoak(t *testing.T) {
 					var ops []Op
 					for j := range 1 + rng.IntN(8) {
 						n := len(acked[w]) + j
-						ops = append(ops, Edge(fmt.Sprintf("%s-%d", ch, n%40), fmt.Sprintf("t%d", rng.IntN(60)), float64(n+1), ch))
+						ops = append(ops, as(ch, Edge(fmt.Sprintf("%s-%d", ch, n%40), fmt.Sprintf("t%d", rng.IntN(60)), float64(n+1))))
 					}
 					if len(acked[w]) > 0 && rng.IntN(3) == 0 {
-						ops = append(ops, Delete(acked[w][rng.IntN(len(acked[w]))].id, ch))
+						ops = append(ops, as(ch, Delete(acked[w][rng.IntN(len(acked[w]))].id)))
 					}
-					res, err := s.Apply(ops)
+					res, err := s.applyBatch(ops)
 					if err != nil {
 						fail(err)
 						return
@@ -192,7 +192,7 @@ func TestSoak(t *testing.T) {
 		s, err = Open(dir, Options{})
 		require.NoError(t, err)
 		check(s.Current(), fmt.Sprintf("round %d: reopened", i))
-		_, err = s.Apply([]Op{Edge("hub", "t0", 1, "default")})
+		_, err = s.applyBatch([]Op{as("default", Edge("hub", "t0", 1))})
 		require.NoError(t, err)
 		snaps, _, err := listFiles(dir)
 		require.NoError(t, err)

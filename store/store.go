@@ -191,9 +191,6 @@ func (s *Store) Current() *Version { return s.cur.Load() }
 
 // channel interns a channel name.
 func (s *Store) channel(name string) uint32 {
-	if name == "" {
-		name = csr.DefaultChannel
-	}
 	if id, ok := s.channelIDs[name]; ok {
 		return id
 	}
@@ -243,12 +240,13 @@ type Result struct {
 // ErrClosed is returned by writes to a closed durable store.
 var ErrClosed = errors.New("store: closed")
 
-// Apply applies a batch of writes: all of them, then one new version is
-// published; or, when any write is invalid, none (the error names it). A
-// durable store makes the batch durable (one wal record, fsynced) before it
-// publishes it; when the log cannot, Apply returns its error and publishes
-// nothing (see the package doc's Durability section for wal.ErrFailed).
-func (s *Store) Apply(ops []Op) (Result, error) {
+// applyBatch applies a batch of writes, each carrying its channel (set by a
+// Writer): all of them, then one new version is published; or, when any
+// write is invalid, none (the error names it). A durable store makes the
+// batch durable (one wal record, fsynced) before it publishes it; when the
+// log cannot, the error is returned and nothing published (see the package
+// doc's Durability section for wal.ErrFailed).
+func (s *Store) applyBatch(ops []Op) (Result, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -312,6 +310,9 @@ func (s *Store) validate(ops []Op) error {
 	// now plus every edge the batch adds before it.
 	batchEdges := 0
 	for i, op := range ops {
+		if op.channel == "" {
+			return fmt.Errorf("store: write %d: no channel (writes go through a Writer)", i)
+		}
 		switch op.Kind {
 		case AddNode:
 			if err := create(i, 0, op.Src); err != nil {
@@ -407,7 +408,7 @@ func (s *Store) validate(ops []Op) error {
 func (s *Store) apply(ops []Op) Result {
 	res := Result{IDs: make([]uint32, len(ops))}
 	for i, op := range ops {
-		c := s.channel(op.Channel)
+		c := s.channel(op.channel)
 		switch op.Kind {
 		case AddNode:
 			res.IDs[i] = s.node(op.Src, s.ids[2*i])
@@ -632,12 +633,15 @@ func (w *Writer) Channel() string { return w.channel }
 
 // Apply applies a batch of writes as the writer's channel: all of them,
 // then one new version; or, when any write is invalid, none (the error
-// names it). A durable store makes the batch durable before it returns.
+// names it). A durable store makes the batch durable (one wal record,
+// fsynced) before it returns; when the log cannot, the error is returned
+// and nothing published (see the package doc's Durability section for
+// wal.ErrFailed).
 func (w *Writer) Apply(ops ...Op) (Result, error) {
 	batch := make([]Op, len(ops))
 	for i, op := range ops {
-		op.Channel = w.channel
+		op.channel = w.channel
 		batch[i] = op
 	}
-	return w.s.Apply(batch)
+	return w.s.applyBatch(batch)
 }

@@ -29,14 +29,14 @@ func randomOps(rng *rand.Rand, count, names, nodes, edges int) []Op {
 	for range count {
 		switch k := rng.IntN(20); {
 		case k < 13 || edges == 0:
-			ops = append(ops, Edge(name(), name(), float64(1+rng.IntN(3)), ch()))
+			ops = append(ops, as(ch(), Edge(name(), name(), float64(1+rng.IntN(3)))))
 			edges++
 		case k < 17:
-			ops = append(ops, Delete(uint32(rng.IntN(edges)), ch()))
+			ops = append(ops, as(ch(), Delete(uint32(rng.IntN(edges)))))
 		case k < 18:
-			ops = append(ops, Node(name(), ch()))
+			ops = append(ops, as(ch(), Node(name())))
 		case k < 19 && nodes > 0:
-			ops = append(ops, EdgeByID(uint32(rng.IntN(nodes)), uint32(rng.IntN(nodes)), 2, ch()))
+			ops = append(ops, as(ch(), EdgeByID(uint32(rng.IntN(nodes)), uint32(rng.IntN(nodes)), 2)))
 			edges++
 		case k < 20 && rng.IntN(2) == 0:
 			// An inferred edge, from one or two existing edges.
@@ -46,16 +46,16 @@ func randomOps(rng *rand.Rand, count, names, nodes, edges int) []Op {
 			}
 			if rng.IntN(3) == 0 {
 				a, b := name(), name()
-				ops = append(ops, Edge(a, b, 1, "default"), DeleteEdges(a, b, ch()))
+				ops = append(ops, as("default", Edge(a, b, 1)), as(ch(), DeleteEdges(a, b)))
 				edges++
 				break
 			}
-			ops = append(ops, Inferred(name(), name(), 1, ch(), from...))
+			ops = append(ops, as(ch(), Inferred(name(), name(), 1, from...)))
 			edges++
 		default:
 			a, b := name(), name()
 			if a != b {
-				ops = append(ops, Edge(a, b, 1, "default"), MergeInto(a, b, ch()))
+				ops = append(ops, as("default", Edge(a, b, 1)), as(ch(), MergeInto(a, b)))
 				edges++
 			}
 		}
@@ -102,7 +102,7 @@ func TestSolveMatchesMaterialized(t *testing.T) {
 		trust := mask.Trust("default")
 		for step := range 30 {
 			v := s.Current()
-			_, err := s.Apply(randomOps(rng, 1+rng.IntN(20), 25, v.NumNodes(), v.NumEdges()))
+			_, err := s.applyBatch(randomOps(rng, 1+rng.IntN(20), 25, v.NumNodes(), v.NumEdges()))
 			require.NoError(t, err)
 			v = s.Current()
 			seeds, err := v.Seeds([]ppr.Seed{{Node: 0, Weight: 1}, {Node: uint32(rng.IntN(v.NumNodes())), Weight: 0.5}})
@@ -126,13 +126,13 @@ func TestUntrustedMergeUndone(t *testing.T) {
 	for _, directed := range []bool{true, false} {
 		s, err := New(nil, nil, Options{Directed: directed})
 		require.NoError(t, err)
-		_, err = s.Apply([]Op{
-			Edge("q", "a", 1, "default"), Edge("a", "p1", 1, "default"), Edge("b", "p2", 1, "default"),
-			Edge("q", "b", 2, "default"), Edge("p2", "a", 1, "default"), Edge("a", "a", 1, "default"),
+		_, err = s.applyBatch([]Op{
+			as("default", Edge("q", "a", 1)), as("default", Edge("a", "p1", 1)), as("default", Edge("b", "p2", 1)),
+			as("default", Edge("q", "b", 2)), as("default", Edge("p2", "a", 1)), as("default", Edge("a", "a", 1)),
 		})
 		require.NoError(t, err)
 		before := s.Current()
-		res, err := s.Apply([]Op{MergeInto("a", "b", "mallory")})
+		res, err := s.applyBatch([]Op{as("mallory", MergeInto("a", "b"))})
 		require.NoError(t, err)
 		after := res.Version
 		require.Positive(t, res.Rewired[0])
@@ -182,32 +182,32 @@ func TestUntrustedMergeUndone(t *testing.T) {
 func TestApplyErrorsApplyNothing(t *testing.T) {
 	s, err := New(nil, nil, Options{})
 	require.NoError(t, err)
-	_, err = s.Apply([]Op{Edge("a", "b", 1, "")})
+	_, err = s.applyBatch([]Op{as("default", Edge("a", "b", 1))})
 	require.NoError(t, err)
 	v := s.Current()
 	for _, tc := range []struct {
 		ops  []Op
 		want string
 	}{
-		{[]Op{Edge("x", "y", 1, ""), Delete(5, "c")}, "store: write 1: delete edge 5: no such edge (2 edges)"},
-		{[]Op{Edge("x", "", 1, "")}, "store: write 0: empty node name"},
-		{[]Op{Edge("x", "y", math.NaN(), "")}, "weight NaN"},
-		{[]Op{Edge("x", "y", -1, "")}, "weight -1"},
-		{[]Op{MergeInto("a", "zz", "")}, `unknown node "zz"`},
-		{[]Op{MergeInto("a", "a", "")}, `merge "a" into itself`},
-		{[]Op{Node("", "")}, "empty node name"},
-		{[]Op{{Kind: 9}}, "unknown kind 9"},
-		{[]Op{EdgeByID(0, 2, 1, "")}, "store: write 0: edge 0 -> 2: no such node (2 nodes)"},
-		{[]Op{EdgeByID(0, 1, math.Inf(1), "")}, "weight +Inf"},
+		{[]Op{as("default", Edge("x", "y", 1)), as("c", Delete(5))}, "store: write 1: delete edge 5: no such edge (2 edges)"},
+		{[]Op{as("default", Edge("x", "", 1))}, "store: write 0: empty node name"},
+		{[]Op{as("default", Edge("x", "y", math.NaN()))}, "weight NaN"},
+		{[]Op{as("default", Edge("x", "y", -1))}, "weight -1"},
+		{[]Op{as("default", MergeInto("a", "zz"))}, `unknown node "zz"`},
+		{[]Op{as("default", MergeInto("a", "a"))}, `merge "a" into itself`},
+		{[]Op{as("default", Node(""))}, "empty node name"},
+		{[]Op{as("default", Op{Kind: 9})}, "unknown kind 9"},
+		{[]Op{as("default", EdgeByID(0, 2, 1))}, "store: write 0: edge 0 -> 2: no such node (2 nodes)"},
+		{[]Op{as("default", EdgeByID(0, 1, math.Inf(1)))}, "weight +Inf"},
 	} {
-		_, err := s.Apply(tc.ops)
+		_, err := s.applyBatch(tc.ops)
 		require.ErrorContains(t, err, tc.want)
 		require.Same(t, v, s.Current(), "a failed batch publishes nothing")
 		_, ok := s.Current().ID("x")
 		require.False(t, ok, "a failed batch creates no node")
 	}
 	// Creation inside a batch makes a name known to later writes of it.
-	res, err := s.Apply([]Op{Node("x", ""), MergeInto("x", "a", "")})
+	res, err := s.applyBatch([]Op{as("default", Node("x")), as("default", MergeInto("x", "a"))})
 	require.NoError(t, err)
 	require.Equal(t, uint32(2), res.IDs[0])
 }
@@ -215,14 +215,14 @@ func TestApplyErrorsApplyNothing(t *testing.T) {
 func TestVersionsAreImmutable(t *testing.T) {
 	s, err := New(nil, nil, Options{})
 	require.NoError(t, err)
-	_, err = s.Apply([]Op{Edge("a", "b", 1, ""), Edge("b", "c", 1, "")})
+	_, err = s.applyBatch([]Op{as("default", Edge("a", "b", 1)), as("default", Edge("b", "c", 1))})
 	require.NoError(t, err)
 	v := s.Current()
 	seeds, err := v.Seeds([]ppr.Seed{{Node: 0, Weight: 1}})
 	require.NoError(t, err)
 	first, err := v.Solve(nil, seeds, 0.85, 1e-12)
 	require.NoError(t, err)
-	_, err = s.Apply([]Op{Edge("c", "a", 5, ""), Delete(0, ""), Node("d", "")})
+	_, err = s.applyBatch([]Op{as("default", Edge("c", "a", 5)), as("default", Delete(0)), as("default", Node("d"))})
 	require.NoError(t, err)
 	require.NoError(t, s.Compact())
 	_, ok := v.ID("d")
@@ -245,7 +245,7 @@ func TestBaseGraph(t *testing.T) {
 	require.NoError(t, err)
 	s, err := New(g, nil, Options{})
 	require.NoError(t, err)
-	res, err := s.Apply([]Op{Edge("d", "e", 2, "mallory"), Delete(1, "mallory"), MergeInto("c", "e", "default")})
+	res, err := s.applyBatch([]Op{as("mallory", Edge("d", "e", 2)), as("mallory", Delete(1)), as("default", MergeInto("c", "e"))})
 	require.NoError(t, err)
 	require.Equal(t, uint32(4), res.IDs[0])
 	v := s.Current()
@@ -270,7 +270,7 @@ func TestCompactAt(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for s.Current().NumEdges() == s.Current().DeltaEdges() {
 		require.True(t, time.Now().Before(deadline), "no background compaction started")
-		_, err := s.Apply(randomOps(rng, 10, 30, s.Current().NumNodes(), s.Current().NumEdges()))
+		_, err := s.applyBatch(randomOps(rng, 10, 30, s.Current().NumNodes(), s.Current().NumEdges()))
 		require.NoError(t, err)
 		time.Sleep(time.Millisecond)
 	}
@@ -302,7 +302,7 @@ func TestMaterializeInBulkMatchesBuilder(t *testing.T) {
 		require.NoError(t, err)
 		for round := range 3 {
 			v := s.Current()
-			_, err := s.Apply(randomOps(rng, 1+rng.IntN(40), 15, v.NumNodes(), v.NumEdges()))
+			_, err := s.applyBatch(randomOps(rng, 1+rng.IntN(40), 15, v.NumNodes(), v.NumEdges()))
 			require.NoError(t, err)
 			v = s.Current()
 			if v.NumNodes() == 0 {

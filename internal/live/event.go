@@ -153,7 +153,7 @@ func parseOp(o opJSON) (store.Op, error) {
 		if math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
 			return store.Op{}, fmt.Errorf("weight %v, want finite and non-negative", w)
 		}
-		return store.Edge(src, dst, w, ""), nil
+		return store.Edge(src, dst, w), nil
 	case "delete":
 		if err := unexpected("src", "dst"); err != nil {
 			return store.Op{}, err
@@ -166,7 +166,7 @@ func parseOp(o opJSON) (store.Op, error) {
 		if err != nil {
 			return store.Op{}, err
 		}
-		return store.DeleteEdges(src, dst, ""), nil
+		return store.DeleteEdges(src, dst), nil
 	case "merge":
 		if err := unexpected("from", "into"); err != nil {
 			return store.Op{}, err
@@ -179,7 +179,7 @@ func parseOp(o opJSON) (store.Op, error) {
 		if err != nil {
 			return store.Op{}, err
 		}
-		return store.MergeInto(from, into, ""), nil
+		return store.MergeInto(from, into), nil
 	case "":
 		return store.Op{}, errors.New(`"op" is required: edge, delete or merge`)
 	}
