@@ -82,12 +82,12 @@ type Input struct {
 }
 
 // AddEdge appends an edge and returns its id. The source is named (and so
-// numbered) before the destination. The weight must be finite and
-// non-negative; on error nothing is added.
+// numbered) before the destination. The weight must be 0 or within
+// [MinWeight, MaxWeight] (CheckWeight); on error nothing is added.
 func (b *Builder) AddEdge(in Input) (uint32, error) {
 	e := len(b.src)
-	if math.IsNaN(in.Weight) || math.IsInf(in.Weight, 0) || in.Weight < 0 {
-		return 0, fmt.Errorf("csr: edge %d (%s -> %s): weight %v, want finite and non-negative", e, in.Src, in.Dst, in.Weight)
+	if err := CheckWeight(in.Weight); err != nil {
+		return 0, fmt.Errorf("csr: edge %d (%s -> %s): %w", e, in.Src, in.Dst, err)
 	}
 	if in.Src == "" || in.Dst == "" {
 		return 0, fmt.Errorf("csr: edge %d: empty node name", e)
@@ -132,12 +132,12 @@ func (b *Builder) AddEdge(in Input) (uint32, error) {
 
 // AddEdgeByID appends an edge between nodes already added (AddNode) and
 // returns its id: the fast path for inputs that number their nodes, with no
-// name lookups. The weight must be finite and non-negative and both ids
-// below NumNodes; on error nothing is added.
+// name lookups. The weight must be 0 or within [MinWeight, MaxWeight] and
+// both ids below NumNodes; on error nothing is added.
 func (b *Builder) AddEdgeByID(src, dst uint32, weight float64, channel string) (uint32, error) {
 	e := len(b.src)
-	if math.IsNaN(weight) || math.IsInf(weight, 0) || weight < 0 {
-		return 0, fmt.Errorf("csr: edge %d (%d -> %d): weight %v, want finite and non-negative", e, src, dst, weight)
+	if err := CheckWeight(weight); err != nil {
+		return 0, fmt.Errorf("csr: edge %d (%d -> %d): %w", e, src, dst, err)
 	}
 	if n := len(b.names); int(src) >= n || int(dst) >= n {
 		return 0, fmt.Errorf("csr: edge %d: node %d -> %d out of range (%d nodes added)", e, src, dst, n)

@@ -23,8 +23,9 @@ type IDEdges[T, C Index] struct {
 	Nodes    int
 	// Pairs holds 2*m node ids: edge e runs from Pairs[2e] to Pairs[2e+1].
 	Pairs []T
-	// Weights holds m finite non-negative weights, or is nil: every
-	// weight is 1 (unless Weights32 holds them).
+	// Weights holds m weights, each 0 or within [MinWeight, MaxWeight]
+	// (CheckWeight), or is nil: every weight is 1 (unless Weights32 holds
+	// them).
 	Weights []float64
 	// Weights32 holds the m weights as float32 (as binary edge lists
 	// carry them) in place of Weights, which must then be nil: no float64
@@ -76,7 +77,7 @@ func (in IDEdges[T, C]) weight(e int) float64 {
 //     names strconv.Itoa(i), Names making them on first use;
 //   - every array is allocated once at its final size;
 //   - one pass over the caller's arrays checks each edge (ids below Nodes,
-//     weight finite and non-negative, channel index in range; the first
+//     weight 0 or within [MinWeight, MaxWeight], channel index in range; the first
 //     bad edge is the error, named by its index) while it fills the edge
 //     table and counts the degrees; one counting sort per adjacency (one
 //     for an undirected graph) then places the arcs, and W(u) is summed
@@ -364,9 +365,10 @@ func checkAndCount[T, C Index](in IDEdges[T, C], p *bulkPart, src, dst []uint32,
 		}
 		if in.Weights != nil || in.Weights32 != nil {
 			w := in.weight(e)
-			// !(w >= 0) is NaN or negative; -Inf is negative.
-			if !(w >= 0) || w > math.MaxFloat64 {
-				p.err = fmt.Errorf("csr: edge %d (%d -> %d): weight %v, want finite and non-negative", e, s, d, w)
+			// CheckWeight's test: false for NaN, negative, infinite and
+			// out-of-range weights.
+			if !(w >= MinWeight && w <= MaxWeight) && w != 0 {
+				p.err = fmt.Errorf("csr: edge %d (%d -> %d): %w", e, s, d, CheckWeight(w))
 				return
 			}
 			w += 0 // +0 turns -0 into 0

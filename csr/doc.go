@@ -24,7 +24,10 @@
 //   - Self-loops are kept, as igraph keeps them: a directed self-loop u->u is
 //     one arc; an undirected self-loop is two arcs u->u, so it counts twice in
 //     W(u), exactly as igraph's PRPACK counts it.
-//   - Weights are finite and non-negative. A zero-weight edge exists (it can
+//   - Weights are 0 or within [MinWeight, MaxWeight] = [2^-1022, 2^988]
+//     (CheckWeight; readers and builders refuse others, naming the edge):
+//     every out-weight, in every view, is then a normal float64 with a
+//     normal reciprocal (weights.go has the proof). A zero-weight edge exists (it can
 //     be masked, it has an id) but carries no mass; a node whose out-weight is
 //     zero is dangling.
 //   - Weight arrays (per arc and per edge: Weights) are stored as float32

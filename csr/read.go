@@ -194,6 +194,8 @@ func parseLine(text string, format Format) (Input, string) {
 				return in, fmt.Sprintf("weight %q is NaN", f[2])
 			case w < 0:
 				return in, fmt.Sprintf("weight %q is negative", f[2])
+			case w == 0 && nonzeroMantissa(f[2]):
+				return in, fmt.Sprintf("weight %q is below 2^-1022 (%.4g), the smallest positive weight accepted, and rounds to 0", f[2], MinWeight)
 			}
 			in.Weight = w
 		}
@@ -202,4 +204,25 @@ func parseLine(text string, format Format) (Input, string) {
 		}
 	}
 	return in, ""
+}
+
+// nonzeroMantissa reports whether a number strconv.ParseFloat accepted has
+// a non-zero digit before its exponent: when it parsed to 0, the value
+// underflowed (ParseFloat returns 0 without an error) rather than being 0.
+func nonzeroMantissa(s string) bool {
+	s = strings.TrimLeft(s, "+-")
+	hex := len(s) > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')
+	if hex {
+		s = s[2:]
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == 'p' || c == 'P' || (!hex && (c == 'e' || c == 'E')):
+			return false
+		case c >= '1' && c <= '9', hex && (c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'):
+			return true
+		}
+	}
+	return false
 }
