@@ -165,18 +165,29 @@ func denseSeeds(reset []float64) (ppr.Seeds, error) {
 // denseSeedsInto is denseSeeds writing into s's arrays, grown as needed
 // (a caller reusing s allocates nothing once they are large enough). s is
 // left as it was when reset is rejected.
+//
+// As NewSeeds, the weights are scaled by ppr.SeedScale of the largest
+// before they are summed, so a reset whose sum overflows is normalised,
+// not refused, and a weight that rounds to 0 of the total is dropped.
 func denseSeedsInto(reset []float64, s *ppr.Seeds) error {
-	total, nonzero := 0.0, 0
+	top, nonzero := 0.0, 0
 	for u, w := range reset {
 		if math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
 			return fmt.Errorf("cabi: reset[%d] = %v, want finite and non-negative", u, w)
 		}
 		if w > 0 {
-			total += w
+			top = max(top, w)
 			nonzero++
 		}
 	}
-	if total == 0 || math.IsInf(total, 0) {
+	scale := ppr.SeedScale(top)
+	total := 0.0
+	for _, w := range reset {
+		if w > 0 {
+			total += w * scale
+		}
+	}
+	if total == 0 {
 		return fmt.Errorf("cabi: reset sums to %v, want a positive finite total", total)
 	}
 	if cap(s.Nodes) < nonzero {
@@ -184,9 +195,9 @@ func denseSeedsInto(reset []float64, s *ppr.Seeds) error {
 	}
 	s.Nodes, s.Weights = s.Nodes[:0], s.Weights[:0]
 	for u, w := range reset {
-		if w > 0 {
+		if x := w * scale / total; x > 0 {
 			s.Nodes = append(s.Nodes, uint32(u))
-			s.Weights = append(s.Weights, w/total)
+			s.Weights = append(s.Weights, x)
 		}
 	}
 	return nil

@@ -67,11 +67,32 @@ func TestDenseSeedsErrors(t *testing.T) {
 		{[]float64{1, math.NaN()}, "reset[1] = NaN"},
 		{[]float64{1, -1e-300}, "reset[1] = -1e-300"},
 		{[]float64{math.Inf(1)}, "reset[0] = +Inf"},
-		{[]float64{math.MaxFloat64, math.MaxFloat64}, "reset sums to +Inf"},
 	} {
 		_, err := denseSeeds(c.reset)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "cabi: ") {
 			t.Errorf("denseSeeds(%v) = %v, want an error containing %q", c.reset, err, c.want)
+		}
+	}
+}
+
+// A reset whose sum overflows is normalised (scaled by a power of two
+// first), not refused, as ppr.NewSeeds does.
+func TestDenseSeedsSumOverflows(t *testing.T) {
+	for _, c := range []struct {
+		reset []float64
+		nodes []uint32
+		want  []float64
+	}{
+		{[]float64{math.MaxFloat64, math.MaxFloat64}, []uint32{0, 1}, []float64{0.5, 0.5}},
+		{[]float64{0, math.MaxFloat64, 0, math.MaxFloat64, math.MaxFloat64, math.MaxFloat64}, []uint32{1, 3, 4, 5}, []float64{0.25, 0.25, 0.25, 0.25}},
+		{[]float64{1e308, 3e308 / 3}, []uint32{0, 1}, []float64{0.5, 0.5}},
+	} {
+		got, err := denseSeeds(c.reset)
+		if err != nil {
+			t.Fatalf("denseSeeds(%v): %v", c.reset, err)
+		}
+		if !slices.Equal(got.Nodes, c.nodes) || !slices.Equal(got.Weights, c.want) {
+			t.Fatalf("denseSeeds(%v) = %v %v, want %v %v", c.reset, got.Nodes, got.Weights, c.nodes, c.want)
 		}
 	}
 }
@@ -146,6 +167,8 @@ func TestNewGraphErrors(t *testing.T) {
 		{"weights length", 2, pair, []float64{1, 2}, nil, nil, "cabi: 2 weights for 1 edges"},
 		{"NaN weight", 2, pair, []float64{math.NaN()}, nil, nil, "csr: edge 0 (0 -> 1): weight NaN"},
 		{"negative weight", 2, pair, []float64{-1}, nil, nil, "csr: edge 0 (0 -> 1): weight -1"},
+		{"weight above range", 3, edgeIDs{ids64: []int64{0, 1, 0, 2}}, []float64{1e308, 1e308}, nil, nil, "csr: edge 0 (0 -> 1): weight 1e+308 above"},
+		{"subnormal weight", 2, pair, []float64{1e-320}, nil, nil, "csr: edge 0 (0 -> 1): weight 1e-320 below"},
 		{"channels length", 2, pair, nil, []int32{0, 0}, []string{"a"}, "cabi: 2 channels for 1 edges"},
 		{"channel out of range", 2, pair, nil, []int32{1}, []string{"a"}, "csr: edge 0: channel 1 out of range"},
 		{"empty channel name", 2, pair, nil, []int32{0}, []string{""}, "cabi: channel name 0 is empty"},
