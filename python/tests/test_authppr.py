@@ -173,6 +173,10 @@ class BadInput(unittest.TestCase):
         self.assertValueError("csr: edge 1 (1 -> 2): weight NaN", G, 3, [(0, 1), (1, 2)], weights=[1, math.nan])
         self.assertValueError("csr: edge 0 (0 -> 1): weight -1", G, 3, [(0, 1)], weights=[-1])
         self.assertValueError("csr: edge 0 (0 -> 1): weight +Inf", G, 3, [(0, 1)], weights=[math.inf])
+        # Finite weights whose sum would overflow, and a subnormal weight
+        # whose reciprocal would: refused, naming the edge (issue 16).
+        self.assertValueError("csr: edge 0 (0 -> 1): weight 1e+308 above", G, 3, [(0, 1), (0, 2)], weights=[1e308, 1e308])
+        self.assertValueError("csr: edge 1 (1 -> 0): weight 1e-320 below", G, 3, [(0, 1), (1, 0)], weights=[1, 1e-320])
         self.assertValueError("authppr: 1 weights for 2 edges", G, 3, [(0, 1), (1, 2)], weights=[1])
         self.assertValueError("authppr: 1 channels for 2 edges", G, 3, [(0, 1), (1, 2)], channels=["a"])
         self.assertValueError("cabi: channel name 0 is empty", G, 3, [(0, 1)], channels=[""])
@@ -195,6 +199,11 @@ class BadInput(unittest.TestCase):
         self.assertValueError("ppr: damping NaN", ppr, [1, 0, 0], damping=math.nan)
         with self.assertRaises(TypeError):
             ppr(["x", 0, 0])
+        # A reset whose sum overflows is normalised, not refused (issue 16).
+        big = ppr([1.7976931348623157e308, 1.7976931348623157e308, 0])
+        self.assertEqual(big, ppr([1, 1, 0]))
+        self.assertTrue(math.isfinite(self.g.last_stats.error_bound))
+        self.assertLessEqual(self.g.last_stats.error_bound, 1e-10)
 
     def test_top_k(self):
         tk = self.g.top_k
