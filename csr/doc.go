@@ -43,7 +43,12 @@
 // # Errors
 //
 // Bad input is an error, never a panic: readers return *ParseError naming the
-// file, the line and what was expected; the builder names the edge. Accessors
+// file, the line and what was expected; the builder names the edge. A
+// graph whose build would need more memory than its limit (MaxMemory
+// settings: by default half the memory available, DefaultMaxMemory) is a
+// *MemoryError, found before the memory is allocated: from the counts in
+// FromIDs, as the input arrives in the Builder and the readers (memory.go
+// derives the estimate). Accessors
 // that take a node or edge id trust their argument (ids come from this
 // package); Validate checks a snapshot built elsewhere (for example loaded
 // from disk) before such trust is given. Validate and Assemble run every
