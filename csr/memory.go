@@ -43,38 +43,38 @@ func (g *Graph) MemoryParts() []MemoryPart {
 	}
 	unit := g.UnitWeights()
 	adj := func(dir string, a Adjacency, hot bool) {
-		add(dir+".Offsets", unsafe.Pointer(unsafe.SliceData(a.Offsets)), int64(8*len(a.Offsets)), hot)
-		add(dir+".Nbr", unsafe.Pointer(unsafe.SliceData(a.Nbr)), int64(4*len(a.Nbr)), hot)
+		add(dir+".Offsets", unsafe.Pointer(unsafe.SliceData(a.Offsets)), int64(offsetBytes*len(a.Offsets)), hot)
+		add(dir+".Nbr", unsafe.Pointer(unsafe.SliceData(a.Nbr)), int64(idBytes*len(a.Nbr)), hot)
 		add(dir+".Weight", a.Weight.data(), a.Weight.bytes(), hot && !unit)
-		add(dir+".Edge", unsafe.Pointer(unsafe.SliceData(a.Edge)), int64(4*len(a.Edge)), false)
+		add(dir+".Edge", unsafe.Pointer(unsafe.SliceData(a.Edge)), int64(idBytes*len(a.Edge)), false)
 	}
 	// The in-adjacency first: it is the one sweeps read.
 	adj("in", g.in, true)
 	if g.directed {
 		adj("out", g.out, false)
 	}
-	add("outWeight", unsafe.Pointer(unsafe.SliceData(g.outWeight)), int64(8*len(g.outWeight)), false)
-	add("edge.Src", unsafe.Pointer(unsafe.SliceData(g.edgeSrc)), int64(4*len(g.edgeSrc)), false)
-	add("edge.Dst", unsafe.Pointer(unsafe.SliceData(g.edgeDst)), int64(4*len(g.edgeDst)), false)
+	add("outWeight", unsafe.Pointer(unsafe.SliceData(g.outWeight)), int64(weightBytes*len(g.outWeight)), false)
+	add("edge.Src", unsafe.Pointer(unsafe.SliceData(g.edgeSrc)), int64(idBytes*len(g.edgeSrc)), false)
+	add("edge.Dst", unsafe.Pointer(unsafe.SliceData(g.edgeDst)), int64(idBytes*len(g.edgeDst)), false)
 	add("edge.Weight", g.edgeWeight.data(), g.edgeWeight.bytes(), false)
-	add("edge.Channel", unsafe.Pointer(unsafe.SliceData(g.edgeChannel)), int64(4*len(g.edgeChannel)), false)
+	add("edge.Channel", unsafe.Pointer(unsafe.SliceData(g.edgeChannel)), int64(idBytes*len(g.edgeChannel)), false)
 	if g.edgeRelation != nil {
-		add("edge.Relation", unsafe.Pointer(unsafe.SliceData(g.edgeRelation)), int64(4*len(g.edgeRelation)), false)
+		add("edge.Relation", unsafe.Pointer(unsafe.SliceData(g.edgeRelation)), int64(idBytes*len(g.edgeRelation)), false)
 	}
 	// A FromIDs graph holds no names until Names asks for them; count
 	// what is held (namesMade orders the read after the write).
 	names := int64(0)
 	if !g.decimalNames || g.namesMade.Load() {
 		for _, s := range g.names {
-			names += int64(16 + len(s))
+			names += int64(stringBytes + len(s))
 		}
 	}
 	add("names", nil, names, false)
 	if g.rank != nil {
-		add("rank", unsafe.Pointer(unsafe.SliceData(g.rank)), int64(4*len(g.rank)), false)
+		add("rank", unsafe.Pointer(unsafe.SliceData(g.rank)), int64(idBytes*len(g.rank)), false)
 	}
 	if g.idOfRank != nil {
-		add("idOfRank", unsafe.Pointer(unsafe.SliceData(g.idOfRank)), int64(4*len(g.idOfRank)), false)
+		add("idOfRank", unsafe.Pointer(unsafe.SliceData(g.idOfRank)), int64(idBytes*len(g.idOfRank)), false)
 	}
 	return parts
 }

@@ -91,7 +91,7 @@ func (w Weights) allOnes() bool {
 }
 
 // bytes returns the bytes the weights occupy.
-func (w Weights) bytes() int64 { return int64(8*len(w.f64) + 4*len(w.f32)) }
+func (w Weights) bytes() int64 { return int64(weightBytes*len(w.f64) + weightBytes/2*len(w.f32)) }
 
 // WeightStorage chooses how a graph stores its weights.
 type WeightStorage int
