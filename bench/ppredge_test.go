@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/authppr/authppr/csr"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
 )
@@ -39,4 +40,29 @@ func TestReadPPREDGE1FullFloat32Range(t *testing.T) {
 		}
 		require.InDelta(t, 1, sum, 1e-9)
 	}
+}
+
+// TestReadPPREDGE1MemoryLimit: a header promising more nodes than the
+// memory limit allows is refused before the body is read or anything
+// graph-sized allocated; a file within the limit reads.
+func TestReadPPREDGE1MemoryLimit(t *testing.T) {
+	huge := writePPREDGE1(t, 1<<31, 1, 0, []uint32{0}, []uint32{1}, []float32{1})
+	_, err := ReadPPREDGE1With(huge, PPREDGE1Options{MaxMemory: 1 << 30})
+	var me *csr.MemoryError
+	require.ErrorAs(t, err, &me)
+	require.Equal(t, int64(1<<31), me.Nodes)
+	require.Equal(t, int64(1<<30), me.Limit)
+	require.ErrorContains(t, err, "bench: "+huge+": csr: a graph of 2147483648 nodes and 1 edges needs about")
+	if need := 24 + csr.FromIDsBytes(1<<31, 1); csr.DefaultMaxMemory() < need {
+		_, err = ReadPPREDGE1(huge)
+		require.ErrorAs(t, err, &me)
+		require.True(t, me.Default)
+	}
+	small := writePPREDGE1(t, 4, 2, 0, []uint32{0, 1}, []uint32{2, 3}, []float32{0.5, 1})
+	need := 2*ppredgeEdgeBytes + csr.FromIDsBytes(4, 2)
+	_, err = ReadPPREDGE1With(small, PPREDGE1Options{MaxMemory: need - 1})
+	require.ErrorAs(t, err, &me)
+	g, err := ReadPPREDGE1With(small, PPREDGE1Options{MaxMemory: need})
+	require.NoError(t, err)
+	require.Equal(t, 4, g.NumNodes())
 }
