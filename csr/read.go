@@ -71,11 +71,6 @@ type ReadOptions struct {
 	// *ParseError wrapping a *MemoryError at the line that would cross it
 	// (Builder.SetMaxMemory).
 	MaxMemory int64
-	// Order numbers the nodes (Builder.SetNodeOrder): the graph Reorder
-	// would make of the stream-order one, without a second copy.
-	Order NodeOrder
-	// WeightStorage stores the weights (Builder.SetWeightStorage).
-	WeightStorage WeightStorage
 }
 
 // ReadFile reads a graph from a file in the given format. Gzip is detected
@@ -105,8 +100,6 @@ func Read(r io.Reader, name string, format Format, directed bool) (*Graph, error
 func ReadWith(r io.Reader, name string, format Format, directed bool, opt ReadOptions) (*Graph, error) {
 	b := NewBuilder(directed)
 	b.SetMaxMemory(opt.MaxMemory)
-	b.SetNodeOrder(opt.Order)
-	b.SetWeightStorage(opt.WeightStorage)
 	if err := Stream(r, name, format, func(in Input, _ int) error {
 		_, err := b.AddEdge(in)
 		return err
