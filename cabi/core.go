@@ -97,7 +97,10 @@ func (e edgeIDs) pairs() int { return (len(e.ids32) + len(e.ids64) + len(e.u32) 
 // every edge (ids in range, weights, channel indices) and copies what it
 // keeps. weights may be nil (every weight 1); chanOf may be nil (every
 // edge on csr.DefaultChannel), else chanOf[e] indexes chanNames.
-func newGraph(n int64, edges edgeIDs, weights []float64, directed bool, chanOf []int32, chanNames []string) (*graphState, error) {
+// maxMemory is csr.IDEdges.MaxMemory (0: half the memory available;
+// negative: no limit): a graph whose build would need more is refused
+// before it is allocated.
+func newGraph(n int64, edges edgeIDs, weights []float64, directed bool, chanOf []int32, chanNames []string, maxMemory int64) (*graphState, error) {
 	if n < 1 || n > math.MaxUint32 {
 		return nil, fmt.Errorf("cabi: n = %d nodes, want 1 to %d", n, uint32(math.MaxUint32))
 	}
@@ -129,13 +132,13 @@ func newGraph(n int64, edges edgeIDs, weights []float64, directed bool, chanOf [
 	var err error
 	switch {
 	case edges.ids64 != nil:
-		g, err = fromIDs(int(n), edges.ids64, weights, directed, chanOf, chanNames)
+		g, err = fromIDs(int(n), edges.ids64, weights, directed, chanOf, chanNames, maxMemory)
 	case edges.u32 != nil:
-		g, err = fromIDs(int(n), edges.u32, weights, directed, chanOf, chanNames)
+		g, err = fromIDs(int(n), edges.u32, weights, directed, chanOf, chanNames, maxMemory)
 	case edges.u64 != nil:
-		g, err = fromIDs(int(n), edges.u64, weights, directed, chanOf, chanNames)
+		g, err = fromIDs(int(n), edges.u64, weights, directed, chanOf, chanNames, maxMemory)
 	default:
-		g, err = fromIDs(int(n), edges.ids32, weights, directed, chanOf, chanNames)
+		g, err = fromIDs(int(n), edges.ids32, weights, directed, chanOf, chanNames, maxMemory)
 	}
 	if err != nil {
 		return nil, err
@@ -144,8 +147,8 @@ func newGraph(n int64, edges edgeIDs, weights []float64, directed bool, chanOf [
 	return st, nil
 }
 
-func fromIDs[T csr.Index](n int, pairs []T, weights []float64, directed bool, chanOf []int32, chanNames []string) (*csr.Graph, error) {
-	in := csr.IDEdges[T, int32]{Directed: directed, Nodes: n, Pairs: pairs, Weights: weights}
+func fromIDs[T csr.Index](n int, pairs []T, weights []float64, directed bool, chanOf []int32, chanNames []string, maxMemory int64) (*csr.Graph, error) {
+	in := csr.IDEdges[T, int32]{Directed: directed, Nodes: n, Pairs: pairs, Weights: weights, MaxMemory: maxMemory}
 	if chanOf != nil {
 		in.ChannelOf, in.ChannelNames = chanOf, chanNames
 	}

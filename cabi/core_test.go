@@ -103,7 +103,7 @@ func TestNewGraphKeepsIDs(t *testing.T) {
 	const n = 1234 // ids past 999 check the names of every digit count
 	ids := []int64{1233, 5, 5, 1233, 7, 7, 0, 1000}
 	w := []float64{1, 2, 0, 4.5}
-	st, err := newGraph(n, edgeIDs{ids64: ids}, w, true, []int32{1, 0, 1, 1}, []string{"a", "b"})
+	st, err := newGraph(n, edgeIDs{ids64: ids}, w, true, []int32{1, 0, 1, 1}, []string{"a", "b"}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestNewGraphKeepsIDs(t *testing.T) {
 		ids32[i], u32[i], u64[i] = int32(v), uint32(v), uint64(v)
 	}
 	for _, other := range []edgeIDs{{ids32: ids32}, {u32: u32}, {u64: u64}} {
-		st2, err := newGraph(n, other, w, true, []int32{1, 0, 1, 1}, []string{"a", "b"})
+		st2, err := newGraph(n, other, w, true, []int32{1, 0, 1, 1}, []string{"a", "b"}, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,7 +175,7 @@ func TestNewGraphErrors(t *testing.T) {
 		{"repeated channel name", 2, pair, nil, []int32{0}, []string{"a", "a"}, "cabi: channel name 1 (\"a\") repeats name 0"},
 		{"names without channels", 2, pair, nil, nil, []string{"a"}, "cabi: channel names given without per-edge channels"},
 	} {
-		_, err := newGraph(c.n, c.edges, c.weights, false, c.chanOf, c.chanName)
+		_, err := newGraph(c.n, c.edges, c.weights, false, c.chanOf, c.chanName, 0)
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want prefix %q", c.name, err, c.want)
 		}
@@ -196,7 +196,7 @@ func TestPersonalizedPageRankMatchesReference(t *testing.T) {
 			w[e] = float64(rng.IntN(4)) // zero weights included
 		}
 		directed := trial%2 == 0
-		st, err := newGraph(int64(n), edgeIDs{ids64: ids}, w, directed, nil, nil)
+		st, err := newGraph(int64(n), edgeIDs{ids64: ids}, w, directed, nil, nil, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -266,7 +266,7 @@ func workedExample(t *testing.T) (ids []int64, w []float64, chanOf []int32, name
 
 func TestGuardWorkedExample(t *testing.T) {
 	ids, w, chanOf, names := workedExample(t)
-	st, err := newGraph(7, edgeIDs{ids64: ids}, w, false, chanOf, names)
+	st, err := newGraph(7, edgeIDs{ids64: ids}, w, false, chanOf, names, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +316,7 @@ func TestTopKReusesTheEngine(t *testing.T) {
 			ids = append(ids, int64(u), int64(rng.IntN(n)))
 		}
 	}
-	st, err := newGraph(n, edgeIDs{ids64: ids}, nil, false, nil, nil)
+	st, err := newGraph(n, edgeIDs{ids64: ids}, nil, false, nil, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,6 +28,19 @@ except ImportError:
     igraph = None
 
 
+def _mem_available():
+    """MemAvailable in bytes (/proc/meminfo), or 0 where unknown (the
+    library's default limit is then 4 GiB)."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
 def reference_ppr(n, edges, weights, directed, reset, damping, iters=5000):
     """Plain dense power iteration with igraph's conventions: reset
     normalised, dangling rows send their mass to the reset vector, parallel
@@ -181,6 +194,19 @@ class BadInput(unittest.TestCase):
         self.assertValueError("authppr: 1 channels for 2 edges", G, 3, [(0, 1), (1, 2)], channels=["a"])
         self.assertValueError("cabi: channel name 0 is empty", G, 3, [(0, 1)], channels=[""])
         self.assertValueError("cabi: n = 0 nodes", G, 0, [])
+        # Issue 16: n far beyond the edges allocated O(n) until the
+        # interpreter was killed; it is refused before allocating, naming
+        # n, the estimate and the limit.
+        self.assertValueError("csr: a graph of 2147483648 nodes and 1 edges needs about 136.0 GiB", G, 2 ** 31, [(0, 1)],
+                              max_memory=2 ** 30)
+        if _mem_available() < 2 * 136 * 2 ** 30:  # the default limit is half of it
+            with self.assertRaises(ValueError) as cm:
+                G(2 ** 31, [(0, 1)])
+            self.assertIn("csr: a graph of 2147483648 nodes and 1 edges needs about", str(cm.exception))
+            self.assertIn("over the memory limit of", str(cm.exception))
+        self.assertValueError("csr: a graph of 3 nodes and 2 edges needs about", G, 3, [(0, 1), (1, 2)], max_memory=100)
+        self.assertEqual(G(3, [(0, 1), (1, 2)], max_memory=-1).m, 2)
+        self.assertEqual(G(3, [(0, 1), (1, 2)], max_memory=1 << 20).m, 2)
         self.assertValueError("authppr: n = ", G, 2 ** 64, [])
         with self.assertRaises(TypeError):
             G(3, [(0, 1.5)])
