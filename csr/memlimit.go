@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 )
 
 // FallbackMaxMemory is DefaultMaxMemory where the available memory cannot
@@ -29,17 +31,30 @@ const FallbackMaxMemory = 4 << 30
 // elsewhere FallbackMaxMemory. Half, because the Go collector lets the
 // heap grow to about twice the live bytes between collections (GOGC=100):
 // a build whose live peak is within the limit stays within what is
-// available. It reads the files on every call (the available memory
-// changes); a call costs tens of microseconds.
+// available. The available memory changes, so the files are read again
+// when the last reading is a second old (a reading takes up to a
+// millisecond in a sandbox; every Builder and FromIDs call asks).
 func DefaultMaxMemory() int64 {
 	if runtime.GOOS != "linux" {
 		return FallbackMaxMemory
 	}
-	avail, ok := availableMemory(os.DirFS("/"))
-	if !ok {
-		return FallbackMaxMemory
+	defaultMemory.Lock()
+	defer defaultMemory.Unlock()
+	if defaultMemory.at.IsZero() || time.Since(defaultMemory.at) >= time.Second {
+		defaultMemory.bytes = FallbackMaxMemory
+		if avail, ok := availableMemory(os.DirFS("/")); ok {
+			defaultMemory.bytes = avail / 2
+		}
+		defaultMemory.at = time.Now()
 	}
-	return avail / 2
+	return defaultMemory.bytes
+}
+
+// defaultMemory is DefaultMaxMemory's last reading.
+var defaultMemory struct {
+	sync.Mutex
+	at    time.Time
+	bytes int64
 }
 
 // availableMemory returns the memory available to the process (see
