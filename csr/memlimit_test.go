@@ -163,7 +163,7 @@ func TestMemoryEstimateCoversBuild(t *testing.T) {
 	}
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	r := rand.New(rand.NewPCG(16, 4))
-	for _, shape := range []struct{ n, m int }{{50_000, 400_000}, {300_000, 60_000}, {200_000, 200_000}} {
+	for _, shape := range []struct{ n, m int }{{20_000, 160_000}, {120_000, 24_000}, {80_000, 80_000}} {
 		for _, directed := range []bool{true, false} {
 			for _, order := range []NodeOrder{StreamOrder, DegreeOrder} {
 				where := fmt.Sprintf("n %d, m %d, directed %v, %v", shape.n, shape.m, directed, order)
