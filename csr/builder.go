@@ -87,8 +87,8 @@ func (b *Builder) reserve(bytes int64, nodes, edges int, where func() string) er
 
 // nodeBytes and labelBytes are the estimate of one new node or channel or
 // relation named s; edgeBytes that of one edge and its two arcs.
-func nodeBytes(s string) int64  { return builderCost.node + builderCost.str + int64(len(s)) }
-func labelBytes(s string) int64 { return builderCost.label + builderCost.str + int64(len(s)) }
+func nodeBytes(s string) int64  { return builderCost.node + builderCost.str + strCost(s) }
+func labelBytes(s string) int64 { return builderCost.label + builderCost.str + strCost(s) }
 
 var edgeBytes = builderCost.edge + 2*builderCost.arc
 

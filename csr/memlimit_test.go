@@ -211,7 +211,7 @@ func TestMemoryEstimateCoversBuild(t *testing.T) {
 					return err
 				}))
 				for _, name := range b.names {
-					strBytes += int64(len(name))
+					strBytes += strCost(name)
 				}
 				runtime.GC()
 				runtime.ReadMemStats(&h1)
@@ -223,7 +223,7 @@ func TestMemoryEstimateCoversBuild(t *testing.T) {
 				debug.SetGCPercent(100)
 				require.NoError(t, err)
 				peak := int64(h1.HeapAlloc-h0.HeapAlloc) + int64(h2.TotalAlloc-h1.TotalAlloc)
-				est = builderCost.bytes(int64(nodes), int64(shape.m), 3, strBytes+int64(len("abc")))
+				est = builderCost.bytes(int64(nodes), int64(shape.m), 3, strBytes+strCost("a")+strCost("b")+strCost("c"))
 				require.LessOrEqual(t, peak, est, "Builder, %s", where)
 				require.Equal(t, est, used, "the builder's running estimate is the formula's")
 				t.Logf("Builder, %s: peak at most %d, estimate %d (%.2fx)", where, peak, est, float64(est)/float64(peak))

@@ -185,10 +185,10 @@ func (p MemoryPart) String() string {
 //     full between growths: at most 57), offsets and W as for FromIDs
 //     (24), Build's cursors (8), a degree order's new ids, degrees, ranks
 //     and renamed slice (28), rounded up;
-//   - per string (node, channel or relation name) its bytes plus 16 (the
-//     allocator's rounding: tiny strings share 16-byte blocks, larger ones
-//     round up by at most 1/8, which the per-node margin covers); names
-//     are copied out of the input lines (AddNode clones them), so a name
+//   - per string (node, channel or relation name) its bytes and an
+//     eighth, plus 16 (strCost: the allocator's size classes round up by
+//     at most an eighth, tiny strings share 16-byte blocks); names are
+//     copied out of the input lines (AddNode clones them), so a name
 //     holds its own bytes, not its line's;
 //   - per channel or relation 200: its slice entry and dictionary entry
 //     as a node's, and the provenance labels (mask.FromGraph) a loader
@@ -222,8 +222,9 @@ var (
 )
 
 // bytes estimates the peak of a build of nodes, edges (2 arcs each),
-// labels (channels and relations) and strBytes bytes of strings (one
-// string per node and label), saturating at math.MaxInt64.
+// labels (channels and relations) and their strings (one per node and
+// label, strBytes the sum of their strCost), saturating at
+// math.MaxInt64.
 func (c buildCost) bytes(nodes, edges, labels, strBytes int64) int64 {
 	total := strBytes
 	for _, t := range [][2]int64{{nodes, c.node + c.str}, {edges, c.edge + 2*c.arc}, {labels, c.label + c.str}} {
@@ -234,6 +235,10 @@ func (c buildCost) bytes(nodes, edges, labels, strBytes int64) int64 {
 	}
 	return total
 }
+
+// strCost is a string's bytes as the estimate counts them: its length
+// and an eighth (the 16 of its header and rounding are in buildCost.str).
+func strCost(s string) int64 { return int64(len(s)) + int64(len(s))/8 }
 
 // FromIDsBytes estimates the peak bytes FromIDs holds while it builds a
 // graph of the given nodes and edges (the caller's arrays not counted).
