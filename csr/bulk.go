@@ -129,7 +129,9 @@ func (in IDEdges[T, C]) weight(e int) float64 {
 // differential tests run every part count.
 //
 // FromIDs keeps none of the caller's slices (they may be C memory read
-// during the call only) except ChannelNames' strings.
+// during the call only) except ChannelNames' strings. Before it allocates
+// anything it checks the counts against in.MaxMemory (FromIDsBytes; a
+// *MemoryError).
 func FromIDs[T, C Index](in IDEdges[T, C]) (*Graph, error) {
 	m, err := in.checkShape()
 	if err != nil {
