@@ -235,6 +235,9 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 	}
 	for {
 		bound := l1 / e.alpha
+		if err := checkBound(bound, res.Sweeps); err != nil {
+			return nil, err
+		}
 		if res.Sweeps < nextCheck && bound > tol && res.Sweeps-res.Scans < maxSweeps {
 			if scanning {
 				step(0) // PushSweep, with the statistics in the same pass
@@ -371,10 +374,12 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 			}
 		}
 		res.Certified = res.ProvedGap > 0
-		if res.Certified && (res.Ordered || !ordered) {
-			return res, nil
-		}
-		if bound <= tol {
+		if (res.Certified && (res.Ordered || !ordered)) || bound <= tol {
+			// A score that is not a number would have been ranked by
+			// comparisons that are all false.
+			if err := checkScores(e.X, res.Sweeps); err != nil {
+				return nil, err
+			}
 			return res, nil
 		}
 		// A non-negative residual shrinks by d per sweep (a Normalized

@@ -288,7 +288,14 @@ func (s *solver) residualL1() float64 {
 func (s *solver) solveTo(target float64) (float64, error) {
 	l1 := s.residualL1()
 	limit := 20 + 4*int(math.Log(math.Max(l1, target)/target)/math.Log(1/math.Max(s.d, 1e-3)))
-	for i := 0; l1 > target; i++ {
+	for i := 0; ; i++ {
+		// A NaN residual would end the loop as if it were below target.
+		if err := ppr.CheckFinite(l1/s.alpha, nil); err != nil {
+			return l1, err
+		}
+		if l1 <= target {
+			break
+		}
 		if i >= limit {
 			return l1, fmt.Errorf("store: error bound %.3g after %d sweeps, tolerance %.3g not reached", l1/s.alpha, i, target/s.alpha)
 		}
@@ -329,6 +336,9 @@ func (v *Version) Solve(p *mask.Policy, seeds ppr.Seeds, damping, tol float64) (
 	s.setState(x, r)
 	l1, err := s.solveTo(tol * s.alpha)
 	if err != nil {
+		return nil, err
+	}
+	if err := ppr.CheckFinite(l1/s.alpha, s.x); err != nil {
 		return nil, err
 	}
 	return s.solution(v, l1), nil

@@ -37,7 +37,13 @@ func runStoreBench(args []string, stdout, stderr io.Writer) error {
 	walBatch := fs.Int("wal-batch", 10000, "writes per Apply batch (one wal record, one fsync) on disk")
 	nice := fs.Int("compact-nice", 10, "nice value of the compaction thread in the latency rounds that lower it (alternate rounds keep 0)")
 	dir := fs.String("dir", "", "directory for the snapshot and wal files (default: a temporary directory)")
+	var maxMemory string
+	registerMaxMemory(fs, &maxMemory)
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	limit, err := parseMaxMemory(maxMemory)
+	if err != nil {
 		return err
 	}
 	if *dir == "" {
@@ -52,9 +58,9 @@ func runStoreBench(args []string, stdout, stderr io.Writer) error {
 
 	// Build from scratch: the reference for compaction and snapshot load.
 	t0 := time.Now()
-	g, err := bench.ReadPPREDGE1(*path)
+	g, err := bench.ReadPPREDGE1With(*path, bench.PPREDGE1Options{MaxMemory: limit})
 	if err != nil {
-		return err
+		return memoryHint(err)
 	}
 	build := time.Since(t0)
 	say("graph %s: %d nodes, %d edges; build from the edge file %.2fs", *path, g.NumNodes(), g.NumEdges(), build.Seconds())
