@@ -35,6 +35,31 @@ func ReadPPREDGE1Storage(path string, s csr.WeightStorage) (*csr.Graph, error) {
 // from the file, node i still named i, without a stream-order graph first
 // (R-MAT 20: no second copy of the arrays, no renumbering pass).
 func ReadPPREDGE1Ordered(path string, s csr.WeightStorage, o csr.NodeOrder) (*csr.Graph, error) {
+	return ReadPPREDGE1With(path, PPREDGE1Options{Storage: s, Order: o})
+}
+
+// PPREDGE1Options are the settings of ReadPPREDGE1With; the zero value is
+// ReadPPREDGE1's.
+type PPREDGE1Options struct {
+	Storage csr.WeightStorage
+	Order   csr.NodeOrder
+	// MaxMemory is the memory limit of the read in bytes (0:
+	// csr.DefaultMaxMemory; negative: none): a file whose header promises
+	// a graph that would need more (the file's body, the arrays decoded
+	// from it and csr.FromIDsBytes) is refused with a *csr.MemoryError
+	// before any of it is allocated.
+	MaxMemory int64
+}
+
+// ppredgeEdgeBytes is what the reader itself holds per edge beside
+// FromIDs: the file's body (12 bytes) and the pairs and weights decoded
+// from it (12).
+const ppredgeEdgeBytes = 24
+
+// ReadPPREDGE1With is ReadPPREDGE1 with options. Every finite
+// non-negative float32 weight is within csr's weight range, so the file's
+// whole range is read as is.
+func ReadPPREDGE1With(path string, opt PPREDGE1Options) (*csr.Graph, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
@@ -56,6 +81,10 @@ func ReadPPREDGE1Ordered(path string, s csr.WeightStorage, o csr.NodeOrder) (*cs
 	if st, err := f.Stat(); err == nil && uint64(st.Size()) != 32+12*m {
 		return nil, fmt.Errorf("bench: %s: %d bytes, want %d for %d edges (truncated or corrupt)", path, st.Size(), 32+12*m, m)
 	}
+	need := ppredgeEdgeBytes*int64(m) + csr.FromIDsBytes(int64(n), int64(m))
+	if err := csr.CheckMemory("", int64(n), int64(m), need, opt.MaxMemory); err != nil {
+		return nil, fmt.Errorf("bench: %s: %w", path, err)
+	}
 	body := make([]byte, 12*m)
 	if _, err := io.ReadFull(f, body); err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
@@ -73,7 +102,9 @@ func ReadPPREDGE1Ordered(path string, s csr.WeightStorage, o csr.NodeOrder) (*cs
 		pairs[2*e+1] = binary.LittleEndian.Uint32(dst[4*e:])
 		weights[e] = math.Float32frombits(binary.LittleEndian.Uint32(w[4*e:]))
 	}
-	g, err := csr.FromIDs(csr.IDEdges[uint32, uint32]{Directed: flags&1 == 0, Nodes: int(n), Pairs: pairs, Weights32: weights, WeightStorage: s, Order: o})
+	// The whole read was checked against the limit above.
+	g, err := csr.FromIDs(csr.IDEdges[uint32, uint32]{Directed: flags&1 == 0, Nodes: int(n), Pairs: pairs, Weights32: weights,
+		WeightStorage: opt.Storage, Order: opt.Order, MaxMemory: -1})
 	if err != nil {
 		return nil, fmt.Errorf("bench: %s: %w", path, err)
 	}

@@ -62,10 +62,15 @@ enum {
 /* A graph over nodes 0..n-1 with m edges: edges holds 2*m ids as pairs
  * (src0, dst0, src1, dst1, ...), idx_bytes wide (4 or 8: int32_t or int64_t;
  * -4 or -8: uint32_t or uint64_t); weights (m) may be
- * NULL (all 1); channels (m indices into channel_names) may be NULL (all
- * "default"); directed is 0 or 1. */
+ * NULL (all 1), else each is 0 or within [2^-1022, 2^988]; channels (m
+ * indices into channel_names) may be NULL (all "default"); directed is 0
+ * or 1. max_memory is the memory limit of the build in bytes (0: half the
+ * memory available; negative: none): a graph whose build would need more
+ * is refused (AUTHPPR_EINVAL, naming n, m, the estimate and the limit)
+ * before it is allocated. */
 int authppr_graph_create(int64_t n, int64_t m, void* edges, int32_t idx_bytes, double* weights, int32_t directed,
-	int32_t* channels, char** channel_names, int64_t nchannels, uint64_t* out, char* errbuf, int64_t errcap);
+	int32_t* channels, char** channel_names, int64_t nchannels, int64_t max_memory, uint64_t* out,
+	char* errbuf, int64_t errcap);
 int authppr_graph_free(uint64_t h, char* errbuf, int64_t errcap);
 int authppr_graph_info(uint64_t h, int64_t* n, int64_t* m, int32_t* directed, char* errbuf, int64_t errcap);
 

@@ -173,6 +173,33 @@ func TestPPRIsolatedAndParallel(t *testing.T) {
 	}
 }
 
+// TestMemoryLimitThroughABI is issue 16's authppr.Graph(2**31, [(0, 1)]),
+// which allocated O(n) until the interpreter was killed: refused before
+// allocating, naming n, the estimate and the limit (max_memory, or the
+// default: half the memory available); within the limit a graph builds,
+// and a negative limit is none.
+func TestMemoryLimitThroughABI(t *testing.T) {
+	need := csr.FromIDsBytes(1<<31, 1)
+	wantErr(t, "2^31 nodes, 1 GiB", second(cGraphCreateLimited(1<<31, []int64{0, 1}, 8, nil, true, nil, nil, 1<<30)), 1,
+		"csr: a graph of 2147483648 nodes and 1 edges needs about 136.0 GiB")
+	_, e := cGraphCreateLimited(1<<31, []int64{0, 1}, 8, nil, true, nil, nil, 1<<30)
+	if !strings.Contains(e.msg, "over the memory limit of 1.0 GiB (1073741824 bytes; the limit set)") {
+		t.Fatalf("message %q does not name the limit", e.msg)
+	}
+	if csr.DefaultMaxMemory() < need {
+		wantErr(t, "2^31 nodes, default limit", second(cGraphCreate(1<<31, []int64{0, 1}, 8, nil, false, nil, nil)), 1,
+			"csr: a graph of 2147483648 nodes and 1 edges needs about")
+	}
+	small := csr.FromIDsBytes(3, 2)
+	wantErr(t, "one byte short", second(cGraphCreateLimited(3, []int64{0, 1, 1, 2}, 8, nil, true, nil, nil, small-1)), 1,
+		"csr: a graph of 3 nodes and 2 edges needs about")
+	for _, limit := range []int64{small, -1} {
+		h, e := cGraphCreateLimited(3, []int64{0, 1, 1, 2}, 8, nil, true, nil, nil, limit)
+		mustOK(t, e)
+		mustOK(t, cGraphFree(h))
+	}
+}
+
 func TestErrorsThroughABI(t *testing.T) {
 	h, e := cGraphCreate(3, []int64{0, 1, 1, 2}, 8, nil, false, nil, nil)
 	mustOK(t, e)
@@ -183,6 +210,10 @@ func TestErrorsThroughABI(t *testing.T) {
 	wantErr(t, "id width", second(cGraphCreate(3, []int64{0, 1}, 2, nil, false, nil, nil)), 1, "cabi: node ids 2 bytes wide")
 	wantErr(t, "NaN weight", second(cGraphCreate(3, []int64{0, 1}, 8, []float64{math.NaN()}, false, nil, nil)), 1, "csr: edge 0 (0 -> 1): weight NaN")
 	wantErr(t, "zero nodes", second(cGraphCreate(0, nil, 8, nil, false, nil, nil)), 1, "cabi: n = 0 nodes")
+	wantErr(t, "weights whose sum overflows", second(cGraphCreate(3, []int64{0, 1, 0, 2}, 8, []float64{1e308, 1e308}, false, nil, nil)), 1,
+		"csr: edge 0 (0 -> 1): weight 1e+308 above 2^988")
+	wantErr(t, "subnormal weight", second(cGraphCreate(3, []int64{0, 1}, 8, []float64{1e-320}, false, nil, nil)), 1,
+		"csr: edge 0 (0 -> 1): weight 1e-320 below 2^-1022")
 
 	_, _, e = cPPR(h, []float64{0, 0, 0}, 0.85, 0, 3, errCap)
 	wantErr(t, "all-zero reset", e, 1, "cabi: reset sums to 0")

@@ -97,7 +97,10 @@ func (e edgeIDs) pairs() int { return (len(e.ids32) + len(e.ids64) + len(e.u32) 
 // every edge (ids in range, weights, channel indices) and copies what it
 // keeps. weights may be nil (every weight 1); chanOf may be nil (every
 // edge on csr.DefaultChannel), else chanOf[e] indexes chanNames.
-func newGraph(n int64, edges edgeIDs, weights []float64, directed bool, chanOf []int32, chanNames []string) (*graphState, error) {
+// maxMemory is csr.IDEdges.MaxMemory (0: half the memory available;
+// negative: no limit): a graph whose build would need more is refused
+// before it is allocated.
+func newGraph(n int64, edges edgeIDs, weights []float64, directed bool, chanOf []int32, chanNames []string, maxMemory int64) (*graphState, error) {
 	if n < 1 || n > math.MaxUint32 {
 		return nil, fmt.Errorf("cabi: n = %d nodes, want 1 to %d", n, uint32(math.MaxUint32))
 	}
@@ -129,13 +132,13 @@ func newGraph(n int64, edges edgeIDs, weights []float64, directed bool, chanOf [
 	var err error
 	switch {
 	case edges.ids64 != nil:
-		g, err = fromIDs(int(n), edges.ids64, weights, directed, chanOf, chanNames)
+		g, err = fromIDs(int(n), edges.ids64, weights, directed, chanOf, chanNames, maxMemory)
 	case edges.u32 != nil:
-		g, err = fromIDs(int(n), edges.u32, weights, directed, chanOf, chanNames)
+		g, err = fromIDs(int(n), edges.u32, weights, directed, chanOf, chanNames, maxMemory)
 	case edges.u64 != nil:
-		g, err = fromIDs(int(n), edges.u64, weights, directed, chanOf, chanNames)
+		g, err = fromIDs(int(n), edges.u64, weights, directed, chanOf, chanNames, maxMemory)
 	default:
-		g, err = fromIDs(int(n), edges.ids32, weights, directed, chanOf, chanNames)
+		g, err = fromIDs(int(n), edges.ids32, weights, directed, chanOf, chanNames, maxMemory)
 	}
 	if err != nil {
 		return nil, err
@@ -144,8 +147,8 @@ func newGraph(n int64, edges edgeIDs, weights []float64, directed bool, chanOf [
 	return st, nil
 }
 
-func fromIDs[T csr.Index](n int, pairs []T, weights []float64, directed bool, chanOf []int32, chanNames []string) (*csr.Graph, error) {
-	in := csr.IDEdges[T, int32]{Directed: directed, Nodes: n, Pairs: pairs, Weights: weights}
+func fromIDs[T csr.Index](n int, pairs []T, weights []float64, directed bool, chanOf []int32, chanNames []string, maxMemory int64) (*csr.Graph, error) {
+	in := csr.IDEdges[T, int32]{Directed: directed, Nodes: n, Pairs: pairs, Weights: weights, MaxMemory: maxMemory}
 	if chanOf != nil {
 		in.ChannelOf, in.ChannelNames = chanOf, chanNames
 	}
@@ -165,18 +168,29 @@ func denseSeeds(reset []float64) (ppr.Seeds, error) {
 // denseSeedsInto is denseSeeds writing into s's arrays, grown as needed
 // (a caller reusing s allocates nothing once they are large enough). s is
 // left as it was when reset is rejected.
+//
+// As NewSeeds, the weights are scaled by ppr.SeedScale of the largest
+// before they are summed, so a reset whose sum overflows is normalised,
+// not refused, and a weight that rounds to 0 of the total is dropped.
 func denseSeedsInto(reset []float64, s *ppr.Seeds) error {
-	total, nonzero := 0.0, 0
+	top, nonzero := 0.0, 0
 	for u, w := range reset {
 		if math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
 			return fmt.Errorf("cabi: reset[%d] = %v, want finite and non-negative", u, w)
 		}
 		if w > 0 {
-			total += w
+			top = max(top, w)
 			nonzero++
 		}
 	}
-	if total == 0 || math.IsInf(total, 0) {
+	scale := ppr.SeedScale(top)
+	total := 0.0
+	for _, w := range reset {
+		if w > 0 {
+			total += w * scale
+		}
+	}
+	if total == 0 {
 		return fmt.Errorf("cabi: reset sums to %v, want a positive finite total", total)
 	}
 	if cap(s.Nodes) < nonzero {
@@ -184,9 +198,9 @@ func denseSeedsInto(reset []float64, s *ppr.Seeds) error {
 	}
 	s.Nodes, s.Weights = s.Nodes[:0], s.Weights[:0]
 	for u, w := range reset {
-		if w > 0 {
+		if x := w * scale / total; x > 0 {
 			s.Nodes = append(s.Nodes, uint32(u))
-			s.Weights = append(s.Weights, w/total)
+			s.Weights = append(s.Weights, x)
 		}
 	}
 	return nil

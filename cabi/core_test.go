@@ -67,11 +67,32 @@ func TestDenseSeedsErrors(t *testing.T) {
 		{[]float64{1, math.NaN()}, "reset[1] = NaN"},
 		{[]float64{1, -1e-300}, "reset[1] = -1e-300"},
 		{[]float64{math.Inf(1)}, "reset[0] = +Inf"},
-		{[]float64{math.MaxFloat64, math.MaxFloat64}, "reset sums to +Inf"},
 	} {
 		_, err := denseSeeds(c.reset)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "cabi: ") {
 			t.Errorf("denseSeeds(%v) = %v, want an error containing %q", c.reset, err, c.want)
+		}
+	}
+}
+
+// A reset whose sum overflows is normalised (scaled by a power of two
+// first), not refused, as ppr.NewSeeds does.
+func TestDenseSeedsSumOverflows(t *testing.T) {
+	for _, c := range []struct {
+		reset []float64
+		nodes []uint32
+		want  []float64
+	}{
+		{[]float64{math.MaxFloat64, math.MaxFloat64}, []uint32{0, 1}, []float64{0.5, 0.5}},
+		{[]float64{0, math.MaxFloat64, 0, math.MaxFloat64, math.MaxFloat64, math.MaxFloat64}, []uint32{1, 3, 4, 5}, []float64{0.25, 0.25, 0.25, 0.25}},
+		{[]float64{1e308, 3e308 / 3}, []uint32{0, 1}, []float64{0.5, 0.5}},
+	} {
+		got, err := denseSeeds(c.reset)
+		if err != nil {
+			t.Fatalf("denseSeeds(%v): %v", c.reset, err)
+		}
+		if !slices.Equal(got.Nodes, c.nodes) || !slices.Equal(got.Weights, c.want) {
+			t.Fatalf("denseSeeds(%v) = %v %v, want %v %v", c.reset, got.Nodes, got.Weights, c.nodes, c.want)
 		}
 	}
 }
@@ -82,7 +103,7 @@ func TestNewGraphKeepsIDs(t *testing.T) {
 	const n = 1234 // ids past 999 check the names of every digit count
 	ids := []int64{1233, 5, 5, 1233, 7, 7, 0, 1000}
 	w := []float64{1, 2, 0, 4.5}
-	st, err := newGraph(n, edgeIDs{ids64: ids}, w, true, []int32{1, 0, 1, 1}, []string{"a", "b"})
+	st, err := newGraph(n, edgeIDs{ids64: ids}, w, true, []int32{1, 0, 1, 1}, []string{"a", "b"}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +134,7 @@ func TestNewGraphKeepsIDs(t *testing.T) {
 		ids32[i], u32[i], u64[i] = int32(v), uint32(v), uint64(v)
 	}
 	for _, other := range []edgeIDs{{ids32: ids32}, {u32: u32}, {u64: u64}} {
-		st2, err := newGraph(n, other, w, true, []int32{1, 0, 1, 1}, []string{"a", "b"})
+		st2, err := newGraph(n, other, w, true, []int32{1, 0, 1, 1}, []string{"a", "b"}, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,13 +167,15 @@ func TestNewGraphErrors(t *testing.T) {
 		{"weights length", 2, pair, []float64{1, 2}, nil, nil, "cabi: 2 weights for 1 edges"},
 		{"NaN weight", 2, pair, []float64{math.NaN()}, nil, nil, "csr: edge 0 (0 -> 1): weight NaN"},
 		{"negative weight", 2, pair, []float64{-1}, nil, nil, "csr: edge 0 (0 -> 1): weight -1"},
+		{"weight above range", 3, edgeIDs{ids64: []int64{0, 1, 0, 2}}, []float64{1e308, 1e308}, nil, nil, "csr: edge 0 (0 -> 1): weight 1e+308 above"},
+		{"subnormal weight", 2, pair, []float64{1e-320}, nil, nil, "csr: edge 0 (0 -> 1): weight 1e-320 below"},
 		{"channels length", 2, pair, nil, []int32{0, 0}, []string{"a"}, "cabi: 2 channels for 1 edges"},
 		{"channel out of range", 2, pair, nil, []int32{1}, []string{"a"}, "csr: edge 0: channel 1 out of range"},
 		{"empty channel name", 2, pair, nil, []int32{0}, []string{""}, "cabi: channel name 0 is empty"},
 		{"repeated channel name", 2, pair, nil, []int32{0}, []string{"a", "a"}, "cabi: channel name 1 (\"a\") repeats name 0"},
 		{"names without channels", 2, pair, nil, nil, []string{"a"}, "cabi: channel names given without per-edge channels"},
 	} {
-		_, err := newGraph(c.n, c.edges, c.weights, false, c.chanOf, c.chanName)
+		_, err := newGraph(c.n, c.edges, c.weights, false, c.chanOf, c.chanName, 0)
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want prefix %q", c.name, err, c.want)
 		}
@@ -173,7 +196,7 @@ func TestPersonalizedPageRankMatchesReference(t *testing.T) {
 			w[e] = float64(rng.IntN(4)) // zero weights included
 		}
 		directed := trial%2 == 0
-		st, err := newGraph(int64(n), edgeIDs{ids64: ids}, w, directed, nil, nil)
+		st, err := newGraph(int64(n), edgeIDs{ids64: ids}, w, directed, nil, nil, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -243,7 +266,7 @@ func workedExample(t *testing.T) (ids []int64, w []float64, chanOf []int32, name
 
 func TestGuardWorkedExample(t *testing.T) {
 	ids, w, chanOf, names := workedExample(t)
-	st, err := newGraph(7, edgeIDs{ids64: ids}, w, false, chanOf, names)
+	st, err := newGraph(7, edgeIDs{ids64: ids}, w, false, chanOf, names, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +316,7 @@ func TestTopKReusesTheEngine(t *testing.T) {
 			ids = append(ids, int64(u), int64(rng.IntN(n)))
 		}
 	}
-	st, err := newGraph(n, edgeIDs{ids64: ids}, nil, false, nil, nil)
+	st, err := newGraph(n, edgeIDs{ids64: ids}, nil, false, nil, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,8 +47,11 @@
 // # Errors
 //
 // Every exported function returns a status code: 0 (AUTHPPR_OK), 1 (bad
-// argument: lengths, ids out of range, NaN or negative weights, an all-zero
-// reset, unknown channels), 2 (unknown or freed handle, or a handle of the
+// argument: lengths, ids out of range, NaN or negative weights or weights
+// outside csr's range [2^-1022, 2^988], an all-zero reset, unknown
+// channels, a graph whose build would need more memory than its limit:
+// authppr_graph_create's max_memory, by default half the memory
+// available), 2 (unknown or freed handle, or a handle of the
 // other kind), 3 (internal error: a recovered panic, which no input should
 // cause). The message goes into the caller's buffer (errbuf, errcap: the
 // last two arguments of every call), NUL-terminated and truncated to fit, so

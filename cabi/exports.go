@@ -100,12 +100,15 @@ func guardOf(h C.uint64_t) (*guardState, error) {
 // unsigned ones (numpy's uint32, Python's array('I')). weights (m doubles)
 // may be NULL: every weight is 1. channels (m int32 indices into
 // channel_names, nchannels C strings) may be NULL: every edge is on the
-// channel "default". directed is 0 or 1. On success *out is the handle.
+// channel "default". directed is 0 or 1. maxMemory is the memory limit of
+// the build in bytes (0: half the memory available; negative: none): a
+// graph whose build would need more is refused before it is allocated. On
+// success *out is the handle.
 //
 //export authppr_graph_create
 func authppr_graph_create(n C.int64_t, m C.int64_t, edges unsafe.Pointer, idxBytes C.int32_t,
 	weights *C.double, directed C.int32_t, channels *C.int32_t, channelNames **C.char, nchannels C.int64_t,
-	out *C.uint64_t, errbuf *C.char, errcap C.int64_t) C.int {
+	maxMemory C.int64_t, out *C.uint64_t, errbuf *C.char, errcap C.int64_t) C.int {
 	return call(errbuf, errcap, func() error {
 		if out == nil {
 			return errors.New("cabi: graph_create: out is NULL")
@@ -140,7 +143,7 @@ func authppr_graph_create(n C.int64_t, m C.int64_t, edges unsafe.Pointer, idxByt
 			names = append(names, C.GoString(p))
 		}
 		st, err := newGraph(int64(n), ids, slice[float64](unsafe.Pointer(weights), m), directed == 1,
-			slice[int32](unsafe.Pointer(channels), m), names)
+			slice[int32](unsafe.Pointer(channels), m), names, int64(maxMemory))
 		if err != nil {
 			return err
 		}

@@ -47,7 +47,7 @@ func FuzzCore(f *testing.F) {
 		}
 		directed := flags&1 == 1
 		names := []string{"t", "u"}
-		st, err := newGraph(n, edgeIDs{ids64: ids}, w, directed, chanOf, names)
+		st, err := newGraph(n, edgeIDs{ids64: ids}, w, directed, chanOf, names, 0)
 		if err != nil {
 			return
 		}

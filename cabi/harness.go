@@ -97,8 +97,15 @@ func withErrBuf(capacity int, f func(*C.char, C.int64_t) C.int) cErr {
 
 // cGraphCreate calls authppr_graph_create. idxBytes picks the id type the
 // ids are passed in (4 or 8: signed, -4 or -8: unsigned, each converted as
-// Go converts); weights and chanOf may be nil.
+// Go converts); weights and chanOf may be nil. The memory limit is the
+// default.
 func cGraphCreate(n int64, ids []int64, idxBytes int, weights []float64, directed bool, chanOf []int32, names []string) (uint64, cErr) {
+	return cGraphCreateLimited(n, ids, idxBytes, weights, directed, chanOf, names, 0)
+}
+
+// cGraphCreateLimited is cGraphCreate with authppr_graph_create's
+// max_memory.
+func cGraphCreateLimited(n int64, ids []int64, idxBytes int, weights []float64, directed bool, chanOf []int32, names []string, maxMemory int64) (uint64, cErr) {
 	var edges cBuf
 	switch idxBytes {
 	case 4:
@@ -135,7 +142,7 @@ func cGraphCreate(n int64, ids []int64, idxBytes int, weights []float64, directe
 	var h C.uint64_t
 	e := withErrBuf(errCap, func(buf *C.char, capacity C.int64_t) C.int {
 		return C.authppr_graph_create(C.int64_t(n), C.int64_t(len(ids)/2), edges.p, C.int32_t(idxBytes),
-			(*C.double)(w.p), d, (*C.int32_t)(ch.p), cn, C.int64_t(len(names)), &h, buf, capacity)
+			(*C.double)(w.p), d, (*C.int32_t)(ch.p), cn, C.int64_t(len(names)), C.int64_t(maxMemory), &h, buf, capacity)
 	})
 	return uint64(h), e
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 )
 
 // maxIDs bounds node and edge counts so that ids fit in uint32.
@@ -36,6 +37,13 @@ type Builder struct {
 	// channel for long runs, and the map lookup was 6% of a build.
 	lastChannel   string
 	lastChannelID uint32
+
+	// The memory estimate (builderCost) of what was added, and the limit
+	// (resolved from maxMemory on first use).
+	maxMemory int64
+	limit     memoryLimit
+	limitSet  bool
+	used      int64
 }
 
 // NewBuilder returns an empty builder for a directed or undirected graph.
@@ -54,6 +62,36 @@ func (b *Builder) NumNodes() int { return len(b.names) }
 // NumEdges returns the number of edges added so far.
 func (b *Builder) NumEdges() int { return len(b.src) }
 
+// SetMaxMemory sets the builder's memory limit in bytes: 0 (the default)
+// for DefaultMaxMemory, negative for none. AddNode, AddEdge and
+// AddEdgeByID refuse, with a *MemoryError, a node or edge that would take
+// the estimate of the build's peak (builderCost, see memory.go) over it.
+func (b *Builder) SetMaxMemory(bytes int64) {
+	b.maxMemory, b.limitSet = bytes, false
+}
+
+// reserve adds bytes to the estimate, or returns a *MemoryError (counting
+// nodes and edges, where says where) when they would take it over the
+// limit.
+func (b *Builder) reserve(bytes int64, nodes, edges int, where func() string) error {
+	if !b.limitSet {
+		b.limit, b.limitSet = resolveMemory(b.maxMemory), true
+	}
+	if b.used+bytes > b.limit.bytes {
+		return &MemoryError{Where: where(), Nodes: int64(nodes), Edges: int64(edges),
+			Need: b.used + bytes, Limit: b.limit.bytes, Default: b.limit.dflt}
+	}
+	b.used += bytes
+	return nil
+}
+
+// nodeBytes and labelBytes are the estimate of one new node or channel or
+// relation named s; edgeBytes that of one edge and its two arcs.
+func nodeBytes(s string) int64  { return builderCost.node + builderCost.str + strCost(s) }
+func labelBytes(s string) int64 { return builderCost.label + builderCost.str + strCost(s) }
+
+var edgeBytes = builderCost.edge + 2*builderCost.arc
+
 // AddNode returns the id of the named node, creating it if it is new. Use it
 // for nodes without edges, or to fix the id order before streaming edges.
 func (b *Builder) AddNode(name string) (uint32, error) {
@@ -66,10 +104,20 @@ func (b *Builder) AddNode(name string) (uint32, error) {
 	if len(b.names) >= maxIDs {
 		return 0, fmt.Errorf("csr: more than %d nodes", maxIDs)
 	}
+	if err := b.reserve(nodeBytes(name), len(b.names)+1, len(b.src), func() string { return fmt.Sprintf("node %q", name) }); err != nil {
+		return 0, err
+	}
+	return b.addNode(name), nil
+}
+
+// addNode numbers a new node. The name is copied: a reader's names are
+// slices of its input lines, and a line must not stay alive for them.
+func (b *Builder) addNode(name string) uint32 {
+	name = strings.Clone(name)
 	id := uint32(len(b.names))
 	b.ids[name] = id
 	b.names = append(b.names, name)
-	return id, nil
+	return id
 }
 
 // Input is one edge of a stream, by node names. An empty Channel means
@@ -82,12 +130,12 @@ type Input struct {
 }
 
 // AddEdge appends an edge and returns its id. The source is named (and so
-// numbered) before the destination. The weight must be finite and
-// non-negative; on error nothing is added.
+// numbered) before the destination. The weight must be 0 or within
+// [MinWeight, MaxWeight] (CheckWeight); on error nothing is added.
 func (b *Builder) AddEdge(in Input) (uint32, error) {
 	e := len(b.src)
-	if math.IsNaN(in.Weight) || math.IsInf(in.Weight, 0) || in.Weight < 0 {
-		return 0, fmt.Errorf("csr: edge %d (%s -> %s): weight %v, want finite and non-negative", e, in.Src, in.Dst, in.Weight)
+	if err := CheckWeight(in.Weight); err != nil {
+		return 0, fmt.Errorf("csr: edge %d (%s -> %s): %w", e, in.Src, in.Dst, err)
 	}
 	if in.Src == "" || in.Dst == "" {
 		return 0, fmt.Errorf("csr: edge %d: empty node name", e)
@@ -95,24 +143,44 @@ func (b *Builder) AddEdge(in Input) (uint32, error) {
 	if e >= maxIDs {
 		return 0, fmt.Errorf("csr: more than %d edges", maxIDs)
 	}
-	// Check capacity for new names before creating either, so a failure adds nothing.
-	_, srcKnown := b.ids[in.Src]
-	_, dstKnown := b.ids[in.Dst]
-	fresh := 0
+	// Check capacity and memory for new names before creating either, so
+	// a failure adds nothing.
+	s, srcKnown := b.ids[in.Src]
+	d, dstKnown := b.ids[in.Dst]
+	fresh, bytes := 0, edgeBytes
 	if !srcKnown {
 		fresh++
+		bytes += nodeBytes(in.Src)
 	}
 	if !dstKnown && in.Dst != in.Src {
 		fresh++
+		bytes += nodeBytes(in.Dst)
 	}
 	if len(b.names)+fresh > maxIDs {
 		return 0, fmt.Errorf("csr: edge %d: more than %d nodes", e, maxIDs)
 	}
-	s, _ := b.AddNode(in.Src)
-	d, _ := b.AddNode(in.Dst)
 	channel := in.Channel
 	if channel == "" {
 		channel = DefaultChannel
+	}
+	if _, ok := b.channelIDs[channel]; !ok {
+		bytes += labelBytes(channel)
+	}
+	if _, ok := b.relationIDs[in.Relation]; !ok && in.Relation != "" {
+		bytes += labelBytes(in.Relation)
+	}
+	if err := b.reserve(bytes, len(b.names)+fresh, e+1, func() string { return fmt.Sprintf("edge %d (%s -> %s)", e, in.Src, in.Dst) }); err != nil {
+		return 0, err
+	}
+	if !srcKnown {
+		s = b.addNode(in.Src)
+	}
+	if !dstKnown {
+		if in.Dst == in.Src {
+			d = s
+		} else {
+			d = b.addNode(in.Dst)
+		}
 	}
 	b.src = append(b.src, s)
 	b.dst = append(b.dst, d)
@@ -132,12 +200,12 @@ func (b *Builder) AddEdge(in Input) (uint32, error) {
 
 // AddEdgeByID appends an edge between nodes already added (AddNode) and
 // returns its id: the fast path for inputs that number their nodes, with no
-// name lookups. The weight must be finite and non-negative and both ids
-// below NumNodes; on error nothing is added.
+// name lookups. The weight must be 0 or within [MinWeight, MaxWeight] and
+// both ids below NumNodes; on error nothing is added.
 func (b *Builder) AddEdgeByID(src, dst uint32, weight float64, channel string) (uint32, error) {
 	e := len(b.src)
-	if math.IsNaN(weight) || math.IsInf(weight, 0) || weight < 0 {
-		return 0, fmt.Errorf("csr: edge %d (%d -> %d): weight %v, want finite and non-negative", e, src, dst, weight)
+	if err := CheckWeight(weight); err != nil {
+		return 0, fmt.Errorf("csr: edge %d (%d -> %d): %w", e, src, dst, err)
 	}
 	if n := len(b.names); int(src) >= n || int(dst) >= n {
 		return 0, fmt.Errorf("csr: edge %d: node %d -> %d out of range (%d nodes added)", e, src, dst, n)
@@ -147,6 +215,15 @@ func (b *Builder) AddEdgeByID(src, dst uint32, weight float64, channel string) (
 	}
 	if channel == "" {
 		channel = DefaultChannel
+	}
+	bytes := edgeBytes
+	if channel != b.lastChannel || len(b.channels) == 0 {
+		if _, ok := b.channelIDs[channel]; !ok {
+			bytes += labelBytes(channel)
+		}
+	}
+	if err := b.reserve(bytes, len(b.names), e+1, func() string { return fmt.Sprintf("edge %d (%d -> %d)", e, src, dst) }); err != nil {
+		return 0, err
 	}
 	if channel != b.lastChannel || len(b.channels) == 0 {
 		b.lastChannel, b.lastChannelID = channel, intern(channel, b.channelIDs, &b.channels)
@@ -161,10 +238,13 @@ func (b *Builder) AddEdgeByID(src, dst uint32, weight float64, channel string) (
 	return uint32(e), nil
 }
 
+// intern returns s's index in list, adding s (a copy: see addNode) when
+// it is new.
 func intern(s string, ids map[string]uint32, list *[]string) uint32 {
 	if id, ok := ids[s]; ok {
 		return id
 	}
+	s = strings.Clone(s)
 	id := uint32(len(*list))
 	ids[s] = id
 	*list = append(*list, s)

@@ -23,8 +23,9 @@ type IDEdges[T, C Index] struct {
 	Nodes    int
 	// Pairs holds 2*m node ids: edge e runs from Pairs[2e] to Pairs[2e+1].
 	Pairs []T
-	// Weights holds m finite non-negative weights, or is nil: every
-	// weight is 1 (unless Weights32 holds them).
+	// Weights holds m weights, each 0 or within [MinWeight, MaxWeight]
+	// (CheckWeight), or is nil: every weight is 1 (unless Weights32 holds
+	// them).
 	Weights []float64
 	// Weights32 holds the m weights as float32 (as binary edge lists
 	// carry them) in place of Weights, which must then be nil: no float64
@@ -44,6 +45,38 @@ type IDEdges[T, C Index] struct {
 	// (its Rank): the graph Reorder would make of the stream-order one,
 	// without building that one first.
 	Order NodeOrder
+	// MaxMemory is the memory limit of the build in bytes (0:
+	// DefaultMaxMemory; negative: none). FromIDs refuses, with a
+	// *MemoryError and before allocating anything, a graph whose
+	// estimated peak (FromIDsBytes of Nodes and the edges) is over it: a
+	// node count far beyond the edges given is refused, not allocated.
+	MaxMemory int64
+}
+
+// checkShape checks the counts and array lengths (every check that reads
+// no edge) and returns the edge count.
+func (in IDEdges[T, C]) checkShape() (int, error) {
+	n := in.Nodes
+	if n < 1 {
+		return 0, errors.New("csr: graph has no nodes")
+	}
+	if n > maxIDs {
+		return 0, fmt.Errorf("csr: %d nodes, more than %d", n, maxIDs)
+	}
+	if len(in.Pairs)%2 != 0 {
+		return 0, fmt.Errorf("csr: %d node ids, want an even number (src, dst pairs)", len(in.Pairs))
+	}
+	m := len(in.Pairs) / 2
+	if m >= maxIDs {
+		return 0, fmt.Errorf("csr: more than %d edges", maxIDs)
+	}
+	if err := in.checkWeights(m); err != nil {
+		return 0, err
+	}
+	if in.ChannelOf != nil && len(in.ChannelOf) != m {
+		return 0, fmt.Errorf("csr: %d channel indices for %d edges", len(in.ChannelOf), m)
+	}
+	return m, nil
 }
 
 // checkWeights checks that at most one weight array is given, of m weights.
@@ -76,7 +109,7 @@ func (in IDEdges[T, C]) weight(e int) float64 {
 //     names strconv.Itoa(i), Names making them on first use;
 //   - every array is allocated once at its final size;
 //   - one pass over the caller's arrays checks each edge (ids below Nodes,
-//     weight finite and non-negative, channel index in range; the first
+//     weight 0 or within [MinWeight, MaxWeight], channel index in range; the first
 //     bad edge is the error, named by its index) while it fills the edge
 //     table and counts the degrees; one counting sort per adjacency (one
 //     for an undirected graph) then places the arcs, and W(u) is summed
@@ -96,9 +129,18 @@ func (in IDEdges[T, C]) weight(e int) float64 {
 // differential tests run every part count.
 //
 // FromIDs keeps none of the caller's slices (they may be C memory read
-// during the call only) except ChannelNames' strings.
+// during the call only) except ChannelNames' strings. Before it allocates
+// anything it checks the counts against in.MaxMemory (FromIDsBytes; a
+// *MemoryError).
 func FromIDs[T, C Index](in IDEdges[T, C]) (*Graph, error) {
-	parts := bulkParts(in.Nodes, len(in.Pairs)/2, runtime.GOMAXPROCS(0))
+	m, err := in.checkShape()
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckMemory("", int64(in.Nodes), int64(m), FromIDsBytes(int64(in.Nodes), int64(m)), in.MaxMemory); err != nil {
+		return nil, err
+	}
+	parts := bulkParts(in.Nodes, m, runtime.GOMAXPROCS(0))
 	if in.Order.Resolve(in.Nodes) != DegreeOrder || in.Nodes < 1 {
 		return bulkBuild(in, parts)
 	}
@@ -123,7 +165,7 @@ func FromIDs[T, C Index](in IDEdges[T, C]) (*Graph, error) {
 	g, err := bulkBuild(IDEdges[uint32, C]{
 		Directed: in.Directed, Nodes: n, Pairs: pairs,
 		Weights: in.Weights, Weights32: in.Weights32, WeightStorage: in.WeightStorage,
-		ChannelOf: in.ChannelOf, ChannelNames: in.ChannelNames,
+		ChannelOf: in.ChannelOf, ChannelNames: in.ChannelNames, MaxMemory: in.MaxMemory,
 	}, parts)
 	if err != nil {
 		return nil, err
@@ -171,24 +213,9 @@ type bulkPart struct {
 // every part count against the Builder.
 func bulkBuild[T, C Index](in IDEdges[T, C], parts int) (*Graph, error) {
 	n := in.Nodes
-	if n < 1 {
-		return nil, errors.New("csr: graph has no nodes")
-	}
-	if n > maxIDs {
-		return nil, fmt.Errorf("csr: %d nodes, more than %d", n, maxIDs)
-	}
-	if len(in.Pairs)%2 != 0 {
-		return nil, fmt.Errorf("csr: %d node ids, want an even number (src, dst pairs)", len(in.Pairs))
-	}
-	m := len(in.Pairs) / 2
-	if m >= maxIDs {
-		return nil, fmt.Errorf("csr: more than %d edges", maxIDs)
-	}
-	if err := in.checkWeights(m); err != nil {
+	m, err := in.checkShape()
+	if err != nil {
 		return nil, err
-	}
-	if in.ChannelOf != nil && len(in.ChannelOf) != m {
-		return nil, fmt.Errorf("csr: %d channel indices for %d edges", len(in.ChannelOf), m)
 	}
 	parts = max(1, min(parts, m))
 	arcs := m
@@ -364,9 +391,10 @@ func checkAndCount[T, C Index](in IDEdges[T, C], p *bulkPart, src, dst []uint32,
 		}
 		if in.Weights != nil || in.Weights32 != nil {
 			w := in.weight(e)
-			// !(w >= 0) is NaN or negative; -Inf is negative.
-			if !(w >= 0) || w > math.MaxFloat64 {
-				p.err = fmt.Errorf("csr: edge %d (%d -> %d): weight %v, want finite and non-negative", e, s, d, w)
+			// CheckWeight's test: false for NaN, negative, infinite and
+			// out-of-range weights.
+			if !(w >= MinWeight && w <= MaxWeight) && w != 0 {
+				p.err = fmt.Errorf("csr: edge %d (%d -> %d): %w", e, s, d, CheckWeight(w))
 				return
 			}
 			w += 0 // +0 turns -0 into 0
@@ -596,6 +624,7 @@ func fromIDsByBuilder[T, C Index](in IDEdges[T, C]) (*Graph, error) {
 	}
 	b := NewBuilder(in.Directed)
 	b.SetWeightStorage(in.WeightStorage)
+	b.SetMaxMemory(in.MaxMemory)
 	for i := range in.Nodes {
 		if _, err := b.AddNode(strconv.Itoa(i)); err != nil {
 			return nil, err

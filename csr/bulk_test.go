@@ -250,7 +250,7 @@ func TestFromIDsMatchesBuilder(t *testing.T) {
 // reference's error, word for word, and no graph.
 func TestFromIDsBadInputs(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 8))
-	faults := []string{"src -1", "dst n", "huge id", "NaN", "+Inf", "-Inf", "negative", "channel -1", "channel past table", "no nodes", "odd pairs", "short weights", "short channels", "short float32 weights", "both weights"}
+	faults := []string{"src -1", "dst n", "huge id", "NaN", "+Inf", "-Inf", "negative", "above MaxWeight", "subnormal", "channel -1", "channel past table", "no nodes", "odd pairs", "short weights", "short channels", "short float32 weights", "both weights"}
 	for i := range 600 {
 		in := randomIDEdges[int64, int32](r, i%2 == 0)
 		m := len(in.Pairs) / 2
@@ -288,6 +288,19 @@ func TestFromIDsBadInputs(t *testing.T) {
 				in.Weights = make([]float64, m)
 			}
 			in.Weights[e] = bad
+		case "above MaxWeight", "subnormal":
+			if m == 0 {
+				continue
+			}
+			// Neither is a float32: the weights go float64.
+			if in.Weights == nil {
+				in.Weights = make([]float64, m)
+				for i, w := range in.Weights32 {
+					in.Weights[i] = float64(w)
+				}
+				in.Weights32 = nil
+			}
+			in.Weights[e] = map[string]float64{"above MaxWeight": 1e308, "subnormal": 1e-320}[fault]
 		case "channel -1", "channel past table":
 			if m == 0 {
 				continue

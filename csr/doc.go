@@ -24,7 +24,10 @@
 //   - Self-loops are kept, as igraph keeps them: a directed self-loop u->u is
 //     one arc; an undirected self-loop is two arcs u->u, so it counts twice in
 //     W(u), exactly as igraph's PRPACK counts it.
-//   - Weights are finite and non-negative. A zero-weight edge exists (it can
+//   - Weights are 0 or within [MinWeight, MaxWeight] = [2^-1022, 2^988]
+//     (CheckWeight; readers and builders refuse others, naming the edge):
+//     every out-weight, in every view, is then a normal float64 with a
+//     normal reciprocal (weights.go has the proof). A zero-weight edge exists (it can
 //     be masked, it has an id) but carries no mass; a node whose out-weight is
 //     zero is dangling.
 //   - Weight arrays (per arc and per edge: Weights) are stored as float32
@@ -55,7 +58,12 @@
 // # Errors
 //
 // Bad input is an error, never a panic: readers return *ParseError naming the
-// file, the line and what was expected; the builder names the edge. Accessors
+// file, the line and what was expected; the builder names the edge. A
+// graph whose build would need more memory than its limit (MaxMemory
+// settings: by default half the memory available, DefaultMaxMemory) is a
+// *MemoryError, found before the memory is allocated: from the counts in
+// FromIDs, as the input arrives in the Builder and the readers (memory.go
+// derives the estimate). Accessors
 // that take a node or edge id trust their argument (ids come from this
 // package); Validate checks a snapshot built elsewhere (for example loaded
 // from disk) before such trust is given. Validate and Assemble run every

@@ -359,8 +359,8 @@ func (g *Graph) edgeError(e int) error {
 	if g.edgeSrc[e] >= n || g.edgeDst[e] >= n {
 		return fmt.Errorf("csr: edge %d: endpoint out of range (want < %d nodes)", e, n)
 	}
-	if w := g.edgeWeight.At(e); math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
-		return fmt.Errorf("csr: edge %d: weight %v, want finite and non-negative", e, w)
+	if err := CheckWeight(g.edgeWeight.At(e)); err != nil {
+		return fmt.Errorf("csr: edge %d (%d -> %d): %w", e, g.edgeSrc[e], g.edgeDst[e], err)
 	}
 	if int(g.edgeChannel[e]) >= len(g.channels) {
 		return fmt.Errorf("csr: edge %d: channel index %d out of range", e, g.edgeChannel[e])
@@ -396,8 +396,9 @@ func (g *Graph) edgesOK(key *arcKey, visit VisitFunc) (bad int, sum uint64) {
 			}
 			for i := range src {
 				s, d, w := src[i], dst[i], wt.At(i)
-				// !(w >= 0) is true for NaN and for negative weights.
-				if s >= n || d >= n || !(w >= 0) || math.IsInf(w, 1) || ch[i] >= nch || (rel != nil && rel[i] >= nrel) {
+				// CheckWeight's test: false for NaN, negative, infinite
+				// and out-of-range weights.
+				if s >= n || d >= n || (!(w >= MinWeight && w <= MaxWeight) && w != 0) || ch[i] >= nch || (rel != nil && rel[i] >= nrel) {
 					return lo + i, 0
 				}
 				e, wb := uint32(lo+i), weightBits(w)

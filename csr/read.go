@@ -47,7 +47,11 @@ type ParseError struct {
 	File string // as given to the reader
 	Line int    // 1-based; 0 when the problem is the input as a whole
 	Msg  string
+	Err  error // the builder's error Msg reports (a *MemoryError, say), or nil
 }
+
+// Unwrap returns the error Msg reports, if any.
+func (e *ParseError) Unwrap() error { return e.Err }
 
 func (e *ParseError) Error() string {
 	if e.Line == 0 {
@@ -59,21 +63,43 @@ func (e *ParseError) Error() string {
 // maxLine bounds one input line; a longer line is an error, not a truncation.
 const maxLine = 1 << 20
 
+// ReadOptions are the settings of ReadWith and ReadFileWith; the zero
+// value is Read's.
+type ReadOptions struct {
+	// MaxMemory is the memory limit of the build in bytes (0:
+	// DefaultMaxMemory; negative: none): reading stops, with a
+	// *ParseError wrapping a *MemoryError at the line that would cross it
+	// (Builder.SetMaxMemory).
+	MaxMemory int64
+}
+
 // ReadFile reads a graph from a file in the given format. Gzip is detected
 // from the content, not the name.
 func ReadFile(path string, format Format, directed bool) (*Graph, error) {
+	return ReadFileWith(path, format, directed, ReadOptions{})
+}
+
+// ReadFileWith is ReadFile with options.
+func ReadFileWith(path string, format Format, directed bool, opt ReadOptions) (*Graph, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("csr: %w", err)
 	}
 	defer f.Close()
-	return Read(f, path, format, directed)
+	return ReadWith(f, path, format, directed, opt)
 }
 
 // Read reads a graph from r; name is used in error messages. Lines that are
 // blank or start with '#' are skipped; fields are separated by spaces or tabs.
+// The build's memory is limited to DefaultMaxMemory (see ReadWith).
 func Read(r io.Reader, name string, format Format, directed bool) (*Graph, error) {
+	return ReadWith(r, name, format, directed, ReadOptions{})
+}
+
+// ReadWith is Read with options.
+func ReadWith(r io.Reader, name string, format Format, directed bool, opt ReadOptions) (*Graph, error) {
 	b := NewBuilder(directed)
+	b.SetMaxMemory(opt.MaxMemory)
 	if err := Stream(r, name, format, func(in Input, _ int) error {
 		_, err := b.AddEdge(in)
 		return err
@@ -118,7 +144,7 @@ func Stream(r io.Reader, name string, format Format, add func(in Input, line int
 			return &ParseError{File: name, Line: line, Msg: msg}
 		}
 		if err := add(in, line); err != nil {
-			return &ParseError{File: name, Line: line, Msg: strings.TrimPrefix(err.Error(), "csr: ")}
+			return &ParseError{File: name, Line: line, Msg: strings.TrimPrefix(err.Error(), "csr: "), Err: err}
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -194,6 +220,8 @@ func parseLine(text string, format Format) (Input, string) {
 				return in, fmt.Sprintf("weight %q is NaN", f[2])
 			case w < 0:
 				return in, fmt.Sprintf("weight %q is negative", f[2])
+			case w == 0 && nonzeroMantissa(f[2]):
+				return in, fmt.Sprintf("weight %q is below 2^-1022 (%.4g), the smallest positive weight accepted, and rounds to 0", f[2], MinWeight)
 			}
 			in.Weight = w
 		}
@@ -202,4 +230,25 @@ func parseLine(text string, format Format) (Input, string) {
 		}
 	}
 	return in, ""
+}
+
+// nonzeroMantissa reports whether a number strconv.ParseFloat accepted has
+// a non-zero digit before its exponent: when it parsed to 0, the value
+// underflowed (ParseFloat returns 0 without an error) rather than being 0.
+func nonzeroMantissa(s string) bool {
+	s = strings.TrimLeft(s, "+-")
+	hex := len(s) > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')
+	if hex {
+		s = s[2:]
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == 'p' || c == 'P' || (!hex && (c == 'e' || c == 'E')):
+			return false
+		case c >= '1' && c <= '9', hex && (c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'):
+			return true
+		}
+	}
+	return false
 }

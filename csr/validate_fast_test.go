@@ -212,8 +212,8 @@ func (g *Graph) validatePlain(checkNames func() error) error {
 		if g.edgeSrc[e] >= uint32(n) || g.edgeDst[e] >= uint32(n) {
 			return fmt.Errorf("csr: edge %d: endpoint out of range (want < %d nodes)", e, n)
 		}
-		if w := g.edgeWeight.At(e); math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
-			return fmt.Errorf("csr: edge %d: weight %v, want finite and non-negative", e, w)
+		if err := CheckWeight(g.edgeWeight.At(e)); err != nil {
+			return fmt.Errorf("csr: edge %d (%d -> %d): %w", e, g.edgeSrc[e], g.edgeDst[e], err)
 		}
 		if int(g.edgeChannel[e]) >= len(g.channels) {
 			return fmt.Errorf("csr: edge %d: channel index %d out of range", e, g.edgeChannel[e])

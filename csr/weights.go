@@ -2,6 +2,7 @@ package csr
 
 import (
 	"fmt"
+	"math"
 	"unsafe"
 )
 
@@ -90,7 +91,7 @@ func (w Weights) allOnes() bool {
 }
 
 // bytes returns the bytes the weights occupy.
-func (w Weights) bytes() int64 { return int64(8*len(w.f64) + 4*len(w.f32)) }
+func (w Weights) bytes() int64 { return int64(weightBytes*len(w.f64) + weightBytes/2*len(w.f32)) }
 
 // WeightStorage chooses how a graph stores its weights.
 type WeightStorage int
@@ -215,4 +216,53 @@ func (g *Graph) restore(want32 bool) {
 	}
 	g.edgeWeight = conv(g.edgeWeight)
 	g.shareArrays()
+}
+
+// The range of a positive weight. Every weight of a graph is 0 or lies in
+// [MinWeight, MaxWeight]; readers and builders refuse others (CheckWeight),
+// naming the edge. The range is what makes every out-weight W(u), in every
+// view of every graph (a view keeps any subset of a node's arcs), a normal
+// float64 with a normal reciprocal, so that the kernels' r(u)*(1/W(u))*w
+// never overflows and P[u][v] = w/W(u) is a probability:
+//
+//   - Upper: a node has fewer than 2^33 arcs (fewer than 2^32 edges, each
+//     at most two arcs at one node). Each rounded addition of non-negative
+//     terms gains at most a factor 1+2^-53 over the exact sum, so a sum of
+//     k < 2^33 arcs of at most MaxWeight = 2^988 is at most
+//     2^33*2^988*(1+2^-53)^(2^33) <= 2^1021*(1+2^-19) < 2^1022: finite,
+//     and 1/W > 2^-1022 is normal. The same holds for any sum of a graph's
+//     arcs (a view's volume) and for a store's rows, whose edges are
+//     bounded alike.
+//   - Lower: a rounded sum of non-negative terms is at least its largest
+//     term, so W(u) >= MinWeight = 2^-1022 (the smallest normal float64)
+//     whenever one of the arcs is positive, and 1/W(u) <= 2^1022 is
+//     finite. A subnormal weight could be a view's whole row (the other
+//     arcs masked), whose reciprocal overflows: no test of W alone
+//     in the full graph can rule that out, so the weight is refused.
+//
+// Scaling every weight by one power of two would bring many graphs back
+// into the range without changing P (exactly, in floating point), but
+// the weights are user-visible (Edge, snapshots, a store's writes) and a
+// range wider than 2^2010 cannot be brought in at all; refusing is the one
+// rule every reader, builder and store write applies alike. PPREDGE1's
+// float32 weights always lie in the range.
+const (
+	MinWeight = 0x1p-1022
+	MaxWeight = 0x1p988
+)
+
+// CheckWeight returns nil when w is a weight a graph accepts (0, or
+// within [MinWeight, MaxWeight]), else an error saying what w is and what
+// was expected, without the package prefix or location: callers wrap it
+// with the edge ("csr: edge 3 (a -> b): " + err).
+func CheckWeight(w float64) error {
+	switch {
+	case w >= MinWeight && w <= MaxWeight, w == 0:
+		return nil
+	case math.IsNaN(w) || math.IsInf(w, 0) || w < 0:
+		return fmt.Errorf("weight %v, want finite and non-negative", w)
+	case w > MaxWeight:
+		return fmt.Errorf("weight %v above 2^988 (%.4g), the largest accepted: a node's out-weight, a sum of up to 2^33 arcs, must not overflow (weights are 0 or in [2^-1022, 2^988])", w, MaxWeight)
+	}
+	return fmt.Errorf("weight %v below 2^-1022 (%.4g), the smallest positive weight accepted: a row of subnormal out-weight has a reciprocal that overflows (weights are 0 or in [2^-1022, 2^988])", w, MinWeight)
 }

@@ -127,6 +127,9 @@ func (b *batch[L]) solve(seeds []Seeds, opt Options) ([]*Result, error) {
 		done := true
 		worst := 0.0
 		for j := range seeds {
+			if err := checkBound(l1[j]/b.alpha, sweeps); err != nil {
+				return nil, fmt.Errorf("%w (batch query %d)", err, j)
+			}
 			if l1[j]/b.alpha > tol {
 				done = false
 				worst = max(worst, l1[j]/b.alpha)
@@ -158,6 +161,9 @@ func (b *batch[L]) solve(seeds []Seeds, opt Options) ([]*Result, error) {
 	}
 	out := make([]*Result, len(seeds))
 	for j := range seeds {
+		if err := checkScores(scores[j], sweeps); err != nil {
+			return nil, fmt.Errorf("%w (batch query %d)", err, j)
+		}
 		out[j] = &Result{Scores: scores[j], ResidualL1: l1[j], ErrorBound: l1[j] / b.alpha, Sweeps: sweeps}
 	}
 	return out, nil

@@ -241,6 +241,9 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 	}
 	for {
 		bound := l1 / e.alpha
+		if err := checkBound(bound, res.Sweeps); err != nil {
+			return nil, err
+		}
 		if res.Sweeps < nextCheck && bound > tol && res.Sweeps-res.Scans < maxSweeps {
 			if scanning {
 				step(0) // PushSweep, with the statistics in the same pass
@@ -377,7 +380,12 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 			}
 		}
 		res.Certified = res.ProvedGap > 0
-		if res.Certified && (res.Ordered || !ordered) || bound <= tol {
+		if (res.Certified && (res.Ordered || !ordered)) || bound <= tol {
+			// A score that is not a number would have been ranked by
+			// comparisons that are all false.
+			if err := checkScores(e.X, res.Sweeps); err != nil {
+				return nil, err
+			}
 			// The state's proof, from this check's statistics.
 			pst := residualStats{l1: l1, signed: eb.signed}
 			if perCoord {

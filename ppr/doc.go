@@ -85,5 +85,9 @@
 //
 // Solve and NewSeeds validate their inputs (damping, seed ids and weights,
 // tolerance) and return errors prefixed "ppr:"; Engine methods and TopK
-// trust validated arguments and document what they expect.
+// trust validated arguments and document what they expect. Seed weights
+// whose sum overflows are normalised (SeedScale), not refused. No solve
+// returns a bound it did not prove: an error bound or score that is NaN
+// or infinite is a *NotFiniteError (csr's weight range rules one out on
+// every graph; the check guards states written from outside).
 package ppr

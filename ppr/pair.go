@@ -40,7 +40,13 @@ func SolvePair(a, b *mask.View, seeds Seeds, damping float64, opt Options) (*Res
 	n := a.Graph().NumNodes()
 	p := &pairSweep{factor: make([]float64, 2*n), nextA: make([]float64, n), nextB: make([]float64, n)}
 	sweepsA, sweepsB := 0, 0
-	for l1a/alpha > tol || l1b/alpha > tol {
+	for {
+		if err := errors.Join(checkBound(l1a/alpha, sweepsA), checkBound(l1b/alpha, sweepsB)); err != nil {
+			return nil, nil, err
+		}
+		if l1a/alpha <= tol && l1b/alpha <= tol {
+			break
+		}
 		if max(sweepsA, sweepsB) == maxSweeps {
 			return nil, nil, fmt.Errorf("ppr: error bounds %.3g and %.3g after %d sweeps, tolerance %.3g not reached", l1a/alpha, l1b/alpha, maxSweeps, tol)
 		}
@@ -58,6 +64,9 @@ func SolvePair(a, b *mask.View, seeds Seeds, damping float64, opt Options) (*Res
 			l1b = eb.Sweep()
 			sweepsB++
 		}
+	}
+	if err := errors.Join(checkScores(ea.X, sweepsA), checkScores(eb.X, sweepsB)); err != nil {
+		return nil, nil, err
 	}
 	return &Result{Scores: ea.X, ResidualL1: l1a, ErrorBound: l1a / alpha, Sweeps: sweepsA},
 		&Result{Scores: eb.X, ResidualL1: l1b, ErrorBound: l1b / alpha, Sweeps: sweepsB}, nil

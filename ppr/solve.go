@@ -227,12 +227,22 @@ func (e *Engine) SolveSweeps(opt Options) (*Result, error) {
 	order := opt.Order.resolve(e.view.Graph().Directed(), false)
 	e.norm = normalizedRun{}
 	sweeps := 0
-	for l1/e.alpha > tol {
+	for {
+		// A NaN bound would end the loop as if it were below tol.
+		if err := checkBound(l1/e.alpha, sweeps); err != nil {
+			return nil, err
+		}
+		if l1/e.alpha <= tol {
+			break
+		}
 		if sweeps == maxSweeps {
 			return nil, fmt.Errorf("ppr: error bound %.3g after %d sweeps, tolerance %.3g not reached", l1/e.alpha, sweeps, tol)
 		}
 		l1 = e.sweep(order, opt.Threads)
 		sweeps++
+	}
+	if err := checkScores(e.X, sweeps); err != nil {
+		return nil, err
 	}
 	return &Result{Scores: e.X, ResidualL1: l1, ErrorBound: l1 / e.alpha, Sweeps: sweeps}, nil
 }

@@ -155,6 +155,9 @@ func (c *Cache) answerOf(e *entry, v *Version, how How, bound float64) (*Solutio
 		return nil, 0, fmt.Errorf("store: cache: residual %.3g over the bound %.3g (internal error)", l1, bound)
 	}
 	alpha := 1 - e.damping
+	if err := ppr.CheckFinite(l1/alpha, e.x); err != nil {
+		return nil, 0, err
+	}
 	return &Solution{Version: v, X: slices.Clone(e.x), R: slices.Clone(e.r), ResidualL1: l1, ErrorBound: l1 / alpha, Stats: e.stats, Passes: e.passes}, how, nil
 }
 

@@ -273,7 +273,12 @@ func (s *Store) applyBatch(ops []Op) (Result, error) {
 }
 
 // validate checks a batch against the writer state without changing it:
-// after it succeeds apply cannot fail.
+// after it succeeds apply cannot fail. Weights are csr's (0 or within
+// [csr.MinWeight, csr.MaxWeight]): the store's edges are bounded as a
+// graph's are, so every row of every version and view, merges included
+// (they copy weights onto new edges), keeps a finite out-weight with a
+// finite reciprocal, and so does the graph compaction or Materialize
+// builds, without a per-row sum kept here.
 // It records in s.ids the node ids of every write's Src and Dst, as apply
 // will find or create them (new names are numbered in write order).
 func (s *Store) validate(ops []Op) error {
@@ -319,8 +324,8 @@ func (s *Store) validate(ops []Op) error {
 				return err
 			}
 		case AddEdge:
-			if w := op.Weight; math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
-				return fmt.Errorf("store: write %d: edge %s -> %s: weight %v, want finite and non-negative", i, op.Src, op.Dst, w)
+			if err := csr.CheckWeight(op.Weight); err != nil {
+				return fmt.Errorf("store: write %d: edge %s -> %s: %w", i, op.Src, op.Dst, err)
 			}
 			if err := create(i, 0, op.Src); err != nil {
 				return err
@@ -349,8 +354,8 @@ func (s *Store) validate(ops []Op) error {
 			edges++
 			batchEdges++
 		case AddEdgeByID:
-			if w := op.Weight; math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
-				return fmt.Errorf("store: write %d: edge %d -> %d: weight %v, want finite and non-negative", i, op.SrcID, op.DstID, w)
+			if err := csr.CheckWeight(op.Weight); err != nil {
+				return fmt.Errorf("store: write %d: edge %d -> %d: %w", i, op.SrcID, op.DstID, err)
 			}
 			if int64(op.SrcID) >= int64(nodes) || int64(op.DstID) >= int64(nodes) {
 				return fmt.Errorf("store: write %d: edge %d -> %d: no such node (%d nodes)", i, op.SrcID, op.DstID, nodes)

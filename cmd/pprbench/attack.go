@@ -47,7 +47,13 @@ func runAttack(args []string, stdout, stderr io.Writer) error {
 	ledgerWeight := fs.Float64("ledger-weight", attack.DefaultLedger.WriteWeight, "weight of the untrusted write in the ledger scenario")
 	out := fs.String("out", "", "directory to write attack.json and the PNG charts into")
 	asJSON := fs.Bool("json", false, "print the JSON instead of tables")
+	var maxMemory string
+	registerMaxMemory(fs, &maxMemory)
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	limit, err := parseMaxMemory(maxMemory)
+	if err != nil {
 		return err
 	}
 	if *budget < 1 || *perStep < 1 || *targets < 1 {
@@ -79,14 +85,14 @@ func runAttack(args []string, stdout, stderr io.Writer) error {
 			m, err = attack.GeneratedMemory(mc)
 		case "wn18rr":
 			var g *csr.Graph
-			if g, err = csr.ReadFile(filepath.Join(*data, "wn18rr-train.txt.gz"), csr.FormatTriples, false); err == nil {
+			if g, err = csr.ReadFileWith(filepath.Join(*data, "wn18rr-train.txt.gz"), csr.FormatTriples, false, csr.ReadOptions{MaxMemory: limit}); err == nil {
 				m, err = attack.SplitRoles("wn18rr", g, 0.2, *seed)
 			}
 		default:
 			return fmt.Errorf("%w: --graph %q, want memory or wn18rr", errUsage, name)
 		}
 		if err != nil {
-			return err
+			return memoryHint(err)
 		}
 		queries, err := m.Queries(*count, *k, *seed)
 		if err != nil {

@@ -38,6 +38,7 @@ func runIngest(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&gf.undirected, "undirected", false, "treat edges as undirected")
 	fs.StringVar(&gf.order, "order", "auto", "node numbering: stream (first appearance), degree (descending degree) or auto (degree when the graph's vectors outgrow a core's L2 cache); the snapshot keeps the ranks, so results by name are unchanged")
 	out := fs.String("out", "", "snapshot file to write (required)")
+	registerMaxMemory(fs, &gf.maxMemory)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -45,22 +46,25 @@ func runIngest(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w: --graph and --out are required", errUsage)
 	}
 	start := time.Now()
+	limit, err := gf.memoryLimit()
+	if err != nil {
+		return err
+	}
 	var g *csr.Graph
-	var err error
 	if gf.format == "ppredge" {
 		var order csr.NodeOrder
 		if order, err = gf.nodeOrder(); err != nil {
 			return err
 		}
-		g, err = bench.ReadPPREDGE1Ordered(gf.path, csr.AutoWeights, order)
+		g, err = bench.ReadPPREDGE1With(gf.path, bench.PPREDGE1Options{Order: order, MaxMemory: limit})
 	} else {
-		g, err = streamGraph(gf, stderr)
+		g, err = streamGraph(gf, limit, stderr)
 	}
 	if err != nil {
-		return err
+		return memoryHint(err)
 	}
 	if g, _, _, err = gf.applyOrder(g, false); err != nil {
-		return err
+		return memoryHint(err)
 	}
 	built := time.Since(start)
 	if err := snapshot.Save(*out, g, mask.FromGraph(g)); err != nil {
@@ -77,9 +81,10 @@ func runIngest(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// streamGraph reads a text edge file into a graph, with a progress line on
-// stderr every second for inputs over 16 MiB.
-func streamGraph(gf graphFlags, stderr io.Writer) (*csr.Graph, error) {
+// streamGraph reads a text edge file into a graph within a memory limit
+// (csr.Builder.SetMaxMemory), with a progress line on stderr every second
+// for inputs over 16 MiB.
+func streamGraph(gf graphFlags, maxMemory int64, stderr io.Writer) (*csr.Graph, error) {
 	format, err := csr.ParseFormat(gf.format)
 	if err != nil {
 		return nil, fmt.Errorf("%w: --format: %v", errUsage, err)
@@ -95,6 +100,7 @@ func streamGraph(gf graphFlags, stderr io.Writer) (*csr.Graph, error) {
 	}
 	cr := &countingReader{r: f}
 	b := csr.NewBuilder(!gf.undirected)
+	b.SetMaxMemory(maxMemory)
 	var edges atomic.Int64
 	done := make(chan struct{})
 	if st.Size() > 16<<20 {

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -27,6 +28,7 @@ type graphFlags struct {
 	snapshot   string
 	order      string
 	weights    string
+	maxMemory  string
 }
 
 func (f *graphFlags) register(fs *flag.FlagSet) {
@@ -42,6 +44,51 @@ func (f *graphFlags) registerOrdered(fs *flag.FlagSet, defaultOrder string) {
 	f.registerSnapshot(fs)
 	fs.StringVar(&f.order, "order", defaultOrder, "node numbering: stream (first appearance), degree (descending degree, for cache locality) or auto (degree when the graph's vectors outgrow a core's L2 cache); results by name are the same in every order")
 	fs.StringVar(&f.weights, "weights", "auto", "weight storage of a --graph: auto (float32 when every weight is exactly a float32, as in ppredge files; the same results) or float64")
+	registerMaxMemory(fs, &f.maxMemory)
+}
+
+// registerMaxMemory registers --max-memory, the memory limit of loading a
+// graph, into p.
+func registerMaxMemory(fs *flag.FlagSet, p *string) {
+	fs.StringVar(p, "max-memory", "auto", "memory limit of loading the graph: a size (512M, 8G; K, M, G, T are powers of 1024), auto (half the memory available, from MemAvailable and cgroup limits) or none; a graph whose build would need more is refused before it is allocated")
+}
+
+// parseMaxMemory reads a --max-memory value as a csr MaxMemory setting:
+// bytes, 0 for auto (csr.DefaultMaxMemory), -1 for none.
+func parseMaxMemory(s string) (int64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	switch t {
+	case "", "auto":
+		return 0, nil
+	case "none":
+		return -1, nil
+	}
+	// "8GiB", "8GB" and "8G" are one size; a plain number is bytes.
+	t = strings.TrimSuffix(strings.TrimSuffix(t, "b"), "i")
+	shift := 0
+	if i := len(t) - 1; i > 0 && strings.IndexByte("kmgt", t[i]) >= 0 {
+		shift = 10 * (1 + strings.IndexByte("kmgt", t[i]))
+		t = t[:i]
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	bytes := math.Ldexp(v, shift)
+	if err != nil || !(bytes >= 1) || bytes >= 1<<62 {
+		return 0, fmt.Errorf("%w: --max-memory %q, want a size like 512M or 8G (K, M, G, T: powers of 1024), auto or none", errUsage, s)
+	}
+	return int64(bytes), nil
+}
+
+// memoryLimit parses --max-memory.
+func (f *graphFlags) memoryLimit() (int64, error) { return parseMaxMemory(f.maxMemory) }
+
+// memoryHint adds to an error that is a *csr.MemoryError the flag that sets
+// the limit.
+func memoryHint(err error) error {
+	var me *csr.MemoryError
+	if errors.As(err, &me) {
+		return fmt.Errorf("%w (set --max-memory to change the limit)", err)
+	}
+	return err
 }
 
 func (f *graphFlags) registerSnapshot(fs *flag.FlagSet) {
@@ -71,7 +118,7 @@ func (f *graphFlags) load() (*loaded, time.Duration, error) {
 	// Edge ids survive reordering, so the labels still apply.
 	if ld.g, ld.order, ld.reorderTime, err = f.applyOrder(ld.g, f.snapshot != ""); err != nil {
 		ld.close()
-		return nil, 0, err
+		return nil, 0, memoryHint(err)
 	}
 	return ld, time.Since(start), nil
 }
@@ -101,6 +148,15 @@ func (f *graphFlags) applyOrder(g *csr.Graph, fromSnapshot bool) (*csr.Graph, cs
 	if want == g.Order() {
 		return g, want, 0, nil
 	}
+	// A reorder copies the graph's arrays (at most its MemoryBytes) while
+	// the graph is alive: the load then holds both.
+	limit, err := f.memoryLimit()
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	if err := csr.CheckMemory("reordering "+f.name(), int64(g.NumNodes()), int64(g.NumEdges()), 2*g.MemoryBytes(), limit); err != nil {
+		return nil, 0, 0, err
+	}
 	start := time.Now()
 	if g, err = csr.Reorder(g, want); err != nil {
 		return nil, 0, 0, err
@@ -108,9 +164,14 @@ func (f *graphFlags) applyOrder(g *csr.Graph, fromSnapshot bool) (*csr.Graph, cs
 	return g, want, time.Since(start), nil
 }
 
-// loadInOrder reads the graph: a PPREDGE1 file in the order --order asks,
-// others in stream order (or a snapshot's saved order).
+// loadInOrder reads the graph in the order --order asks (a snapshot in its
+// saved order), within the memory limit --max-memory sets.
 func (f *graphFlags) loadInOrder() (*loaded, error) {
+	ld, err := f.loadLimited()
+	return ld, memoryHint(err)
+}
+
+func (f *graphFlags) loadLimited() (*loaded, error) {
 	switch {
 	case f.snapshot != "" && f.path != "":
 		return nil, fmt.Errorf("%w: give --graph or --snapshot, not both", errUsage)
@@ -130,6 +191,10 @@ func (f *graphFlags) loadInOrder() (*loaded, error) {
 			return nil, fmt.Errorf("%w: --weights: %v", errUsage, err)
 		}
 	}
+	limit, err := f.memoryLimit()
+	if err != nil {
+		return nil, err
+	}
 	if f.format == "ppredge" {
 		// Built straight in the order asked (applyOrder then has nothing
 		// to do): no stream-order copy alive beside the reordered one.
@@ -137,7 +202,7 @@ func (f *graphFlags) loadInOrder() (*loaded, error) {
 		if err != nil {
 			return nil, err
 		}
-		g, err := bench.ReadPPREDGE1Ordered(f.path, storage, order)
+		g, err := bench.ReadPPREDGE1With(f.path, bench.PPREDGE1Options{Storage: storage, Order: order, MaxMemory: limit})
 		if err != nil {
 			return nil, err
 		}
@@ -147,7 +212,7 @@ func (f *graphFlags) loadInOrder() (*loaded, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: --format: %v", errUsage, err)
 	}
-	g, err := csr.ReadFile(f.path, format, !f.undirected)
+	g, err := csr.ReadFileWith(f.path, format, !f.undirected, csr.ReadOptions{MaxMemory: limit})
 	if err != nil {
 		return nil, err
 	}

@@ -33,6 +33,8 @@ func runOverhead(args []string, stdout, stderr io.Writer) error {
 	perQuery := fs.String("per-query", "", "also write one JSON line per query to this file (path, outcome, times, arcs, gaps), to see where the tail comes from")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the query loop to this file")
+	var maxMemory string
+	registerMaxMemory(fs, &maxMemory)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -43,6 +45,10 @@ func runOverhead(args []string, stdout, stderr io.Writer) error {
 	path, err := replay.ParsePath(*force)
 	if err != nil {
 		return fmt.Errorf("%w: --force: %v", errUsage, err)
+	}
+	limit, err := parseMaxMemory(maxMemory)
+	if err != nil {
+		return err
 	}
 	start := time.Now()
 	var w *bench.Workload
@@ -56,12 +62,12 @@ func runOverhead(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%w: --workload kg needs --kg FILE (shared/anchors/gen_graph.py kg --out FILE)", errUsage)
 		}
 		var g *csr.Graph
-		if g, err = bench.ReadPPREDGE1(*kgPath); err == nil {
+		if g, err = bench.ReadPPREDGE1With(*kgPath, bench.PPREDGE1Options{MaxMemory: limit}); err == nil {
 			w, err = bench.KGWorkload(filepath.Base(*kgPath), g, *kgEntities, regime, *count, 1)
 		}
 	case "wn18rr":
 		var g *csr.Graph
-		if g, err = csr.ReadFile(filepath.Join(*data, "wn18rr-train.txt.gz"), csr.FormatTriples, false); err == nil {
+		if g, err = csr.ReadFileWith(filepath.Join(*data, "wn18rr-train.txt.gz"), csr.FormatTriples, false, csr.ReadOptions{MaxMemory: limit}); err == nil {
 			w, err = bench.GraphWorkload("wn18rr", g, regime, 0.5, *count, 5, 1)
 		}
 	case "rmat":
@@ -73,7 +79,7 @@ func runOverhead(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w: --workload %q, want memory, wn18rr or rmat", errUsage, *workload)
 	}
 	if err != nil {
-		return err
+		return memoryHint(err)
 	}
 	setup := time.Since(start)
 	guard, err := replay.New(w.Graph, w.Labels, w.Trust, replay.Options{Force: path})

@@ -37,7 +37,13 @@ func runStoreBench(args []string, stdout, stderr io.Writer) error {
 	walBatch := fs.Int("wal-batch", 10000, "writes per Apply batch (one wal record, one fsync) on disk")
 	nice := fs.Int("compact-nice", 10, "nice value of the compaction thread in the latency rounds that lower it (alternate rounds keep 0)")
 	dir := fs.String("dir", "", "directory for the snapshot and wal files (default: a temporary directory)")
+	var maxMemory string
+	registerMaxMemory(fs, &maxMemory)
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	limit, err := parseMaxMemory(maxMemory)
+	if err != nil {
 		return err
 	}
 	if *dir == "" {
@@ -52,9 +58,9 @@ func runStoreBench(args []string, stdout, stderr io.Writer) error {
 
 	// Build from scratch: the reference for compaction and snapshot load.
 	t0 := time.Now()
-	g, err := bench.ReadPPREDGE1(*path)
+	g, err := bench.ReadPPREDGE1With(*path, bench.PPREDGE1Options{MaxMemory: limit})
 	if err != nil {
-		return err
+		return memoryHint(err)
 	}
 	build := time.Since(t0)
 	say("graph %s: %d nodes, %d edges; build from the edge file %.2fs", *path, g.NumNodes(), g.NumEdges(), build.Seconds())
@@ -86,10 +92,10 @@ func runStoreBench(args []string, stdout, stderr io.Writer) error {
 	}
 	names := g.Names()
 	rng := rand.New(rand.NewPCG(1, 2))
-	randomEdges := func(count int, channel string) []store.Op {
+	randomEdges := func(count int) []store.Op {
 		ops := make([]store.Op, count)
 		for i := range ops {
-			ops[i] = store.Edge(names[rng.IntN(len(names))], names[rng.IntN(len(names))], 0.5, channel)
+			ops[i] = store.Edge(names[rng.IntN(len(names))], names[rng.IntN(len(names))], 0.5)
 		}
 		return ops
 	}
@@ -97,15 +103,19 @@ func runStoreBench(args []string, stdout, stderr io.Writer) error {
 	// Ingest into the delta: in memory, then through a wal with one
 	// record (one fsync) per batch.
 	ingest := func(s *store.Store, ops []store.Op, batch int) (float64, error) {
+		w, err := s.Writer("ingest")
+		if err != nil {
+			return 0, err
+		}
 		t0 := time.Now()
 		for lo := 0; lo < len(ops); lo += batch {
-			if _, err := s.Apply(ops[lo:min(lo+batch, len(ops))]); err != nil {
+			if _, err := w.Apply(ops[lo:min(lo+batch, len(ops))]...); err != nil {
 				return 0, err
 			}
 		}
 		return float64(len(ops)) / time.Since(t0).Seconds(), nil
 	}
-	ops := randomEdges(*writes, "ingest")
+	ops := randomEdges(*writes)
 	rate, err := ingest(s, ops, *batch)
 	if err != nil {
 		return err
@@ -113,7 +123,7 @@ func runStoreBench(args []string, stdout, stderr io.Writer) error {
 	say("ingest (in memory, %d writes, batches of %d, existing names): %.2fM writes/s (target >= 1M)", *writes, *batch, rate/1e6)
 	byID := make([]store.Op, *writes)
 	for i := range byID {
-		byID[i] = store.EdgeByID(uint32(rng.IntN(len(names))), uint32(rng.IntN(len(names))), 0.5, "ingest")
+		byID[i] = store.EdgeByID(uint32(rng.IntN(len(names))), uint32(rng.IntN(len(names))), 0.5)
 	}
 	rateID, err := ingest(s, byID, *batch)
 	if err != nil {
@@ -122,7 +132,7 @@ func runStoreBench(args []string, stdout, stderr io.Writer) error {
 	say("ingest (in memory, %d writes by node id, batches of %d): %.2fM writes/s (target >= 1M)", *writes, *batch, rateID/1e6)
 	fresh := make([]store.Op, *writes/4)
 	for i := range fresh {
-		fresh[i] = store.Edge("new-"+strconv.Itoa(i), names[rng.IntN(len(names))], 1, "ingest")
+		fresh[i] = store.Edge("new-"+strconv.Itoa(i), names[rng.IntN(len(names))], 1)
 	}
 	empty, err := store.New(nil, nil, store.Options{Directed: true})
 	if err != nil {
@@ -156,7 +166,7 @@ func runStoreBench(args []string, stdout, stderr io.Writer) error {
 	// Query latency idle and during a compaction, on a version with a
 	// small delta (fresh solves, seeds at random nodes with out-edges).
 	small := *writes / 20
-	if _, err := s.Apply(randomEdges(small, "w")); err != nil {
+	if _, err := writeAs(s, "w", randomEdges(small)); err != nil {
 		return err
 	}
 	v := s.Current()
@@ -193,7 +203,7 @@ func runStoreBench(args []string, stdout, stderr io.Writer) error {
 		}
 		s.SetCompactNice(roundNice)
 		if round > 0 {
-			if _, err := s.Apply(randomEdges(small, "w")); err != nil {
+			if _, err := writeAs(s, "w", randomEdges(small)); err != nil {
 				return err
 			}
 		}
@@ -270,7 +280,7 @@ func runStoreBench(args []string, stdout, stderr io.Writer) error {
 		if _, _, err := cache.Query(v, nil, seeds, *damping); err != nil {
 			return err
 		}
-		if _, err := s.Apply(randomEdges(100, "w")); err != nil {
+		if _, err := writeAs(s, "w", randomEdges(100)); err != nil {
 			return err
 		}
 		v = s.Current()
@@ -301,4 +311,13 @@ func medianF(xs []float64) float64 {
 	s := slices.Clone(xs)
 	slices.Sort(s)
 	return s[len(s)/2]
+}
+
+// writeAs applies ops to s as channel.
+func writeAs(s *store.Store, channel string, ops []store.Op) (store.Result, error) {
+	w, err := s.Writer(channel)
+	if err != nil {
+		return store.Result{}, err
+	}
+	return w.Apply(ops...)
 }

@@ -5,7 +5,7 @@ ctypes and array. numpy arrays (or anything exporting the buffer protocol)
 are read in place when they are C-contiguous 32- or 64-bit integer ids
 (signed or unsigned) or float64 values; nothing here imports numpy.
 
-    g = authppr.Graph(n, edges, weights=None, directed=True, channels=None)
+    g = authppr.Graph(n, edges, weights=None, directed=True, channels=None, max_memory=None)
     scores = g.personalized_pagerank(reset, damping=0.85)   # list of n floats
     t = g.top_k(reset, k, candidates=None, damping=0.85)     # proved top-k: t.ids, t.scores, t.certified
     guard = authppr.Guard(g, trust=["default"])
@@ -17,9 +17,11 @@ implementation="prpack") on the same graph: the reset vector is normalised,
 dangling nodes send their mass to it, parallel edges add up, an undirected
 self-loop counts twice; solved to an L1 error bound of 1e-10.
 
-Bad values (wrong lengths, node ids out of range, NaN or negative weights, an
-all-zero reset, unknown trusted channels) raise ValueError with the library's
-message; arguments of the wrong type raise TypeError. The library is found at
+Bad values (wrong lengths, node ids out of range, NaN or negative weights or
+weights outside [2**-1022, 2**988], an all-zero reset, unknown trusted
+channels, a graph whose build would need more memory than max_memory) raise
+ValueError with the library's message; arguments of the wrong type raise
+TypeError. The library is found at
 $AUTHPPR_LIB or next to this file (build it with python/build.sh).
 """
 
@@ -76,7 +78,7 @@ def _load():
     i32, i64, u64, dbl, ptr = ctypes.c_int32, ctypes.c_int64, ctypes.c_uint64, ctypes.c_double, ctypes.c_void_p
     err = [ctypes.c_char_p, i64]
     sig = {
-        "authppr_graph_create": [i64, i64, ptr, i32, ptr, i32, ptr, ptr, i64, ctypes.POINTER(u64)],
+        "authppr_graph_create": [i64, i64, ptr, i32, ptr, i32, ptr, ptr, i64, i64, ctypes.POINTER(u64)],
         "authppr_graph_free": [u64],
         "authppr_graph_info": [u64, ctypes.POINTER(i64), ctypes.POINTER(i64), ctypes.POINTER(i32)],
         "authppr_ppr": [u64, ptr, i64, dbl, dbl, ptr, i64, ctypes.POINTER(_SolveStatsC)],
@@ -307,18 +309,26 @@ class Graph(_Handle):
     edges: a sequence of (src, dst) integer pairs, or an (m, 2) buffer of
     32- or 64-bit integers, signed or unsigned (a numpy array), read in place
     when C-contiguous.
-    weights: None (every weight 1) or m finite non-negative numbers.
+    weights: None (every weight 1) or m numbers, each 0 or within
+    [2**-1022, 2**988] (so that no node's out-weight or its reciprocal can
+    overflow).
     directed: False stores each edge both ways, as igraph's Graph(directed=False).
     channels: None (every edge on channel "default") or m strings naming the
     principal that wrote each edge; Guard trusts some of them.
+    max_memory: the memory limit of building the graph, in bytes. None or 0
+    (the default): half the memory available (MemAvailable and cgroup
+    limits); a negative number: no limit. A graph whose build would need more (n
+    nodes far beyond the edges, say) raises ValueError before anything is
+    allocated.
 
     close() frees the library's graph early; a Guard built on it keeps working.
     """
 
     _free = "authppr_graph_free"
 
-    def __init__(self, n, edges, weights=None, directed=True, channels=None):
+    def __init__(self, n, edges, weights=None, directed=True, channels=None, max_memory=None):
         n = _int64(n, "n")
+        max_memory = 0 if max_memory is None else _int64(max_memory, "max_memory")
         ids, width, m = _edge_ids(edges)
         w = None
         if weights is not None:
@@ -330,7 +340,7 @@ class Graph(_Handle):
             cidx, (cnames, ncn, self.channel_names) = _channels(channels, m)
         h = ctypes.c_uint64()
         _call(_lib.authppr_graph_create, n, m, ids.ptr, width, w.ptr if w else None, 1 if directed else 0,
-              cidx.ptr if cidx else None, cnames, ncn, ctypes.byref(h))
+              cidx.ptr if cidx else None, cnames, ncn, max_memory, ctypes.byref(h))
         self._h = h.value
         self.n, self.m, self.directed = n, m, bool(directed)
         self.last_stats = None

@@ -28,6 +28,19 @@ except ImportError:
     igraph = None
 
 
+def _mem_available():
+    """MemAvailable in bytes (/proc/meminfo), or 0 where unknown (the
+    library's default limit is then 4 GiB)."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
 def reference_ppr(n, edges, weights, directed, reset, damping, iters=5000):
     """Plain dense power iteration with igraph's conventions: reset
     normalised, dangling rows send their mass to the reset vector, parallel
@@ -173,10 +186,27 @@ class BadInput(unittest.TestCase):
         self.assertValueError("csr: edge 1 (1 -> 2): weight NaN", G, 3, [(0, 1), (1, 2)], weights=[1, math.nan])
         self.assertValueError("csr: edge 0 (0 -> 1): weight -1", G, 3, [(0, 1)], weights=[-1])
         self.assertValueError("csr: edge 0 (0 -> 1): weight +Inf", G, 3, [(0, 1)], weights=[math.inf])
+        # Finite weights whose sum would overflow, and a subnormal weight
+        # whose reciprocal would: refused, naming the edge (issue 16).
+        self.assertValueError("csr: edge 0 (0 -> 1): weight 1e+308 above", G, 3, [(0, 1), (0, 2)], weights=[1e308, 1e308])
+        self.assertValueError("csr: edge 1 (1 -> 0): weight 1e-320 below", G, 3, [(0, 1), (1, 0)], weights=[1, 1e-320])
         self.assertValueError("authppr: 1 weights for 2 edges", G, 3, [(0, 1), (1, 2)], weights=[1])
         self.assertValueError("authppr: 1 channels for 2 edges", G, 3, [(0, 1), (1, 2)], channels=["a"])
         self.assertValueError("cabi: channel name 0 is empty", G, 3, [(0, 1)], channels=[""])
         self.assertValueError("cabi: n = 0 nodes", G, 0, [])
+        # Issue 16: n far beyond the edges allocated O(n) until the
+        # interpreter was killed; it is refused before allocating, naming
+        # n, the estimate and the limit.
+        self.assertValueError("csr: a graph of 2147483648 nodes and 1 edges needs about 136.0 GiB", G, 2 ** 31, [(0, 1)],
+                              max_memory=2 ** 30)
+        if _mem_available() < 2 * 136 * 2 ** 30:  # the default limit is half of it
+            with self.assertRaises(ValueError) as cm:
+                G(2 ** 31, [(0, 1)])
+            self.assertIn("csr: a graph of 2147483648 nodes and 1 edges needs about", str(cm.exception))
+            self.assertIn("over the memory limit of", str(cm.exception))
+        self.assertValueError("csr: a graph of 3 nodes and 2 edges needs about", G, 3, [(0, 1), (1, 2)], max_memory=100)
+        self.assertEqual(G(3, [(0, 1), (1, 2)], max_memory=-1).m, 2)
+        self.assertEqual(G(3, [(0, 1), (1, 2)], max_memory=1 << 20).m, 2)
         self.assertValueError("authppr: n = ", G, 2 ** 64, [])
         with self.assertRaises(TypeError):
             G(3, [(0, 1.5)])
@@ -195,6 +225,11 @@ class BadInput(unittest.TestCase):
         self.assertValueError("ppr: damping NaN", ppr, [1, 0, 0], damping=math.nan)
         with self.assertRaises(TypeError):
             ppr(["x", 0, 0])
+        # A reset whose sum overflows is normalised, not refused (issue 16).
+        big = ppr([1.7976931348623157e308, 1.7976931348623157e308, 0])
+        self.assertEqual(big, ppr([1, 1, 0]))
+        self.assertTrue(math.isfinite(self.g.last_stats.error_bound))
+        self.assertLessEqual(self.g.last_stats.error_bound, 1e-10)
 
     def test_top_k(self):
         tk = self.g.top_k
