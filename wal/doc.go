@@ -16,9 +16,48 @@
 // The header checksum makes the length trustworthy before the payload is
 // read, and a header of zero bytes never valid (the CRC-32C of 8 zero
 // bytes is not 0), so zero bytes are never read as a record; an empty
-// record is still a record. Version 1 (8-byte headers, no magic, no header
-// checksum) is refused with an error naming the magic: its zero bytes read
-// as empty records and its lengths could not be told from garbage.
+// record is still a record.
+//
+// # Versions
+//
+// Version 2 is the format above. Version 1, the format before it, has no
+// magic and 8-byte headers (uint32 payload length, uint32 CRC-32C of the
+// payload): its zero bytes read as empty records (the CRC-32C of no bytes
+// is 0) and its lengths cannot be told from garbage. Open and Replay tell
+// them apart by the first bytes:
+//
+//   - The magic, or a file that holds no record yet (empty, a prefix of
+//     the magic, zero bytes only): version 2, recovered as the Recovery
+//     section says. Open appends to it.
+//   - Anything else that opens, after any empty version-1 records, with a
+//     whole version-1 record that is not empty (a length and a payload
+//     checksum that agree): version 1. Replay reads it as it is. Open reads
+//     it and converts it to version 2 before it returns, so that every
+//     append is version 2: it writes the records to path + ".v2-tmp",
+//     fsyncs that file, renames it over the log and fsyncs the directory. A
+//     crash at any point leaves under path either the version-1 log, which
+//     the next Open converts again, or the version-2 one, with the same
+//     records; a conversion that fails before the rename fails Open and
+//     leaves the log as it was. Recovered.Version says what Open found.
+//   - Anything else (text, another format, a version-1 log whose first
+//     record is torn or damaged) is refused with an error at byte 0, and
+//     the file is left as it was.
+//
+// A version-1 log is recovered with version 2's rules on version 1's
+// records. Torn: the file ends inside a header, or a length runs past the
+// end of the file with no whole record (one that is not empty) after its
+// header; if one follows, the length is damaged and the log corrupted
+// inside: an error. Damaged: a length over MaxRecord, a payload that fails
+// its checksum, or zero bytes from a record boundary to the end of the file
+// (empty records, or space a crash allocated and never wrote: version 1
+// cannot tell, so they are neither replayed nor dropped as torn). Other
+// damage followed by a whole record, or by more bytes than a record holds,
+// is an error; otherwise Open keeps it aside as below, leaves it out of the
+// converted log and reports it. A header has no checksum, so the search
+// for a whole record checks every offset whose length fits. One case
+// version 1 cannot catch: a last record whose length was damaged to run
+// past the end reads as a torn tail (version 2's header checksum catches
+// it). Offsets in errors and in Damage are the version-1 log's.
 //
 // # Recovery
 //

@@ -14,9 +14,11 @@ import (
 type verdict uint8
 
 const (
-	whole   verdict = iota // a record that passes both checksums
-	torn                   // a torn tail: see Recovery.TornBytes
-	damaged                // a record or header that fails its checksum
+	whole    verdict = iota // a record that passes its checksums
+	torn                    // a torn tail: see Recovery.TornBytes
+	damaged                 // a record or header that fails its checksum
+	overrun                 // version 1: a length that runs past the end of the log (torn, unless a whole record follows)
+	zeroTail                // version 1: zero bytes to the end of the log (damage: empty records or never written)
 )
 
 // recover reads the log from the start, calls replay for every whole
@@ -30,16 +32,30 @@ func (l *Log) recover(replay func(uint64, []byte) error) (int64, error) {
 		return 0, fmt.Errorf("wal: %w", err)
 	}
 	total := st.Size()
-	off, err := l.readMagic(total)
-	if err != nil || off == 0 {
-		l.Recovered = Recovery{TornBytes: total}
+	off, version, err := l.readMagic(total)
+	if err != nil {
 		return 0, err
 	}
+	if version == 0 {
+		l.Recovered = Recovery{Version: 2, TornBytes: total}
+		return 0, nil
+	}
 	var buf []byte
+	s1 := scan1{nonzero: -1}
+	parse := func(off int64) ([]byte, verdict, string, error) {
+		if version == 1 {
+			return l.parse1(off, total, &s1)
+		}
+		return l.parse(off, total, &buf)
+	}
+	header := int64(headerSize)
+	if version == 1 {
+		header = headerSize1
+	}
 	v, why := whole, ""
 	for off < total {
 		var rec []byte
-		if rec, v, why, err = l.parse(off, total, &buf); err != nil {
+		if rec, v, why, err = parse(off); err != nil {
 			return 0, err
 		}
 		if v != whole {
@@ -51,47 +67,65 @@ func (l *Log) recover(replay func(uint64, []byte) error) (int64, error) {
 			}
 		}
 		l.next++
-		off += headerSize + int64(len(rec))
+		off += header + int64(len(rec))
 	}
-	l.Recovered = Recovery{Records: l.next}
+	l.Recovered = Recovery{Version: version, Records: l.next}
 	switch {
 	case off == total:
 	case v == torn:
 		l.Recovered.TornBytes = total - off
+	case v == zeroTail:
+		l.Recovered.Damaged = &Damage{Record: l.next, Offset: off, Bytes: total - off, Reason: why}
 	default:
-		at, found, err := l.findRecord(off+1, total)
+		var at int64
+		var found bool
+		switch {
+		case version == 2:
+			at, found, err = l.findRecord(off+1, total)
+		case total-off-1 > maxFind1:
+			return 0, fmt.Errorf("wal: %s: record %d at byte %d: %s, and %d bytes follow, more than a record holds: the log is corrupted inside, not at its end", l.path, l.next, off, why, total-off-1)
+		default:
+			at, found, err = l.findRecord1(off+1, total)
+		}
 		if err != nil {
 			return 0, err
 		}
 		if found {
 			return 0, fmt.Errorf("wal: %s: record %d at byte %d: %s, and a whole record follows at byte %d: the log is corrupted inside, not at its end", l.path, l.next, off, why, at)
 		}
-		l.Recovered.Damaged = &Damage{Record: l.next, Offset: off, Bytes: total - off, Reason: why}
+		if v == overrun {
+			l.Recovered.TornBytes = total - off
+		} else {
+			l.Recovered.Damaged = &Damage{Record: l.next, Offset: off, Bytes: total - off, Reason: why}
+		}
 	}
 	return off, nil
 }
 
-// readMagic checks the magic that opens a log of total bytes and returns
-// its end, or 0 for a log that holds no record: an empty file, or one
-// whose bytes are a prefix of the magic or zeros (a first append cut
-// short). Anything else is an error: a file of another format would read
+// readMagic says which format version the log of total bytes is in and
+// where its records start: 2 after the magic; 1 at byte 0, when the file
+// opens with a version-1 record (opensV1); 0 for a log that holds no record
+// yet: an empty file, a prefix of the magic, or zero bytes (a first append
+// cut short). Anything else is an error: a file of another kind would read
 // as damage.
-func (l *Log) readMagic(total int64) (int64, error) {
+func (l *Log) readMagic(total int64) (start int64, version int, err error) {
 	head := make([]byte, min(total, int64(len(magic))))
 	if err := l.readAt(head, 0); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if total >= int64(len(magic)) && string(head) == magic {
-		return int64(len(magic)), nil
+		return int64(len(magic)), 2, nil
 	}
 	if total < int64(len(magic)) && magic[:len(head)] == string(head) {
-		return 0, nil
+		return 0, 0, nil
 	}
-	zero, err := l.allZero(0, total)
-	if err != nil || zero {
-		return 0, err
+	if nz, err := l.firstNonzero(0, total); err != nil || nz == total {
+		return 0, 0, err
 	}
-	return 0, fmt.Errorf("wal: %s: byte 0: %q, want the magic %q: not a log of this format (an older log, or not a log)", l.path, head, magic)
+	if v1, err := l.opensV1(total); err != nil || v1 {
+		return 0, 1, err
+	}
+	return 0, 0, fmt.Errorf("wal: %s: byte 0: %q, want the magic %q or a whole version-1 record: not a log (or a version-1 log whose first record is torn or damaged)", l.path, head, magic)
 }
 
 // parse reads the record at off in a log of total bytes into *buf and
@@ -161,19 +195,26 @@ func (l *Log) findRecord(from, total int64) (int64, bool, error) {
 
 // allZero reports whether the bytes [from, total) are all zero.
 func (l *Log) allZero(from, total int64) (bool, error) {
+	nz, err := l.firstNonzero(from, total)
+	return nz == total, err
+}
+
+// firstNonzero returns the offset of the first byte in [from, total) that
+// is not zero, or total.
+func (l *Log) firstNonzero(from, total int64) (int64, error) {
 	buf := make([]byte, min(scanChunk, total-from))
 	for start := from; start < total; start += int64(len(buf)) {
 		chunk := buf[:min(int64(len(buf)), total-start)]
 		if err := l.readAt(chunk, start); err != nil {
-			return false, err
+			return 0, err
 		}
-		for _, b := range chunk {
+		for i, b := range chunk {
 			if b != 0 {
-				return false, nil
+				return start + int64(i), nil
 			}
 		}
 	}
-	return true, nil
+	return total, nil
 }
 
 func (l *Log) readAt(p []byte, off int64) error {

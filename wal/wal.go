@@ -16,9 +16,9 @@ import (
 // MaxRecord bounds one record's payload.
 const MaxRecord = 64 << 20
 
-// magic opens every log that holds a record; its last byte is the format's
-// version (1 was the unversioned format of 8-byte headers without a header
-// checksum).
+// magic opens every version-2 log that holds a record; its last byte is
+// the format's version (version 1, the unversioned format of 8-byte headers
+// without a header checksum, has no magic: see v1.go).
 const magic = "authwal2"
 
 // headerSize is a record header's length: payload length, payload
@@ -55,6 +55,10 @@ type Log struct {
 
 // Recovery is what Open (or Replay) found in a log.
 type Recovery struct {
+	// Version is the format version the log was found in: 1 (Open
+	// converted it to version 2; Replay left it as it was) or 2, which an
+	// empty or missing log counts as.
+	Version int
 	// Records is the number of whole records replayed.
 	Records uint64
 	// TornBytes is the length of the torn tail cut off (Replay: found):
@@ -75,7 +79,7 @@ type Recovery struct {
 // and the caller decides.
 type Damage struct {
 	Record uint64 // sequence number the first damaged record would have had
-	Offset int64  // byte offset of the damaged bytes in the log
+	Offset int64  // byte offset of the damaged bytes in the log as found (a version-1 log: before its conversion)
 	Bytes  int64  // their length: from Offset to the end of the file
 	Reason string // what was wrong with the first damaged record
 	KeptAt string // the file holding the bytes Open cut off ("" from Replay)
@@ -91,16 +95,26 @@ func (d *Damage) String() string {
 
 // Open opens (creating if needed) the log at path, calls replay for every
 // whole record in order, cuts off a torn tail or damaged end (see the
-// package doc; Recovered reports both), and returns the log ready for
-// appends. An error from replay stops Open and is returned; a log Open
-// refuses as corrupted is left as it was.
+// package doc; Recovered reports both), converts a version-1 log to
+// version 2, and returns the log ready for appends. An error from replay
+// stops Open and is returned; a log Open refuses as corrupted is left as
+// it was.
 func Open(path string, replay func(seq uint64, rec []byte) error) (*Log, error) {
+	return openLog(path, replay, nil)
+}
+
+// openLog is Open; convertStep, when not nil, is called after each step of
+// a conversion from version 1 (tests copy the directory there: what a crash
+// at that point would leave).
+func openLog(path string, replay func(uint64, []byte) error, convertStep func(step string)) (*Log, error) {
 	l, err := open(path, os.O_RDWR)
 	if err != nil {
 		return nil, err
 	}
 	end, err := l.recover(replay)
-	if err == nil {
+	if err == nil && l.Recovered.Version == 1 {
+		err = l.convert(end, convertStep)
+	} else if err == nil {
 		err = l.cutEnd(end)
 	}
 	if err != nil {
@@ -112,12 +126,12 @@ func Open(path string, replay func(seq uint64, rec []byte) error) (*Log, error) 
 
 // Replay calls replay for every whole record of the log at path, in order,
 // and reports what it found as Open would, changing nothing: a torn tail or
-// damaged end is reported, not cut off (Damage.KeptAt is empty). A missing
-// file is an empty log.
+// damaged end is reported, not cut off (Damage.KeptAt is empty), and a
+// version-1 log is read as it is. A missing file is an empty log.
 func Replay(path string, replay func(seq uint64, rec []byte) error) (Recovery, error) {
 	l, err := open(path, os.O_RDONLY)
 	if errors.Is(err, os.ErrNotExist) {
-		return Recovery{}, nil
+		return Recovery{Version: 2}, nil
 	}
 	if err != nil {
 		return Recovery{}, err
