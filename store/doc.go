@@ -78,6 +78,13 @@
 // must not lose writes silently checks after Open; damage anywhere else is
 // an error from Open (see the wal package).
 //
+// Logs written before the wal's format version 2 (version 1) open with
+// every batch: Open reads an older one as it is and converts the newest
+// to version 2 before the first write (a new file renamed over it: a crash
+// leaves one version or the other, both readable), with the same torn-tail
+// and damage rules; Store.Recovery's Version says which version each log
+// was found in. Compaction removes the older ones as it removes any log.
+//
 // A batch Apply reports failed is neither published nor in the store after
 // a reopen. When the log cannot take a batch (a full disk, an I/O error)
 // the wal cuts off what the failed write left and Apply returns its error;

@@ -30,7 +30,8 @@ func walPath(dir string, k int) string  { return filepath.Join(dir, fmt.Sprintf(
 // (edges directed as opt says) when it holds none. Recovery loads the newest
 // snapshot and replays every later log in order; a log that cannot be
 // replayed is an error, never skipped. Store.Recovery reports what it found
-// (torn tails, a damaged last batch cut off and kept aside).
+// (torn tails, a damaged last batch cut off and kept aside, logs of the
+// wal's format version 1, the newest of which Open converts).
 func Open(dir string, opt Options) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
