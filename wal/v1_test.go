@@ -288,6 +288,21 @@ func TestV1DamageBeforeTheEnd(t *testing.T) {
 	}
 }
 
+// Damage followed by more bytes than a record holds is never one torn
+// append: an error, without a search (a sparse file: 70 MB of zeros after a
+// garbage header).
+func TestV1DamageBeforeMoreThanARecord(t *testing.T) {
+	recs := v1Records(2)
+	p, _ := writeV1(t, t.TempDir(), "log", recs, []byte("garbage!")...)
+	require.NoError(t, os.Truncate(p, 70<<20))
+	_, err := Open(p, nil)
+	require.ErrorContains(t, err, fmt.Sprintf("record 2 at byte %d: length", v1Start(recs, 2)))
+	require.ErrorContains(t, err, "more than a record holds")
+	st, err := os.Stat(p)
+	require.NoError(t, err)
+	require.Equal(t, int64(70<<20), st.Size(), "the log is left as it was")
+}
+
 // Zero bytes at the end of a version-1 log may be empty records (8 zero
 // bytes each) or space a crash allocated and never wrote: version 1 cannot
 // tell, so a run of at least one header is damage (kept, reported), never
