@@ -173,9 +173,10 @@ func TestReplayChangesNothing(t *testing.T) {
 	require.Len(t, entries, 1, "nothing kept aside")
 }
 
-// A file that does not start with the magic is not read as a log (a log of
-// another format would otherwise read as damage); a prefix of the magic is
-// a first append cut short.
+// A file that starts with neither the magic nor a whole version-1 record
+// is not read as a log (a file of another kind would otherwise read as
+// damage; TestV1NotALog has more); a prefix of the magic is a first append
+// cut short.
 func TestMagic(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "other")
