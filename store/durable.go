@@ -123,7 +123,9 @@ type LogRecovery struct {
 // Recovery returns what Open found in each log it replayed, oldest first:
 // the batches replayed, a torn tail (a batch whose Apply never returned)
 // and damage. Damage (Damaged not nil) is a whole batch at the end of the
-// newest log that failed its checksum: Open cut it off and kept its bytes
+// newest log that failed its checksum (in a log of the wal's format version
+// 1, also bytes version 1 cannot tell from a batch or a torn one: see the
+// wal package): Open cut it off and kept its bytes
 // in the file Damaged.KeptAt names, and the store holds every batch before
 // it. It may be a batch Apply acknowledged, damaged since, or one whose
 // Apply never returned, torn by a crash of the machine: the log cannot

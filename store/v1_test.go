@@ -182,6 +182,34 @@ func TestVersion1StoreTornAndDamaged(t *testing.T) {
 		require.Nil(t, s.Recovery()[1].Damaged, "reported once")
 		require.NoError(t, s.Close())
 	})
+	t.Run("torn first batch", func(t *testing.T) {
+		// A crash during the first write to a new log, before the upgrade:
+		// no batch of it was acknowledged, and the store opens.
+		dir := t.TempDir()
+		batches, _, newest := v1Store(t, dir, true)
+		torn := v1Log(batches[8:9])[:20]
+		require.NoError(t, os.WriteFile(newest, torn, 0o644))
+		want := replayBatches(t, batches[:8])
+		s, err := Open(dir, Options{})
+		require.NoError(t, err)
+		requireSameContent(t, want.Current(), s.Current())
+		d := s.Recovery()[1].Damaged
+		require.NotNil(t, d, "the torn first batch is reported")
+		require.Zero(t, d.Offset)
+		kept, err := os.ReadFile(d.KeptAt)
+		require.NoError(t, err)
+		require.Equal(t, torn, kept)
+		ops := []Op{as("default", Edge("after", "the torn batch", 1))}
+		_, err = s.applyBatch(ops)
+		require.NoError(t, err)
+		_, err = want.applyBatch(ops)
+		require.NoError(t, err)
+		require.NoError(t, s.Close())
+		s, err = Open(dir, Options{})
+		require.NoError(t, err)
+		requireSameContent(t, want.Current(), s.Current())
+		require.NoError(t, s.Close())
+	})
 	t.Run("damaged older log", func(t *testing.T) {
 		dir := t.TempDir()
 		v1Store(t, dir, true)

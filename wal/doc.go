@@ -39,9 +39,15 @@
 //     the next Open converts again, or the version-2 one, with the same
 //     records; a conversion that fails before the rename fails Open and
 //     leaves the log as it was. Recovered.Version says what Open found.
+//   - A file that opens with a version-1 header it ends inside, or whose
+//     length (at most MaxRecord) runs past its end: what a crash leaves of
+//     a version-1 log's first append, or a file of another kind. Nothing
+//     proves it a log, so its bytes are damage: Open keeps them aside,
+//     reports them and converts the log to an empty version-2 one (unless
+//     a whole record follows the header: an error).
 //   - Anything else (text, another format, a version-1 log whose first
-//     record is torn or damaged) is refused with an error at byte 0, and
-//     the file is left as it was.
+//     record is damaged) is refused with an error at byte 0, and the file
+//     is left as it was.
 //
 // A version-1 log is recovered with version 2's rules on version 1's
 // records. Torn: the file ends inside a header, or a length runs past the

@@ -70,11 +70,18 @@ func (l *Log) recover(replay func(uint64, []byte) error) (int64, error) {
 		off += header + int64(len(rec))
 	}
 	l.Recovered = Recovery{Version: version, Records: l.next}
+	// A version-1 log without a whole record is one whose first append a
+	// crash tore, or a file of another kind: its bytes are damage, kept
+	// rather than cut.
+	unproven := version == 1 && l.next == 0
+	if unproven {
+		why += ", and no whole record before it: a version-1 log's first append torn by a crash, or not a log"
+	}
 	switch {
 	case off == total:
-	case v == torn:
+	case v == torn && !unproven:
 		l.Recovered.TornBytes = total - off
-	case v == zeroTail:
+	case v == torn || v == zeroTail:
 		l.Recovered.Damaged = &Damage{Record: l.next, Offset: off, Bytes: total - off, Reason: why}
 	default:
 		var at int64
@@ -93,7 +100,7 @@ func (l *Log) recover(replay func(uint64, []byte) error) (int64, error) {
 		if found {
 			return 0, fmt.Errorf("wal: %s: record %d at byte %d: %s, and a whole record follows at byte %d: the log is corrupted inside, not at its end", l.path, l.next, off, why, at)
 		}
-		if v == overrun {
+		if v == overrun && !unproven {
 			l.Recovered.TornBytes = total - off
 		} else {
 			l.Recovered.Damaged = &Damage{Record: l.next, Offset: off, Bytes: total - off, Reason: why}
@@ -104,10 +111,10 @@ func (l *Log) recover(replay func(uint64, []byte) error) (int64, error) {
 
 // readMagic says which format version the log of total bytes is in and
 // where its records start: 2 after the magic; 1 at byte 0, when the file
-// opens with a version-1 record (opensV1); 0 for a log that holds no record
-// yet: an empty file, a prefix of the magic, or zero bytes (a first append
-// cut short). Anything else is an error: a file of another kind would read
-// as damage.
+// opens with a version-1 record (opensV1) or a version-1 header it ends
+// inside (tornFirstV1); 0 for a log that holds no record yet: an empty
+// file, a prefix of the magic, or zero bytes (a first append cut short).
+// Anything else is an error: a file of another kind would read as damage.
 func (l *Log) readMagic(total int64) (start int64, version int, err error) {
 	head := make([]byte, min(total, int64(len(magic))))
 	if err := l.readAt(head, 0); err != nil {
@@ -122,7 +129,7 @@ func (l *Log) readMagic(total int64) (start int64, version int, err error) {
 	if nz, err := l.firstNonzero(0, total); err != nil || nz == total {
 		return 0, 0, err
 	}
-	if v1, err := l.opensV1(total); err != nil || v1 {
+	if v1, err := l.opensV1(total); err != nil || v1 || tornFirstV1(head, total) {
 		return 0, 1, err
 	}
 	return 0, 0, fmt.Errorf("wal: %s: byte 0: %q, want the magic %q or a whole version-1 record: not a log (or a version-1 log whose first record is torn or damaged)", l.path, head, magic)

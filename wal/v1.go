@@ -48,7 +48,7 @@ type scan1 struct {
 // checksum). why says how.
 func (l *Log) parse1(off, total int64, s *scan1) (rec []byte, v verdict, why string, err error) {
 	if total-off < headerSize1 {
-		return nil, torn, "", nil
+		return nil, torn, "the file ends inside its header", nil
 	}
 	var h [headerSize1]byte
 	if err := l.readAt(h[:], off); err != nil {
@@ -98,6 +98,19 @@ func (l *Log) opensV1(total int64) (bool, error) {
 			return true, nil
 		}
 	}
+}
+
+// tornFirstV1 reports whether a log of total bytes whose first bytes are
+// head opens with a version-1 header that the file ends inside, or whose
+// length (at most MaxRecord) runs past the end of the file: what a crash
+// leaves of a version-1 log's first append, or a file of another kind.
+// recover keeps such bytes aside as damage.
+func tornFirstV1(head []byte, total int64) bool {
+	if total < 4 {
+		return true
+	}
+	n := int64(binary.LittleEndian.Uint32(head))
+	return n <= MaxRecord && (total < headerSize1 || headerSize1+n > total)
 }
 
 // findRecord1 returns the offset of the first whole version-1 record that

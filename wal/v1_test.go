@@ -345,20 +345,20 @@ func TestV1ZeroTail(t *testing.T) {
 	requireConverted(t, p, withEmpty)
 }
 
-// A file that opens with neither the magic nor a whole version-1 record
-// (after any empty ones) is not read as a log: Open refuses it and changes
-// nothing. This covers a version-1 log whose first record is torn or
-// damaged: it holds no acknowledged record.
+// A file that opens with neither the magic nor a version-1 record (whole,
+// after any empty ones, or one whose header the file ends inside: see
+// TestV1TornFirstAppend) is not read as a log: Open refuses it and changes
+// nothing. This covers a version-1 log whose first record is damaged.
 func TestV1NotALog(t *testing.T) {
 	dir := t.TempDir()
 	recs := v1Records(2)
 	full := encodeV1(recs)
 	for name, data := range map[string][]byte{
 		"text":                  []byte("not a log at all, just some text"),
-		"short":                 {1, 2, 3},
-		"first record torn":     full[:v1Start(recs, 1)-1],
+		"short text":            []byte("text"),
 		"first record damaged":  append(append([]byte{}, full[:8]...), append([]byte{'X'}, full[9:]...)...),
 		"empty, then garbage":   append(make([]byte, 16), "garbage!garbage!"...),
+		"empty, then torn":      append(make([]byte, 16), full[:12]...),
 		"a version-3 log":       []byte("authwal3\x00\x00\x00\x00"),
 		"an older log's length": []byte("\x09\x00\x00\x00 an older log, or not a log"),
 	} {
@@ -373,6 +373,51 @@ func TestV1NotALog(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, data, after, name)
 	}
+}
+
+// A version-1 log whose first append a crash tore (the file ends inside
+// its first header, or before the end its length declares) holds no
+// acknowledged record, yet nothing proves it a log either: Open keeps its
+// bytes aside and reports them as damage at byte 0, and the log opens
+// empty. A store that crashed during the first write to a new log opens.
+// When a whole record follows the first header, its length is damaged: an
+// error.
+func TestV1TornFirstAppend(t *testing.T) {
+	dir := t.TempDir()
+	recs := v1Records(2)
+	full := encodeV1(recs)
+	for _, cut := range []int{1, 3, 4, 7, 8, 9, v1Start(recs, 1) - 1} {
+		p, data := writeV1(t, dir, fmt.Sprint("cut", cut), nil, full[:cut]...)
+		rec, err := Replay(p, nil)
+		require.NoError(t, err, "cut at %d", cut)
+		require.Equal(t, 1, rec.Version)
+		require.Zero(t, rec.Records)
+		require.NotNil(t, rec.Damaged, "cut at %d", cut)
+		require.Zero(t, rec.Damaged.Offset)
+		require.Equal(t, int64(cut), rec.Damaged.Bytes)
+		var got [][]byte
+		l, err := Open(p, collect(t, &got))
+		require.NoError(t, err, "cut at %d", cut)
+		require.Empty(t, got)
+		d := l.Recovered.Damaged
+		require.NotNil(t, d)
+		require.Contains(t, d.Reason, "first")
+		kept, err := os.ReadFile(d.KeptAt)
+		require.NoError(t, err)
+		require.Equal(t, data, kept, "every byte is kept")
+		require.NoError(t, l.Close())
+		requireConverted(t, p, nil)
+	}
+	// The first length made larger, with a whole record after it.
+	p, data := writeV1(t, dir, "first length damaged", recs)
+	data[1] ^= 0x10
+	require.NoError(t, os.WriteFile(p, data, 0o644))
+	_, err := Open(p, nil)
+	require.ErrorContains(t, err, "record 0 at byte 0: length")
+	require.ErrorContains(t, err, fmt.Sprintf("a whole record follows at byte %d", v1Start(recs, 1)))
+	after, err := os.ReadFile(p)
+	require.NoError(t, err)
+	require.Equal(t, data, after)
 }
 
 // copyDir copies the regular files of dir into a new directory: what a
