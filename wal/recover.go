@@ -132,7 +132,7 @@ func (l *Log) readMagic(total int64) (start int64, version int, err error) {
 	if v1, err := l.opensV1(total); err != nil || v1 || tornFirstV1(head, total) {
 		return 0, 1, err
 	}
-	return 0, 0, fmt.Errorf("wal: %s: byte 0: %q, want the magic %q or a whole version-1 record: not a log (or a version-1 log whose first record is torn or damaged)", l.path, head, magic)
+	return 0, 0, fmt.Errorf("wal: %s: byte 0: %q, want the magic %q or a whole version-1 record: not a log (or a version-1 log whose first record is damaged)", l.path, head, magic)
 }
 
 // parse reads the record at off in a log of total bytes into *buf and
