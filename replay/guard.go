@@ -197,7 +197,8 @@ func (gd *Guard) validate(q Query) (ppr.Seeds, error) {
 
 // Select solves the query natively, replays it on the authenticated view and
 // returns the decision. Under the Escalate policy a divergence also returns
-// a *DivergenceError (with the same decision).
+// a *DivergenceError (with the same decision, whose Selected is nil: the
+// selection is refused).
 func (gd *Guard) Select(q Query) (*Decision, error) {
 	seeds, err := gd.validate(q)
 	if err != nil {
@@ -242,6 +243,7 @@ func (gd *Guard) Select(q Query) (*Decision, error) {
 		d.Selected = d.Auth
 	}
 	if d.Divergent && gd.opt.Policy == Escalate {
+		d.Selected = nil // refused: a caller that drops the error gets nothing
 		return d, &DivergenceError{Decision: d}
 	}
 	return d, nil
