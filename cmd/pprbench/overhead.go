@@ -192,11 +192,12 @@ func runOverhead(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// jsonFloat maps the infinities (every candidate selected) to nil: JSON
-// has no infinity.
-func jsonFloat(x float64) any {
+// jsonFloat returns x, or nil (null, or left out) for an infinity or NaN,
+// which JSON has no number for: every candidate selected makes a gap
+// +Inf. No finite stand-in is used: it would read as a measurement.
+func jsonFloat(x float64) *float64 {
 	if math.IsInf(x, 0) || math.IsNaN(x) {
 		return nil
 	}
-	return x
+	return &x
 }
