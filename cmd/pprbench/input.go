@@ -275,8 +275,9 @@ func parseSeeds(g *csr.Graph, spec string) ([]ppr.Seed, error) {
 }
 
 // readCandidates reads one node name per line ('#' comments and blank lines
-// skipped). Unknown names are errors with their line numbers; repeats are
-// kept once (a candidate set has no multiplicity).
+// skipped). Unknown names are errors with their line numbers, and so is a
+// repeat (ppr and the guard refuse repeated candidates: a file that has
+// one was probably not meant as written).
 func readCandidates(g *csr.Graph, path string) ([]uint32, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -284,7 +285,7 @@ func readCandidates(g *csr.Graph, path string) ([]uint32, error) {
 	}
 	defer f.Close()
 	var out []uint32
-	seen := make(map[uint32]bool)
+	seen := make(map[uint32]int) // the line of each candidate
 	var unknown []string
 	sc := bufio.NewScanner(f)
 	line := 0
@@ -299,10 +300,11 @@ func readCandidates(g *csr.Graph, path string) ([]uint32, error) {
 			unknown = append(unknown, fmt.Sprintf("%s:%d: %q", path, line, name))
 			continue
 		}
-		if !seen[id] {
-			seen[id] = true
-			out = append(out, id)
+		if first, dup := seen[id]; dup {
+			return nil, fmt.Errorf("%s:%d: candidate %q repeats line %d", path, line, name, first)
 		}
+		seen[id] = line
+		out = append(out, id)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s:%d: %v", path, line+1, err)
