@@ -58,6 +58,13 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	if *queryPath == "" {
 		return fmt.Errorf("%w: --queries is required", errUsage)
 	}
+	set := given(fs)
+	if err := firstErr(
+		gf.check(set), checkDamping(*damping), checkTol("tol", *tol), checkAtLeast("threads", *threads, 1),
+		onlyWith(set, *certify, "with --certify", "ordered"),
+	); err != nil {
+		return err
+	}
 	if gf.snapshot != "" {
 		return fmt.Errorf("%w: compare reads the text file igraph reads: use --graph", errUsage)
 	}

@@ -104,8 +104,8 @@ func TestSolveErrors(t *testing.T) {
 		{[]string{"solve", "--graph", graph, "--seeds", "q,nope,zz"}, 1, `unknown seed node(s): "nope", "zz"`},
 		{[]string{"solve", "--graph", graph, "--seeds", "q", "--view", "auth"}, 2, "needs --trust"},
 		{[]string{"solve", "--graph", graph, "--seeds", "q", "--view", "auth", "--trust", "defualt"}, 1, "defualt label no edge"},
-		{[]string{"solve", "--graph", graph, "--seeds", "q", "--damping", "1"}, 1, "damping"},
-		{[]string{"solve", "--graph", graph, "--seeds", "q:-1"}, 1, "non-negative"},
+		{[]string{"solve", "--graph", graph, "--seeds", "q", "--damping", "1"}, 2, "damping"}, // a usage error (issue 16)
+		{[]string{"solve", "--graph", graph, "--seeds", "q:-1"}, 2, "non-negative"},
 		{[]string{"solve", "--graph", graph, "--seeds", "q", "--format", "csv"}, 2, "unknown format"},
 		{[]string{"solve", "--graph", writeFile(t, "bad.tsv", "a b 1\nc d nan\n"), "--seeds", "a"}, 1, "bad.tsv:2"},
 		{[]string{"solve", "--graph", graph, "--seeds", "q", "--visits"}, 2, "--visits needs --certify"},

@@ -32,13 +32,20 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	outPath := fs.String("out", "", "write decisions here instead of stdout")
 	policyName := fs.String("policy", "reject", "on divergence: reject (hand over the authenticated selection), escalate (refuse, exit status 3), report (pass the native one, flagged)")
 	tol := fs.Float64("tol", ppr.DefaultTol, "native solve L1 error bound")
-	tieTol := fs.Float64("tie-tol", 0, "scores within this are a tie (default 10*tol)")
+	tieTol := fs.Float64("tie-tol", 0, "scores within this are a tie (left out: 10*tol)")
 	force := fs.String("force", "auto", "start replay at this path: auto, delta or full")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *queryPath == "" {
 		return fmt.Errorf("%w: --queries is required", errUsage)
+	}
+	set := given(fs)
+	if err := firstErr(gf.check(set), checkDamping(*damping), checkTol("tol", *tol)); err != nil {
+		return err
+	}
+	if set["tie-tol"] && (!(*tieTol > 0) || math.IsInf(*tieTol, 0)) {
+		return usagef("--tie-tol %v, want a positive finite number (left out: 10*tol)", *tieTol)
 	}
 	trusted := splitList(*trust)
 	if len(trusted) == 0 {

@@ -86,8 +86,19 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if *queryPath != "" && (*seedSpec != "" || *candPath != "") {
 		return fmt.Errorf("%w: --queries replaces --seeds and --candidates", errUsage)
 	}
-	if *k < 1 {
-		return fmt.Errorf("%w: --k %d, want at least 1", errUsage, *k)
+	if *batched && (*queryPath == "" || *certify) {
+		return fmt.Errorf("%w: --batch needs --queries and does not certify", errUsage)
+	}
+	set := given(fs)
+	if err := firstErr(
+		gf.check(set), vf.check(),
+		checkDamping(*damping), checkTol("tol", *tol),
+		checkAtLeast("k", *k, 1), checkAtLeast("threads", *threads, 1),
+		onlyWith(set, *queryPath == "", "without --queries (each query gives its own k)", "k"),
+		onlyWith(set, *certify, "with --certify", "ordered"),
+		onlyWith(set, !*batched, "without --batch (a batch solves on one thread)", "threads"),
+	); err != nil {
+		return err
 	}
 	ld, loadTime, err := gf.load()
 	if err != nil {
@@ -116,9 +127,6 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		queries = []namedQuery{q}
-	}
-	if *batched && (*queryPath == "" || *certify) {
-		return fmt.Errorf("%w: --batch needs --queries and does not certify", errUsage)
 	}
 	var batchRecs []*solveRecord
 	if *batched {
