@@ -82,7 +82,11 @@ func (r *run) decide() {
 		if B == 0 {
 			path = PathUntouched
 		}
-		if r.tryFinish(path, pa, r.damping()*B/r.alpha(), true) {
+		// Refining (reverse pushes) pays only when the correction's L1
+		// term leaves room: with it above the native gap no refined
+		// interval can prove more than the unrefined one.
+		extra := r.damping() * B / r.alpha()
+		if r.tryFinish(path, pa, extra, extra < r.d.NativeGap) {
 			return
 		}
 	}
