@@ -228,7 +228,7 @@ func (gd *Guard) validate(q Query) (ppr.Seeds, error) {
 // divergence also returns a *DivergenceError (with the same decision, whose
 // Selected is nil: the selection is refused).
 func (gd *Guard) Select(q Query) (*Decision, error) {
-	return gd.SelectFrom(q, nil)
+	return gd.SelectFrom(q, nil, nil)
 }
 
 // WarmStart is a state (x, r) of a query's seeds and damping on a guard's
@@ -241,10 +241,12 @@ type WarmStart struct {
 }
 
 // SelectFrom is Select with the native solve warm-started from warm (nil:
-// the native start). Its vectors are copied, never kept. The decision does
-// not depend on where the native solve starts beyond the certified
-// top-k's own ties.
-func (gd *Guard) SelectFrom(q Query, warm *WarmStart) (*Decision, error) {
+// the native start) and, when keep is not nil, the native state handed to
+// keep once the native selection is proved (its slices valid during the
+// call only: a cache copies them for the next query on these seeds).
+// warm's vectors are copied, never kept. The decision does not depend on
+// where the native solve starts beyond the certified top-k's own ties.
+func (gd *Guard) SelectFrom(q Query, warm *WarmStart, keep func(*WarmStart)) (*Decision, error) {
 	seeds, err := gd.validate(q)
 	if err != nil {
 		return nil, err
@@ -278,6 +280,9 @@ func (gd *Guard) SelectFrom(q Query, warm *WarmStart) (*Decision, error) {
 	res, err := ws.nativeEng.SolveTopK(k, q.Candidates, ppr.Options{Tol: gd.opt.Tol, PriorPasses: prior})
 	if err != nil {
 		return nil, fmt.Errorf("replay: native selection: %w", err)
+	}
+	if keep != nil {
+		keep(&WarmStart{X: ws.x, R: ws.r, Passes: prior + res.Sweeps})
 	}
 	d := &Decision{Native: slices.Clone(res.TopK), NativeSweeps: res.Sweeps, NativeGap: res.Gap}
 	d.NativeTime = time.Since(start)

@@ -104,10 +104,10 @@ func TestUsageErrorsNameFlagValueAndWant(t *testing.T) {
 		{with(attack, "--graph", "memory,memory"), []string{`--graph "memory,memory"`, "twice"}},
 		{with(attack, "--graph", ""), []string{"--graph", "memory or wn18rr"}},
 		{with(attack, "--graph", "memory", "--data", "/tmp"), []string{"--data", "wn18rr"}},
-		{with(queriesCmd, "--kind", "seeds", "--entities", "3"), []string{"--entities", "--kind dense or entities"}},
+		{with(queriesCmd, "--kind", "seeds", "--entities", "3"), []string{"--entities", "--kind dense, entities or live"}},
 		{with(queriesCmd, "--kind", "dense", "--entities", "3", "--seeds-per-query", "2"), []string{"--seeds-per-query", "--kind seeds or entities"}},
 		{with(queriesCmd, "--seeds-per-query", "0"), []string{"--seeds-per-query 0", "at least 1"}},
-		{with(queriesCmd, "--kind", "bogus"), []string{`--kind "bogus"`, "seeds, dense or entities"}},
+		{with(queriesCmd, "--kind", "bogus"), []string{`--kind "bogus"`, "seeds, dense, entities or live"}},
 	}
 	for i, c := range cases {
 		t.Run(fmt.Sprintf("%d-%s", i, c.args[0]), func(t *testing.T) {
