@@ -251,6 +251,15 @@ func (v *View) OutReplaced() *Replaced {
 	return &v.patch.outRows
 }
 
+// ReplacedNodes returns the nodes whose out-rows the view replaces,
+// ascending (none for a view that is not patched). Must not be modified.
+func (v *View) ReplacedNodes() []uint32 {
+	if v.patch == nil {
+		return nil
+	}
+	return v.patch.out.rows.Nodes
+}
+
 // ReplacedRow returns u's out-row when the view replaces it: the arcs the
 // view has, in edge-id order, with float64 weights.
 func (v *View) ReplacedRow(u uint32) (nbr []uint32, wt []float64, eid []uint32, ok bool) {

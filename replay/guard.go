@@ -84,6 +84,14 @@ func New(g *csr.Graph, labels *mask.Labels, trust mask.Policy, opt Options) (*Gu
 // descriptions for suspects. Its cost is the rows that differ between the
 // views.
 func NewFromViews(native, auth *mask.View, trust mask.Policy, edges EdgeSource, opt Options) (*Guard, error) {
+	return NewFromDiff(native, auth, nil, trust, edges, opt)
+}
+
+// NewFromDiff is NewFromViews with the rows that differ between the views
+// given (nil: computed): a host that keeps Difference's result for a
+// snapshot patches it per version instead of reading every differing row
+// again.
+func NewFromDiff(native, auth *mask.View, diff *Diff, trust mask.Policy, edges EdgeSource, opt Options) (*Guard, error) {
 	if native.Graph() != auth.Graph() || native.NumNodes() != auth.NumNodes() {
 		return nil, errors.New("replay: the native and authenticated views are not views of one graph")
 	}
@@ -116,7 +124,10 @@ func NewFromViews(native, auth *mask.View, trust mask.Policy, edges EdgeSource, 
 		return nil, fmt.Errorf("replay: cannot force path %s (only delta or full)", opt.Force)
 	}
 	gd := &Guard{native: native, auth: auth, trust: trust, edges: edges, opt: opt}
-	gd.touched = touchedRows(native, auth)
+	if diff == nil {
+		diff = Difference(native, auth)
+	}
+	gd.touched = diff.t
 	// The nodes whose out-rows (touched) or in-rows (the heads of the
 	// differing arcs) differ.
 	gd.differ = append([]uint32(nil), gd.touched.nodes...)

@@ -26,6 +26,11 @@ type Guard struct {
 	mu     sync.Mutex
 	guards map[*Version]*replay.Guard // the guards of the versions asked for lately
 	order  []*Version                 // oldest first
+	// The rows that differ between the base's native and authenticated
+	// views, computed once per base: a version's guard patches them with
+	// the rows its delta replaced (replay.Diff.Patch).
+	baseOf   *base
+	baseDiff *replay.Diff
 }
 
 // guardsKept is how many versions' guards a Guard keeps: queries usually
@@ -101,7 +106,19 @@ func (g *Guard) versionGuard(v *Version) (*replay.Guard, error) {
 	if err != nil {
 		return nil, err
 	}
-	gd, err := replay.NewFromViews(native, auth, g.trust, v.describe, g.opt)
+	if g.baseOf != v.base {
+		bn, err := v.base.view(nil)
+		if err != nil {
+			return nil, err
+		}
+		ba, err := v.base.view(&g.trust)
+		if err != nil {
+			return nil, err
+		}
+		g.baseOf, g.baseDiff = v.base, replay.Difference(bn, ba)
+	}
+	diff := g.baseDiff.Patch(native, auth, mergeSorted(native.ReplacedNodes(), auth.ReplacedNodes()))
+	gd, err := replay.NewFromDiff(native, auth, diff, g.trust, v.describe, g.opt)
 	if err != nil {
 		return nil, err
 	}
@@ -120,4 +137,11 @@ func (v *Version) describe(e uint32) (src, dst uint32, channels, deletedBy []str
 	channels = append(slices.Clone(info.AddedBy), info.Requires...)
 	slices.Sort(channels)
 	return info.Src, info.Dst, slices.Compact(channels), info.DeletedBy
+}
+
+// mergeSorted returns the sorted union of two ascending lists.
+func mergeSorted(a, b []uint32) []uint32 {
+	out := append(slices.Clone(a), b...)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
