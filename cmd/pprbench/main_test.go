@@ -134,7 +134,7 @@ func TestDefaultWorkload(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, "default workload")
 	require.Contains(t, out, "replay: 50 queries")
-	require.Contains(t, out, "overhead (replay/native)")
+	require.Contains(t, out, "guard overhead over the unguarded certified selection")
 }
 
 func TestReplayCommand(t *testing.T) {

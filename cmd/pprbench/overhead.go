@@ -14,6 +14,7 @@ import (
 
 	"github.com/authppr/authppr/bench"
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/live"
 	"github.com/authppr/authppr/replay"
 )
 
@@ -98,7 +99,7 @@ func runOverhead(args []string, stdout, stderr io.Writer) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	var sum replaySummary
+	var sum live.Summary
 	arcOps := map[string][]float64{}
 	nativeGaps := map[string][]float64{}
 	var checked, ambiguous int
@@ -120,7 +121,7 @@ func runOverhead(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("query %s: %w", q.ID, err)
 		}
-		sum.add(d)
+		sum.Add(d)
 		nativeTotal += d.NativeTime
 		replayTotal += d.ReplayTime
 		// Arcs read, replay against native (a sweep reads every arc): the
@@ -163,38 +164,38 @@ func runOverhead(args []string, stdout, stderr io.Writer) error {
 		out := map[string]any{
 			"workload": w.Name, "nodes": g.NumNodes(), "edges": g.NumEdges(), "arcs": g.NumArcs(),
 			"masked_auth": guard.Auth().Masked().GetCardinality(), "touched_nodes": len(guard.Touched()),
-			"queries": sum.queries, "divergent": sum.divergent, "ties": sum.ties, "paths": sum.paths,
-			"overhead_median": quantile(sum.overhead, 0.5), "overhead_p99": quantile(sum.overhead, 0.99),
+			"queries": sum.Queries, "divergent": sum.Divergent, "ties": sum.Ties, "paths": sum.Paths,
+			"overhead_median": live.Quantile(sum.Overhead, 0.5), "overhead_p99": live.Quantile(sum.Overhead, 0.99),
 			"overhead_total":       ratio(replayTotal, nativeTotal),
-			"arc_ops_ratio_median": quantile(opsRatio, 0.5), "arc_ops_ratio_p99": quantile(opsRatio, 0.99),
+			"arc_ops_ratio_median": live.Quantile(opsRatio, 0.5), "arc_ops_ratio_p99": live.Quantile(opsRatio, 0.99),
 			"checked": checked, "ambiguous": ambiguous,
 		}
 		ops := map[string]float64{}
 		for p, xs := range arcOps {
-			ops[p] = quantile(xs, 0.5)
+			ops[p] = live.Quantile(xs, 0.5)
 		}
 		out["replay_arc_ops_median"] = ops
 		return json.NewEncoder(stdout).Encode(out)
 	}
 	fmt.Fprintf(stdout, "workload %s: %d nodes, %d edges (%d arcs), %d masked in the authenticated view, %d touched nodes; set up in %v\n",
 		w.Name, g.NumNodes(), g.NumEdges(), g.NumArcs(), guard.Auth().Masked().GetCardinality(), len(guard.Touched()), setup.Round(time.Millisecond))
-	fmt.Fprintf(stdout, "%d queries, d=%.2g: %d divergent, %d ties\n", sum.queries, w.Damping, sum.divergent, sum.ties)
+	fmt.Fprintf(stdout, "%d queries, d=%.2g: %d divergent, %d ties\n", sum.Queries, w.Damping, sum.Divergent, sum.Ties)
 	fmt.Fprintf(stdout, "replay overhead (replay time / native time, same query, same run): median %.2f%%, p99 %.2f%%, all queries together %.2f%%\n",
-		100*quantile(sum.overhead, 0.5), 100*quantile(sum.overhead, 0.99), 100*ratio(replayTotal, nativeTotal))
+		100*live.Quantile(sum.Overhead, 0.5), 100*live.Quantile(sum.Overhead, 0.99), 100*ratio(replayTotal, nativeTotal))
 	fmt.Fprintf(stdout, "arcs read (replay / native sweeps x arcs, per query): median %.2f%%, p99 %.2f%%\n\n",
-		100*quantile(opsRatio, 0.5), 100*quantile(opsRatio, 0.99))
+		100*live.Quantile(opsRatio, 0.5), 100*live.Quantile(opsRatio, 0.99))
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "path\tqueries\tmedian replay arc ops\tmax replay arc ops\tmedian native gap")
 	for _, p := range []string{"untouched", "certificate", "delta", "full"} {
 		if xs := arcOps[p]; len(xs) > 0 {
-			fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.2g\n", p, len(xs), quantile(xs, 0.5), quantile(xs, 1), quantile(nativeGaps[p], 0.5))
+			fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.2g\n", p, len(xs), live.Quantile(xs, 0.5), live.Quantile(xs, 1), live.Quantile(nativeGaps[p], 0.5))
 		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	if *check {
-		fmt.Fprintf(stdout, "\nchecked against from-scratch solves: %d of %d agree (%d ambiguous at the tie band's edge)\n", checked, sum.queries, ambiguous)
+		fmt.Fprintf(stdout, "\nchecked against from-scratch solves: %d of %d agree (%d ambiguous at the tie band's edge)\n", checked, sum.Queries, ambiguous)
 	}
 	return nil
 }

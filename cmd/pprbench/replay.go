@@ -8,11 +8,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/live"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
 	"github.com/authppr/authppr/replay"
@@ -83,7 +83,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	}
 	defer closeOut()
 	w := bufio.NewWriter(out)
-	var sum replaySummary
+	var sum live.Summary
 	for _, q := range queries {
 		d, err := guard.Select(replay.Query{Seeds: q.Seeds, K: q.K, Candidates: q.Candidates, Damping: *damping})
 		var div *replay.DivergenceError
@@ -95,7 +95,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 			rec.Error = div.Error()
 			rec.Refused, rec.Selected = true, nil
 		}
-		sum.add(d)
+		sum.Add(d)
 		b, err := json.Marshal(rec)
 		if err != nil {
 			return err
@@ -109,9 +109,9 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	if err := closeOut(); err != nil {
 		return err
 	}
-	sum.print(stderr)
-	if policy == replay.Escalate && sum.divergent > 0 {
-		return fmt.Errorf("%w: %d of %d selections diverged and were refused", errEscalated, sum.divergent, sum.queries)
+	fmt.Fprintln(stderr, "replay:", sum.Decisions())
+	if policy == replay.Escalate && sum.Divergent > 0 {
+		return fmt.Errorf("%w: %d of %d selections diverged and were refused", errEscalated, sum.Divergent, sum.Queries)
 	}
 	return nil
 }
@@ -180,53 +180,9 @@ func decisionRecord(g *csr.Graph, id string, d *replay.Decision) decisionJSON {
 	return rec
 }
 
-// replaySummary aggregates decisions for the stderr summary.
-type replaySummary struct {
-	queries, divergent, ties int
-	paths                    map[string]int
-	overhead                 []float64 // replay time / native time per query
-}
-
-func (s *replaySummary) add(d *replay.Decision) {
-	if s.paths == nil {
-		s.paths = map[string]int{}
-	}
-	s.queries++
-	if d.Divergent {
-		s.divergent++
-	}
-	if d.Outcome == replay.Tie {
-		s.ties++
-	}
-	s.paths[d.Path.String()]++
-	s.overhead = append(s.overhead, ratio(d.ReplayTime, d.NativeTime))
-}
-
 func ratio(a, b time.Duration) float64 {
 	if b <= 0 {
 		b = 1
 	}
 	return float64(a) / float64(b)
-}
-
-func (s *replaySummary) print(w io.Writer) {
-	var mix []string
-	for _, p := range []string{"untouched", "certificate", "delta", "full"} {
-		if c := s.paths[p]; c > 0 {
-			mix = append(mix, fmt.Sprintf("%s %d", p, c))
-		}
-	}
-	fmt.Fprintf(w, "replay: %d queries, %d divergent, %d ties; paths: %s; overhead (replay/native) median %.2f%%, p99 %.2f%%\n",
-		s.queries, s.divergent, s.ties, strings.Join(mix, ", "), 100*quantile(s.overhead, 0.5), 100*quantile(s.overhead, 0.99))
-}
-
-// quantile returns the q-quantile (nearest rank) of xs.
-func quantile(xs []float64, q float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	i := int(q*float64(len(s))+0.5) - 1
-	return s[max(0, min(i, len(s)-1))]
 }
