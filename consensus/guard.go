@@ -63,7 +63,7 @@ func (g *Guarded) Equal(a, b *Selection) bool { return slices.Equal(a.Items, b.I
 
 // Replay runs both selections and decides under policy (see
 // replay.ReplaySelector).
-func (g *Guarded) Replay(policy replay.Policy) (*replay.SelectorDecision[*Selection], error) {
+func (g *Guarded) Replay(policy replay.OnDivergence) (*replay.SelectorDecision[*Selection], error) {
 	return replay.ReplaySelector[*Selection](g, policy)
 }
 

@@ -29,8 +29,9 @@ type Options struct {
 	// (ppr.Engine.PushRounds), which cost about what a sweep costs per arc,
 	// so it stays the cheaper path until it has done several sweeps' work.
 	DeltaBudget int64
-	// Policy says what the caller gets on a divergence (default Reject).
-	Policy Policy
+	// OnDivergence says what the caller gets on a divergence (default
+	// Reject).
+	OnDivergence OnDivergence
 	// Force starts the replay at this path (PathDelta or PathFull) instead
 	// of the cheapest; for tests and measurements.
 	Force Path
@@ -304,10 +305,10 @@ func (gd *Guard) SelectFrom(q Query, warm *WarmStart, keep func(*WarmStart)) (*D
 	d.ReplayTime = time.Since(start)
 	d.Divergent = d.Outcome == Divergent
 	d.Selected = d.Native
-	if d.Divergent && gd.opt.Policy == Reject {
+	if d.Divergent && gd.opt.OnDivergence == Reject {
 		d.Selected = d.Auth
 	}
-	if d.Divergent && gd.opt.Policy == Escalate {
+	if d.Divergent && gd.opt.OnDivergence == Escalate {
 		d.Selected = nil // refused: a caller that drops the error gets nothing
 		return d, &DivergenceError{Decision: d}
 	}

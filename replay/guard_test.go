@@ -285,7 +285,7 @@ q p3 3 mallory
 	require.Positive(t, top.Mass)
 
 	// Report passes the native selection through, flagged.
-	gd, err = New(g, labels, mask.Trust("default"), Options{Policy: Report})
+	gd, err = New(g, labels, mask.Trust("default"), Options{OnDivergence: Report})
 	require.NoError(t, err)
 	d, err = gd.Select(q)
 	require.NoError(t, err)
@@ -293,7 +293,7 @@ q p3 3 mallory
 	require.Equal(t, d.Native, d.Selected)
 
 	// Escalate returns an error the caller must handle.
-	gd, err = New(g, labels, mask.Trust("default"), Options{Policy: Escalate})
+	gd, err = New(g, labels, mask.Trust("default"), Options{OnDivergence: Escalate})
 	require.NoError(t, err)
 	d, err = gd.Select(q)
 	var div *DivergenceError

@@ -43,7 +43,7 @@ func (e *SelectorDivergenceError) Error() string {
 // Escalate a *SelectorDivergenceError with the decision (and no selection
 // in it). An error from
 // either side is returned wrapped (naming the side), with no decision.
-func ReplaySelector[S any](sel Selector[S], policy Policy) (*SelectorDecision[S], error) {
+func ReplaySelector[S any](sel Selector[S], policy OnDivergence) (*SelectorDecision[S], error) {
 	native, err := sel.SelectNative()
 	if err != nil {
 		return nil, fmt.Errorf("replay: native selection: %w", err)

@@ -51,7 +51,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	if len(trusted) == 0 {
 		return fmt.Errorf("%w: --trust CH,... is required", errUsage)
 	}
-	policy, err := replay.ParsePolicy(*policyName)
+	policy, err := replay.ParseOnDivergence(*policyName)
 	if err != nil {
 		return fmt.Errorf("%w: --policy: %v", errUsage, err)
 	}
@@ -73,7 +73,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	guard, err := replay.New(g, labels, trustPolicy, replay.Options{Tol: *tol, TieTol: *tieTol, Policy: policy, Force: path})
+	guard, err := replay.New(g, labels, trustPolicy, replay.Options{Tol: *tol, TieTol: *tieTol, OnDivergence: policy, Force: path})
 	if err != nil {
 		return err
 	}

@@ -176,7 +176,7 @@ func (r *Runner) verify(v *store.Version, q replay.Query, d *replay.Decision) er
 		return err
 	}
 	opt := r.opt
-	opt.Policy = replay.Report
+	opt.OnDivergence = replay.Report
 	fresh, err := replay.New(g, labels, r.trust, opt)
 	if err != nil {
 		return err
