@@ -371,11 +371,11 @@ func (c *Cache) entry(p *mask.Policy, seeds ppr.Seeds, damping float64) (e, near
 	return e, near
 }
 
-// State returns the state the cache keeps for the seeds and damping on the
+// state returns the state the cache keeps for the seeds and damping on the
 // native view, brought to v by the residual adjustment alone (exact, with
 // no push: a warm start, not an answer within Tol), copied; nil when the
 // cache has none, or only one for a later version than v.
-func (c *Cache) State(v *Version, seeds ppr.Seeds, damping float64) (*Solution, error) {
+func (c *Cache) state(v *Version, seeds ppr.Seeds, damping float64) (*Solution, error) {
 	e, _ := c.entry(nil, seeds, damping)
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -388,10 +388,10 @@ func (c *Cache) State(v *Version, seeds ppr.Seeds, damping float64) (*Solution, 
 	return &Solution{Version: v, X: slices.Clone(e.x), R: slices.Clone(e.r), Passes: e.passes}, nil
 }
 
-// Keep stores a state (x, r) of the seeds and damping on v's native view
+// keep stores a state (x, r) of the seeds and damping on v's native view
 // (r must be x's residual there; passes the passes that made it), copied,
 // for later queries to start from: a certified selection's state, say.
-func (c *Cache) Keep(v *Version, seeds ppr.Seeds, damping float64, x, r []float64, passes int) {
+func (c *Cache) keep(v *Version, seeds ppr.Seeds, damping float64, x, r []float64, passes int) {
 	e, _ := c.entry(nil, seeds, damping)
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -56,7 +56,7 @@
 //
 // # Merges
 //
-// Merge{From: a, Into: b, Channel: c} rewires every edge incident to a that
+// MergeInto(a, b) applied by channel c's writer rewires every edge incident to a that
 // is live in the native view at that moment: each becomes a new edge (a
 // replaced by b at each end it touched, same weight, created by c) and the
 // old edge is labelled deleted by c. Node a stays (with no live edges in the

@@ -29,7 +29,7 @@ func Example() {
 	cache := &store.Cache{Tol: 1e-9}
 	v := s.Current()
 	q, _ := v.ID("q")
-	seeds, _ := v.Seeds([]ppr.Seed{{Node: q, Weight: 1}})
+	seeds, _ := ppr.NewSeeds(v.NumNodes(), []ppr.Seed{{Node: q, Weight: 1}})
 	if _, _, err := cache.Query(v, nil, seeds, 0.5); err != nil {
 		panic(err)
 	}

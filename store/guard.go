@@ -44,30 +44,22 @@ func (s *Store) NewGuard(trust mask.Policy, opt replay.Options) *Guard {
 	return &Guard{trust: trust, opt: opt, cache: &Cache{Tol: opt.Tol}, guards: make(map[*Version]*replay.Guard)}
 }
 
-// Cache returns the cache the guard's native solves warm-start from (its
-// Tol is the guard's).
-func (g *Guard) Cache() *Cache { return g.cache }
-
 // Select runs the guarded selection q on version v: the native top-k
 // (certified, warm from the state the last selection on q's seeds left in
-// the cache, brought to v by the residual adjustment), replayed on the
-// authenticated view. The decision is replay.Guard.Select's on v materialised, with node
-// ids and edge ids the version's. Its NativeTime includes the cache's
-// update (what an unguarded selection on v costs), its ReplayTime the
-// building of v's authenticated view and differing rows the first time v
-// is asked for (what the guard adds).
+// the guard's cache, brought to v by the residual adjustment), replayed on
+// the authenticated view. The decision is replay.Guard.Select's on v
+// materialised, with node ids and edge ids the version's. Its NativeTime
+// includes bringing the cached state to v (what an unguarded selection on
+// v costs), its ReplayTime the building of v's authenticated view and
+// differing rows the first time v is asked for (what the guard adds).
 func (g *Guard) Select(v *Version, q replay.Query) (*replay.Decision, error) {
-	// The native state first, as an unguarded selection gets it (the
-	// cache's state for these seeds brought to v); then what the guard
-	// adds: v's authenticated view and the rows that differ, once per
-	// version.
 	start := time.Now()
 	seeds, err := ppr.NewSeeds(v.NumNodes(), q.Seeds)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	var warm *replay.WarmStart
-	st, err := g.cache.State(v, seeds, q.Damping)
+	st, err := g.cache.state(v, seeds, q.Damping)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +73,7 @@ func (g *Guard) Select(v *Version, q replay.Query) (*replay.Decision, error) {
 		return nil, err
 	}
 	built := time.Since(start)
-	keep := func(w *replay.WarmStart) { g.cache.Keep(v, seeds, q.Damping, w.X, w.R, w.Passes) }
+	keep := func(w *replay.WarmStart) { g.cache.keep(v, seeds, q.Damping, w.X, w.R, w.Passes) }
 	d, err := gd.SelectFrom(q, warm, keep)
 	if d != nil {
 		d.NativeTime += cached

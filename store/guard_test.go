@@ -82,7 +82,7 @@ func runGuardScenario(t *testing.T, seed uint64, steps int, directed bool, dampi
 		for i := range ops {
 			// A trusted resolver does some of the merges: it must not
 			// launder what mallory wrote (min-inheritance).
-			if ops[i].Kind == Merge && ops[i].channel == "default" && rng.IntN(2) == 0 {
+			if ops[i].kind == mergeOp && ops[i].channel == "default" && rng.IntN(2) == 0 {
 				ops[i].channel = "resolver"
 			}
 		}

@@ -66,7 +66,7 @@ func newBase(g *csr.Graph, labels *mask.Labels, directed bool) (*base, error) {
 	return b, nil
 }
 
-// deletion is one DeleteEdge label (also written by merges).
+// deletion is one deleteEdgeOp label (also written by merges).
 type deletion struct {
 	edge    uint32
 	channel uint32 // index into the store's channel list
@@ -228,10 +228,10 @@ func (s *Store) node(name string, id uint32) uint32 {
 // Result is what Apply did.
 type Result struct {
 	Version *Version
-	// IDs has one entry per write: the node's id (AddNode), the new
-	// edge's id (AddEdge), the deleted edge (DeleteEdge), or for a Merge
+	// IDs has one entry per write: the node's id (addNode), the new
+	// edge's id (addEdgeOp), the deleted edge (deleteEdgeOp), or for a mergeOp
 	// the id of the first rewired edge (the merge's new edges are the
-	// Rewired[i] ids from it, in order); for a DeleteBetween the first
+	// Rewired[i] ids from it, in order); for a deleteBetween the first
 	// edge it deleted (Rewired[i] counts them).
 	IDs     []uint32
 	Rewired []int
@@ -318,19 +318,19 @@ func (s *Store) validate(ops []Op) error {
 		if op.channel == "" {
 			return fmt.Errorf("store: write %d: no channel (writes go through a Writer)", i)
 		}
-		switch op.Kind {
-		case AddNode:
-			if err := create(i, 0, op.Src); err != nil {
+		switch op.kind {
+		case addNode:
+			if err := create(i, 0, op.src); err != nil {
 				return err
 			}
-		case AddEdge:
-			if err := csr.CheckWeight(op.Weight); err != nil {
-				return fmt.Errorf("store: write %d: edge %s -> %s: %w", i, op.Src, op.Dst, err)
+		case addEdgeOp:
+			if err := csr.CheckWeight(op.weight); err != nil {
+				return fmt.Errorf("store: write %d: edge %s -> %s: %w", i, op.src, op.dst, err)
 			}
-			if err := create(i, 0, op.Src); err != nil {
+			if err := create(i, 0, op.src); err != nil {
 				return err
 			}
-			if err := create(i, 1, op.Dst); err != nil {
+			if err := create(i, 1, op.dst); err != nil {
 				return err
 			}
 			if edges >= maxIDs {
@@ -338,14 +338,14 @@ func (s *Store) validate(ops []Op) error {
 			}
 			edges++
 			batchEdges++
-		case AddInferred:
+		case addInferred:
 			if err := s.validateInferred(i, op, edges); err != nil {
 				return err
 			}
-			if err := create(i, 0, op.Src); err != nil {
+			if err := create(i, 0, op.src); err != nil {
 				return err
 			}
-			if err := create(i, 1, op.Dst); err != nil {
+			if err := create(i, 1, op.dst); err != nil {
 				return err
 			}
 			if edges >= maxIDs {
@@ -353,39 +353,39 @@ func (s *Store) validate(ops []Op) error {
 			}
 			edges++
 			batchEdges++
-		case AddEdgeByID:
-			if err := csr.CheckWeight(op.Weight); err != nil {
-				return fmt.Errorf("store: write %d: edge %d -> %d: %w", i, op.SrcID, op.DstID, err)
+		case addEdgeByID:
+			if err := csr.CheckWeight(op.weight); err != nil {
+				return fmt.Errorf("store: write %d: edge %d -> %d: %w", i, op.srcID, op.dstID, err)
 			}
-			if int64(op.SrcID) >= int64(nodes) || int64(op.DstID) >= int64(nodes) {
-				return fmt.Errorf("store: write %d: edge %d -> %d: no such node (%d nodes)", i, op.SrcID, op.DstID, nodes)
+			if int64(op.srcID) >= int64(nodes) || int64(op.dstID) >= int64(nodes) {
+				return fmt.Errorf("store: write %d: edge %d -> %d: no such node (%d nodes)", i, op.srcID, op.dstID, nodes)
 			}
 			if edges >= maxIDs {
 				return fmt.Errorf("store: write %d: more than %d edges", i, maxIDs)
 			}
 			edges++
 			batchEdges++
-		case DeleteEdge:
-			if int64(op.Edge) >= int64(edges) {
-				return fmt.Errorf("store: write %d: delete edge %d: no such edge (%d edges)", i, op.Edge, edges)
+		case deleteEdgeOp:
+			if int64(op.edge) >= int64(edges) {
+				return fmt.Errorf("store: write %d: delete edge %d: no such edge (%d edges)", i, op.edge, edges)
 			}
-		case Merge:
-			if op.Src == "" || op.Dst == "" {
+		case mergeOp:
+			if op.src == "" || op.dst == "" {
 				return fmt.Errorf("store: write %d: merge: empty node name", i)
 			}
-			if op.Src == op.Dst {
-				return fmt.Errorf("store: write %d: merge %q into itself", i, op.Src)
+			if op.src == op.dst {
+				return fmt.Errorf("store: write %d: merge %q into itself", i, op.src)
 			}
-			for slot, name := range []string{op.Src, op.Dst} {
+			for slot, name := range []string{op.src, op.dst} {
 				id, ok := known(name)
 				if !ok {
-					return fmt.Errorf("store: write %d: merge %q into %q: unknown node %q", i, op.Src, op.Dst, name)
+					return fmt.Errorf("store: write %d: merge %q into %q: unknown node %q", i, op.src, op.dst, name)
 				}
 				s.ids[2*i+slot] = id
 			}
 			bound := len(s.l.src) + batchEdges
 			if s.base.g != nil {
-				if id, ok := s.base.g.ID(op.Src); ok {
+				if id, ok := s.base.g.ID(op.src); ok {
 					bound += s.base.g.Out().Offsets[id+1] - s.base.g.Out().Offsets[id]
 					bound += s.base.g.In().Offsets[id+1] - s.base.g.In().Offsets[id]
 				}
@@ -394,16 +394,16 @@ func (s *Store) validate(ops []Op) error {
 				return fmt.Errorf("store: write %d: merge could exceed %d edges", i, maxIDs)
 			}
 			edges += bound
-		case DeleteBetween:
-			for slot, name := range []string{op.Src, op.Dst} {
+		case deleteBetween:
+			for slot, name := range []string{op.src, op.dst} {
 				id, ok := known(name)
 				if !ok {
-					return fmt.Errorf("store: write %d: delete %q -> %q: unknown node %q", i, op.Src, op.Dst, name)
+					return fmt.Errorf("store: write %d: delete %q -> %q: unknown node %q", i, op.src, op.dst, name)
 				}
 				s.ids[2*i+slot] = id
 			}
 		default:
-			return fmt.Errorf("store: write %d: unknown kind %d", i, op.Kind)
+			return fmt.Errorf("store: write %d: unknown kind %d", i, op.kind)
 		}
 	}
 	return nil
@@ -414,32 +414,32 @@ func (s *Store) apply(ops []Op) Result {
 	res := Result{IDs: make([]uint32, len(ops))}
 	for i, op := range ops {
 		c := s.channel(op.channel)
-		switch op.Kind {
-		case AddNode:
-			res.IDs[i] = s.node(op.Src, s.ids[2*i])
-		case AddEdge:
-			src := s.node(op.Src, s.ids[2*i])
-			res.IDs[i] = s.addEdge(src, s.node(op.Dst, s.ids[2*i+1]), op.Weight, c, nil)
-		case AddEdgeByID:
-			res.IDs[i] = s.addEdge(op.SrcID, op.DstID, op.Weight, c, nil)
-		case AddInferred:
+		switch op.kind {
+		case addNode:
+			res.IDs[i] = s.node(op.src, s.ids[2*i])
+		case addEdgeOp:
+			src := s.node(op.src, s.ids[2*i])
+			res.IDs[i] = s.addEdge(src, s.node(op.dst, s.ids[2*i+1]), op.weight, c, nil)
+		case addEdgeByID:
+			res.IDs[i] = s.addEdge(op.srcID, op.dstID, op.weight, c, nil)
+		case addInferred:
 			var req []uint32
-			for _, e := range op.From {
+			for _, e := range op.from {
 				req = append(req, s.dependsOn(e)...)
 			}
-			src := s.node(op.Src, s.ids[2*i])
-			res.IDs[i] = s.addEdge(src, s.node(op.Dst, s.ids[2*i+1]), op.Weight, c, req)
-		case DeleteEdge:
-			s.deleteEdge(op.Edge, c)
-			res.IDs[i] = op.Edge
-		case Merge:
+			src := s.node(op.src, s.ids[2*i])
+			res.IDs[i] = s.addEdge(src, s.node(op.dst, s.ids[2*i+1]), op.weight, c, req)
+		case deleteEdgeOp:
+			s.deleteEdge(op.edge, c)
+			res.IDs[i] = op.edge
+		case mergeOp:
 			first, n := s.merge(s.ids[2*i], s.ids[2*i+1], c)
 			res.IDs[i] = first
 			if res.Rewired == nil {
 				res.Rewired = make([]int, len(ops))
 			}
 			res.Rewired[i] = n
-		case DeleteBetween:
+		case deleteBetween:
 			between := s.liveBetween(s.ids[2*i], s.ids[2*i+1])
 			for _, e := range between {
 				s.deleteEdge(e, c)
@@ -572,19 +572,19 @@ func (s *Store) merge(from, into, c uint32) (uint32, int) {
 	return first, n
 }
 
-// validateInferred checks an AddInferred write's weight and sources: at
+// validateInferred checks an addInferred write's weight and sources: at
 // least one, each an edge that exists when the write applies (edges counts
 // them, earlier writes of the batch included).
 func (s *Store) validateInferred(i int, op Op, edges int) error {
-	if w := op.Weight; math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
-		return fmt.Errorf("store: write %d: inferred edge %s -> %s: weight %v, want finite and non-negative", i, op.Src, op.Dst, w)
+	if w := op.weight; math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
+		return fmt.Errorf("store: write %d: inferred edge %s -> %s: weight %v, want finite and non-negative", i, op.src, op.dst, w)
 	}
-	if len(op.From) == 0 {
-		return fmt.Errorf("store: write %d: inferred edge %s -> %s: no source edges (a plain edge is AddEdge)", i, op.Src, op.Dst)
+	if len(op.from) == 0 {
+		return fmt.Errorf("store: write %d: inferred edge %s -> %s: no source edges (a plain edge is addEdgeOp)", i, op.src, op.dst)
 	}
-	for _, e := range op.From {
+	for _, e := range op.from {
 		if int64(e) >= int64(edges) {
-			return fmt.Errorf("store: write %d: inferred edge %s -> %s: source edge %d: no such edge (%d edges)", i, op.Src, op.Dst, e, edges)
+			return fmt.Errorf("store: write %d: inferred edge %s -> %s: source edge %d: no such edge (%d edges)", i, op.src, op.dst, e, edges)
 		}
 	}
 	return nil

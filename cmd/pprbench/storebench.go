@@ -182,7 +182,7 @@ func runStoreBench(args []string, stdout, stderr io.Writer) error {
 		for {
 			u := uint32(rng.IntN(g.NumNodes()))
 			if g.OutWeight(u) > 0 {
-				return v.Seeds([]ppr.Seed{{Node: u, Weight: 1}})
+				return ppr.NewSeeds(v.NumNodes(), []ppr.Seed{{Node: u, Weight: 1}})
 			}
 		}
 	}
