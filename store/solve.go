@@ -129,7 +129,6 @@ func (v *Version) Solve(p *mask.Policy, seeds ppr.Seeds, damping, tol float64) (
 	return &Solution{Version: v, X: eng.X, R: eng.R, ResidualL1: res.ResidualL1, ErrorBound: res.ErrorBound, Stats: eng.Stats, Passes: res.Sweeps}, nil
 }
 
-
 // residualL1 returns ||r||_1.
 func residualL1(r []float64) float64 {
 	l1 := 0.0
