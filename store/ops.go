@@ -143,7 +143,9 @@ func encodeBatch(dst []byte, ops []Op) []byte {
 	return dst
 }
 
-// decodeBatch parses a record written by encodeBatch.
+// decodeBatch parses a record written by encodeBatch. It is one linear pass
+// over the record, a case per kind, each checking its fields' bounds as it
+// reads them: kept whole so that every offset is read in one place.
 func decodeBatch(rec []byte) ([]Op, error) {
 	p := rec
 	fail := func(what string) error {

@@ -282,130 +282,156 @@ func (s *Store) applyBatch(ops []Op) (Result, error) {
 // It records in s.ids the node ids of every write's Src and Dst, as apply
 // will find or create them (new names are numbered in write order).
 func (s *Store) validate(ops []Op) error {
-	var pending map[string]uint32
-	nodes, edges := s.numNodes(), s.numEdges()
 	s.ids = slices.Grow(s.ids[:0], 2*len(ops))[:2*len(ops)]
-	known := func(name string) (uint32, bool) {
-		if id, ok := s.lookup(name); ok {
-			return id, true
-		}
-		id, ok := pending[name]
-		return id, ok
-	}
-	create := func(i, slot int, name string) error {
-		if name == "" {
-			return fmt.Errorf("store: write %d: empty node name", i)
-		}
-		id, ok := known(name)
-		if !ok {
-			if nodes >= maxIDs {
-				return fmt.Errorf("store: write %d: more than %d nodes", i, maxIDs)
-			}
-			if pending == nil {
-				pending = make(map[string]uint32)
-			}
-			id = uint32(nodes)
-			pending[name] = id
-			nodes++
-		}
-		s.ids[2*i+slot] = id
-		return nil
-	}
-	// degree bounds the edges a merge of name can create: its live edges
-	// now plus every edge the batch adds before it.
-	batchEdges := 0
+	bc := batchCheck{s: s, nodes: s.numNodes(), edges: s.numEdges()}
 	for i, op := range ops {
 		if op.channel == "" {
 			return fmt.Errorf("store: write %d: no channel (writes go through a Writer)", i)
 		}
+		var err error
 		switch op.kind {
 		case addNode:
-			if err := create(i, 0, op.src); err != nil {
-				return err
-			}
-		case addEdgeOp:
-			if err := csr.CheckWeight(op.weight); err != nil {
-				return fmt.Errorf("store: write %d: edge %s -> %s: %w", i, op.src, op.dst, err)
-			}
-			if err := create(i, 0, op.src); err != nil {
-				return err
-			}
-			if err := create(i, 1, op.dst); err != nil {
-				return err
-			}
-			if edges >= maxIDs {
-				return fmt.Errorf("store: write %d: more than %d edges", i, maxIDs)
-			}
-			edges++
-			batchEdges++
-		case addInferred:
-			if err := s.validateInferred(i, op, edges); err != nil {
-				return err
-			}
-			if err := create(i, 0, op.src); err != nil {
-				return err
-			}
-			if err := create(i, 1, op.dst); err != nil {
-				return err
-			}
-			if edges >= maxIDs {
-				return fmt.Errorf("store: write %d: more than %d edges", i, maxIDs)
-			}
-			edges++
-			batchEdges++
+			err = bc.create(i, 0, op.src)
+		case addEdgeOp, addInferred:
+			err = bc.addByName(i, op)
 		case addEdgeByID:
-			if err := csr.CheckWeight(op.weight); err != nil {
-				return fmt.Errorf("store: write %d: edge %d -> %d: %w", i, op.srcID, op.dstID, err)
-			}
-			if int64(op.srcID) >= int64(nodes) || int64(op.dstID) >= int64(nodes) {
-				return fmt.Errorf("store: write %d: edge %d -> %d: no such node (%d nodes)", i, op.srcID, op.dstID, nodes)
-			}
-			if edges >= maxIDs {
-				return fmt.Errorf("store: write %d: more than %d edges", i, maxIDs)
-			}
-			edges++
-			batchEdges++
+			err = bc.addByID(i, op)
 		case deleteEdgeOp:
-			if int64(op.edge) >= int64(edges) {
-				return fmt.Errorf("store: write %d: delete edge %d: no such edge (%d edges)", i, op.edge, edges)
+			if int64(op.edge) >= int64(bc.edges) {
+				err = fmt.Errorf("store: write %d: delete edge %d: no such edge (%d edges)", i, op.edge, bc.edges)
 			}
 		case mergeOp:
-			if op.src == "" || op.dst == "" {
-				return fmt.Errorf("store: write %d: merge: empty node name", i)
-			}
-			if op.src == op.dst {
-				return fmt.Errorf("store: write %d: merge %q into itself", i, op.src)
-			}
-			for slot, name := range []string{op.src, op.dst} {
-				id, ok := known(name)
-				if !ok {
-					return fmt.Errorf("store: write %d: merge %q into %q: unknown node %q", i, op.src, op.dst, name)
-				}
-				s.ids[2*i+slot] = id
-			}
-			bound := len(s.l.src) + batchEdges
-			if s.base.g != nil {
-				if id, ok := s.base.g.ID(op.src); ok {
-					bound += s.base.g.Out().Offsets[id+1] - s.base.g.Out().Offsets[id]
-					bound += s.base.g.In().Offsets[id+1] - s.base.g.In().Offsets[id]
-				}
-			}
-			if int64(edges)+int64(bound) > maxIDs {
-				return fmt.Errorf("store: write %d: merge could exceed %d edges", i, maxIDs)
-			}
-			edges += bound
+			err = bc.merge(i, op)
 		case deleteBetween:
-			for slot, name := range []string{op.src, op.dst} {
-				id, ok := known(name)
-				if !ok {
-					return fmt.Errorf("store: write %d: delete %q -> %q: unknown node %q", i, op.src, op.dst, name)
-				}
-				s.ids[2*i+slot] = id
-			}
+			err = bc.known2(i, op, "delete %q -> %q")
 		default:
-			return fmt.Errorf("store: write %d: unknown kind %d", i, op.kind)
+			err = fmt.Errorf("store: write %d: unknown kind %d", i, op.kind)
+		}
+		if err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// batchCheck is validate's state: the node and edge counts the batch has
+// reached, the names it creates, the edges it adds.
+type batchCheck struct {
+	s            *Store
+	nodes, edges int
+	pending      map[string]uint32 // names the batch creates -> ids
+	batchEdges   int
+}
+
+// known returns the id of a name in the store or created earlier in the
+// batch.
+func (bc *batchCheck) known(name string) (uint32, bool) {
+	if id, ok := bc.s.lookup(name); ok {
+		return id, true
+	}
+	id, ok := bc.pending[name]
+	return id, ok
+}
+
+// create records in s.ids the id write i's name in slot takes: its own,
+// or the next one when it is new.
+func (bc *batchCheck) create(i, slot int, name string) error {
+	if name == "" {
+		return fmt.Errorf("store: write %d: empty node name", i)
+	}
+	id, ok := bc.known(name)
+	if !ok {
+		if bc.nodes >= maxIDs {
+			return fmt.Errorf("store: write %d: more than %d nodes", i, maxIDs)
+		}
+		if bc.pending == nil {
+			bc.pending = make(map[string]uint32)
+		}
+		id = uint32(bc.nodes)
+		bc.pending[name] = id
+		bc.nodes++
+	}
+	bc.s.ids[2*i+slot] = id
+	return nil
+}
+
+// known2 records the ids of write i's two names, which must exist;
+// format names the write (with the two names) for the error.
+func (bc *batchCheck) known2(i int, op Op, format string) error {
+	for slot, name := range []string{op.src, op.dst} {
+		id, ok := bc.known(name)
+		if !ok {
+			return fmt.Errorf("store: write %d: "+format+": unknown node %q", i, op.src, op.dst, name)
+		}
+		bc.s.ids[2*i+slot] = id
+	}
+	return nil
+}
+
+// newEdge counts one more edge.
+func (bc *batchCheck) newEdge(i int) error {
+	if bc.edges >= maxIDs {
+		return fmt.Errorf("store: write %d: more than %d edges", i, maxIDs)
+	}
+	bc.edges++
+	bc.batchEdges++
+	return nil
+}
+
+// addByName checks an edge (plain or inferred) between named nodes.
+func (bc *batchCheck) addByName(i int, op Op) error {
+	if op.kind == addInferred {
+		if err := bc.s.validateInferred(i, op, bc.edges); err != nil {
+			return err
+		}
+	} else if err := csr.CheckWeight(op.weight); err != nil {
+		return fmt.Errorf("store: write %d: edge %s -> %s: %w", i, op.src, op.dst, err)
+	}
+	if err := bc.create(i, 0, op.src); err != nil {
+		return err
+	}
+	if err := bc.create(i, 1, op.dst); err != nil {
+		return err
+	}
+	return bc.newEdge(i)
+}
+
+// addByID checks an edge between nodes given by id.
+func (bc *batchCheck) addByID(i int, op Op) error {
+	if err := csr.CheckWeight(op.weight); err != nil {
+		return fmt.Errorf("store: write %d: edge %d -> %d: %w", i, op.srcID, op.dstID, err)
+	}
+	if int64(op.srcID) >= int64(bc.nodes) || int64(op.dstID) >= int64(bc.nodes) {
+		return fmt.Errorf("store: write %d: edge %d -> %d: no such node (%d nodes)", i, op.srcID, op.dstID, bc.nodes)
+	}
+	return bc.newEdge(i)
+}
+
+// merge checks a merge and counts the edges it can create: the merged
+// node's live edges now (its base degree, both directions) plus every edge
+// the delta and the batch add before it.
+func (bc *batchCheck) merge(i int, op Op) error {
+	s := bc.s
+	if op.src == "" || op.dst == "" {
+		return fmt.Errorf("store: write %d: merge: empty node name", i)
+	}
+	if op.src == op.dst {
+		return fmt.Errorf("store: write %d: merge %q into itself", i, op.src)
+	}
+	if err := bc.known2(i, op, "merge %q into %q"); err != nil {
+		return err
+	}
+	bound := len(s.l.src) + bc.batchEdges
+	if s.base.g != nil {
+		if id, ok := s.base.g.ID(op.src); ok {
+			bound += s.base.g.Out().Offsets[id+1] - s.base.g.Out().Offsets[id]
+			bound += s.base.g.In().Offsets[id+1] - s.base.g.In().Offsets[id]
+		}
+	}
+	if int64(bc.edges)+int64(bound) > maxIDs {
+		return fmt.Errorf("store: write %d: merge could exceed %d edges", i, maxIDs)
+	}
+	bc.edges += bound
 	return nil
 }
 
