@@ -428,13 +428,16 @@ func TestLaunderLabelsAsTheStore(t *testing.T) {
 	// Spares with edges of their own too, so that the trusted half of the
 	// merge rewires trusted structure.
 	linked := slices.DeleteFunc(slices.Clone(m.spare), func(f uint32) bool { return g.OutWeight(f) == 0 })
-	for _, spare := range [][]uint32{m.spare, linked} {
+	for s, spare := range [][]uint32{m.spare, linked} {
 		wr.spare = spare
 		writes := wr.propose(Launder, target, nil)
 		require.Len(t, writes, 4)
 		for i := range writes {
 			w := &writes[i]
 			require.Len(t, w.Plant, 1)
+			if s == 1 {
+				require.NotEmpty(t, w.from, "the merge rewires no trusted edge")
+			}
 			f, e := w.Plant[0].Src, w.Add[len(w.Add)-1].Src
 			ag, _, err := attackGraph(g, []*Write{w}, testRoles)
 			require.NoError(t, err)

@@ -39,7 +39,10 @@
 //
 //   - S_adv(b): the share of queries whose top-k membership greedy changes
 //     with at most b writes, per selector and attack kind (targets: the
-//     best unselected candidates of each selector).
+//     best unselected candidates of each selector). A laundering write is
+//     the planted edge with its merge, measured against the clean
+//     selection, so the merge's trusted part counts too (the divergence
+//     set below does not count it).
 //   - S_inj(b): the share of queries into whose top-k edge insertion gets
 //     one fixed passage of middling content score (the attacker's choice,
 //     not the selector's next best): what a fixed pool is immune to.
