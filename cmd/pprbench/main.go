@@ -26,7 +26,7 @@ func commands() []command {
 		{"sweep", "time one sweep per kernel against the memory floor and the C loop, in one run", runSweep},
 		{"replay", "guard a file of queries: native selection, authenticated replay, decision per query", runReplay},
 		{"live", "a living memory: apply write batches and answer guarded queries from one event stream", runLive},
-		{"attack", "structural-write attacks on four selectors, the divergence set, the guard, the ledger scenario; tables, JSON, charts", runAttack},
+		{"attack", "structural-write attacks (laundering through a trusted merge among them) on four selectors, the divergence set, the guard with and without min-inheritance, the ledger scenario; tables, JSON, charts", runAttack},
 		{"consensus", "rank-aware consensus selection over a contradiction graph, replayed on trusted edges", runConsensus},
 	}
 }
