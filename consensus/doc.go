@@ -42,7 +42,7 @@
 //     gives the next witness). Each decision keeps the lexicographically
 //     first maximum set consistent, by the characterisation above.
 //
-// SelectBrute, the reference, enumerates all 2^k subsets (k <= 20); the
+// selectBrute, the reference, enumerates all 2^k subsets (k <= 20); the
 // property tests and FuzzSelect compare the two sets exactly.
 //
 // # Budget
