@@ -94,7 +94,7 @@ func (t *touched) addRows(native, auth *mask.View, candidates []uint32) {
 
 // Diff is the set of rows that differ between a native and an
 // authenticated view of one graph, with what differs in each: what a guard
-// is built from (NewFromDiff). Computing it reads every row that differs,
+// is built from (NewFromViews). Computing it reads every row that differs,
 // in either view, from the graph's as stored; Patch recomputes only the
 // rows a delta replaced, so a host that presents versions of a snapshot as
 // patched views (the store) pays for the snapshot's rows once.
@@ -137,9 +137,6 @@ func (d *Diff) Patch(native, auth *mask.View, rows []uint32) *Diff {
 	t.arcStart = append(t.arcStart, len(t.arcs))
 	return &Diff{t}
 }
-
-// Nodes returns the nodes whose rows differ, ascending.
-func (d *Diff) Nodes() []uint32 { return d.t.nodes }
 
 // arc is one live arc of a row.
 type arc struct {

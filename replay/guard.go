@@ -76,23 +76,16 @@ func New(g *csr.Graph, labels *mask.Labels, trust mask.Policy, opt Options) (*Gu
 		ed := g.Edge(e)
 		return ed.Src, ed.Dst, labels.DependsOn(e), labels.DeletersOf(e)
 	}
-	return NewFromViews(native, auth, trust, edges, opt)
+	return NewFromViews(native, auth, nil, trust, edges, opt)
 }
 
-// NewFromViews builds a guard from the two views of one graph (both from
-// the same snapshot, patched or not: a store version's views), the trust
+// NewFromViews builds a guard from two views of one graph (both from the
+// same snapshot, patched or not: a store version's views), the trust
 // policy the authenticated view applies and the source of edge
-// descriptions for suspects. Its cost is the rows that differ between the
-// views.
-func NewFromViews(native, auth *mask.View, trust mask.Policy, edges EdgeSource, opt Options) (*Guard, error) {
-	return NewFromDiff(native, auth, nil, trust, edges, opt)
-}
-
-// NewFromDiff is NewFromViews with the rows that differ between the views
-// given (nil: computed): a host that keeps Difference's result for a
-// snapshot patches it per version instead of reading every differing row
-// again.
-func NewFromDiff(native, auth *mask.View, diff *Diff, trust mask.Policy, edges EdgeSource, opt Options) (*Guard, error) {
+// descriptions for suspects. diff holds the rows that differ between the
+// views (nil: computed, reading each of them): a host that keeps
+// Difference's result for a snapshot patches it per version instead.
+func NewFromViews(native, auth *mask.View, diff *Diff, trust mask.Policy, edges EdgeSource, opt Options) (*Guard, error) {
 	if native.Graph() != auth.Graph() || native.NumNodes() != auth.NumNodes() {
 		return nil, errors.New("replay: the native and authenticated views are not views of one graph")
 	}
@@ -313,20 +306,4 @@ func (gd *Guard) SelectFrom(q Query, warm *WarmStart, keep func(*WarmStart)) (*D
 		return d, &DivergenceError{Decision: d}
 	}
 	return d, nil
-}
-
-// Vectors solves the query on both views at once with ppr.SolvePair (one
-// pass over the arrays per sweep serves both; Jacobi sweeps to the guard's
-// tolerance), for callers that always want both full vectors rather than a
-// decision.
-func (gd *Guard) Vectors(q Query) (native, auth *ppr.Result, err error) {
-	seeds, err := gd.validate(q)
-	if err != nil {
-		return nil, nil, err
-	}
-	native, auth, err = ppr.SolvePair(gd.native, gd.auth, seeds, q.Damping, ppr.Options{Tol: gd.opt.Tol})
-	if err != nil {
-		return nil, nil, fmt.Errorf("replay: %w", err)
-	}
-	return native, auth, nil
 }

@@ -383,31 +383,6 @@ func TestSelectRejectsBadQueries(t *testing.T) {
 	require.Error(t, err)
 }
 
-func TestVectorsAreBothSolves(t *testing.T) {
-	rng := rand.New(rand.NewPCG(29, 30))
-	for range 30 {
-		sc := randomScenario(t, rng, 5+rng.IntN(40), rng.IntN(2) == 0, 0.2)
-		gd, err := New(sc.g, sc.labels, sc.trust, Options{})
-		require.NoError(t, err)
-		q := randomQuery(rng, sc.g.NumNodes())
-		native, auth, err := gd.Vectors(q)
-		require.NoError(t, err)
-		seeds, err := ppr.NewSeeds(sc.g.NumNodes(), q.Seeds)
-		require.NoError(t, err)
-		wantN, err := ppr.Solve(gd.Native(), seeds, q.Damping, ppr.Options{Order: ppr.Jacobi})
-		require.NoError(t, err)
-		wantA, err := ppr.Solve(gd.Auth(), seeds, q.Damping, ppr.Options{Order: ppr.Jacobi})
-		require.NoError(t, err)
-		require.Equal(t, wantN.Scores, native.Scores)
-		require.Equal(t, wantA.Scores, auth.Scores)
-	}
-	sc := randomScenario(t, rng, 5, true, 0.2)
-	gd, err := New(sc.g, sc.labels, sc.trust, Options{})
-	require.NoError(t, err)
-	_, _, err = gd.Vectors(Query{K: 1, Damping: 0.5})
-	require.ErrorContains(t, err, "replay: ppr: no seeds")
-}
-
 // A degree-reordered graph gives, by name, the decisions stream order gives:
 // ties break by first-appearance rank, not by the new ids.
 func TestReorderedGraphDecidesAlike(t *testing.T) {

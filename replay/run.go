@@ -333,7 +333,7 @@ func (r *run) full() {
 		// margin, and the estimate decides (see the package doc).
 		iv := proof.Gap(r.sel, r.q.Candidates, ws.inSel)
 		if iv.Hi-iv.Lo <= 8*proof.Rounding() || eng.Stats.Sweeps-before >= maxFullSweeps {
-			g := SelectionGap(ws.x, r.d.Native, r.q.Candidates)
+			g := selectionGap(ws.x, r.d.Native, r.q.Candidates)
 			out, _ := classify(Interval{Lo: g, Hi: g}, gd.opt.TieTol) // a point always classifies
 			var auth []ppr.Scored
 			if out == Divergent {

@@ -110,7 +110,7 @@ func (g *Guard) versionGuard(v *Version) (*replay.Guard, error) {
 		g.baseOf, g.baseDiff = v.base, replay.Difference(bn, ba)
 	}
 	diff := g.baseDiff.Patch(native, auth, mergeSorted(native.ReplacedNodes(), auth.ReplacedNodes()))
-	gd, err := replay.NewFromDiff(native, auth, diff, g.trust, v.describe, g.opt)
+	gd, err := replay.NewFromViews(native, auth, diff, g.trust, v.describe, g.opt)
 	if err != nil {
 		return nil, err
 	}
