@@ -37,7 +37,7 @@ func (s *Store) Compact() error {
 		}
 	}
 	v := s.cur.Load()
-	if (v.DeltaEdges() == 0 && len(v.l.names) == 0 && len(v.l.dels) == 0) || v.NumNodes() == 0 {
+	if (v.deltaEdges() == 0 && len(v.l.names) == 0 && len(v.l.dels) == 0) || v.NumNodes() == 0 {
 		s.mu.Unlock()
 		return nil
 	}
@@ -136,12 +136,4 @@ func (s *Store) rebase(nb *base, v *Version) {
 		id := uint32(nb.nodes + i)
 		s.names[name] = id
 	}
-}
-
-// CompactInBackground starts Compact on a new goroutine and returns a
-// channel that receives its result.
-func (s *Store) CompactInBackground() <-chan error {
-	done := make(chan error, 1)
-	go func() { done <- s.Compact() }()
-	return done
 }

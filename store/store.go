@@ -104,7 +104,6 @@ type Store struct {
 	reqIDs     map[string]uint32 // requirement sets -> index in l.reqSets
 	deleted    *roaring.Bitmap   // every edge deleted by some channel (merges rewire only live edges)
 	batches    uint64
-	writes     uint64
 	journalOff uint64 // journal entries dropped before l.journal[0]
 
 	ids        []uint32 // validate's node ids of each write's Src and Dst
@@ -179,7 +178,7 @@ func (s *Store) reset(b *base) {
 // publish makes the writer state the current version.
 func (s *Store) publish() *Version {
 	v := &Version{
-		base: s.base, l: s.l, batches: s.batches, writes: s.writes,
+		base: s.base, l: s.l, batches: s.batches,
 		journalOff: s.journalOff,
 	}
 	s.cur.Store(v)
@@ -478,7 +477,6 @@ func (s *Store) apply(ops []Op) Result {
 				res.IDs[i] = between[0]
 			}
 		}
-		s.writes++
 	}
 	s.batches++
 	return res

@@ -16,7 +16,6 @@ type Version struct {
 	base       *base
 	l          logs
 	batches    uint64
-	writes     uint64
 	journalOff uint64
 
 	views sync.Map // policy key -> *lazyView
@@ -30,10 +29,6 @@ type Version struct {
 // orders the versions of one open store.
 func (v *Version) Batches() uint64 { return v.batches }
 
-// Writes returns the number of writes applied since the store was opened
-// (replayed ones included), up to this version.
-func (v *Version) Writes() uint64 { return v.writes }
-
 // Directed reports whether edges are directed.
 func (v *Version) Directed() bool { return v.base.directed }
 
@@ -44,8 +39,8 @@ func (v *Version) NumNodes() int { return v.base.nodes + len(v.l.names) }
 // from 0 to NumEdges()-1).
 func (v *Version) NumEdges() int { return v.base.edges + len(v.l.src) }
 
-// DeltaEdges returns the number of edges not yet compacted into the base.
-func (v *Version) DeltaEdges() int { return len(v.l.src) }
+// deltaEdges returns the number of edges not yet compacted into the base.
+func (v *Version) deltaEdges() int { return len(v.l.src) }
 
 // ID returns the id of a named node.
 func (v *Version) ID(name string) (uint32, bool) {
