@@ -82,7 +82,7 @@ func (r *TopKResult) Proof() *Proof { return r.proof }
 // ||r||_1/alpha and, once few candidates straddle the boundary, sharper
 // intervals from reverse pushes at those candidates (refineTopK in
 // reverse.go proves them); ProvedGap is the larger of the two bounds. Undirected views use the per-coordinate bound of
-// DESIGN.md: e(u) <= W(u)*max_w(r(w)/W(w))/alpha + D/alpha, with D the
+// docs/design.md: e(u) <= W(u)*max_w(r(w)/W(w))/alpha + D/alpha, with D the
 // residual on nodes without out-weight (their rows are the seeds, outside
 // the symmetric part; bounded in L1). Proof of the first term: with A
 // symmetric and D_W = diag(W), (I-dP)^-1 = K*D_W with K = (D_W - d*A)^-1
