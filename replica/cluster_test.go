@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-		"sync"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
