@@ -558,6 +558,10 @@ func (s *Store) merge(from, into, c uint32) (uint32, int) {
 				break // In is Out
 			}
 		}
+		// Adjacencies list edges by neighbour: by id, the copies come out
+		// in the order they would have while the edges were in the delta,
+		// so a merge does the same whether or not a compaction ran.
+		slices.Sort(incident)
 	}
 	for i := range s.l.src {
 		if s.l.src[i] == from || s.l.dst[i] == from {
