@@ -37,6 +37,8 @@ type Options struct {
 	// NoSnapshot starts an empty directory from the stream's first message
 	// even when a snapshot is published.
 	NoSnapshot bool
+	// CompactAt is the store's store.Options.CompactAt (0: never compact).
+	CompactAt int
 }
 
 // Follower applies a memory's stream into a local store and answers guarded
@@ -76,14 +78,14 @@ func Open(ctx context.Context, js jetstream.JetStream, memory string, opt Option
 		return nil, err
 	}
 	if empty && !opt.NoSnapshot {
-		info, st, err := installNewest(ctx, js, memory, opt.Dir)
+		info, st, err := installNewest(ctx, js, memory, opt.Dir, store.Options{CompactAt: opt.CompactAt})
 		if err != nil {
 			return nil, err
 		}
 		f.st, f.from = st, info
 	}
 	if f.st == nil {
-		if f.st, err = store.Open(opt.Dir, store.Options{Directed: opt.Directed}); err != nil {
+		if f.st, err = store.Open(opt.Dir, store.Options{Directed: opt.Directed, CompactAt: opt.CompactAt}); err != nil {
 			return nil, fmt.Errorf("replica: memory %s: %w", memory, err)
 		}
 	}

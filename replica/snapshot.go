@@ -71,7 +71,7 @@ func Snapshots(ctx context.Context, js jetstream.JetStream, memory string) ([]Sn
 
 // installNewest installs the newest published snapshot as the store in dir
 // (empty); nil, nil, nil when none is published.
-func installNewest(ctx context.Context, js jetstream.JetStream, memory, dir string) (*SnapshotInfo, *store.Store, error) {
+func installNewest(ctx context.Context, js jetstream.JetStream, memory, dir string, opt store.Options) (*SnapshotInfo, *store.Store, error) {
 	obs, list, err := snapshots(ctx, js, memory)
 	if err != nil || len(list) == 0 {
 		return nil, nil, err
@@ -86,7 +86,7 @@ func installNewest(ctx context.Context, js jetstream.JetStream, memory, dir stri
 		os.Remove(path)
 		return nil, nil, fmt.Errorf("replica: memory %s: fetch snapshot %s: %w", memory, newest.Name, err)
 	}
-	st, err := store.Install(dir, path, store.Options{})
+	st, err := store.Install(dir, path, opt)
 	if err != nil {
 		os.Remove(path)
 		return nil, nil, fmt.Errorf("replica: memory %s: install snapshot %s: %w", memory, newest.Name, err)
