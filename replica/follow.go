@@ -323,7 +323,9 @@ func (f *Follower) consumeOnce(ctx context.Context, target uint64) error {
 	if err := checkHeld(s.CachedInfo().State, f.memory, f.dir, next); err != nil {
 		return err
 	}
-	c, err := s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
+	actx, cancel := context.WithTimeout(ctx, attempt) // a lost request is retried, not waited on
+	defer cancel()
+	c, err := s.OrderedConsumer(actx, jetstream.OrderedConsumerConfig{
 		FilterSubjects: []string{subjects(f.memory)},
 		DeliverPolicy:  jetstream.DeliverByStartSequencePolicy,
 		OptStartSeq:    next,
