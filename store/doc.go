@@ -78,6 +78,14 @@
 // must not lose writes silently checks after Open; damage anywhere else is
 // an error from Open (see the wal package).
 //
+// A batch applied with a position (Writer.ApplyAt: the sequence of a
+// replicated stream, say) carries it in its own wal record (encodeRecord),
+// and each snapshot keeps the position and the batch and write counts of
+// the version it holds (the snapshot format's progress section), so a
+// reopened store's Position is that of the last batch it holds, whatever a
+// crash cut off: a follower resuming after it applies no batch twice and
+// skips none. Install starts a store from such a snapshot file.
+//
 // A batch Apply reports failed is neither published nor in the store after
 // a reopen. When the log cannot take a batch (a full disk, an I/O error)
 // the wal cuts off what the failed write left and Apply returns its error;

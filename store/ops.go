@@ -143,6 +143,47 @@ func encodeBatch(dst []byte, ops []Op) []byte {
 	return dst
 }
 
+// positioned opens the wal record of a batch applied with a position
+// (Writer.ApplyAt): the uint32 0xFFFFFFFF where an unpositioned record has
+// its count, then uint64 position (not 0), then the batch as encodeBatch
+// writes it. No unpositioned record starts so (every op takes at least 5
+// bytes, and a wal record is at most wal.MaxRecord), so records written
+// before positions existed read as they always have; a reader that
+// predates them refuses a positioned record ("count ... larger than the
+// record") rather than read it without its position.
+const positioned = math.MaxUint32
+
+// encodeRecord appends the wal record of a batch and its position (0: none,
+// an unpositioned record).
+func encodeRecord(dst []byte, pos uint64, ops []Op) []byte {
+	if pos != 0 {
+		dst = binary.LittleEndian.AppendUint32(dst, positioned)
+		dst = binary.LittleEndian.AppendUint64(dst, pos)
+	}
+	return encodeBatch(dst, ops)
+}
+
+// decodeRecord parses a record written by encodeRecord: the batch and its
+// position (0 when the record has none).
+func decodeRecord(rec []byte) ([]Op, uint64, error) {
+	if len(rec) < 4 || binary.LittleEndian.Uint32(rec) != positioned {
+		ops, err := decodeBatch(rec)
+		return ops, 0, err
+	}
+	if len(rec) < 12 {
+		return nil, 0, fmt.Errorf("store: batch record: truncated position at byte 4 of %d", len(rec))
+	}
+	pos := binary.LittleEndian.Uint64(rec[4:])
+	if pos == 0 {
+		return nil, 0, fmt.Errorf("store: batch record: position 0 at byte 4 of %d, want at least 1", len(rec))
+	}
+	ops, err := decodeBatch(rec[12:])
+	if err != nil {
+		return nil, 0, fmt.Errorf("%w (after the 12-byte position)", err)
+	}
+	return ops, pos, nil
+}
+
 // decodeBatch parses a record written by encodeBatch. It is one linear pass
 // over the record, a case per kind, each checking its fields' bounds as it
 // reads them: kept whole so that every offset is read in one place.

@@ -104,6 +104,7 @@ type Store struct {
 	reqIDs     map[string]uint32 // requirement sets -> index in l.reqSets
 	deleted    *roaring.Bitmap   // every edge deleted by some channel (merges rewire only live edges)
 	batches    uint64
+	position   uint64 // of the last batch applied with one (ApplyAt)
 	journalOff uint64 // journal entries dropped before l.journal[0]
 
 	ids        []uint32 // validate's node ids of each write's Src and Dst
@@ -179,7 +180,7 @@ func (s *Store) reset(b *base) {
 func (s *Store) publish() *Version {
 	v := &Version{
 		base: s.base, l: s.l, batches: s.batches,
-		journalOff: s.journalOff,
+		position: s.position, journalOff: s.journalOff,
 	}
 	s.cur.Store(v)
 	return v
@@ -187,6 +188,9 @@ func (s *Store) publish() *Version {
 
 // Current returns the newest version. It never blocks.
 func (s *Store) Current() *Version { return s.cur.Load() }
+
+// Position returns the position of the newest version (Version.Position).
+func (s *Store) Position() uint64 { return s.cur.Load().position }
 
 // channel interns a channel name.
 func (s *Store) channel(name string) uint32 {
@@ -239,27 +243,41 @@ type Result struct {
 // ErrClosed is returned by writes to a closed durable store.
 var ErrClosed = errors.New("store: closed")
 
+// ErrStalePosition is returned by Writer.ApplyAt for a position the store
+// already holds (not above Store.Position).
+var ErrStalePosition = errors.New("store: stale position")
+
 // applyBatch applies a batch of writes, each carrying its channel (set by a
 // Writer): all of them, then one new version is published; or, when any
 // write is invalid, none (the error names it). A durable store makes the
 // batch durable (one wal record, fsynced) before it publishes it; when the
 // log cannot, the error is returned and nothing published (see the package
 // doc's Durability section for wal.ErrFailed).
-func (s *Store) applyBatch(ops []Op) (Result, error) {
+func (s *Store) applyBatch(ops []Op) (Result, error) { return s.applyAt(0, ops) }
+
+// applyAt is applyBatch recording the batch's position pos (0: none; else
+// above the store's, or ErrStalePosition) in the same wal record.
+func (s *Store) applyAt(pos uint64, ops []Op) (Result, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return Result{}, ErrClosed
 	}
+	if pos != 0 && pos <= s.position {
+		return Result{}, fmt.Errorf("%w: %d, the store holds position %d", ErrStalePosition, pos, s.position)
+	}
 	if err := s.validate(ops); err != nil {
 		return Result{}, err
 	}
 	if s.durable != nil {
-		if err := s.durable.append(ops); err != nil {
+		if err := s.durable.append(pos, ops); err != nil {
 			return Result{}, err
 		}
 	}
 	res := s.apply(ops)
+	if pos != 0 {
+		s.position = pos
+	}
 	res.Version = s.publish()
 	if s.compactAt > 0 && len(s.l.src) >= s.compactAt && !s.compacting.Load() {
 		go func() {
@@ -564,6 +582,10 @@ func (s *Store) merge(from, into, c uint32) (uint32, int) {
 				break // In is Out
 			}
 		}
+		// Adjacencies list edges by neighbour: by id, the copies come out
+		// in the order they would have while the edges were in the delta,
+		// so a merge does the same whether or not a compaction ran.
+		slices.Sort(incident)
 	}
 	for i := range s.l.src {
 		if s.l.src[i] == from || s.l.dst[i] == from {
@@ -666,11 +688,21 @@ func (w *Writer) Channel() string { return w.channel }
 // fsynced) before it returns; when the log cannot, the error is returned
 // and nothing published (see the package doc's Durability section for
 // wal.ErrFailed).
-func (w *Writer) Apply(ops ...Op) (Result, error) {
+func (w *Writer) Apply(ops ...Op) (Result, error) { return w.ApplyAt(0, ops...) }
+
+// ApplyAt is Apply for a batch that has a position in an external log (a
+// replicated stream's sequence): pos must be above Store.Position, else
+// ErrStalePosition and nothing is applied. The position is written in the
+// batch's own wal record and kept by compaction's snapshots, so after a
+// crash the reopened store holds the batch and its position, or neither:
+// a follower that resumes after Store.Position applies no batch twice and
+// skips none. A refused batch (invalid, or ErrStalePosition) leaves the
+// position as it was. Pos 0 is Apply.
+func (w *Writer) ApplyAt(pos uint64, ops ...Op) (Result, error) {
 	batch := make([]Op, len(ops))
 	for i, op := range ops {
 		op.channel = w.channel
 		batch[i] = op
 	}
-	return w.s.applyBatch(batch)
+	return w.s.applyAt(pos, batch)
 }

@@ -26,6 +26,8 @@ func commands() []command {
 		{"sweep", "time one sweep per kernel against the memory floor and the C loop, in one run", runSweep},
 		{"replay", "guard a file of queries: native selection, authenticated replay, decision per query", runReplay},
 		{"live", "a living memory: apply write batches and answer guarded queries from one event stream", runLive},
+		{"publish", "publish the write batches of a live event file to a replicated memory on NATS JetStream", runPublish},
+		{"follow", "catch a local replica of a memory on NATS JetStream up to a sequence and answer guarded queries", runFollow},
 		{"attack", "structural-write attacks (laundering through a trusted merge among them) on four selectors, the divergence set, the guard with and without min-inheritance, the ledger scenario; tables, JSON, charts", runAttack},
 		{"consensus", "rank-aware consensus selection over a contradiction graph, replayed on trusted edges", runConsensus},
 	}

@@ -64,7 +64,11 @@ func NewRunner(st *store.Store, opt Options) (*Runner, error) {
 
 // Apply applies a write batch as its channel: all of it or, on an error
 // naming the write, none.
-func (r *Runner) Apply(w *Write) (store.Result, error) {
+func (r *Runner) Apply(w *Write) (store.Result, error) { return r.ApplyAt(0, w) }
+
+// ApplyAt is Apply recording the batch's position in an external log (a
+// replicated stream's sequence; store.Writer.ApplyAt): pos 0 is Apply.
+func (r *Runner) ApplyAt(pos uint64, w *Write) (store.Result, error) {
 	wr := r.writers[w.Channel]
 	if wr == nil {
 		var err error
@@ -73,7 +77,7 @@ func (r *Runner) Apply(w *Write) (store.Result, error) {
 		}
 		r.writers[w.Channel] = wr
 	}
-	res, err := wr.Apply(w.Ops...)
+	res, err := wr.ApplyAt(pos, w.Ops...)
 	if err != nil {
 		return store.Result{}, err
 	}
