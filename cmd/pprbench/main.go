@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/authppr/authppr/internal/version"
 )
 
 // command is one subcommand.
@@ -28,6 +30,7 @@ func commands() []command {
 		{"live", "a living memory: apply write batches and answer guarded queries from one event stream", runLive},
 		{"attack", "structural-write attacks on four selectors, the divergence set, the guard, the ledger scenario; tables, JSON, charts", runAttack},
 		{"consensus", "rank-aware consensus selection over a contradiction graph, replayed on trusted edges", runConsensus},
+		{"version", "print authppr's version (the C ABI and the Python package report the same)", runVersion},
 	}
 }
 
@@ -43,6 +46,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case len(args) == 0:
 		err = runDefault(stdout)
+	case args[0] == "--version":
+		err = runVersion(args[1:], stdout, stderr)
 	case args[0] == "help" || args[0] == "-h" || args[0] == "--help":
 		usage(stderr)
 		return 0
@@ -75,6 +80,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "pprbench:", err)
 		return 1
 	}
+}
+
+// runVersion prints the version internal/version holds.
+func runVersion(args []string, stdout, _ io.Writer) error {
+	if len(args) > 0 {
+		return fmt.Errorf("%w: version takes no arguments, got %q", errUsage, args)
+	}
+	fmt.Fprintln(stdout, "pprbench", version.Version)
+	return nil
 }
 
 func usage(w io.Writer) {
