@@ -125,7 +125,7 @@ type Suspect struct {
 type Decision struct {
 	Native   []ppr.Scored // native top-k, native scores
 	Auth     []ppr.Scored // authenticated top-k, authenticated estimates
-	Selected []ppr.Scored // what the policy hands the caller
+	Selected []ppr.Scored // what the policy hands the caller (nil when Escalate refused)
 	Outcome  Outcome
 	// Divergent is Outcome == Divergent; a Tie is never a divergence.
 	Divergent bool

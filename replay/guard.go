@@ -225,7 +225,8 @@ func (gd *Guard) validate(q Query) (ppr.Seeds, error) {
 // Select proves the native top-k (ppr's certified top-k, the selection an
 // unguarded caller would make), replays it on the authenticated view from
 // the same state and returns the decision. Under the Escalate policy a
-// divergence also returns a *DivergenceError (with the same decision).
+// divergence also returns a *DivergenceError (with the same decision, whose
+// Selected is nil: the selection is refused).
 func (gd *Guard) Select(q Query) (*Decision, error) {
 	return gd.SelectFrom(q, nil)
 }
@@ -291,6 +292,7 @@ func (gd *Guard) SelectFrom(q Query, warm *WarmStart) (*Decision, error) {
 		d.Selected = d.Auth
 	}
 	if d.Divergent && gd.opt.Policy == Escalate {
+		d.Selected = nil // refused: a caller that drops the error gets nothing
 		return d, &DivergenceError{Decision: d}
 	}
 	return d, nil

@@ -300,6 +300,9 @@ q p3 3 mallory
 	require.True(t, errors.As(err, &div))
 	require.Same(t, d, div.Decision)
 	require.Contains(t, err.Error(), "diverges")
+	require.Nil(t, d.Selected, "escalate refuses: it hands over no selection")
+	require.NotEmpty(t, d.Native)
+	require.NotEmpty(t, d.Auth)
 
 	// Trusting mallory too, nothing is masked and the selection stands.
 	gd, err = New(g, labels, mask.Trust("default", "mallory"), Options{})

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -62,6 +63,19 @@ func runAttack(args []string, stdout, stderr io.Writer) error {
 	if *count < 1 || *k < 1 || *nodes < 10 {
 		return fmt.Errorf("%w: --queries %d, --k %d, --nodes %d: want positive (nodes at least 10)", errUsage, *count, *k, *nodes)
 	}
+	graphList, err := attackGraphs(*graphs)
+	if err != nil {
+		return err
+	}
+	set := given(fs)
+	if err := firstErr(
+		checkAtLeast("workers", *workers, 1),
+		checkWeight("ledger-weight", *ledgerWeight),
+		onlyWith(set, slices.Contains(graphList, "memory"), "with memory in --graph", "nodes"),
+		onlyWith(set, slices.Contains(graphList, "wn18rr"), "with wn18rr in --graph", "data"),
+	); err != nil {
+		return err
+	}
 	lc := attack.DefaultLedger
 	lc.WriteWeight = *ledgerWeight
 	c := attack.DefaultConfig()
@@ -74,7 +88,7 @@ func runAttack(args []string, stdout, stderr io.Writer) error {
 		},
 		Seconds: map[string]float64{},
 	}
-	for _, name := range strings.Split(*graphs, ",") {
+	for _, name := range graphList {
 		start := time.Now()
 		var m *attack.Memory
 		var err error
@@ -88,8 +102,6 @@ func runAttack(args []string, stdout, stderr io.Writer) error {
 			if g, err = csr.ReadFileWith(filepath.Join(*data, "wn18rr-train.txt.gz"), csr.FormatTriples, false, csr.ReadOptions{MaxMemory: limit}); err == nil {
 				m, err = attack.SplitRoles("wn18rr", g, 0.2, *seed)
 			}
-		default:
-			return fmt.Errorf("%w: --graph %q, want memory or wn18rr", errUsage, name)
 		}
 		if err != nil {
 			return memoryHint(err)
@@ -124,6 +136,20 @@ func runAttack(args []string, stdout, stderr io.Writer) error {
 		return enc.Encode(res)
 	}
 	return printAttack(stdout, &res)
+}
+
+// attackGraphs parses --graph: a list of distinct names, memory or wn18rr.
+func attackGraphs(spec string) ([]string, error) {
+	names := strings.Split(spec, ",")
+	for i, name := range names {
+		if err := checkChoice("graph", name, "memory", "wn18rr"); err != nil {
+			return nil, usagef("--graph %q: %q, want a comma-separated list of memory or wn18rr", spec, name)
+		}
+		if slices.Contains(names[:i], name) {
+			return nil, usagef("--graph %q: %s given twice", spec, name)
+		}
+	}
+	return names, nil
 }
 
 func selectorNames(ss []attack.Selector) []string {

@@ -38,9 +38,15 @@ func runOverhead(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := checkOverheadFlags(given(fs), *workload, *nodes, *scale, *count, *kgEntities, *kgPath); err != nil {
+		return err
+	}
 	regime, err := bench.ParseRegime(*regimeName)
 	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return flagErr("regime", err)
+	}
+	if regime == bench.Attack && *workload != "memory" {
+		return usagef("--regime attack applies only with --workload memory (its attack edges are placed on the memory graph)")
 	}
 	path, err := replay.ParsePath(*force)
 	if err != nil {
@@ -58,9 +64,6 @@ func runOverhead(args []string, stdout, stderr io.Writer) error {
 		c.Entities, c.Passages = *nodes*4/5, *nodes/5
 		w, err = bench.MemoryWorkload(c, regime, *count, 1)
 	case "kg":
-		if *kgPath == "" {
-			return fmt.Errorf("%w: --workload kg needs --kg FILE (shared/anchors/gen_graph.py kg --out FILE)", errUsage)
-		}
 		var g *csr.Graph
 		if g, err = bench.ReadPPREDGE1With(*kgPath, bench.PPREDGE1Options{MaxMemory: limit}); err == nil {
 			w, err = bench.KGWorkload(filepath.Base(*kgPath), g, *kgEntities, regime, *count, 1)
@@ -75,8 +78,6 @@ func runOverhead(args []string, stdout, stderr io.Writer) error {
 		if g, err = bench.RMAT(*scale, 16, 1); err == nil {
 			w, err = bench.GraphWorkload(fmt.Sprintf("rmat%d", *scale), g, regime, 0.85, *count, 10, 1)
 		}
-	default:
-		return fmt.Errorf("%w: --workload %q, want memory, wn18rr or rmat", errUsage, *workload)
 	}
 	if err != nil {
 		return memoryHint(err)
@@ -198,11 +199,32 @@ func runOverhead(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// jsonFloat maps the infinities (every candidate selected) to nil: JSON
-// has no infinity.
-func jsonFloat(x float64) any {
+// checkOverheadFlags checks the workload's flags: its name, the sizes it
+// uses, and no flag another workload uses.
+func checkOverheadFlags(set map[string]bool, workload string, nodes, scale, count, kgEntities int, kgPath string) error {
+	if err := checkChoice("workload", workload, "memory", "kg", "wn18rr", "rmat"); err != nil {
+		return err
+	}
+	if workload == "kg" && kgPath == "" {
+		return usagef("--workload kg needs --kg FILE (shared/anchors/gen_graph.py kg --out FILE)")
+	}
+	return firstErr(
+		checkAtLeast("queries", count, 1),
+		onlyWith(set, workload == "memory", "with --workload memory", "nodes"),
+		onlyWith(set, workload == "kg", "with --workload kg", "kg", "kg-entities"),
+		onlyWith(set, workload == "wn18rr", "with --workload wn18rr", "data"),
+		onlyWith(set, workload == "rmat", "with --workload rmat", "scale"),
+		checkAtLeast("nodes", nodes, 10), checkAtLeast("kg-entities", kgEntities, 1),
+		checkRange("scale", scale, 1, 30),
+	)
+}
+
+// jsonFloat returns x, or nil (null, or left out) for an infinity or NaN,
+// which JSON has no number for: every candidate selected makes a gap
+// +Inf. No finite stand-in is used: it would read as a measurement.
+func jsonFloat(x float64) *float64 {
 	if math.IsInf(x, 0) || math.IsNaN(x) {
 		return nil
 	}
-	return x
+	return &x
 }

@@ -41,6 +41,15 @@ func runQueries(args []string, stdout, stderr io.Writer) error {
 	if *count < 1 || *k < 1 {
 		return fmt.Errorf("%w: --count %d and --k %d, want both at least 1", errUsage, *count, *k)
 	}
+	set := given(fs)
+	if err := firstErr(
+		gf.check(set), checkChoice("kind", *kind, "seeds", "dense", "entities"),
+		checkAtLeast("seeds-per-query", *perQuery, 1),
+		onlyWith(set, *kind != "seeds", "with --kind dense or entities", "entities"),
+		onlyWith(set, *kind != "dense", "with --kind seeds or entities", "seeds-per-query"),
+	); err != nil {
+		return err
+	}
 	if gf.order != "stream" && gf.order != "" {
 		return fmt.Errorf("%w: queries name nodes, so --order changes nothing: leave it out", errUsage)
 	}
@@ -70,8 +79,6 @@ func runQueries(args []string, stdout, stderr io.Writer) error {
 		}
 	case "dense":
 		qs = bench.DenseQueries(ids[:*entities], ids[*entities:], *count, *k, *seed)
-	default:
-		return fmt.Errorf("%w: --kind %q, want seeds, dense or entities", errUsage, *kind)
 	}
 	out, closeOut, err := createOutput(*outPath, stdout)
 	if err != nil {

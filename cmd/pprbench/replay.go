@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -31,13 +32,20 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	outPath := fs.String("out", "", "write decisions here instead of stdout")
 	policyName := fs.String("policy", "reject", "on divergence: reject (hand over the authenticated selection), escalate (refuse, exit status 3), report (pass the native one, flagged)")
 	tol := fs.Float64("tol", ppr.DefaultTol, "native solve L1 error bound")
-	tieTol := fs.Float64("tie-tol", 0, "scores within this are a tie (default 10*tol)")
+	tieTol := fs.Float64("tie-tol", 0, "scores within this are a tie (left out: 10*tol)")
 	force := fs.String("force", "auto", "start replay at this path: auto, delta or full")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *queryPath == "" {
 		return fmt.Errorf("%w: --queries is required", errUsage)
+	}
+	set := given(fs)
+	if err := firstErr(gf.check(set), checkDamping(*damping), checkTol("tol", *tol)); err != nil {
+		return err
+	}
+	if set["tie-tol"] && (!(*tieTol > 0) || math.IsInf(*tieTol, 0)) {
+		return usagef("--tie-tol %v, want a positive finite number (left out: 10*tol)", *tieTol)
 	}
 	trusted := splitList(*trust)
 	if len(trusted) == 0 {
@@ -85,6 +93,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 		rec := decisionRecord(g, q.ID, d)
 		if div != nil {
 			rec.Error = div.Error()
+			rec.Refused, rec.Selected = true, nil
 		}
 		sum.add(d)
 		b, err := json.Marshal(rec)
@@ -117,21 +126,28 @@ type suspectRecord struct {
 }
 
 type decisionJSON struct {
-	ID           string          `json:"id"`
-	Native       []string        `json:"native"`
-	Auth         []string        `json:"auth"`
-	Selected     []string        `json:"selected"`
-	Divergent    bool            `json:"divergent"`
-	Outcome      string          `json:"outcome"`
-	Path         string          `json:"path"`
-	Gap          [2]float64      `json:"gap"`
-	Bound        float64         `json:"bound"`
-	NativeUS     int64           `json:"native_us"`
-	ReplayUS     int64           `json:"replay_us"`
-	NativeSweeps int             `json:"native_sweeps"`
-	ReplayArcOps int64           `json:"replay_arc_ops"`
-	Suspects     []suspectRecord `json:"suspects"`
-	Error        string          `json:"error,omitempty"`
+	ID     string   `json:"id"`
+	Native []string `json:"native"`
+	Auth   []string `json:"auth"`
+	// Selected is what the policy hands over: null when escalate refused
+	// the selection (Refused).
+	Selected  []string `json:"selected"`
+	Refused   bool     `json:"refused"`
+	Divergent bool     `json:"divergent"`
+	Outcome   string   `json:"outcome"`
+	Path      string   `json:"path"`
+	// Gap is the interval [lo, hi] proved to hold gapA (replay.Decision):
+	// null when every candidate is selected (gapA is +Inf; said by
+	// EveryCandidateSelected), an end null when unbounded on that side.
+	Gap                    []*float64      `json:"gap"`
+	EveryCandidateSelected bool            `json:"every_candidate_selected,omitempty"`
+	Bound                  *float64        `json:"bound"`
+	NativeUS               int64           `json:"native_us"`
+	ReplayUS               int64           `json:"replay_us"`
+	NativeSweeps           int             `json:"native_sweeps"`
+	ReplayArcOps           int64           `json:"replay_arc_ops"`
+	Suspects               []suspectRecord `json:"suspects"`
+	Error                  string          `json:"error,omitempty"`
 }
 
 func decisionRecord(g *csr.Graph, id string, d *replay.Decision) decisionJSON {
@@ -145,10 +161,15 @@ func decisionRecord(g *csr.Graph, id string, d *replay.Decision) decisionJSON {
 	rec := decisionJSON{
 		ID: id, Native: names(d.Native), Auth: names(d.Auth), Selected: names(d.Selected),
 		Divergent: d.Divergent, Outcome: d.Outcome.String(), Path: d.Path.String(),
-		Gap: [2]float64{finite(d.Gap.Lo), finite(d.Gap.Hi)}, Bound: d.Bound,
+		Bound:    jsonFloat(d.Bound),
 		NativeUS: d.NativeTime.Microseconds(), ReplayUS: d.ReplayTime.Microseconds(),
 		NativeSweeps: d.NativeSweeps, ReplayArcOps: d.ReplayArcOps,
 		Suspects: []suspectRecord{},
+	}
+	if math.IsInf(d.NativeGap, 1) {
+		rec.EveryCandidateSelected = true
+	} else {
+		rec.Gap = []*float64{jsonFloat(d.Gap.Lo), jsonFloat(d.Gap.Hi)}
 	}
 	for _, s := range d.Suspects {
 		rec.Suspects = append(rec.Suspects, suspectRecord{
@@ -157,18 +178,6 @@ func decisionRecord(g *csr.Graph, id string, d *replay.Decision) decisionJSON {
 		})
 	}
 	return rec
-}
-
-// finite maps +-Inf (every candidate selected) to the largest float, which
-// JSON can carry.
-func finite(x float64) float64 {
-	switch {
-	case x > 1e308:
-		return 1e308
-	case x < -1e308:
-		return -1e308
-	}
-	return x
 }
 
 // replaySummary aggregates decisions for the stderr summary.
