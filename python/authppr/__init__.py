@@ -564,6 +564,10 @@ class Graph(_Handle):
                 raise ValueError("authppr: the igraph graph has no edge attribute %r (its edge attributes: %s)"
                                  % (weights, sorted(graph.es.attributes())))
             w = graph.es[weights]
+            for e, x in enumerate(w):
+                if x is None:
+                    src, dst = edges[e]
+                    raise ValueError("authppr: edge %d (%d -> %d) has no %r" % (e, src, dst, weights))
         ch = None
         if channels is not None:
             ch = _edge_channels(graph, channels, default_channel)
