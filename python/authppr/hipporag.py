@@ -85,11 +85,12 @@ class RetrievalDecision:
                 % (self.divergent, self.path, self.native, self.auth, self.suspects))
 
 
-def _content(graph, channel):
+def _content(graph, channel, check_edges=True):
     """What the authppr graph is built from, compared by value on every
-    call: vertex count, edges, weights and channels."""
+    call: vertex count, edges (or, without check_edges, their count),
+    weights and channels."""
     attrs = graph.es.attributes()
-    return (graph.vcount(), graph.get_edgelist(),
+    return (graph.vcount(), graph.get_edgelist() if check_edges else (id(graph), graph.ecount()),
             graph.es["weight"] if "weight" in attrs else None,
             graph.es[channel] if channel is not None and channel in attrs else None)
 
@@ -97,8 +98,9 @@ def _content(graph, channel):
 class _Runner:
     """One patched instance's authppr state."""
 
-    def __init__(self, rag, trust, policy, top_k, channel, default_channel, max_suspects):
+    def __init__(self, rag, trust, policy, top_k, channel, default_channel, max_suspects, check_edges):
         self.rag, self.trust, self.policy, self.top_k = rag, trust, policy, top_k
+        self.check_edges = check_edges
         self.channel = channel if trust is not None else None
         self.default_channel, self.max_suspects = default_channel, max_suspects
         self.content = self.passages = None
@@ -106,7 +108,7 @@ class _Runner:
 
     def refresh(self):
         g = self.rag.graph
-        content = _content(g, self.channel)
+        content = _content(g, self.channel, self.check_edges)
         passages = list(self.rag.passage_node_idxs)
         if self.graph is not None and content == self.content and passages == self.passages:
             return
@@ -193,10 +195,18 @@ class _Runner:
         return rd
 
 
-def patch(rag, trust=None, policy="reject", top_k=5, channel="channel", default_channel=None, max_suspects=5):
+def patch(rag, trust=None, policy="reject", top_k=5, channel="channel", default_channel=None, max_suspects=5,
+          check_edges=True):
     """Patches the HippoRAG2 instance rag (see the module doc): its
     run_ppr(reset_prob, damping=0.5) runs on authppr, guarded when trust
-    (the writers to trust, a list) is given. Returns rag."""
+    (the writers to trust, a list) is given. Returns rag.
+
+    check_edges=False compares only the edge count (with the graph object,
+    the vertex count, weights and channels) instead of every edge on each
+    call: igraph's get_edgelist is most of the check's cost (about 0.1 s
+    per 200k edges), and HippoRAG2 itself only appends edges and deletes
+    vertices; a caller that replaces edges in place, keeping their count,
+    must then patch again."""
     for attr in ("graph", "node_name_to_vertex_idx", "passage_node_idxs", "run_ppr"):
         if not hasattr(rag, attr):
             raise TypeError("authppr.hipporag: %r has no %s: want a HippoRAG2 instance after indexing "
@@ -213,7 +223,7 @@ def patch(rag, trust=None, policy="reject", top_k=5, channel="channel", default_
             raise ValueError("authppr.hipporag: the reader reads qa_top_k=%d passages, the guard would decide on "
                              "top_k=%d: patch with top_k=%d" % (qa, top_k, qa))
     unpatch(rag)
-    runner = _Runner(rag, trust, policy, top_k, channel, default_channel, max_suspects)
+    runner = _Runner(rag, trust, policy, top_k, channel, default_channel, max_suspects, check_edges)
     original = rag.run_ppr
 
     def run_ppr(reset_prob, damping=0.5, num_to_retrieve=None):

@@ -89,6 +89,11 @@ class HippoRAG(unittest.TestCase):
         g.delete_edges([3])
         g.add_edges([(a, (b + 1) % g.vcount())], attributes={"weight": [2.0]})
         self.assertSameRanking(self.rag.run_ppr(self.rag.reset(*q), 0.5), self.igraph_ranking(q), "rewired")
+        # Without the edge check, weights and counts are still seen.
+        hr.patch(self.rag, check_edges=False)
+        self.rag.run_ppr(self.rag.reset(*q), 0.5)
+        g.es["weight"] = list(rng.uniform(0.1, 3.0, g.ecount()))
+        self.assertSameRanking(self.rag.run_ppr(self.rag.reset(*q), 0.5), self.igraph_ranking(q), "weights, no edge check")
         # More documents indexed: vertices, edges, passages.
         self.rag.index([("a late passage", [("entity 001", "rel1", "entity 002")])])
         self.assertSameRanking(self.rag.run_ppr(self.rag.reset(*q[:1], np.random.default_rng(2).random(len(self.rag.passages))), 0.5),
