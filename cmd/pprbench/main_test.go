@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/version"
 	"github.com/stretchr/testify/require"
 )
 
@@ -307,4 +308,15 @@ func TestSolveCertifyWithVisits(t *testing.T) {
 		}
 		require.LessOrEqual(t, res.Iterations, want.Iterations)
 	}
+}
+
+func TestVersionCommand(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		code, out, _ := runCLI(args...)
+		require.Equal(t, 0, code, args)
+		require.Equal(t, "pprbench "+version.Version+"\n", out, args)
+	}
+	code, _, errs := runCLI("version", "x")
+	require.Equal(t, 2, code)
+	require.Contains(t, errs, "version takes no arguments")
 }
