@@ -131,7 +131,7 @@ int authppr_version(char* buf, int64_t capacity, char* errbuf, int64_t errcap);
 
 typedef struct {
 	int64_t  nodes, edges, delta_edges; /* edges counts deleted ones: ids run 0..edges-1 */
-	uint64_t batches, writes;           /* since the store was opened (replayed ones included) */
+	uint64_t batches;                   /* since the store was created */
 	int64_t  nchannels;                 /* channels that wrote: their names go to the text buffer */
 	int32_t  directed;
 	int32_t  pad_;

@@ -169,7 +169,7 @@ func authppr_store_info(h C.uint64_t, info *C.authppr_store_counts, text *C.char
 		}
 		in := s.info()
 		*info = C.authppr_store_counts{nodes: C.int64_t(in.Nodes), edges: C.int64_t(in.Edges), delta_edges: C.int64_t(in.DeltaEdges),
-			batches: C.uint64_t(in.Batches), writes: C.uint64_t(in.Writes), nchannels: C.int64_t(len(in.Channels))}
+			batches: C.uint64_t(in.Batches), nchannels: C.int64_t(len(in.Channels))}
 		if in.Directed {
 			info.directed = 1
 		}

@@ -95,7 +95,7 @@ func cStoreInfo(h uint64, capText int) (storeInfo, int64, cErr) {
 		return C.authppr_store_info(C.uint64_t(h), &info, (*C.char)(text.p), C.int64_t(capText), &needed, buf, capacity)
 	})
 	out := storeInfo{Nodes: int64(info.nodes), Edges: int64(info.edges), DeltaEdges: int64(info.delta_edges),
-		Batches: uint64(info.batches), Writes: uint64(info.writes), Directed: info.directed == 1}
+		Batches: uint64(info.batches), Directed: info.directed == 1}
 	if e.status == 0 {
 		out.Channels = splitText(fromC[byte](text, int(needed)))
 	}

@@ -113,7 +113,7 @@ func checkNames(names []string, what string) error {
 // storeInfo is authppr_store_info's report on the current version.
 type storeInfo struct {
 	Nodes, Edges, DeltaEdges int64
-	Batches, Writes          uint64
+	Batches                  uint64
 	Directed                 bool
 	Channels                 []string
 }
@@ -121,7 +121,7 @@ type storeInfo struct {
 func (s *storeState) info() storeInfo {
 	v := s.st.Current()
 	return storeInfo{Nodes: int64(v.NumNodes()), Edges: int64(v.NumEdges()), DeltaEdges: int64(v.DeltaEdges()),
-		Batches: v.Batches(), Writes: v.Writes(), Directed: v.Directed(), Channels: v.Channels()}
+		Batches: v.Batches(), Directed: v.Directed(), Channels: v.Channels()}
 }
 
 // ids writes the id of each named node to out (-1: no such node).

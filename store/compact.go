@@ -39,7 +39,7 @@ func (s *Store) Compact() error {
 		}
 	}
 	v := s.cur.Load()
-	if (v.deltaEdges() == 0 && len(v.l.names) == 0 && len(v.l.dels) == 0) || v.NumNodes() == 0 {
+	if (v.DeltaEdges() == 0 && len(v.l.names) == 0 && len(v.l.dels) == 0) || v.NumNodes() == 0 {
 		s.mu.Unlock()
 		return nil
 	}

@@ -201,7 +201,7 @@ func TestSoak(t *testing.T) {
 			crashtest.WaitUnmapped(t, snapPath(dir, snaps[len(snaps)-1]))
 		}
 		v := s.Current()
-		require.Zero(t, v.deltaEdges(), "round %d: compacted", i)
+		require.Zero(t, v.DeltaEdges(), "round %d: compacted", i)
 		for u := range uint32(v.NumNodes()) { // every name, both ways, on the new base
 			id, ok := v.ID(v.Name(u))
 			require.True(t, ok, "round %d: node %d by name", i, u)

@@ -232,7 +232,7 @@ func TestVersionsAreImmutable(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, first.X, again.X)
 	require.Equal(t, 4, s.Current().NumNodes())
-	require.Zero(t, s.Current().deltaEdges())
+	require.Zero(t, s.Current().DeltaEdges())
 }
 
 func TestBaseGraph(t *testing.T) {
@@ -268,7 +268,7 @@ func TestCompactAt(t *testing.T) {
 	require.NoError(t, err)
 	rng := rand.New(rand.NewPCG(9, 9))
 	deadline := time.Now().Add(10 * time.Second)
-	for s.Current().NumEdges() == s.Current().deltaEdges() {
+	for s.Current().NumEdges() == s.Current().DeltaEdges() {
 		require.True(t, time.Now().Before(deadline), "no background compaction started")
 		_, err := s.applyBatch(randomOps(rng, 10, 30, s.Current().NumNodes(), s.Current().NumEdges()))
 		require.NoError(t, err)

@@ -45,8 +45,8 @@ func (v *Version) NumNodes() int { return v.base.nodes + len(v.l.names) }
 // from 0 to NumEdges()-1).
 func (v *Version) NumEdges() int { return v.base.edges + len(v.l.src) }
 
-// deltaEdges returns the number of edges not yet compacted into the base.
-func (v *Version) deltaEdges() int { return len(v.l.src) }
+// DeltaEdges returns the number of edges not yet compacted into the base.
+func (v *Version) DeltaEdges() int { return len(v.l.src) }
 
 // ID returns the id of a named node.
 func (v *Version) ID(name string) (uint32, bool) {

@@ -81,7 +81,7 @@ class _TopKStatsC(ctypes.Structure):
 class _StoreCountsC(ctypes.Structure):
     _fields_ = [
         ("nodes", ctypes.c_int64), ("edges", ctypes.c_int64), ("delta_edges", ctypes.c_int64),
-        ("batches", ctypes.c_uint64), ("writes", ctypes.c_uint64), ("nchannels", ctypes.c_int64),
+        ("batches", ctypes.c_uint64), ("nchannels", ctypes.c_int64),
         ("directed", ctypes.c_int32), ("_pad", ctypes.c_int32),
     ]
 
@@ -965,12 +965,12 @@ class Store(_Handle):
 
     def info(self):
         """The current version's counts: a dict with nodes, edges (deleted
-        ones included), delta_edges, batches, writes (since opened), directed
+        ones included), delta_edges, batches (since the store was created), directed
         and channels (every channel that wrote, sorted)."""
         c = _StoreCountsC()
         chans = _text_call(_lib.authppr_store_info, (self._h, ctypes.byref(c)), size=1024)
         return {"nodes": c.nodes, "edges": c.edges, "delta_edges": c.delta_edges, "batches": c.batches,
-                "writes": c.writes, "directed": bool(c.directed), "channels": chans}
+                "directed": bool(c.directed), "channels": chans}
 
     @property
     def num_nodes(self):
