@@ -1,6 +1,7 @@
 package attack
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -13,11 +14,15 @@ import (
 	"github.com/authppr/authppr/bench"
 	"github.com/authppr/authppr/csr"
 	"github.com/authppr/authppr/mask"
+	"github.com/authppr/authppr/store"
 )
 
 var smallMemory = bench.MemoryConfig{
 	Entities: 1600, Passages: 400, MentionsMin: 3, MentionsMax: 9, Relations: 2, Synonyms: 0.2, Seed: 1,
 }
+
+// testRoles are the channels of DefaultConfig.
+var testRoles = roles{attacker: "peer", merger: "resolver"}
 
 // smallRun is one lab run on a small memory graph, shared by the tests
 // that pin its qualitative results.
@@ -96,7 +101,7 @@ func TestFixedPoolNeverSelectsOutOfPool(t *testing.T) {
 				writes = append(writes, &Write{Kind: Delete, Delete: incident(m.Graph, c)})
 			}
 		}
-		ag, base, err := attackGraph(m.Graph, writes, "peer")
+		ag, base, err := attackGraph(m.Graph, writes, testRoles)
 		require.NoError(t, err)
 		v, err := stateView(ag, base, writes)
 		require.NoError(t, err)
@@ -254,7 +259,7 @@ func TestAttackedSnapshotViews(t *testing.T) {
 	q := &qs[0]
 	scores, err := HippoPPR.Scores(mask.Full(m.Graph), q)
 	require.NoError(t, err)
-	wr := newWriter(m.Graph, q, m.isCandidate, m.Entities, scores, 4, 1000, mask.Trust(csr.DefaultChannel))
+	wr := newWriter(m, q, scores, 4, 1000, mask.Trust(csr.DefaultChannel, testRoles.merger))
 	target := m.Passages[3]
 	var writes []*Write
 	for _, k := range Kinds {
@@ -263,7 +268,7 @@ func TestAttackedSnapshotViews(t *testing.T) {
 		}
 	}
 	require.NotEmpty(t, writes)
-	ag, base, err := attackGraph(m.Graph, writes, "peer")
+	ag, base, err := attackGraph(m.Graph, writes, testRoles)
 	require.NoError(t, err)
 	clean, err := stateView(ag, base, nil)
 	require.NoError(t, err)
@@ -340,6 +345,13 @@ func TestQueryValidation(t *testing.T) {
 	c.Selectors = []Selector{Content{}}
 	_, err = Run(&Memory{Graph: nil}, nil, c)
 	require.ErrorContains(t, err, "guarded PPR selector")
+	c = DefaultConfig()
+	c.Merger = c.Attacker
+	_, err = Run(&Memory{Graph: nil}, nil, c)
+	require.ErrorContains(t, err, `differ from the trusted channel "default" and the merger "peer"`)
+	c.Merger = ""
+	_, err = Run(&Memory{Graph: nil}, nil, c)
+	require.ErrorContains(t, err, `merger "": want both named`)
 }
 
 // TestPPRKeysSelectExactly: the early-stopping solve behind PPR.Keys selects
@@ -363,4 +375,150 @@ func TestPPRKeysSelectExactly(t *testing.T) {
 		}
 		require.Equal(t, Select(ref, &q), Select(keys, &q), q.ID)
 	}
+}
+
+// TestLaunderingNeedsMinInheritance: an untrusted edge routed through a
+// trusted merge changes PPR selections; the guard, whose labels carry
+// min-inheritance, refuses every laundered divergence, and the same guard
+// on the same labels with the Require labels dropped sees no untrusted
+// structure at all and lets every one through.
+func TestLaunderingNeedsMinInheritance(t *testing.T) {
+	r, err := smallRun()
+	require.NoError(t, err)
+	require.Positive(t, selectorReport(t, r, "ppr").SAdv[Launder.String()][0], "one laundered edge changes some PPR top-k")
+	require.Zero(t, r.CleanOverBlocking)
+	seen := false
+	for _, d := range r.Defences {
+		if d.Kind != Launder.String() {
+			// No trusted channel rewrote untrusted structure: min-inheritance
+			// changes nothing.
+			require.Equal(t, d.Guard, d.NoInheritance, d.Kind)
+			require.Equal(t, d.GuardRefused, d.NoInheritanceRefused, d.Kind)
+			continue
+		}
+		seen = true
+		require.Positive(t, d.D, "no laundered divergence")
+		require.Equal(t, d.D, d.NoDefence)
+		require.Zero(t, d.Guard, "the guard let a laundered selection through")
+		require.Zero(t, d.FalseAlarms)
+		require.Equal(t, d.D, d.GuardRefused)
+		require.Zero(t, d.NoInheritanceRefused, "without min-inheritance the views agree")
+		require.Equal(t, d.NoDefence, d.NoInheritance, "without min-inheritance every laundered divergence passes")
+	}
+	require.True(t, seen, "no launder row in %v", r.Defences)
+}
+
+// TestLaunderLabelsAsTheStore: a laundering write applied to a store by its
+// two writers (the attacker's edge, then the resolver's merge) gives the
+// lab's native and authenticated views edge for edge, with min-inheritance
+// and without it, and the rewired copy of the planted edge is the
+// resolver's and requires the attacker in both.
+func TestLaunderLabelsAsTheStore(t *testing.T) {
+	m, err := GeneratedMemory(smallMemory)
+	require.NoError(t, err)
+	g := m.Graph
+	qs, err := m.Queries(1, 5, 9)
+	require.NoError(t, err)
+	q := &qs[0]
+	scores, err := HippoPPR.Scores(mask.Full(g), q)
+	require.NoError(t, err)
+	trust := mask.Trust(csr.DefaultChannel, testRoles.merger)
+	wr := newWriter(m, q, scores, 4, 1000, trust)
+	target := m.Passages[3]
+	// Spares with edges of their own too, so that the trusted half of the
+	// merge rewires trusted structure.
+	linked := slices.DeleteFunc(slices.Clone(m.spare), func(f uint32) bool { return g.OutWeight(f) == 0 })
+	for s, spare := range [][]uint32{m.spare, linked} {
+		wr.spare = spare
+		writes := wr.propose(Launder, target, nil)
+		require.Len(t, writes, 4)
+		for i := range writes {
+			w := &writes[i]
+			require.Len(t, w.Plant, 1)
+			if s == 1 {
+				require.NotEmpty(t, w.from, "the merge rewires no trusted edge")
+			}
+			f, e := w.Plant[0].Src, w.Add[len(w.Add)-1].Src
+			ag, _, err := attackGraph(g, []*Write{w}, testRoles)
+			require.NoError(t, err)
+			labels, err := labelsFor(ag, g.NumEdges(), []*Write{w}, testRoles)
+			require.NoError(t, err)
+			copyID := w.added[len(w.added)-1]
+			require.Equal(t, []string{testRoles.merger}, labels.ChannelsOf(copyID))
+			require.Equal(t, []string{testRoles.attacker}, labels.RequiresOf(copyID))
+
+			st, err := store.New(g, nil, store.Options{})
+			require.NoError(t, err)
+			peer, err := st.Writer(testRoles.attacker)
+			require.NoError(t, err)
+			resolver, err := st.Writer(testRoles.merger)
+			require.NoError(t, err)
+			p := w.Plant[0]
+			_, err = peer.Apply(store.Edge(g.Name(p.Src), g.Name(p.Dst), p.Weight))
+			require.NoError(t, err)
+			res, err := resolver.Apply(store.MergeInto(g.Name(f), g.Name(e)))
+			require.NoError(t, err)
+			require.Equal(t, len(w.Add), res.Rewired[0])
+			v := st.Current()
+			sg, sl, err := v.Materialize()
+			require.NoError(t, err)
+			// The merge's copies follow the base's edges of f, then the
+			// planted (delta) edge: its copy is the last.
+			info := v.Edge(res.IDs[0] + uint32(res.Rewired[0]) - 1)
+			require.Equal(t, []string{g.Name(e), g.Name(p.Dst)}, []string{v.Name(info.Src), v.Name(info.Dst)})
+			require.Equal(t, labels.ChannelsOf(copyID), info.AddedBy)
+			require.Equal(t, labels.RequiresOf(copyID), info.Requires)
+			bare, err := dropRequires(labels)
+			require.NoError(t, err)
+			storeBare, err := dropRequires(sl)
+			require.NoError(t, err)
+			var views [4]map[string]int // lab auth, lab auth without inheritance, and the store's
+			for j, c := range []struct {
+				g *csr.Graph
+				l *mask.Labels
+			}{{ag, labels}, {ag, bare}, {sg, sl}, {sg, storeBare}} {
+				native, err := mask.Native(c.g, c.l)
+				require.NoError(t, err)
+				auth, err := mask.Authenticated(c.g, c.l, trust)
+				require.NoError(t, err)
+				if j%2 == 0 {
+					require.Equal(t, liveEdges(c.g, native), liveEdges(ag, mustNative(t, ag, labels)), "native view, spare %d write %d", f, i)
+				}
+				views[j] = liveEdges(c.g, auth)
+			}
+			require.Equal(t, views[2], views[0], "authenticated view with min-inheritance, write %d", i)
+			require.Equal(t, views[3], views[1], "authenticated view without min-inheritance, write %d", i)
+			laundered := edgeKey(g.Name(e), g.Name(p.Dst), p.Weight)
+			clean := liveEdges(g, mask.Full(g))[laundered] // e may link p.Dst already
+			require.Equal(t, clean, views[0][laundered], "the rewired planted edge is authenticated: %s, write %d", laundered, i)
+			require.Equal(t, clean+1, views[1][laundered], "without min-inheritance the merge launders %s, write %d", laundered, i)
+		}
+	}
+}
+
+func mustNative(t *testing.T, g *csr.Graph, l *mask.Labels) *mask.View {
+	t.Helper()
+	v, err := mask.Native(g, l)
+	require.NoError(t, err)
+	return v
+}
+
+// liveEdges counts the edges v keeps by endpoint names (either order) and
+// weight.
+func liveEdges(g *csr.Graph, v *mask.View) map[string]int {
+	out := map[string]int{}
+	for e := range uint32(g.NumEdges()) {
+		if !v.MaskedEdge(e) {
+			ed := g.Edge(e)
+			out[edgeKey(g.Name(ed.Src), g.Name(ed.Dst), ed.Weight)]++
+		}
+	}
+	return out
+}
+
+func edgeKey(a, b string, w float64) string {
+	if b < a {
+		a, b = b, a
+	}
+	return fmt.Sprintf("%s|%s|%v", a, b, w)
 }

@@ -29,6 +29,10 @@ type Config struct {
 	PPR       PPR
 	Attacker  string // the untrusted channel the attacks write from
 	Trusted   string // the channel of every clean edge
+	// Merger is the trusted entity-resolution channel whose merges
+	// laundering attacks route their edges through. The policy trusts it
+	// and Trusted.
+	Merger string
 }
 
 // DefaultConfig measures every selector and kind with budgets 1..6.
@@ -38,7 +42,7 @@ func DefaultConfig() Config {
 		Kinds:     Kinds,
 		Selectors: []Selector{HippoPPR, FixedPool{Pool: 20, MaxHops: 8}, BFSPool{Hops: 2}, Content{}},
 		PPR:       HippoPPR,
-		Attacker:  "peer", Trusted: csr.DefaultChannel,
+		Attacker:  "peer", Trusted: csr.DefaultChannel, Merger: "resolver",
 	}
 }
 
@@ -52,8 +56,11 @@ func (c Config) validate() error {
 	if !slices.Contains(c.Selectors, Selector(c.PPR)) {
 		return fmt.Errorf("attack: config: the guarded PPR selector %+v must be among the selectors", c.PPR)
 	}
-	if c.Attacker == "" || c.Attacker == c.Trusted {
-		return fmt.Errorf("attack: attacker channel %q must be named and differ from the trusted channel %q", c.Attacker, c.Trusted)
+	if c.Attacker == "" || c.Attacker == c.Trusted || c.Attacker == c.Merger {
+		return fmt.Errorf("attack: attacker channel %q must be named and differ from the trusted channel %q and the merger %q", c.Attacker, c.Trusted, c.Merger)
+	}
+	if c.Trusted == "" || c.Merger == "" {
+		return fmt.Errorf("attack: config: trusted channel %q, merger %q: want both named", c.Trusted, c.Merger)
 	}
 	return nil
 }
@@ -103,6 +110,14 @@ type DefenceReport struct {
 	GuardRefused int `json:"guard_refused"`
 	GuardTies    int `json:"guard_ties"`
 	FalseAlarms  int `json:"guard_false_alarms"`
+	// The counterfactual: the same guard on the same labels with every
+	// Require dropped (no min-inheritance). NoInheritance counts queries
+	// whose accepted selection differs from the authenticated one (with
+	// min-inheritance), NoInheritanceRefused the divergences it reported.
+	// Only a laundering attack, whose edges a trusted channel rewrote,
+	// separates them from Guard and GuardRefused.
+	NoInheritance        int `json:"harm_guard_no_inheritance"`
+	NoInheritanceRefused int `json:"guard_no_inheritance_refused"`
 }
 
 // Report is one lab run.
@@ -144,6 +159,9 @@ type defenceCase struct {
 	native, auth, selected []uint32
 	provenanceOK           bool
 	outcome                replay.Outcome
+	// What a guard without min-inheritance selected and reported.
+	selectedNoInherit []uint32
+	outcomeNoInherit  replay.Outcome
 }
 
 // Run attacks every query on its own and aggregates.
@@ -163,12 +181,13 @@ func Run(m *Memory, queries []Query, c Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	trust := mask.Trust(c.Trusted)
+	trust := mask.Trust(c.Trusted, c.Merger)
 	cleanGuard, err := replay.New(g, mask.FromGraph(g), trust, replay.Options{Tol: c.PPR.Tol})
 	if err != nil {
 		return nil, err
 	}
-	l := &lab{m: m, c: c, bare: bare, clean: mask.Full(g), cleanGuard: cleanGuard, trust: trust}
+	l := &lab{m: m, c: c, bare: bare, clean: mask.Full(g), cleanGuard: cleanGuard, trust: trust,
+		roles: roles{attacker: c.Attacker, merger: c.Merger}}
 	results := make([]*queryResult, len(queries))
 	errs := make([]error, len(queries))
 	var wg sync.WaitGroup
@@ -199,6 +218,7 @@ type lab struct {
 	bare, clean *mask.View
 	cleanGuard  *replay.Guard
 	trust       mask.Policy
+	roles       roles
 }
 
 // pooler is a selector whose pool is fixed before structure is read.
@@ -263,7 +283,7 @@ func (l *lab) query(q *Query) (*queryResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	wr := newWriter(l.m.Graph, q, l.m.isCandidate, l.m.Entities, scores, c.PerStep, c.MaxMerge, l.trust)
+	wr := newWriter(l.m, q, scores, c.PerStep, c.MaxMerge, l.trust)
 	var every []*Write
 	type plan struct {
 		target uint32
@@ -295,17 +315,10 @@ func (l *lab) query(q *Query) (*queryResult, error) {
 		injectWrites = append(injectWrites, &w)
 	}
 	every = append(every, injectWrites...)
-	ag, base, err := attackGraph(l.m.Graph, every, c.Attacker)
+	ag, base, err := attackGraph(l.m.Graph, every, l.roles)
 	if err != nil {
 		return nil, err
 	}
-
-	// The authenticated selection of the guarded selector, from scratch.
-	authKeys, err := c.PPR.Keys(l.clean, q)
-	if err != nil {
-		return nil, err
-	}
-	auth := Select(authKeys, q)
 
 	res.injected = make([]int, ns)
 	for s, sel := range c.Selectors {
@@ -343,7 +356,7 @@ func (l *lab) query(q *Query) (*queryResult, error) {
 				}
 			}
 		}
-		dc, err := l.defend(q, ag, guardWrites, auth)
+		dc, err := l.defend(q, ag, base, guardWrites)
 		if err != nil {
 			return nil, err
 		}
@@ -452,28 +465,68 @@ func margin(keys []float64, q *Query, target int) float64 {
 	return math.Inf(1)
 }
 
-// defend runs the guard on the attacked snapshot labelled with the writes
-// and records what each defence would accept.
-func (l *lab) defend(q *Query, ag *csr.Graph, writes []*Write, auth []uint32) (defenceCase, error) {
-	labels, err := labelsFor(ag, l.m.Graph.NumEdges(), writes, l.c.Attacker)
+// defend computes the authenticated selection from scratch (on
+// trustedState, not from labels), labels the attacked snapshot with the
+// writes, runs the guard with and without min-inheritance and records
+// what each defence would accept.
+func (l *lab) defend(q *Query, ag *csr.Graph, base *roaring.Bitmap, writes []*Write) (defenceCase, error) {
+	labels, err := labelsFor(ag, l.m.Graph.NumEdges(), writes, l.roles)
 	if err != nil {
 		return defenceCase{}, err
 	}
-	guard, err := replay.New(ag, labels, l.trust, replay.Options{Tol: l.c.PPR.Tol})
+	authView, err := l.trustedState(ag, base, writes)
 	if err != nil {
 		return defenceCase{}, err
 	}
-	d, err := guard.Select(replay.Query{Seeds: l.c.PPR.Seeds(q), K: q.K, Candidates: q.Candidates, Damping: l.c.PPR.Damping})
+	authKeys, err := l.c.PPR.Keys(authView, q)
 	if err != nil {
 		return defenceCase{}, err
 	}
-	dc := defenceCase{native: nodes(d.Native), selected: nodes(d.Selected), auth: auth, outcome: d.Outcome, provenanceOK: true}
+	d, err := l.guard(q, ag, labels)
+	if err != nil {
+		return defenceCase{}, err
+	}
+	bare, err := dropRequires(labels)
+	if err != nil {
+		return defenceCase{}, err
+	}
+	dn, err := l.guard(q, ag, bare)
+	if err != nil {
+		return defenceCase{}, err
+	}
+	dc := defenceCase{native: nodes(d.Native), selected: nodes(d.Selected), auth: Select(authKeys, q), outcome: d.Outcome, provenanceOK: true,
+		selectedNoInherit: nodes(dn.Selected), outcomeNoInherit: dn.Outcome}
 	for _, u := range dc.native {
 		if !authenticated(ag, labels, l.trust, u) {
 			dc.provenanceOK = false
 		}
 	}
 	return dc, nil
+}
+
+// trustedState is the reference authenticated view of the attacked
+// snapshot with writes applied, built from the writes rather than from
+// labels: the clean graph plus what trusted channels wrote, that is a
+// Launder write's merge of clean edges (its deletions and its copies of
+// clean edges), not the copies of planted edges, which depend on the
+// attacker.
+func (l *lab) trustedState(ag *csr.Graph, base *roaring.Bitmap, writes []*Write) (*mask.View, error) {
+	var trusted []*Write
+	for _, w := range writes {
+		if l.trust.Trusts(l.roles.by(w)) {
+			trusted = append(trusted, &Write{Delete: w.Delete, added: w.added[:len(w.from)]})
+		}
+	}
+	return stateView(ag, base, trusted)
+}
+
+// guard runs the replay guard (policy reject) for q on ag labelled labels.
+func (l *lab) guard(q *Query, ag *csr.Graph, labels *mask.Labels) (*replay.Decision, error) {
+	g, err := replay.New(ag, labels, l.trust, replay.Options{Tol: l.c.PPR.Tol})
+	if err != nil {
+		return nil, err
+	}
+	return g.Select(replay.Query{Seeds: l.c.PPR.Seeds(q), K: q.K, Candidates: q.Candidates, Damping: l.c.PPR.Damping})
 }
 
 // authenticated is the provenance check: some edge at u was added by a
@@ -596,6 +649,12 @@ func (l *lab) aggregate(queries []Query, results []*queryResult) *Report {
 				}
 			case replay.Tie:
 				dr.GuardTies++
+			}
+			if !SameSet(dc.selectedNoInherit, dc.auth) {
+				dr.NoInheritance++
+			}
+			if dc.outcomeNoInherit == replay.Divergent {
+				dr.NoInheritanceRefused++
 			}
 		}
 		r.Defences = append(r.Defences, dr)

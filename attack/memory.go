@@ -1,6 +1,7 @@
 package attack
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -18,6 +19,9 @@ type Memory struct {
 	Entities    []uint32
 	Passages    []uint32
 	isCandidate []bool
+	// spare lists the entities by arcs to passages, then arcs, then id:
+	// the low-value entities a laundering attack plants its edges at.
+	spare []uint32
 }
 
 func newMemory(name string, g *csr.Graph, passages []uint32) (*Memory, error) {
@@ -36,6 +40,24 @@ func newMemory(name string, g *csr.Graph, passages []uint32) (*Memory, error) {
 	if len(m.Entities) == 0 || len(passages) == 0 {
 		return nil, fmt.Errorf("attack: %s: %d entities and %d passages, want both", name, len(m.Entities), len(passages))
 	}
+	out := g.Out()
+	type linked struct{ passages, arcs int }
+	links := make([]linked, g.NumNodes())
+	for _, e := range m.Entities {
+		lo, hi := out.Span(e)
+		n := 0
+		for _, x := range out.Nbr[lo:hi] {
+			if m.isCandidate[x] {
+				n++
+			}
+		}
+		links[e] = linked{n, hi - lo}
+	}
+	m.spare = slices.Clone(m.Entities)
+	slices.SortFunc(m.spare, func(a, b uint32) int {
+		la, lb := links[a], links[b]
+		return cmp.Or(cmp.Compare(la.passages, lb.passages), cmp.Compare(la.arcs, lb.arcs), cmp.Compare(a, b))
+	})
 	return m, nil
 }
 

@@ -2,6 +2,7 @@ package attack
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -29,10 +30,18 @@ const (
 	Merge
 	// Delete deletes one trusted edge of a selected passage.
 	Delete
+	// Launder routes an untrusted edge through a trusted merge: the
+	// attacker plants an edge at a low-value entity f (to the target, or a
+	// synonym edge to an entity the target mentions) and a trusted
+	// entity-resolution channel merges f into a high-score entity e, so
+	// the rewired copy at e is written by the trusted channel. By
+	// min-inheritance the copy still depends on the attacker. One planted
+	// edge and its merge are one write.
+	Launder
 )
 
 // Kinds lists every kind, in order.
-var Kinds = []Kind{EdgeInsert, Synonym, Merge, Delete}
+var Kinds = []Kind{EdgeInsert, Synonym, Merge, Delete, Launder}
 
 func (k Kind) String() string {
 	switch k {
@@ -44,6 +53,8 @@ func (k Kind) String() string {
 		return "merge"
 	case Delete:
 		return "delete"
+	case Launder:
+		return "launder"
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
@@ -55,7 +66,7 @@ func ParseKind(s string) (Kind, error) {
 			return k, nil
 		}
 	}
-	return 0, fmt.Errorf("attack: unknown attack kind %q, want edge-insert, synonym, merge or delete", s)
+	return 0, fmt.Errorf("attack: unknown attack kind %q, want edge-insert, synonym, merge, delete or launder", s)
 }
 
 // Arc is an edge to add, by node ids.
@@ -64,14 +75,37 @@ type Arc struct {
 	Weight   float64
 }
 
-// Write is one structural write of the attacker: edges it adds and ids of
-// clean-graph edges it deletes. Writes never add nodes.
+// Write is one structural write: edges it adds and ids of clean-graph
+// edges it deletes, by the attacker, except for a Launder write, whose
+// Add and Delete are the trusted merger's (see roles). Writes never add
+// nodes.
 type Write struct {
 	Kind   Kind
 	Add    []Arc
 	Delete []uint32
-	// Ids of the added edges in the attacked snapshot, set by attackGraph.
-	added []uint32
+	// Plant (Launder only) holds the attacker's edges at the entity the
+	// merge rewires; the merge deletes them, so no view keeps them, and
+	// their rewired copies close Add, in order.
+	Plant []Arc
+	// from[i] is the clean edge Add[i] is a rewired copy of (Merge and
+	// Launder: the merge's copies of clean edges open Add).
+	from []uint32
+	// Ids of the added and planted edges in the attacked snapshot, set by
+	// attackGraph.
+	added, planted []uint32
+}
+
+// roles names the channels of an attacked snapshot: the attacker writes
+// every write, and a Launder write's planted edges; the merger, a trusted
+// entity-resolution channel, writes a Launder write's merge.
+type roles struct{ attacker, merger string }
+
+// by returns the channel that writes w's Add and Delete.
+func (r roles) by(w *Write) string {
+	if w.Kind == Launder {
+		return r.merger
+	}
+	return r.attacker
 }
 
 // synonymWeight is the weight of an injected synonym edge: HippoRAG2 weights
@@ -83,6 +117,7 @@ type writer struct {
 	g           *csr.Graph
 	q           *Query
 	isCandidate []bool
+	spare       []uint32 // low-value entities, least linked first (Memory.spare)
 	high        []uint32 // the query's entities, then entities by clean PPR score
 	limit       int      // candidate writes per kind and target
 	maxMerge    int      // largest degree of an entity that may be merged
@@ -91,8 +126,8 @@ type writer struct {
 
 // newWriter ranks the query's entities first, then the entities with the
 // highest clean PPR scores.
-func newWriter(g *csr.Graph, q *Query, isCandidate []bool, entities []uint32, scores []float64, limit, maxMerge int, trusted mask.Policy) *writer {
-	w := &writer{g: g, q: q, isCandidate: isCandidate, limit: limit, maxMerge: maxMerge, trusted: trusted}
+func newWriter(m *Memory, q *Query, scores []float64, limit, maxMerge int, trusted mask.Policy) *writer {
+	w := &writer{g: m.Graph, q: q, isCandidate: m.isCandidate, spare: m.spare, limit: limit, maxMerge: maxMerge, trusted: trusted}
 	seen := make(map[uint32]bool)
 	for _, e := range q.Entities {
 		if !seen[e] {
@@ -100,7 +135,7 @@ func newWriter(g *csr.Graph, q *Query, isCandidate []bool, entities []uint32, sc
 			w.high = append(w.high, e)
 		}
 	}
-	for _, s := range ppr.TopK(scores, limit+len(q.Entities), entities) {
+	for _, s := range ppr.TopK(scores, limit+len(q.Entities), m.Entities) {
 		if !seen[s.Node] && len(w.high) < limit {
 			seen[s.Node] = true
 			w.high = append(w.high, s.Node)
@@ -161,7 +196,7 @@ func (w *writer) propose(k Kind, t uint32, selected []uint32) []Write {
 					out = append(out, Write{Kind: k, Add: []Arc{{e, f, synonymWeight}}})
 				}
 				if k == Merge {
-					if wr, ok := w.merge(f, e); ok {
+					if wr, ok := w.merge(k, f, e); ok {
 						out = append(out, wr)
 					}
 				}
@@ -184,20 +219,86 @@ func (w *writer) propose(k Kind, t uint32, selected []uint32) []Write {
 			}
 		}
 		return dels
+	case Launder:
+		return w.launder(t)
 	}
 	return out
 }
 
-// merge rewires every edge of f to e: each edge f-x becomes e-x (same
-// weight; a self-loop of f or an edge f-e is only deleted). It declines
-// entities with more than maxMerge arcs, to keep attacked snapshots small.
-func (w *writer) merge(f, e uint32) (Write, bool) {
+// launder returns up to limit Launder writes aimed at t: per high-score
+// entity e, the attacker plants an edge from a fresh spare entity f to t
+// (weight 1), then a synonym edge from another to the entity t mentions
+// with the least out-weight (synonymWeight), and the trusted merger merges
+// f into e. Spares are the least linked entities (so the trusted part of
+// the merge moves as little as possible) with at most maxMerge arcs and no
+// self-loop, not among the query's entities or the high-score ones nor
+// adjacent to them, to t, to the synonym's end or to each other: so any
+// subset of the writes applies in any order with the same result, and
+// each merge rewires exactly what store.MergeInto would.
+func (w *writer) launder(t uint32) []Write {
+	var out []Write
+	ents := w.mentioned(t)
+	var picked []uint32
+	next := 0
+	fits := func(f uint32) bool {
+		lo, hi := w.g.Out().Span(f)
+		if hi-lo > w.maxMerge || slices.Contains(w.high, f) || w.adjacent(f, t) || w.adjacent(f, f) {
+			return false
+		}
+		if len(ents) > 0 && w.adjacent(f, ents[0]) {
+			return false
+		}
+		near := func(g uint32) bool { return w.adjacent(f, g) }
+		return !slices.ContainsFunc(w.high, near) && !slices.ContainsFunc(picked, near)
+	}
+	pick := func() (uint32, bool) {
+		for ; next < len(w.spare); next++ {
+			if f := w.spare[next]; fits(f) {
+				next++
+				picked = append(picked, f)
+				return f, true
+			}
+		}
+		return 0, false
+	}
+	for _, e := range w.high {
+		plants := []Arc{{Dst: t, Weight: 1}}
+		if len(ents) > 0 {
+			plants = append(plants, Arc{Dst: ents[0], Weight: synonymWeight})
+		}
+		for _, plant := range plants {
+			if len(out) >= w.limit {
+				return out
+			}
+			f, ok := pick()
+			if !ok {
+				return out
+			}
+			wr, ok := w.merge(Launder, f, e)
+			if !ok {
+				continue // cannot happen: fits bounds f's arcs
+			}
+			plant.Src = f
+			wr.Plant = []Arc{plant}
+			wr.Add = append(wr.Add, Arc{e, plant.Dst, plant.Weight})
+			out = append(out, wr)
+		}
+	}
+	return out
+}
+
+// merge returns a write of kind k that rewires every clean edge of f to e:
+// each edge f-x becomes e-x (same weight; a self-loop of f or an edge f-e
+// is only deleted), recording the edge each copy came from. It declines
+// entities with more than maxMerge arcs, to keep attacked snapshots small,
+// and a Merge of an entity with none (it would change nothing).
+func (w *writer) merge(k Kind, f, e uint32) (Write, bool) {
 	out := w.g.Out()
 	lo, hi := out.Span(f)
-	if hi-lo > w.maxMerge || hi == lo {
+	if hi-lo > w.maxMerge || (hi == lo && k == Merge) {
 		return Write{}, false
 	}
-	wr := Write{Kind: Merge}
+	wr := Write{Kind: k}
 	for p := lo; p < hi; p++ {
 		id := out.Edge[p]
 		if slices.Contains(wr.Delete, id) {
@@ -206,16 +307,18 @@ func (w *writer) merge(f, e uint32) (Write, bool) {
 		wr.Delete = append(wr.Delete, id)
 		if x := out.Nbr[p]; x != f && x != e {
 			wr.Add = append(wr.Add, Arc{e, x, out.Weight.At(p)})
+			wr.from = append(wr.from, id)
 		}
 	}
 	return wr, true
 }
 
-// attackGraph returns g with every add of writes appended as an edge of
-// channel, in order, and records each write's added edge ids; the clean
-// edges keep their ids and channels. base holds every appended edge: the
-// view masking base is the clean graph.
-func attackGraph(g *csr.Graph, writes []*Write, channel string) (*csr.Graph, *roaring.Bitmap, error) {
+// attackGraph returns g with the edges of writes appended, in order: per
+// write its planted edges (the attacker's) then its added ones (by
+// r.by(w)), recording their ids; the clean edges keep their ids and
+// channels. base holds every appended edge: the view masking base is the
+// clean graph.
+func attackGraph(g *csr.Graph, writes []*Write, r roles) (*csr.Graph, *roaring.Bitmap, error) {
 	b := csr.NewBuilder(g.Directed())
 	for _, name := range g.Names() {
 		if _, err := b.AddNode(name); err != nil {
@@ -229,15 +332,25 @@ func attackGraph(g *csr.Graph, writes []*Write, channel string) (*csr.Graph, *ro
 		}
 	}
 	base := roaring.New()
-	for _, w := range writes {
-		w.added = w.added[:0]
-		for _, a := range w.Add {
+	appendArcs := func(w *Write, arcs []Arc, channel string, ids []uint32) ([]uint32, error) {
+		ids = ids[:0]
+		for _, a := range arcs {
 			id, err := b.AddEdgeByID(a.Src, a.Dst, a.Weight, channel)
 			if err != nil {
-				return nil, nil, fmt.Errorf("attack: %s write: %w", w.Kind, err)
+				return nil, fmt.Errorf("attack: %s write: %w", w.Kind, err)
 			}
-			w.added = append(w.added, id)
+			ids = append(ids, id)
 			base.Add(id)
+		}
+		return ids, nil
+	}
+	for _, w := range writes {
+		var err error
+		if w.planted, err = appendArcs(w, w.Plant, r.attacker, w.planted); err != nil {
+			return nil, nil, err
+		}
+		if w.added, err = appendArcs(w, w.Add, r.by(w), w.added); err != nil {
+			return nil, nil, err
 		}
 	}
 	ag, err := b.Build()
@@ -261,11 +374,15 @@ func stateView(ag *csr.Graph, base *roaring.Bitmap, writes []*Write) (*mask.View
 	return mask.FromMasked(ag, "attacked", masked)
 }
 
-// labelsFor labels the attacked snapshot for the guard: every clean edge
-// added by its own channel, the writes' edges added (and their deletions
-// recorded) by channel, every other appended edge by nobody, so it exists
-// in neither view.
-func labelsFor(ag *csr.Graph, clean int, writes []*Write, channel string) (*mask.Labels, error) {
+// labelsFor labels the attacked snapshot for the guard as the store would
+// (store.Writer, store.MergeInto): every clean edge added by its own
+// channel; each write's edges added and its deletions recorded by r.by(w);
+// a Launder write's planted edges added by the attacker and deleted by the
+// merge; and, by min-inheritance, every rewired copy requiring what its
+// original depended on (the clean edge's channel, or the attacker for a
+// copy of a planted edge). Every other appended edge is added by nobody,
+// so it exists in neither view.
+func labelsFor(ag *csr.Graph, clean int, writes []*Write, r roles) (*mask.Labels, error) {
 	l := mask.NewLabels(ag.NumEdges())
 	perChannel := map[string][]uint32{}
 	for e := range clean {
@@ -278,12 +395,40 @@ func labelsFor(ag *csr.Graph, clean int, writes []*Write, channel string) (*mask
 		}
 	}
 	for _, w := range writes {
-		if err := l.Add(channel, w.added...); err != nil {
+		by := r.by(w)
+		if err := errors.Join(l.Add(by, w.added...), l.Delete(by, w.Delete...),
+			l.Add(r.attacker, w.planted...), l.Delete(by, w.planted...)); err != nil {
 			return nil, err
 		}
-		if err := l.Delete(channel, w.Delete...); err != nil {
+		for i, o := range w.from {
+			if ch := ag.Edge(o).Channel; ch != by { // the store leaves the writer out
+				if err := l.Require(ch, w.added[i]); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if err := l.Require(r.attacker, w.added[len(w.added)-len(w.planted):]...); err != nil {
 			return nil, err
 		}
 	}
 	return l, nil
+}
+
+// dropRequires returns l without its Require labels: what a store without
+// min-inheritance would label (the counterfactual the lab measures).
+func dropRequires(l *mask.Labels) (*mask.Labels, error) {
+	out := mask.NewLabels(l.NumEdges())
+	for _, ch := range l.Channels() {
+		if bm := l.Added(ch); bm != nil {
+			if err := out.Add(ch, bm.ToArray()...); err != nil {
+				return nil, err
+			}
+		}
+		if bm := l.Deleted(ch); bm != nil {
+			if err := out.Delete(ch, bm.ToArray()...); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/authppr/authppr/csr"
 	"github.com/authppr/authppr/internal/golden"
+	"github.com/authppr/authppr/internal/version"
 	"github.com/authppr/authppr/ppr"
 )
 
@@ -279,7 +280,7 @@ func TestGuardThroughABI(t *testing.T) {
 	if !slices.Equal(d.Native, []int64{6}) || !slices.Equal(d.Auth, []int64{4}) || !d.Divergent || d.Outcome != 2 || d.Path < 1 || d.Path > 4 {
 		t.Fatalf("decision %+v", d)
 	}
-	if len(d.Suspects) == 0 || d.Suspects[0].Edge != 7 || d.Suspects[0].Src != 0 || d.Suspects[0].Dst != 6 || d.Suspects[0].Channel != 1 || !(d.Suspects[0].Mass > 0) {
+	if len(d.Suspects) == 0 || d.Suspects[0].Edge != 7 || d.Suspects[0].Src != 0 || d.Suspects[0].Dst != 6 || !slices.Equal(d.Suspects[0].Channels, []int32{1}) || !(d.Suspects[0].Mass > 0) {
 		t.Fatalf("suspects %+v", d.Suspects)
 	}
 	if !(d.GapHi < 0) || d.GapLo > d.GapHi {
@@ -547,4 +548,72 @@ func TestTopKConcurrentCalls(t *testing.T) {
 	for msg := range errs {
 		t.Errorf("concurrent call differs from the sequential one (%q)", msg)
 	}
+}
+
+// Min-inheritance through the ABI: an edge added by a trusted channel but
+// requiring an untrusted one is masked like an untrusted edge, and the
+// suspect names the required channels the guard does not trust.
+func TestRequiresThroughABI(t *testing.T) {
+	ids, w, _, _ := workedExample(t)
+	chanOf := []int32{0, 0, 0, 0, 0, 0, 0, 0} // edge 7 added by "default"...
+	names := []string{"default", "mallory", "eve"}
+	reqOff := []int64{0, 0, 0, 0, 0, 0, 0, 0, 2} // ... requiring mallory and eve
+	h, e := cGraphCreateFull(7, ids, 8, w, false, chanOf, names, reqOff, []int32{1, 2}, 0)
+	mustOK(t, e)
+	defer cGraphFree(h)
+	reset := []float64{1, 0, 0, 0, 0, 0, 0}
+	for _, c := range []struct {
+		trust []string
+		want  []int32 // suspect 0's channels; nil: no divergence
+	}{
+		{[]string{"default"}, []int32{2, 1}}, // sorted by name: eve, mallory
+		{[]string{"default", "eve"}, []int32{1}},
+		{[]string{"default", "mallory", "eve"}, nil},
+	} {
+		gh, e := cGuardCreate(h, c.trust, 0)
+		mustOK(t, e)
+		d, e := cGuardSelect(gh, reset, 1, []int64{3, 4, 6}, 0.5, 5)
+		mustOK(t, e)
+		if c.want == nil {
+			if d.Divergent || len(d.Suspects) != 0 || d.Native[0] != 6 {
+				t.Fatalf("trust %v: %+v", c.trust, d)
+			}
+		} else if !d.Divergent || d.Suspects[0].Edge != 7 || !slices.Equal(d.Suspects[0].Channels, c.want) {
+			t.Fatalf("trust %v: %+v", c.trust, d)
+		}
+		if c.want != nil && len(c.want) > 1 {
+			_, e = cGuardSelectChans(gh, reset, 1, []int64{3, 4, 6}, 0.5, 5, 1)
+			wantErr(t, "room for suspect channels", e, 1, "cabi: guard_select: room for 1 suspect channels, the suspects name 2")
+		}
+		mustOK(t, cGuardFree(gh))
+	}
+	for _, c := range []struct {
+		off  []int64
+		ch   []int32
+		want string
+	}{
+		{[]int64{1, 1, 1, 1, 1, 1, 1, 1, 1}, []int32{0}, "cabi: requirement offset 0 is 1, want 0"},
+		{[]int64{0, 1, 0, 0, 0, 0, 0, 0, 0}, []int32{0}, "cabi: edge 1: requirement offsets 1 then 0, want non-decreasing"},
+		{[]int64{0, 0, 0, 0, 0, 0, 0, 0, 1}, []int32{3}, "cabi: edge 7: required channel 3 out of range (3 channel names)"},
+		{[]int64{0, 0, 0, 0, 0, 0, 0, 0, -1}, nil, "cabi: required channels length -1"},
+		{nil, []int32{0}, "cabi: graph_create: required channels given without their offsets"},
+	} {
+		_, e := cGraphCreateFull(7, ids, 8, w, false, chanOf, names, c.off, c.ch, 0)
+		wantErr(t, c.want, e, 1, c.want)
+	}
+}
+
+func TestVersionThroughABI(t *testing.T) {
+	v, e := cVersion(64)
+	mustOK(t, e)
+	if v != version.Version {
+		t.Fatalf("authppr_version %q, want %q", v, version.Version)
+	}
+	v, e = cVersion(2)
+	mustOK(t, e)
+	if v != version.Version[:1] {
+		t.Fatalf("truncated to 2 bytes: %q", v)
+	}
+	_, e = cVersion(0)
+	wantErr(t, "no room", e, 1, "cabi: version: buffer NULL or capacity 0")
 }

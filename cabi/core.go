@@ -147,6 +147,48 @@ func newGraph(n int64, edges edgeIDs, weights []float64, directed bool, chanOf [
 	return st, nil
 }
 
+// require records min-inheritance on a graph just built, before its handle
+// is published: edge e depends, beyond the channel that added it, on the
+// channels reqChan[reqOff[e]:reqOff[e+1]] (indices into the caller's
+// channel table), and an authenticated view keeps it only if it trusts
+// every one of them (mask.Labels.Require). reqOff has one entry per edge
+// and one more, starting at 0 and non-decreasing; its last entry is
+// len(reqChan).
+func (st *graphState) require(reqOff []int64, reqChan []int32) error {
+	m := st.g.NumEdges()
+	if len(reqOff) != m+1 {
+		return fmt.Errorf("cabi: %d requirement offsets for %d edges, want %d (one per edge and one more)", len(reqOff), m, m+1)
+	}
+	if reqOff[0] != 0 {
+		return fmt.Errorf("cabi: requirement offset 0 is %d, want 0", reqOff[0])
+	}
+	for e := range m {
+		if reqOff[e+1] < reqOff[e] {
+			return fmt.Errorf("cabi: edge %d: requirement offsets %d then %d, want non-decreasing", e, reqOff[e], reqOff[e+1])
+		}
+	}
+	if reqOff[m] != int64(len(reqChan)) {
+		return fmt.Errorf("cabi: requirement offsets end at %d, %d required channels given", reqOff[m], len(reqChan))
+	}
+	labels := mask.FromGraph(st.g)
+	perChannel := make([][]uint32, len(st.channels))
+	for e := range m {
+		for _, c := range reqChan[reqOff[e]:reqOff[e+1]] {
+			if c < 0 || int(c) >= len(st.channels) {
+				return fmt.Errorf("cabi: edge %d: required channel %d out of range (%d channel names)", e, c, len(st.channels))
+			}
+			perChannel[c] = append(perChannel[c], uint32(e))
+		}
+	}
+	for c, edges := range perChannel {
+		if err := labels.Require(st.channels[c], edges...); err != nil {
+			return err
+		}
+	}
+	st.labelsOnce.Do(func() { st.labels = labels })
+	return nil
+}
+
 func fromIDs[T csr.Index](n int, pairs []T, weights []float64, directed bool, chanOf []int32, chanNames []string, maxMemory int64) (*csr.Graph, error) {
 	in := csr.IDEdges[T, int32]{Directed: directed, Nodes: n, Pairs: pairs, Weights: weights, MaxMemory: maxMemory}
 	if chanOf != nil {
@@ -353,7 +395,7 @@ type selection struct {
 
 type suspect struct {
 	Edge, Src, Dst int64
-	Channel        int32 // index into the caller's channel table
+	Channels       []int32 // the untrusted channels it depends on: indices into the caller's channel table
 	Mass           float64
 }
 
@@ -390,13 +432,14 @@ func (gs *guardState) sel(reset []float64, k int64, candidates []int64, damping 
 	}
 	out := &selection{d: d}
 	for _, s := range d.Suspects {
-		// Labels come from the edges' own channels, one per edge, and
-		// nothing is deleted: the suspect's channel is its edge's.
-		name := gs.graph.g.Channels()[gs.graph.g.EdgeChannel(s.Edge)]
-		out.suspects = append(out.suspects, suspect{
-			Edge: int64(s.Edge), Src: int64(s.Src), Dst: int64(s.Dst),
-			Channel: int32(gs.graph.chanIdx[name]), Mass: s.Mass,
-		})
+		// Nothing is deleted on a graph: a suspect is an edge the
+		// authenticated view masks, and its channels are the untrusted
+		// ones among those it depends on (its adder, what it requires).
+		sp := suspect{Edge: int64(s.Edge), Src: int64(s.Src), Dst: int64(s.Dst), Mass: s.Mass}
+		for _, c := range s.Channels {
+			sp.Channels = append(sp.Channels, int32(gs.graph.chanIdx[c]))
+		}
+		out.suspects = append(out.suspects, sp)
 	}
 	return out, nil
 }

@@ -283,7 +283,10 @@ func TestGuardWorkedExample(t *testing.T) {
 	if d.Native[0].Node != 6 || d.Auth[0].Node != 4 || !d.Divergent {
 		t.Fatalf("native %v auth %v divergent %v", d.Native, d.Auth, d.Divergent)
 	}
-	if len(sel.suspects) == 0 || sel.suspects[0] != (suspect{Edge: 7, Src: 0, Dst: 6, Channel: 1, Mass: sel.suspects[0].Mass}) || !(sel.suspects[0].Mass > 0) {
+	if len(sel.suspects) == 0 {
+		t.Fatal("no suspects")
+	}
+	if sp := sel.suspects[0]; sp.Edge != 7 || sp.Src != 0 || sp.Dst != 6 || !slices.Equal(sp.Channels, []int32{1}) || !(sp.Mass > 0) {
 		t.Fatalf("suspects %+v", sel.suspects)
 	}
 	for _, c := range []struct {
@@ -355,5 +358,21 @@ func TestTopKReusesTheEngine(t *testing.T) {
 	}
 	if !slices.Equal(pooled.IDs, first.IDs) || !slices.Equal(pooled.Scores, first.Scores) {
 		t.Fatalf("pooled engine: %v %v, resident %v %v", pooled.IDs, pooled.Scores, first.IDs, first.Scores)
+	}
+}
+
+// require checks the lengths the C ABI implies (one offset per edge and
+// one more).
+func TestRequireLengths(t *testing.T) {
+	ids, w, chanOf, names := workedExample(t)
+	st, err := newGraph(7, edgeIDs{ids64: ids}, w, false, chanOf, names, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.require([]int64{0, 0}, nil); err == nil || err.Error() != "cabi: 2 requirement offsets for 8 edges, want 9 (one per edge and one more)" {
+		t.Fatalf("short offsets: %v", err)
+	}
+	if err := st.require([]int64{0, 0, 0, 0, 0, 0, 0, 0, 2}, []int32{1}); err == nil || err.Error() != "cabi: requirement offsets end at 2, 1 required channels given" {
+		t.Fatalf("offsets past the channels: %v", err)
 	}
 }

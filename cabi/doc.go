@@ -44,6 +44,29 @@
 // ppr.SolveTopKOrdered), and returns the proof: per-entry leads over the
 // next entry, score bounds, the proved gap.
 //
+// # The living store
+//
+// authppr_store_open and authppr_store_create give a store handle (package
+// store: a durable living graph memory, or an in-memory one);
+// authppr_store_writer a writer handle, the only way to write, as one
+// channel (store.Writer); authppr_writer_apply applies one batch of writes
+// given as columns (a kind per write, names as one text buffer and
+// offsets, ids, weights, source edges), all or none;
+// authppr_store_guard_create a guard for one trust policy
+// (store.NewGuard), whose authppr_store_guard_select runs a guarded
+// selection on the store's current version and returns node names, the
+// suspects' untrusted channels and the version with the decision. Names
+// come back NUL-terminated into a caller's buffer: a buffer too small is
+// status 4 (AUTHPPR_ESPACE) with the size needed, nothing written. The
+// store is safe for concurrent use: writers serialise, selections read
+// immutable versions.
+//
+// # Version
+//
+// authppr_version reports internal/version.Version, the version the CLI
+// and the Python package report too; the Python package refuses to load a
+// library of another version.
+//
 // # Errors
 //
 // Every exported function returns a status code: 0 (AUTHPPR_OK), 1 (bad
@@ -53,7 +76,8 @@
 // authppr_graph_create's max_memory, by default half the memory
 // available), 2 (unknown or freed handle, or a handle of the
 // other kind), 3 (internal error: a recovered panic, which no input should
-// cause). The message goes into the caller's buffer (errbuf, errcap: the
+// cause), 4 (an output buffer for names too small; the call says how much
+// it needs). The message goes into the caller's buffer (errbuf, errcap: the
 // last two arguments of every call), NUL-terminated and truncated to fit, so
 // reading it is thread-safe: there is no global "last error". Messages start
 // with the package that found the problem ("csr: edge 3: node 7 -> 1 out

@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"runtime/debug"
 	"unsafe"
+
+	"github.com/authppr/authppr/internal/version"
 )
 
 // Statuses as Go values.
@@ -20,6 +22,7 @@ const (
 	statusInvalid  = C.AUTHPPR_EINVAL
 	statusHandle   = C.AUTHPPR_EHANDLE
 	statusInternal = C.AUTHPPR_EINTERNAL
+	statusSpace    = C.AUTHPPR_ESPACE
 )
 
 // errHandle marks errors about handles (status 2).
@@ -43,6 +46,10 @@ func call(errbuf *C.char, errcap C.int64_t, f func() error) (status C.int) {
 	var h errHandle
 	if errors.As(err, &h) {
 		return statusHandle
+	}
+	var sp errSpace
+	if errors.As(err, &sp) {
+		return statusSpace
 	}
 	return statusInvalid
 }
@@ -100,7 +107,11 @@ func guardOf(h C.uint64_t) (*guardState, error) {
 // unsigned ones (numpy's uint32, Python's array('I')). weights (m doubles)
 // may be NULL: every weight is 1. channels (m int32 indices into
 // channel_names, nchannels C strings) may be NULL: every edge is on the
-// channel "default". directed is 0 or 1. maxMemory is the memory limit of
+// channel "default". reqOffsets (m+1 int64) and reqChannels
+// (reqOffsets[m] int32 indices into channel_names) may be NULL: edge e
+// depends, beyond its channel, on reqChannels[reqOffsets[e] ..
+// reqOffsets[e+1]-1] (min-inheritance: a guard's authenticated view keeps
+// it only if it trusts all of them). directed is 0 or 1. maxMemory is the memory limit of
 // the build in bytes (0: half the memory available; negative: none): a
 // graph whose build would need more is refused before it is allocated. On
 // success *out is the handle.
@@ -108,6 +119,7 @@ func guardOf(h C.uint64_t) (*guardState, error) {
 //export authppr_graph_create
 func authppr_graph_create(n C.int64_t, m C.int64_t, edges unsafe.Pointer, idxBytes C.int32_t,
 	weights *C.double, directed C.int32_t, channels *C.int32_t, channelNames **C.char, nchannels C.int64_t,
+	reqOffsets *C.int64_t, reqChannels *C.int32_t,
 	maxMemory C.int64_t, out *C.uint64_t, errbuf *C.char, errcap C.int64_t) C.int {
 	return call(errbuf, errcap, func() error {
 		if out == nil {
@@ -147,7 +159,33 @@ func authppr_graph_create(n C.int64_t, m C.int64_t, edges unsafe.Pointer, idxByt
 		if err != nil {
 			return err
 		}
+		if reqOffsets != nil {
+			offs := slice[int64](unsafe.Pointer(reqOffsets), m+1)
+			total := C.int64_t(offs[m])
+			if err := length("required channels", total, unsafe.Pointer(reqChannels)); err != nil {
+				return err
+			}
+			if err := st.require(offs, slice[int32](unsafe.Pointer(reqChannels), total)); err != nil {
+				return err
+			}
+		} else if reqChannels != nil {
+			return errors.New("cabi: graph_create: required channels given without their offsets")
+		}
 		*out = C.uint64_t(handles.put(st))
+		return nil
+	})
+}
+
+// authppr_version writes authppr's version (internal/version), NUL
+// terminated, to buf (capacity bytes; truncated to fit).
+//
+//export authppr_version
+func authppr_version(buf *C.char, capacity C.int64_t, errbuf *C.char, errcap C.int64_t) C.int {
+	return call(errbuf, errcap, func() error {
+		if buf == nil || capacity < 1 {
+			return fmt.Errorf("cabi: version: buffer NULL or capacity %d, want room for at least 1 byte", capacity)
+		}
+		writeErr(buf, capacity, version.Version)
 		return nil
 	})
 }
@@ -336,15 +374,17 @@ func freeHandle[T any](h C.uint64_t, kind string, errbuf *C.char, errcap C.int64
 // on the trusted edges, decision. reset is dense (nreset == n); candidates
 // (ncand int64 node ids) may be NULL: every node competes. native_* and
 // auth_* have room for k entries, the suspect arrays for cap_suspects
-// (which must be at least the guard's max suspects); d receives the counts
-// and the outcome. Under the guard's policy (reject) the selection to use
+// (which must be at least the guard's max suspects); suspect i's untrusted
+// channels are s_chans[s_chan_off[i] .. s_chan_off[i+1]-1] (indices into
+// the graph's channel table; s_chan_off has cap_suspects+1 entries, s_chans
+// cap_chans); d receives the counts and the outcome. Under the guard's policy (reject) the selection to use
 // is auth when d->divergent, else native.
 //
 //export authppr_guard_select
 func authppr_guard_select(h C.uint64_t, reset *C.double, nreset C.int64_t, k C.int64_t,
 	candidates *C.int64_t, ncand C.int64_t, damping C.double,
 	nativeIDs *C.int64_t, nativeScores *C.double, authIDs *C.int64_t, authScores *C.double,
-	capSuspects C.int64_t, sEdge, sSrc, sDst *C.int64_t, sChannel *C.int32_t, sMass *C.double,
+	capSuspects C.int64_t, sEdge, sSrc, sDst *C.int64_t, sMass *C.double, sChanOff *C.int64_t, sChans *C.int32_t, capChans C.int64_t,
 	d *C.authppr_decision, errbuf *C.char, errcap C.int64_t) C.int {
 	return call(errbuf, errcap, func() error {
 		gs, err := guardOf(h)
@@ -369,8 +409,11 @@ func authppr_guard_select(h C.uint64_t, reset *C.double, nreset C.int64_t, k C.i
 		if most := gs.guard.Options().MaxSuspects; int64(capSuspects) < int64(most) {
 			return fmt.Errorf("cabi: guard_select: room for %d suspects, the guard names up to %d", capSuspects, most)
 		}
-		if sEdge == nil || sSrc == nil || sDst == nil || sChannel == nil || sMass == nil {
+		if sEdge == nil || sSrc == nil || sDst == nil || sMass == nil || sChanOff == nil {
 			return errors.New("cabi: guard_select: a suspect output array is NULL")
+		}
+		if err := length("suspect channels", capChans, unsafe.Pointer(sChans)); err != nil {
+			return err
 		}
 		var cand []int64
 		if candidates != nil {
@@ -379,6 +422,13 @@ func authppr_guard_select(h C.uint64_t, reset *C.double, nreset C.int64_t, k C.i
 		r, err := gs.sel(slice[float64](unsafe.Pointer(reset), nreset), int64(k), cand, float64(damping))
 		if err != nil {
 			return err
+		}
+		nchans := 0
+		for _, s := range r.suspects {
+			nchans += len(s.Channels)
+		}
+		if int64(nchans) > int64(capChans) {
+			return fmt.Errorf("cabi: guard_select: room for %d suspect channels, the suspects name %d", capChans, nchans)
 		}
 		dec := r.d
 		ni, ns := slice[int64](unsafe.Pointer(nativeIDs), k), slice[float64](unsafe.Pointer(nativeScores), k)
@@ -390,9 +440,12 @@ func authppr_guard_select(h C.uint64_t, reset *C.double, nreset C.int64_t, k C.i
 			ai[i], asc[i] = int64(s.Node), s.Score
 		}
 		se, ss, sd := slice[int64](unsafe.Pointer(sEdge), capSuspects), slice[int64](unsafe.Pointer(sSrc), capSuspects), slice[int64](unsafe.Pointer(sDst), capSuspects)
-		sc, sm := slice[int32](unsafe.Pointer(sChannel), capSuspects), slice[float64](unsafe.Pointer(sMass), capSuspects)
+		sm, so := slice[float64](unsafe.Pointer(sMass), capSuspects), slice[int64](unsafe.Pointer(sChanOff), capSuspects+1)
+		sc := slice[int32](unsafe.Pointer(sChans), capChans)
+		so[0] = 0
 		for i, s := range r.suspects {
-			se[i], ss[i], sd[i], sc[i], sm[i] = s.Edge, s.Src, s.Dst, s.Channel, s.Mass
+			se[i], ss[i], sd[i], sm[i] = s.Edge, s.Src, s.Dst, s.Mass
+			so[i+1] = so[i] + int64(copy(sc[so[i]:], s.Channels))
 		}
 		*d = C.authppr_decision{
 			n_native: C.int64_t(len(dec.Native)), n_auth: C.int64_t(len(dec.Auth)), n_suspects: C.int64_t(len(r.suspects)),

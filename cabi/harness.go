@@ -106,6 +106,13 @@ func cGraphCreate(n int64, ids []int64, idxBytes int, weights []float64, directe
 // cGraphCreateLimited is cGraphCreate with authppr_graph_create's
 // max_memory.
 func cGraphCreateLimited(n int64, ids []int64, idxBytes int, weights []float64, directed bool, chanOf []int32, names []string, maxMemory int64) (uint64, cErr) {
+	return cGraphCreateFull(n, ids, idxBytes, weights, directed, chanOf, names, nil, nil, maxMemory)
+}
+
+// cGraphCreateFull is authppr_graph_create with every argument:
+// requirement offsets and channels too (nil: NULL).
+func cGraphCreateFull(n int64, ids []int64, idxBytes int, weights []float64, directed bool, chanOf []int32, names []string,
+	reqOff []int64, reqChan []int32, maxMemory int64) (uint64, cErr) {
 	var edges cBuf
 	switch idxBytes {
 	case 4:
@@ -130,9 +137,11 @@ func cGraphCreateLimited(n int64, ids []int64, idxBytes int, weights []float64, 
 		edges = toC(ids)
 	}
 	defer edges.free()
-	w, ch := toC(weights), toC(chanOf)
+	w, ch, ro, rc := toC(weights), toC(chanOf), toC(reqOff), toC(reqChan)
 	defer w.free()
 	defer ch.free()
+	defer ro.free()
+	defer rc.free()
 	cn, release := cStrings(names)
 	defer release()
 	d := C.int32_t(0)
@@ -142,7 +151,8 @@ func cGraphCreateLimited(n int64, ids []int64, idxBytes int, weights []float64, 
 	var h C.uint64_t
 	e := withErrBuf(errCap, func(buf *C.char, capacity C.int64_t) C.int {
 		return C.authppr_graph_create(C.int64_t(n), C.int64_t(len(ids)/2), edges.p, C.int32_t(idxBytes),
-			(*C.double)(w.p), d, (*C.int32_t)(ch.p), cn, C.int64_t(len(names)), C.int64_t(maxMemory), &h, buf, capacity)
+			(*C.double)(w.p), d, (*C.int32_t)(ch.p), cn, C.int64_t(len(names)), (*C.int64_t)(ro.p), (*C.int32_t)(rc.p),
+			C.int64_t(maxMemory), &h, buf, capacity)
 	})
 	return uint64(h), e
 }
@@ -212,14 +222,20 @@ type cDecision struct {
 }
 
 func cGuardSelect(h uint64, reset []float64, k int64, candidates []int64, damping float64, capSuspects int) (cDecision, cErr) {
+	return cGuardSelectChans(h, reset, k, candidates, damping, capSuspects, capSuspects)
+}
+
+// cGuardSelectChans is cGuardSelect with room for capChans suspect
+// channels.
+func cGuardSelectChans(h uint64, reset []float64, k int64, candidates []int64, damping float64, capSuspects, capChans int) (cDecision, cErr) {
 	r, cand := toC(reset), toC(candidates)
 	defer r.free()
 	defer cand.free()
 	kk := max(int(k), 0)
 	ni, ns, ai, as := toC(make([]int64, kk)), toC(make([]float64, kk)), toC(make([]int64, kk)), toC(make([]float64, kk))
 	se, ss, sd := toC(make([]int64, capSuspects)), toC(make([]int64, capSuspects)), toC(make([]int64, capSuspects))
-	sc, sm := toC(make([]int32, capSuspects)), toC(make([]float64, capSuspects))
-	for _, b := range []cBuf{ni, ns, ai, as, se, ss, sd, sc, sm} {
+	sm, so, sc := toC(make([]float64, capSuspects)), toC(make([]int64, capSuspects+1)), toC(make([]int32, capChans))
+	for _, b := range []cBuf{ni, ns, ai, as, se, ss, sd, sc, sm, so} {
 		defer b.free()
 	}
 	var d C.authppr_decision
@@ -227,8 +243,8 @@ func cGuardSelect(h uint64, reset []float64, k int64, candidates []int64, dampin
 		return C.authppr_guard_select(C.uint64_t(h), (*C.double)(r.p), C.int64_t(len(reset)), C.int64_t(k),
 			(*C.int64_t)(cand.p), C.int64_t(len(candidates)), C.double(damping),
 			(*C.int64_t)(ni.p), (*C.double)(ns.p), (*C.int64_t)(ai.p), (*C.double)(as.p),
-			C.int64_t(capSuspects), (*C.int64_t)(se.p), (*C.int64_t)(ss.p), (*C.int64_t)(sd.p), (*C.int32_t)(sc.p), (*C.double)(sm.p),
-			&d, buf, capacity)
+			C.int64_t(capSuspects), (*C.int64_t)(se.p), (*C.int64_t)(ss.p), (*C.int64_t)(sd.p), (*C.double)(sm.p),
+			(*C.int64_t)(so.p), (*C.int32_t)(sc.p), C.int64_t(capChans), &d, buf, capacity)
 	})
 	if e.status != 0 {
 		return cDecision{}, e
@@ -240,9 +256,9 @@ func cGuardSelect(h uint64, reset []float64, k int64, candidates []int64, dampin
 		NativeGap: float64(d.native_gap), GapLo: float64(d.gap_lo), GapHi: float64(d.gap_hi),
 	}
 	edges, srcs, dsts := fromC[int64](se, int(d.n_suspects)), fromC[int64](ss, int(d.n_suspects)), fromC[int64](sd, int(d.n_suspects))
-	chans, masses := fromC[int32](sc, int(d.n_suspects)), fromC[float64](sm, int(d.n_suspects))
+	masses, offs, chans := fromC[float64](sm, int(d.n_suspects)), fromC[int64](so, int(d.n_suspects)+1), fromC[int32](sc, capChans)
 	for i := range edges {
-		out.Suspects = append(out.Suspects, suspect{Edge: edges[i], Src: srcs[i], Dst: dsts[i], Channel: chans[i], Mass: masses[i]})
+		out.Suspects = append(out.Suspects, suspect{Edge: edges[i], Src: srcs[i], Dst: dsts[i], Channels: chans[offs[i]:offs[i+1]], Mass: masses[i]})
 	}
 	return out, e
 }
@@ -297,6 +313,24 @@ func cTopKNullStats(h uint64, reset []float64) cErr {
 		return C.authppr_top_k(C.uint64_t(h), (*C.double)(r.p), C.int64_t(len(reset)), 1, nil, 0, 0.5, 0, 0,
 			(*C.int64_t)(ids.p), (*C.double)(scores.p), nil, nil, nil, buf, capacity)
 	})
+}
+
+// cVersion calls authppr_version with a buffer of capacity bytes.
+func cVersion(capacity int) (string, cErr) {
+	var out string
+	e := withErrBuf(errCap, func(buf *C.char, errc C.int64_t) C.int {
+		var vb *C.char
+		if capacity > 0 {
+			vb = (*C.char)(C.malloc(C.size_t(capacity)))
+			defer C.free(unsafe.Pointer(vb))
+		}
+		st := C.authppr_version(vb, C.int64_t(capacity), buf, errc)
+		if st == 0 {
+			out = C.GoString(vb)
+		}
+		return st
+	})
+	return out, e
 }
 
 // cCallPanicking runs a function that panics through the recovery every

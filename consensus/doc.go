@@ -42,7 +42,7 @@
 //     gives the next witness). Each decision keeps the lexicographically
 //     first maximum set consistent, by the characterisation above.
 //
-// SelectBrute, the reference, enumerates all 2^k subsets (k <= 20); the
+// selectBrute, the reference, enumerates all 2^k subsets (k <= 20); the
 // property tests and FuzzSelect compare the two sets exactly.
 //
 // # Budget
@@ -73,7 +73,10 @@
 // Contradiction edges reported by untrusted channels are structural writes.
 // Guarded builds the native graph (every edge) and the authenticated one
 // (edges some trusted channel reported) and implements replay.Selector;
-// replay.ReplaySelector runs both and flags a divergence.
+// replay.ReplaySelector runs both and flags a divergence. FromViews builds
+// it from two views of a graph that stores contradictions as edges between
+// item nodes, a store version's as well as a snapshot's, so the selector
+// is guarded on a living memory the way PPR selections are.
 //
 // # Errors
 //

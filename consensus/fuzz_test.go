@@ -2,8 +2,8 @@ package consensus
 
 import "testing"
 
-// FuzzSelect compares Select with SelectBrute on graphs decoded from the
-// input: the first byte gives k (mod MaxBruteItems+1), the following bits,
+// FuzzSelect compares Select with selectBrute on graphs decoded from the
+// input: the first byte gives k (mod maxBruteItems+1), the following bits,
 // read pair by pair (i < j in row order), give the edges; missing bytes are
 // zero. A third of the inputs also run under a small node budget, which
 // must either give the exact answer or say it ran out.
@@ -17,7 +17,7 @@ func FuzzSelect(f *testing.F) {
 		if len(data) == 0 {
 			return
 		}
-		k := int(data[0]) % (MaxBruteItems + 1)
+		k := int(data[0]) % (maxBruteItems + 1)
 		g, err := NewGraph(k)
 		if err != nil {
 			t.Fatal(err)
@@ -34,7 +34,7 @@ func FuzzSelect(f *testing.F) {
 				bit++
 			}
 		}
-		want, err := SelectBrute(g)
+		want, err := selectBrute(g)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/replay"
 )
 
@@ -62,6 +63,56 @@ func (g *Guarded) Equal(a, b *Selection) bool { return slices.Equal(a.Items, b.I
 
 // Replay runs both selections and decides under policy (see
 // replay.ReplaySelector).
-func (g *Guarded) Replay(policy replay.Policy) (*replay.SelectorDecision[*Selection], error) {
+func (g *Guarded) Replay(policy replay.OnDivergence) (*replay.SelectorDecision[*Selection], error) {
 	return replay.ReplaySelector[*Selection](g, policy)
+}
+
+// FromViews builds the guarded selector over items (node ids in rank
+// order: items[0] is the most reliable) from two views of one graph that
+// holds contradictions as edges between item nodes: the native view's
+// edges among the items are the native graph, the authenticated view's
+// the authenticated one. A store version's views (store.Version.View) serve
+// as well as a snapshot's, so a consensus selection is guarded on a living
+// memory as a PPR selection is (derived contradiction edges inherit their
+// sources' channels there). Edges to nodes outside items are ignored.
+func FromViews(items []uint32, native, auth *mask.View, opt Options) (*Guarded, error) {
+	if native.NumNodes() != auth.NumNodes() {
+		return nil, fmt.Errorf("consensus: views of %d and %d nodes", native.NumNodes(), auth.NumNodes())
+	}
+	index := make(map[uint32]int, len(items))
+	for i, u := range items {
+		if int64(u) >= int64(native.NumNodes()) {
+			return nil, fmt.Errorf("consensus: item %d: node %d out of range (%d nodes)", i, u, native.NumNodes())
+		}
+		if _, dup := index[u]; dup {
+			return nil, fmt.Errorf("consensus: item %d: node %d repeated", i, u)
+		}
+		index[u] = i
+	}
+	build := func(v *mask.View) (*Graph, error) {
+		g, err := NewGraph(len(items))
+		if err != nil {
+			return nil, err
+		}
+		for i, u := range items {
+			row := v.OutRow(u)
+			for p, w := range row.Nbr {
+				if j, ok := index[w]; ok && j != i && row.Live(p) {
+					if err := g.AddContradiction(i, j); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
+		return g, nil
+	}
+	n, err := build(native)
+	if err != nil {
+		return nil, err
+	}
+	a, err := build(auth)
+	if err != nil {
+		return nil, err
+	}
+	return &Guarded{native: n, auth: a, opt: opt}, nil
 }

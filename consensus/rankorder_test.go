@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// rankOrderSelect is a second reference for k beyond SelectBrute's reach,
+// rankOrderSelect is a second reference for k beyond selectBrute's reach,
 // independent of Select's two phases: one depth-first search that includes
 // items in rank order, include before exclude. It visits maximal sets in
 // decreasing order of preference (an included item beats every later one,
@@ -75,9 +75,9 @@ func cliqueCover(g *Graph, P []uint64) int {
 func TestRankOrderReference(t *testing.T) {
 	rng := newRNG(21)
 	for trial := 0; trial < 300; trial++ {
-		k := rng.IntN(MaxBruteItems + 1)
+		k := rng.IntN(maxBruteItems + 1)
 		g := mustGraph(RandomGraph(rng, k, 0.05+0.4*rng.Float64()))
-		want, _ := SelectBrute(g)
+		want, _ := selectBrute(g)
 		require.Equal(t, want, rankOrderSelect(g), "trial %d k=%d", trial, k)
 	}
 }

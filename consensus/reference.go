@@ -5,18 +5,18 @@ import (
 	"slices"
 )
 
-// MaxBruteItems is the largest k SelectBrute accepts.
-const MaxBruteItems = 20
+// maxBruteItems is the largest k selectBrute accepts.
+const maxBruteItems = 20
 
-// SelectBrute is the reference for Select: it enumerates all 2^k subsets
-// (k <= MaxBruteItems), keeps the independent ones of maximum size and
+// selectBrute is the reference for Select: it enumerates all 2^k subsets
+// (k <= maxBruteItems), keeps the independent ones of maximum size and
 // among those the lexicographically smallest ascending index tuple,
 // compared element by element with slices.Compare. It shares no code with
 // the branch and bound except Graph.Contradicts.
-func SelectBrute(g *Graph) ([]int, error) {
+func selectBrute(g *Graph) ([]int, error) {
 	k := g.Len()
-	if k > MaxBruteItems {
-		return nil, fmt.Errorf("consensus: brute force over %d items, want at most %d", k, MaxBruteItems)
+	if k > maxBruteItems {
+		return nil, fmt.Errorf("consensus: brute force over %d items, want at most %d", k, maxBruteItems)
 	}
 	nbr := make([]uint32, k)
 	for i := 0; i < k; i++ {

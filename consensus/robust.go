@@ -8,14 +8,14 @@ import (
 
 // The answers of the robustness experiment.
 const (
-	HonestAnswer    = "honest"
-	MaliciousAnswer = "malicious"
+	honestAnswer    = "honest"
+	maliciousAnswer = "malicious"
 )
 
 // AttackRate measures sample-and-aggregate against a worst-case attacker:
-// any sample holding at least one malicious item answers MaliciousAnswer
+// any sample holding at least one malicious item answers maliciousAnswer
 // (the attacker controls the whole context it appears in, and all its
-// items push the same answer), every other sample answers HonestAnswer.
+// items push the same answer), every other sample answers honestAnswer.
 // It runs the given number of aggregations with seeds seed, seed+1, ...
 // and returns the fraction whose answer is malicious and the fraction of
 // all samples that held a malicious item.
@@ -32,17 +32,17 @@ func AttackRate(weights []float64, malicious []int, t, m, runs int, seed uint64)
 		for _, i := range sample {
 			if bad[i] {
 				hits++
-				return MaliciousAnswer, nil
+				return maliciousAnswer, nil
 			}
 		}
-		return HonestAnswer, nil
+		return honestAnswer, nil
 	}
 	for r := 0; r < runs; r++ {
 		agg, err := SampleAggregate(SampleOptions{Weights: weights, T: t, M: m, Seed: seed + uint64(r)}, answer)
 		if err != nil {
 			return 0, 0, err
 		}
-		if agg.Answer == MaliciousAnswer {
+		if agg.Answer == maliciousAnswer {
 			wins++
 		}
 	}

@@ -65,11 +65,11 @@ type Aggregate struct {
 	Nodes  int64
 }
 
-// DrawSamples returns T samples of M distinct items each, drawn without
+// drawSamples returns T samples of M distinct items each, drawn without
 // replacement with probability proportional to weight (successive
 // sampling: each draw picks among the items not yet in the sample with
 // probability w_i / sum of their weights). Deterministic in seed.
-func DrawSamples(weights []float64, t, m int, seed uint64) ([][]int, error) {
+func drawSamples(weights []float64, t, m int, seed uint64) ([][]int, error) {
 	k := len(weights)
 	if m < 1 || m > k {
 		return nil, fmt.Errorf("consensus: sample size %d, want 1..%d (the number of items)", m, k)
@@ -119,7 +119,7 @@ func DrawSamples(weights []float64, t, m int, seed uint64) ([][]int, error) {
 }
 
 // SampleAggregate is ReliabilityRAG's weighted sample-and-aggregate: it
-// draws T samples of M items (DrawSamples), asks answer for each sample's
+// draws T samples of M items (drawSamples), asks answer for each sample's
 // answer, and aggregates the answers by the same rank-aware maximum
 // independent set as Select.
 //
@@ -134,7 +134,7 @@ func SampleAggregate(opt SampleOptions, answer func(sample []int) (string, error
 	if answer == nil {
 		return nil, errors.New("consensus: no answer function")
 	}
-	samples, err := DrawSamples(opt.Weights, opt.T, opt.M, opt.Seed)
+	samples, err := drawSamples(opt.Weights, opt.T, opt.M, opt.Seed)
 	if err != nil {
 		return nil, err
 	}

@@ -21,12 +21,12 @@ func TestWeights(t *testing.T) {
 
 func TestDrawSamples(t *testing.T) {
 	w, _ := GeometricWeights(10, 0.7)
-	a, err := DrawSamples(w, 200, 4, 42)
+	a, err := drawSamples(w, 200, 4, 42)
 	require.NoError(t, err)
-	b, err := DrawSamples(w, 200, 4, 42)
+	b, err := drawSamples(w, 200, 4, 42)
 	require.NoError(t, err)
 	require.Equal(t, a, b, "deterministic in the seed")
-	c, _ := DrawSamples(w, 200, 4, 43)
+	c, _ := drawSamples(w, 200, 4, 43)
 	require.NotEqual(t, a, c)
 	for _, s := range a {
 		require.Len(t, s, 4)
@@ -35,7 +35,7 @@ func TestDrawSamples(t *testing.T) {
 		}
 	}
 	// m = k takes every item.
-	all, err := DrawSamples(w, 3, 10, 1)
+	all, err := drawSamples(w, 3, 10, 1)
 	require.NoError(t, err)
 	require.Equal(t, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, all[0])
 
@@ -50,7 +50,7 @@ func TestDrawSamples(t *testing.T) {
 		{[]float64{1, math.NaN()}, 1, 1, "weight 1 is NaN"},
 		{[]float64{1, -1}, 1, 1, "weight 1 is -1"},
 	} {
-		_, err := DrawSamples(bad.w, bad.t, bad.m, 1)
+		_, err := drawSamples(bad.w, bad.t, bad.m, 1)
 		require.ErrorContains(t, err, bad.want)
 	}
 }
@@ -60,7 +60,7 @@ func TestDrawSamples(t *testing.T) {
 func TestDrawSamplesFrequencies(t *testing.T) {
 	w, _ := GeometricWeights(6, 0.6)
 	const n = 20000
-	s, err := DrawSamples(w, n, 1, 5)
+	s, err := drawSamples(w, n, 1, 5)
 	require.NoError(t, err)
 	count := make([]int, len(w))
 	for _, x := range s {

@@ -9,10 +9,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// checkAgainstBrute asserts Select and SelectBrute return the same set.
+// checkAgainstBrute asserts Select and selectBrute return the same set.
 func checkAgainstBrute(t *testing.T, g *Graph, what string) {
 	t.Helper()
-	want, err := SelectBrute(g)
+	want, err := selectBrute(g)
 	require.NoError(t, err)
 	got, err := Select(g, Options{})
 	require.NoError(t, err, what)
@@ -30,7 +30,7 @@ func TestSelectMatchesBruteRandom(t *testing.T) {
 	}
 	densities := []float64{0.05, 0.1, 0.2, 0.3, 0.5, 0.9}
 	for trial := 0; trial < n; trial++ {
-		k := rng.IntN(MaxBruteItems + 1)
+		k := rng.IntN(maxBruteItems + 1)
 		d := densities[trial%len(densities)]
 		checkAgainstBrute(t, mustGraph(RandomGraph(rng, k, d)), fmt.Sprintf("trial %d: k=%d density=%v", trial, k, d))
 	}
@@ -43,7 +43,7 @@ func TestSelectMatchesBruteCollusion(t *testing.T) {
 		n = 120
 	}
 	for trial := 0; trial < n; trial++ {
-		k := 2 + rng.IntN(MaxBruteItems-1)
+		k := 2 + rng.IntN(maxBruteItems-1)
 		c := 1 + rng.IntN(k-1)
 		d := 0.05 + 0.25*rng.Float64()
 		cross := []float64{1, 0.9, 0.6}[trial%3]
@@ -79,7 +79,7 @@ func TestSelectTieBreak(t *testing.T) {
 		got, err := Select(c.g, Options{})
 		require.NoError(t, err)
 		require.Equal(t, c.want, got.Items, "case %d", i)
-		brute, err := SelectBrute(c.g)
+		brute, err := selectBrute(c.g)
 		require.NoError(t, err)
 		require.Equal(t, c.want, brute, "case %d (brute)", i)
 	}
@@ -118,7 +118,7 @@ func TestGraphErrors(t *testing.T) {
 	require.Equal(t, 1, g.Edges())
 	require.True(t, g.Contradicts(2, 0))
 	require.False(t, g.Contradicts(0, 1))
-	_, err = SelectBrute(mustGraph(RandomGraph(rand.New(rand.NewPCG(1, 1)), 21, 0.1)))
+	_, err = selectBrute(mustGraph(RandomGraph(rand.New(rand.NewPCG(1, 1)), 21, 0.1)))
 	require.ErrorContains(t, err, "at most 20")
 }
 

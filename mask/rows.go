@@ -9,10 +9,10 @@ import (
 	"github.com/authppr/authppr/csr"
 )
 
-// RowSet lists whole rows in CSR form: row i belongs to node Nodes[i] and
+// rowSet lists whole rows in CSR form: row i belongs to node Nodes[i] and
 // holds the arcs Offsets[i] .. Offsets[i+1]-1 of Nbr (the other endpoint),
 // Weight and Edge (the id of the edge the arc belongs to).
-type RowSet struct {
+type rowSet struct {
 	Nodes   []uint32 // ascending, distinct
 	Offsets []int    // len(Nodes)+1 entries, from 0, non-decreasing
 	Nbr     []uint32
@@ -21,7 +21,7 @@ type RowSet struct {
 }
 
 // Len returns the number of rows.
-func (s *RowSet) Len() int { return len(s.Nodes) }
+func (s *rowSet) Len() int { return len(s.Nodes) }
 
 // Row is one node's arcs in a view. Arcs whose edge bit is set in the
 // view's mask are not in the view (Live says which); a replaced row lists
@@ -42,16 +42,16 @@ func (r Row) Live(p int) bool {
 	return r.masked == nil || r.masked[e/64]&(1<<(e%64)) == 0
 }
 
-// replaced holds the rows a patched view replaces (see Patched) and a rank
+// replaced holds the rows a patched view replaces (see patched) and a rank
 // index over them: the row of node u is number rank[u/64] + the count of
 // bits of word u/64 below u.
 type replaced struct {
-	rows RowSet
+	rows rowSet
 	bits []uint64
 	rank []int32
 }
 
-func newReplaced(rows RowSet, n int) replaced {
+func newReplaced(rows rowSet, n int) replaced {
 	r := replaced{rows: rows, bits: make([]uint64, (n+63)/64), rank: make([]int32, (n+63)/64)}
 	for _, u := range rows.Nodes {
 		r.bits[u/64] |= 1 << (u % 64)
@@ -83,7 +83,7 @@ func (r *replaced) row(i int) (nbr []uint32, wt []float64, eid []uint32) {
 	return r.rows.Nbr[lo:hi:hi], r.rows.Weight[lo:hi:hi], r.rows.Edge[lo:hi:hi]
 }
 
-// Patched returns the view base with the out-rows of out replaced and with
+// patched returns the view base with the out-rows of out replaced and with
 // n >= base.NumNodes() nodes: the view a host presents when it keeps a
 // delta beside an immutable snapshot (a store version). Nodes from
 // base.NumNodes() on exist only in the patch; such a node without a
@@ -94,7 +94,7 @@ func (r *replaced) row(i int) (nbr []uint32, wt []float64, eid []uint32) {
 // The caller vouches that the rows are consistent: a replaced out-row lists
 // every arc of the view leaving its node, in edge-id order, and on a
 // directed graph every node whose in-arcs differ from base's has its
-// in-row replaced, listing them in edge-id order (Patched checks shapes,
+// in-row replaced, listing them in edge-id order (patched checks shapes,
 // ranges, order and weights, not this cross-check; the store's tests
 // compare its patched views with materialised graphs). W(u) of a replaced
 // row is summed in arc order, so with rows in edge-id order it equals the
@@ -103,7 +103,7 @@ func (r *replaced) row(i int) (nbr []uint32, wt []float64, eid []uint32) {
 // The view shares base's arrays and the row sets (which must not be
 // modified afterwards); what it owns is O(n) words for the out-weights and
 // O(n/64) for the row index.
-func Patched(base *View, n int, out, in RowSet) (*View, error) {
+func patched(base *View, n int, out, in rowSet) (*View, error) {
 	g := base.g
 	if n < base.n || int64(n) > math.MaxUint32 {
 		return nil, fmt.Errorf("mask: patched view of %d nodes over a view of %d", n, base.n)
@@ -158,14 +158,14 @@ func Patched(base *View, n int, out, in RowSet) (*View, error) {
 	return v, nil
 }
 
-// patch is what a patched view replaces (see Patched).
+// patch is what a patched view replaces (see patched).
 type patch struct {
 	out, in replaced
 	outRows Replaced // out, for kernels
 }
 
 // check validates a row set's shape for a view of n nodes.
-func (s *RowSet) check(dir string, n int) error {
+func (s *rowSet) check(dir string, n int) error {
 	if len(s.Offsets) != len(s.Nodes)+1 && !(len(s.Nodes) == 0 && len(s.Offsets) == 0) {
 		return fmt.Errorf("mask: %s-rows: %d offsets for %d rows, want %d", dir, len(s.Offsets), len(s.Nodes), len(s.Nodes)+1)
 	}
@@ -218,7 +218,7 @@ func mergeAscending(a, b []uint32) []uint32 {
 }
 
 // Patched reports whether the view replaces rows of its graph or has nodes
-// beyond it (see Patched): kernels that read the graph's arrays for every
+// beyond it (see WithDelta): kernels that read the graph's arrays for every
 // row (pulls over the in-adjacency) cannot serve it.
 func (v *View) Patched() bool { return v.patch != nil }
 
@@ -249,6 +249,15 @@ func (v *View) OutReplaced() *Replaced {
 		return nil
 	}
 	return &v.patch.outRows
+}
+
+// ReplacedNodes returns the nodes whose out-rows the view replaces,
+// ascending (none for a view that is not patched). Must not be modified.
+func (v *View) ReplacedNodes() []uint32 {
+	if v.patch == nil {
+		return nil
+	}
+	return v.patch.out.rows.Nodes
 }
 
 // ReplacedRow returns u's out-row when the view replaces it: the arcs the
@@ -314,7 +323,7 @@ type Delta struct {
 	Removed  []uint32 // edges (the graph's or added ones) the view drops
 }
 
-// WithDelta returns base with d applied: a patched view (see Patched) whose
+// WithDelta returns base with d applied: a patched view (see patched) whose
 // replaced rows are the rows d changes, built in O(|d| + the degrees of the
 // nodes it touches). A row lists its node's live graph arcs and then its
 // added arcs, both in edge-id order, as the materialised graph's view does
@@ -377,7 +386,7 @@ func WithDelta(base *View, d Delta) (*View, error) {
 			}
 		}
 	})
-	var in RowSet
+	var in rowSet
 	if directed {
 		in = inRows.build(g.In(), g.NumNodes(), live, func(add func(u, v uint32, w float64, e uint32)) {
 			for i, e := range d.Edge {
@@ -387,7 +396,7 @@ func WithDelta(base *View, d Delta) (*View, error) {
 			}
 		})
 	}
-	return Patched(base, d.Nodes, out, in)
+	return patched(base, d.Nodes, out, in)
 }
 
 // rowBuilder collects the rows a delta replaces.
@@ -408,9 +417,9 @@ func (b *rowBuilder) mark(u uint32) {
 // build returns the marked rows: each node's live arcs of a (when it is one
 // of the graph's n nodes), then the added arcs that each(add) reports for
 // it, in the order reported (ascending edge ids).
-func (b *rowBuilder) build(a csr.Adjacency, n int, live func(e uint32) bool, each func(add func(u, v uint32, w float64, e uint32))) RowSet {
+func (b *rowBuilder) build(a csr.Adjacency, n int, live func(e uint32) bool, each func(add func(u, v uint32, w float64, e uint32))) rowSet {
 	slices.Sort(b.nodes)
-	rows := RowSet{Nodes: b.nodes, Offsets: make([]int, len(b.nodes)+1)}
+	rows := rowSet{Nodes: b.nodes, Offsets: make([]int, len(b.nodes)+1)}
 	index := make(map[uint32]int, len(b.nodes))
 	for i, u := range b.nodes {
 		index[u] = i

@@ -16,7 +16,7 @@ import (
 type View struct {
 	g            *csr.Graph
 	n            int      // nodes: g's, or more for a patched view
-	patch        *patch   // replaced rows (Patched); nil for a view of g alone
+	patch        *patch   // replaced rows (WithDelta); nil for a view of g alone
 	ranks        []uint32 // g.Ranks() extended to n nodes when n is larger
 	name         string
 	masked       *roaring.Bitmap

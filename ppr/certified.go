@@ -16,7 +16,7 @@ type TopKResult struct {
 	// tolerance first (a tie, or a gap smaller than the tolerance).
 	Certified bool
 	// Gap is the k-th score minus the best unselected one (+Inf when every
-	// candidate is selected).
+	// candidate is selected; the solve then ran to its tolerance).
 	Gap float64
 	// ProvedGap is a lower bound on the exact vector's gap between the
 	// selection and the best unselected candidate (see SolveTopK).
@@ -82,7 +82,7 @@ func (r *TopKResult) Proof() *Proof { return r.proof }
 // ||r||_1/alpha and, once few candidates straddle the boundary, sharper
 // intervals from reverse pushes at those candidates (refineTopK in
 // reverse.go proves them); ProvedGap is the larger of the two bounds. Undirected views use the per-coordinate bound of
-// DESIGN.md: e(u) <= W(u)*max_w(r(w)/W(w))/alpha + D/alpha, with D the
+// docs/design.md: e(u) <= W(u)*max_w(r(w)/W(w))/alpha + D/alpha, with D the
 // residual on nodes without out-weight (their rows are the seeds, outside
 // the symmetric part; bounded in L1). Proof of the first term: with A
 // symmetric and D_W = diag(W), (I-dP)^-1 = K*D_W with K = (D_W - d*A)^-1
@@ -119,6 +119,10 @@ func (r *TopKResult) Proof() *Proof { return r.proof }
 // When ProvedGap > 0 every selected candidate beats every unselected one
 // in pi, and the selection (as a set) is exact. Exact ties can never be
 // certified; they run to opt.Tol and come back with Certified false.
+// When k is at least the number of candidates, every candidate is
+// selected: the set is exact before any sweep (Certified, Gap and
+// ProvedGap +Inf), and the solve runs to opt.Tol, so that the scores are
+// estimates within it (ScoreErrs), never the starting zeros.
 func SolveTopK(view *mask.View, seeds Seeds, damping float64, k int, candidates []uint32, opt Options) (*TopKResult, error) {
 	if k < 1 {
 		return nil, fmt.Errorf("ppr: k = %d, want at least 1", k)
@@ -380,7 +384,13 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 			}
 		}
 		res.Certified = res.ProvedGap > 0
-		if (res.Certified && (res.Ordered || !ordered)) || bound <= tol {
+		// A selection of every candidate is exact as a set before any
+		// sweep, and its order may be proved early, but a score proved
+		// only to lie within a large bound is no estimate (at the start,
+		// x = 0 and the bound is the whole mass): such a solve runs to
+		// the tolerance, as Solve does, without checking on the way.
+		everySelected := math.IsInf(res.Gap, 1)
+		if (res.Certified && (res.Ordered || !ordered) && !everySelected) || bound <= tol {
 			// A score that is not a number would have been ranked by
 			// comparisons that are all false.
 			if err := checkScores(e.X, res.Sweeps); err != nil {
@@ -416,7 +426,10 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 				nextCheck = 0
 			}
 		}
-		if scanning && need > 0 && !math.IsInf(need, 1) && scans < maxSweeps {
+		if everySelected {
+			nextCheck = math.MaxInt
+		}
+		if scanning && !everySelected && need > 0 && !math.IsInf(need, 1) && scans < maxSweeps {
 			// At most maxSweeps scans, on top of the sweeps below: a
 			// scan can push little, and the cap must stay a cap.
 			scans++

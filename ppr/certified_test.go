@@ -433,7 +433,9 @@ func TestSolveTopKChecksOften(t *testing.T) {
 		order := []Order{GaussSeidel, DefaultOrder}[i%2]
 		res, err := SolveTopK(c.native, c.seeds, c.damping, k, nil, Options{Tol: 1e-12, Order: order})
 		require.NoError(t, err)
-		if !res.Certified || res.Sweeps == 0 {
+		// A selection of every node runs to the tolerance, not to its
+		// first check (TestSolveTopKEveryCandidateSelected).
+		if !res.Certified || res.Sweeps == 0 || math.IsInf(res.Gap, 1) {
 			continue
 		}
 		first := firstCertified(c.native, c.seeds, c.damping, k, nil, order, res.Sweeps)
@@ -848,6 +850,50 @@ func TestNormalizedTopKRefines(t *testing.T) {
 		} else {
 			require.Positive(t, wrong, "bounds 100x too tight went unnoticed in Normalized sweeps")
 			t.Logf("bounds 100x too tight: %d of %d certified cases contradicted", wrong, certified)
+		}
+	}
+}
+
+// A selection of every candidate (k at least the candidates) needs no
+// proof as a set, yet its scores must be estimates of pi, not the start
+// x = 0 with the whole mass as their error: SolveTopK and SolveTopKOrdered
+// then solve to the tolerance (issue 16, defect 5: a certified top-5 of a
+// 5-node graph came back as five zeros after no sweep).
+func TestSolveTopKEveryCandidateSelected(t *testing.T) {
+	const tol = 1e-9
+	rng := rand.New(rand.NewPCG(161, 162))
+	for i := range 80 {
+		c := newRandomCase(t, rng)
+		n := c.g.NumNodes()
+		exact := exactPPR(t, c.auth, c.seeds, c.damping)
+		cands := randomCandidates(rng, n)
+		if i%5 == 0 {
+			cands = []uint32{uint32(rng.IntN(n))} // a selection of one
+		}
+		m := n
+		if cands != nil {
+			m = len(cands)
+		}
+		for _, k := range []int{m, m + 2} {
+			for _, ordered := range []bool{false, true} {
+				e, err := NewEngine(c.auth, c.seeds, c.damping)
+				require.NoError(t, err)
+				solve := e.SolveTopK
+				if ordered {
+					solve = e.SolveTopKOrdered
+				}
+				res, err := solve(k, cands, Options{Tol: tol})
+				require.NoError(t, err)
+				where := fmt.Sprintf("case %d, k %d of %d candidates, ordered %v", i, k, m, ordered)
+				require.Truef(t, res.Certified, "%s: every candidate selected is the exact set", where)
+				require.Truef(t, math.IsInf(res.Gap, 1), "%s: gap %v, want +Inf", where, res.Gap)
+				require.Lenf(t, res.TopK, m, "%s", where)
+				require.LessOrEqualf(t, res.ErrorBound, tol, "%s: stopped at an L1 bound %v above the tolerance", where, res.ErrorBound)
+				for j, s := range res.TopK {
+					require.LessOrEqualf(t, res.ScoreErrs[j], tol, "%s: entry %d's error bound", where, j)
+					require.InDeltaf(t, exact[s.Node], s.Score, res.ScoreErrs[j]+1e-12, "%s: entry %d (node %d) is no estimate of pi", where, j, s.Node)
+				}
+			}
 		}
 	}
 }

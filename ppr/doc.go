@@ -25,7 +25,7 @@
 //     iteration x <- alpha*s + d*x*P written on residuals).
 //
 // A native solve starts from x = 0, r = alpha*s; replay and incremental
-// updates start elsewhere (see DESIGN.md). The bound reported as ErrorBound
+// updates start elsewhere (see docs/design.md). The bound reported as ErrorBound
 // covers the truncation of the series, not floating-point rounding, which
 // adds about 1e-16 relative per sweep.
 //

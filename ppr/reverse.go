@@ -208,7 +208,7 @@ func (rp *ReversePusher) PushInto(est *ReverseEstimate, view *mask.View, d float
 // arcs of an edge), a node dangling in the view has no arc of positive
 // weight left at all, so nothing reaches it: h = G'*1_D is 1_D and |c| <= (d/alpha)*sum_D |r|
 // (0 when no residual sits on such a node). And for w with out-weight,
-// G'(u,w) = G'(w,u)*W(w)/W(u) on the symmetric part (DESIGN.md), so
+// G'(u,w) = G'(w,u)*W(w)/W(u) on the symmetric part (docs/design.md), so
 //
 //	|(r*G')(w)| <= W(w)*sum_u G'(w,u)*|r(u)|/W(u) <= W(w)*rho/alpha,
 //	rho = max_u |r(u)|/W(u) over the nodes with out-weight,

@@ -30,7 +30,14 @@ import (
 // those nodes are the candidates; each one's two rows are merged by edge id
 // (both are in edge-id order; an undirected self-loop's two arcs pair up).
 func touchedRows(native, auth *mask.View) (t touched) {
-	candidates := mergeNodes(native.Touched(), auth.Touched())
+	t.addRows(native, auth, mergeNodes(native.Touched(), auth.Touched()))
+	t.arcStart = append(t.arcStart, len(t.arcs))
+	return t
+}
+
+// addRows appends the rows of the given nodes (ascending) that differ
+// between the views (see touchedRows), leaving arcStart open.
+func (t *touched) addRows(native, auth *mask.View, candidates []uint32) {
 	for _, u := range candidates {
 		wg, wa := native.OutWeight(u), auth.OutWeight(u)
 		both := wg > 0 && wa > 0
@@ -83,8 +90,52 @@ func touchedRows(native, auth *mask.View) (t touched) {
 			t.arcs = t.arcs[:first]
 		}
 	}
+}
+
+// Diff is the set of rows that differ between a native and an
+// authenticated view of one graph, with what differs in each: what a guard
+// is built from (NewFromViews). Computing it reads every row that differs,
+// in either view, from the graph's as stored; Patch recomputes only the
+// rows a delta replaced, so a host that presents versions of a snapshot as
+// patched views (the store) pays for the snapshot's rows once.
+type Diff struct{ t touched }
+
+// Difference returns the rows that differ between native and auth.
+func Difference(native, auth *mask.View) *Diff {
+	return &Diff{touchedRows(native, auth)}
+}
+
+// Patch returns the difference between native and auth, views of the
+// same graph as the views d was computed on, with rows replaced: the
+// nodes in rows (ascending) are computed afresh, every other node's row is
+// d's. rows must hold every node whose row in either view differs from
+// its row in d's views (a store version: the rows its delta replaced).
+func (d *Diff) Patch(native, auth *mask.View, rows []uint32) *Diff {
+	var t touched
+	i, j := 0, 0
+	old := &d.t
+	for i < len(old.nodes) || j < len(rows) {
+		switch {
+		case j == len(rows) || i < len(old.nodes) && old.nodes[i] < rows[j]:
+			// The base row: copy its entry.
+			u := old.nodes[i]
+			first := len(t.arcs)
+			t.arcs = append(t.arcs, old.arcs[old.arcStart[i]:old.arcStart[i+1]]...)
+			t.nodes = append(t.nodes, u)
+			t.rowDiff = append(t.rowDiff, old.rowDiff[i])
+			t.arcStart = append(t.arcStart, first)
+			i++
+		default:
+			u := rows[j]
+			if i < len(old.nodes) && old.nodes[i] == u {
+				i++ // replaced: computed afresh below
+			}
+			t.addRows(native, auth, []uint32{u})
+			j++
+		}
+	}
 	t.arcStart = append(t.arcStart, len(t.arcs))
-	return t
+	return &Diff{t}
 }
 
 // arc is one live arc of a row.

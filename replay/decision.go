@@ -71,20 +71,20 @@ func ParsePath(s string) (Path, error) {
 	return 0, fmt.Errorf("replay: unknown path %q, want auto, untouched, certificate, delta or full", s)
 }
 
-// Policy says what Select hands the caller on a divergence.
-type Policy int
+// OnDivergence says what Select hands the caller on a divergence.
+type OnDivergence int
 
 const (
 	// Reject (the default): the caller gets the authenticated selection and
 	// the divergence flag.
-	Reject Policy = iota
+	Reject OnDivergence = iota
 	// Escalate: Select returns a *DivergenceError the caller must handle.
 	Escalate
 	// Report: the native selection passes through, flagged.
 	Report
 )
 
-func (p Policy) String() string {
+func (p OnDivergence) String() string {
 	switch p {
 	case Reject:
 		return "reject"
@@ -93,17 +93,17 @@ func (p Policy) String() string {
 	case Report:
 		return "report"
 	}
-	return fmt.Sprintf("Policy(%d)", int(p))
+	return fmt.Sprintf("OnDivergence(%d)", int(p))
 }
 
-// ParsePolicy accepts reject, escalate or report.
-func ParsePolicy(s string) (Policy, error) {
+// ParseOnDivergence accepts reject, escalate or report.
+func ParseOnDivergence(s string) (OnDivergence, error) {
 	for p := Reject; p <= Report; p++ {
 		if p.String() == s {
 			return p, nil
 		}
 	}
-	return 0, fmt.Errorf("replay: unknown policy %q, want reject, escalate or report", s)
+	return 0, fmt.Errorf("replay: unknown divergence policy %q, want reject, escalate or report", s)
 }
 
 // Interval is a closed interval proved to hold a quantity.
@@ -125,7 +125,7 @@ type Suspect struct {
 type Decision struct {
 	Native   []ppr.Scored // native top-k, native scores
 	Auth     []ppr.Scored // authenticated top-k, authenticated estimates
-	Selected []ppr.Scored // what the policy hands the caller
+	Selected []ppr.Scored // what the policy hands the caller (nil when Escalate refused)
 	Outcome  Outcome
 	// Divergent is Outcome == Divergent; a Tie is never a divergence.
 	Divergent bool

@@ -12,7 +12,7 @@ import (
 
 // One untrusted edge (channel mallory) makes passage p3 the one to read;
 // the guard replays the selection without it, refuses p3 and names the edge.
-func Example() {
+func ExampleGuard_Select() {
 	const memory = `q alice 1 default
 q bob 1 default
 alice p1 1 default

@@ -29,8 +29,9 @@ type Options struct {
 	// (ppr.Engine.PushRounds), which cost about what a sweep costs per arc,
 	// so it stays the cheaper path until it has done several sweeps' work.
 	DeltaBudget int64
-	// Policy says what the caller gets on a divergence (default Reject).
-	Policy Policy
+	// OnDivergence says what the caller gets on a divergence (default
+	// Reject).
+	OnDivergence OnDivergence
 	// Force starts the replay at this path (PathDelta or PathFull) instead
 	// of the cheapest; for tests and measurements.
 	Force Path
@@ -75,15 +76,16 @@ func New(g *csr.Graph, labels *mask.Labels, trust mask.Policy, opt Options) (*Gu
 		ed := g.Edge(e)
 		return ed.Src, ed.Dst, labels.DependsOn(e), labels.DeletersOf(e)
 	}
-	return NewFromViews(native, auth, trust, edges, opt)
+	return NewFromViews(native, auth, nil, trust, edges, opt)
 }
 
-// NewFromViews builds a guard from the two views of one graph (both from
-// the same snapshot, patched or not: a store version's views), the trust
+// NewFromViews builds a guard from two views of one graph (both from the
+// same snapshot, patched or not: a store version's views), the trust
 // policy the authenticated view applies and the source of edge
-// descriptions for suspects. Its cost is the rows that differ between the
-// views.
-func NewFromViews(native, auth *mask.View, trust mask.Policy, edges EdgeSource, opt Options) (*Guard, error) {
+// descriptions for suspects. diff holds the rows that differ between the
+// views (nil: computed, reading each of them): a host that keeps
+// Difference's result for a snapshot patches it per version instead.
+func NewFromViews(native, auth *mask.View, diff *Diff, trust mask.Policy, edges EdgeSource, opt Options) (*Guard, error) {
 	if native.Graph() != auth.Graph() || native.NumNodes() != auth.NumNodes() {
 		return nil, errors.New("replay: the native and authenticated views are not views of one graph")
 	}
@@ -116,7 +118,10 @@ func NewFromViews(native, auth *mask.View, trust mask.Policy, edges EdgeSource, 
 		return nil, fmt.Errorf("replay: cannot force path %s (only delta or full)", opt.Force)
 	}
 	gd := &Guard{native: native, auth: auth, trust: trust, edges: edges, opt: opt}
-	gd.touched = touchedRows(native, auth)
+	if diff == nil {
+		diff = Difference(native, auth)
+	}
+	gd.touched = diff.t
 	// The nodes whose out-rows (touched) or in-rows (the heads of the
 	// differing arcs) differ.
 	gd.differ = append([]uint32(nil), gd.touched.nodes...)
@@ -225,9 +230,10 @@ func (gd *Guard) validate(q Query) (ppr.Seeds, error) {
 // Select proves the native top-k (ppr's certified top-k, the selection an
 // unguarded caller would make), replays it on the authenticated view from
 // the same state and returns the decision. Under the Escalate policy a
-// divergence also returns a *DivergenceError (with the same decision).
+// divergence also returns a *DivergenceError (with the same decision, whose
+// Selected is nil: the selection is refused).
 func (gd *Guard) Select(q Query) (*Decision, error) {
-	return gd.SelectFrom(q, nil)
+	return gd.SelectFrom(q, nil, nil)
 }
 
 // WarmStart is a state (x, r) of a query's seeds and damping on a guard's
@@ -240,10 +246,12 @@ type WarmStart struct {
 }
 
 // SelectFrom is Select with the native solve warm-started from warm (nil:
-// the native start). Its vectors are copied, never kept. The decision does
-// not depend on where the native solve starts beyond the certified
-// top-k's own ties.
-func (gd *Guard) SelectFrom(q Query, warm *WarmStart) (*Decision, error) {
+// the native start) and, when keep is not nil, the native state handed to
+// keep once the native selection is proved (its slices valid during the
+// call only: a cache copies them for the next query on these seeds).
+// warm's vectors are copied, never kept. The decision does not depend on
+// where the native solve starts beyond the certified top-k's own ties.
+func (gd *Guard) SelectFrom(q Query, warm *WarmStart, keep func(*WarmStart)) (*Decision, error) {
 	seeds, err := gd.validate(q)
 	if err != nil {
 		return nil, err
@@ -278,6 +286,9 @@ func (gd *Guard) SelectFrom(q Query, warm *WarmStart) (*Decision, error) {
 	if err != nil {
 		return nil, fmt.Errorf("replay: native selection: %w", err)
 	}
+	if keep != nil {
+		keep(&WarmStart{X: ws.x, R: ws.r, Passes: prior + res.Sweeps})
+	}
 	d := &Decision{Native: slices.Clone(res.TopK), NativeSweeps: res.Sweeps, NativeGap: res.Gap}
 	d.NativeTime = time.Since(start)
 
@@ -287,27 +298,12 @@ func (gd *Guard) SelectFrom(q Query, warm *WarmStart) (*Decision, error) {
 	d.ReplayTime = time.Since(start)
 	d.Divergent = d.Outcome == Divergent
 	d.Selected = d.Native
-	if d.Divergent && gd.opt.Policy == Reject {
+	if d.Divergent && gd.opt.OnDivergence == Reject {
 		d.Selected = d.Auth
 	}
-	if d.Divergent && gd.opt.Policy == Escalate {
+	if d.Divergent && gd.opt.OnDivergence == Escalate {
+		d.Selected = nil // refused: a caller that drops the error gets nothing
 		return d, &DivergenceError{Decision: d}
 	}
 	return d, nil
-}
-
-// Vectors solves the query on both views at once with ppr.SolvePair (one
-// pass over the arrays per sweep serves both; Jacobi sweeps to the guard's
-// tolerance), for callers that always want both full vectors rather than a
-// decision.
-func (gd *Guard) Vectors(q Query) (native, auth *ppr.Result, err error) {
-	seeds, err := gd.validate(q)
-	if err != nil {
-		return nil, nil, err
-	}
-	native, auth, err = ppr.SolvePair(gd.native, gd.auth, seeds, q.Damping, ppr.Options{Tol: gd.opt.Tol})
-	if err != nil {
-		return nil, nil, fmt.Errorf("replay: %w", err)
-	}
-	return native, auth, nil
 }

@@ -63,14 +63,14 @@ func Reference(g *csr.Graph, labels *mask.Labels, trust mask.Policy, q Query, op
 		Auth:    ppr.TopKRanked(xa.Scores, k, q.Candidates, g.Ranks()),
 		AuthPPR: xa.Scores,
 	}
-	ref.GapA = SelectionGap(xa.Scores, ref.Native, q.Candidates)
+	ref.GapA = selectionGap(xa.Scores, ref.Native, q.Candidates)
 	ref.Outcome, _ = classify(Interval{Lo: ref.GapA, Hi: ref.GapA}, opt.TieTol) // a point always classifies
 	return ref, nil
 }
 
-// SelectionGap returns min_{v in sel} scores[v] - max_{u in cands \ sel}
+// selectionGap returns min_{v in sel} scores[v] - max_{u in cands \ sel}
 // scores[u] (+Inf when every candidate is selected); cands nil means all.
-func SelectionGap(scores []float64, sel []ppr.Scored, cands []uint32) float64 {
+func selectionGap(scores []float64, sel []ppr.Scored, cands []uint32) float64 {
 	in := make(map[uint32]bool, len(sel))
 	lo := math.Inf(1)
 	for _, s := range sel {
@@ -98,10 +98,10 @@ func SelectionGap(scores []float64, sel []ppr.Scored, cands []uint32) float64 {
 	return lo - hi
 }
 
-// AmbiguityMargin is how close to the tie band's edge (+-TieTol) the
+// ambiguityMargin is how close to the tie band's edge (+-TieTol) the
 // reference gap may lie before either outcome is accepted: the reference's
 // own error, the guard's precision floor and rounding, with room to spare.
-const AmbiguityMargin = 1e-12
+const ambiguityMargin = 1e-12
 
 // Check compares a guard's decision for the same query and options with the
 // reference: the native selection (the same certified top-k, to the bit),
@@ -122,19 +122,19 @@ func (ref *ReferenceDecision) Check(d *Decision, q Query, tieTol float64) (ambig
 // (solved to ReferenceTol): the proved gap interval must hold the gap of
 // d's native selection on it, the authenticated selection must be a top-k
 // of it up to tieTol and, unless the case is ambiguous (the gap within
-// AmbiguityMargin of -tieTol), the outcome must be the one the gap gives.
+// ambiguityMargin of -tieTol), the outcome must be the one the gap gives.
 // It serves decisions whose native selection was solved elsewhere (a warm
 // start, a store version). It reports whether the case was ambiguous.
 func CheckDecision(authPPR []float64, d *Decision, q Query, tieTol float64) (ambiguous bool, err error) {
-	gapA := SelectionGap(authPPR, d.Native, q.Candidates)
-	if d.Gap.Lo > gapA+AmbiguityMargin || d.Gap.Hi < gapA-AmbiguityMargin {
+	gapA := selectionGap(authPPR, d.Native, q.Candidates)
+	if d.Gap.Lo > gapA+ambiguityMargin || d.Gap.Hi < gapA-ambiguityMargin {
 		return false, fmt.Errorf("path %s: proved gap interval [%g, %g] misses the reference gap %g", d.Path, d.Gap.Lo, d.Gap.Hi, gapA)
 	}
 	k := len(d.Native)
 	if len(d.Auth) != k {
 		return false, fmt.Errorf("path %s: auth selection has %d nodes, native %d", d.Path, len(d.Auth), k)
 	}
-	if g := SelectionGap(authPPR, d.Auth, q.Candidates); g < -tieTol-AmbiguityMargin {
+	if g := selectionGap(authPPR, d.Auth, q.Candidates); g < -tieTol-ambiguityMargin {
 		return false, fmt.Errorf("path %s: auth selection %v is not a top-k of the authenticated vector (gap %g)", d.Path, d.Auth, g)
 	}
 	if d.Divergent != (d.Outcome == Divergent) {
@@ -142,7 +142,7 @@ func CheckDecision(authPPR []float64, d *Decision, q Query, tieTol float64) (amb
 	}
 	// The refusal is decided by gapA < -tieTol alone; near that edge either
 	// answer is within tolerance.
-	if math.Abs(gapA+tieTol) < AmbiguityMargin {
+	if math.Abs(gapA+tieTol) < ambiguityMargin {
 		return true, nil
 	}
 	if d.Divergent != (gapA < -tieTol) {
@@ -152,11 +152,11 @@ func CheckDecision(authPPR []float64, d *Decision, q Query, tieTol float64) (amb
 	// (0, tieTol], so check each claim rather than one label.
 	switch d.Outcome {
 	case Same:
-		if gapA <= -AmbiguityMargin {
+		if gapA <= -ambiguityMargin {
 			return false, fmt.Errorf("path %s: same, but the reference gap is %g", d.Path, gapA)
 		}
 	case Tie:
-		if math.Abs(gapA) > tieTol+AmbiguityMargin {
+		if math.Abs(gapA) > tieTol+ambiguityMargin {
 			return false, fmt.Errorf("path %s: tie, but the reference gap is %g (tie tolerance %g)", d.Path, gapA, tieTol)
 		}
 	}

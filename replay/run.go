@@ -82,7 +82,11 @@ func (r *run) decide() {
 		if B == 0 {
 			path = PathUntouched
 		}
-		if r.tryFinish(path, pa, r.damping()*B/r.alpha(), true) {
+		// Refining (reverse pushes) pays only when the correction's L1
+		// term leaves room: with it above the native gap no refined
+		// interval can prove more than the unrefined one.
+		extra := r.damping() * B / r.alpha()
+		if r.tryFinish(path, pa, extra, extra < r.d.NativeGap) {
 			return
 		}
 	}
@@ -329,7 +333,7 @@ func (r *run) full() {
 		// margin, and the estimate decides (see the package doc).
 		iv := proof.Gap(r.sel, r.q.Candidates, ws.inSel)
 		if iv.Hi-iv.Lo <= 8*proof.Rounding() || eng.Stats.Sweeps-before >= maxFullSweeps {
-			g := SelectionGap(ws.x, r.d.Native, r.q.Candidates)
+			g := selectionGap(ws.x, r.d.Native, r.q.Candidates)
 			out, _ := classify(Interval{Lo: g, Hi: g}, gd.opt.TieTol) // a point always classifies
 			var auth []ppr.Scored
 			if out == Divergent {

@@ -21,7 +21,7 @@ type Selector[S any] interface {
 type SelectorDecision[S any] struct {
 	Native   S
 	Auth     S
-	Selected S // what the policy hands the caller
+	Selected S // what the policy hands the caller (S's zero value when Escalate refused)
 	Outcome  Outcome
 	// Divergent is Outcome == Divergent.
 	Divergent bool
@@ -40,9 +40,10 @@ func (e *SelectorDivergenceError) Error() string {
 // ReplaySelector runs sel on both views and decides as Guard.Select does:
 // Divergent when the selections differ; under Reject the caller gets the
 // authenticated selection, under Report the native one (flagged), under
-// Escalate a *SelectorDivergenceError with the decision. An error from
+// Escalate a *SelectorDivergenceError with the decision (and no selection
+// in it). An error from
 // either side is returned wrapped (naming the side), with no decision.
-func ReplaySelector[S any](sel Selector[S], policy Policy) (*SelectorDecision[S], error) {
+func ReplaySelector[S any](sel Selector[S], policy OnDivergence) (*SelectorDecision[S], error) {
 	native, err := sel.SelectNative()
 	if err != nil {
 		return nil, fmt.Errorf("replay: native selection: %w", err)
@@ -58,6 +59,8 @@ func ReplaySelector[S any](sel Selector[S], policy Policy) (*SelectorDecision[S]
 		case Reject:
 			d.Selected = auth
 		case Escalate:
+			var refused S // a caller that drops the error gets nothing
+			d.Selected = refused
 			return d, &SelectorDivergenceError{Decision: d}
 		}
 	}

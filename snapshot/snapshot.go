@@ -26,7 +26,7 @@ const (
 	version    = 1
 	headerSize = 64
 	entrySize  = 32
-	maxSection = 19 // secRank, the last section id
+	maxSection = 20 // secProgress, the last section id
 
 	flagDirected  = 1 << 0
 	flagRelations = 1 << 1
@@ -58,6 +58,7 @@ const (
 	secOutWeightSum
 	secLabels
 	secRank
+	secProgress
 )
 
 var sectionNames = [...]string{
@@ -67,6 +68,19 @@ var sectionNames = [...]string{
 	secOutWeight: "out-weight", secOutEdge: "out-edge", secInOffsets: "in-offsets",
 	secInNbr: "in-nbr", secInWeight: "in-weight", secInEdge: "in-edge",
 	secOutWeightSum: "out-weight-sum", secLabels: "labels", secRank: "rank",
+	secProgress: "progress",
+}
+
+// progressSize is the length of the progress section: three uint64.
+const progressSize = 16
+
+// Progress is what a living store records about the writes a snapshot
+// holds (section 20, written when any field is not zero; a file without it
+// reads as all zero): the position of the last batch applied with one
+// (store's Writer.ApplyAt, e.g. a replicated stream's sequence; 0: none),
+// and the number of batches applied since the store was created.
+type Progress struct {
+	Position, Batches uint64
 }
 
 // hostOK reports whether the in-memory layout of the arrays is the file's:
@@ -117,6 +131,12 @@ func stringsBlock(ss []string, withCount bool) []byte {
 // Save writes g and labels to path atomically: a temporary file in the same
 // directory, fsynced, renamed over path, and the directory fsynced.
 func Save(path string, g *csr.Graph, labels *mask.Labels) error {
+	return SaveProgress(path, g, labels, Progress{})
+}
+
+// SaveProgress is Save with the progress of the store the snapshot is of
+// (Snapshot.Progress when loaded).
+func SaveProgress(path string, g *csr.Graph, labels *mask.Labels, progress Progress) error {
 	if err := hostOK(); err != nil {
 		return err
 	}
@@ -169,6 +189,11 @@ func Save(path string, g *csr.Graph, labels *mask.Labels) error {
 	secs = append(secs, section{secOutWeightSum, bytesOf(p.OutWeight)}, section{secLabels, lab.Bytes()})
 	if p.Rank != nil { // a reordered graph: ties break by rank (csr.Graph.Ranks)
 		secs = append(secs, section{secRank, bytesOf(p.Rank)})
+	}
+	if progress != (Progress{}) {
+		b := binary.LittleEndian.AppendUint64(nil, progress.Position)
+		b = binary.LittleEndian.AppendUint64(b, progress.Batches)
+		secs = append(secs, section{secProgress, b})
 	}
 
 	head := make([]byte, headerSize+entrySize*len(secs))
@@ -250,8 +275,9 @@ func Save(path string, g *csr.Graph, labels *mask.Labels) error {
 // file's mapping, which the graph holds (see the package doc's Memory
 // section); its names and labels are Go memory.
 type Snapshot struct {
-	Graph  *csr.Graph
-	Labels *mask.Labels
+	Graph    *csr.Graph
+	Labels   *mask.Labels
+	Progress Progress // zero when the file has no progress section
 }
 
 // Close drops the snapshot's hold on the file: Graph and Labels are nil
@@ -560,7 +586,14 @@ func parseWith(path string, data []byte, owner any, fused bool) (*Snapshot, erro
 	if err := checkLabels(p.EdgeChannel, g.Channels(), labels); err != nil {
 		return nil, fail("section labels: %v", err)
 	}
-	return &Snapshot{Graph: g, Labels: labels}, nil
+	var progress Progress
+	if _, ok := secs[secProgress]; ok {
+		if b, err = want(secProgress, progressSize); err != nil {
+			return nil, err
+		}
+		progress = Progress{Position: le.Uint64(b), Batches: le.Uint64(b[8:])}
+	}
+	return &Snapshot{Graph: g, Labels: labels, Progress: progress}, nil
 }
 
 // viewAs reinterprets a section's bytes (8-byte aligned, length checked by

@@ -91,7 +91,7 @@ func BenchmarkPatchedSolve(b *testing.B) {
 // patchedSolves adds 10,000 random edges to s and times a solve on that
 // version (a patched view) and on the compacted one.
 func patchedSolves(b *testing.B, s *Store, names []string, tol float64) {
-	seeds, _ := s.Current().Seeds([]ppr.Seed{{Node: 1, Weight: 1}})
+	seeds, _ := ppr.NewSeeds(s.Current().NumNodes(), []ppr.Seed{{Node: 1, Weight: 1}})
 	rng := rand.New(rand.NewPCG(3, 3))
 	ops := make([]Op, 10000)
 	for i := range ops {

@@ -92,26 +92,7 @@ func seedsKey(s ppr.Seeds) string {
 // native), within Tol in L1, and how it got there. The returned vectors are
 // the caller's.
 func (c *Cache) Query(v *Version, p *mask.Policy, seeds ppr.Seeds, damping float64) (*Solution, How, error) {
-	group := groupKey(p, damping)
-	key := group + "\x02" + seedsKey(seeds)
-	c.mu.Lock()
-	if c.entries == nil {
-		c.entries = make(map[string]*entry)
-	}
-	c.clock++
-	e := c.entries[key]
-	var near *entry
-	if e == nil {
-		// Entries are created in order and a new entry only waits on an
-		// older one, so entry locks cannot form a cycle.
-		near = c.nearest(group, seeds)
-		e = &entry{key: key, group: group, seeds: seeds, damping: damping, policy: p}
-		c.entries[key] = e
-		c.evict(e)
-	}
-	e.used = c.clock
-	c.mu.Unlock()
-
+	e, near := c.entry(p, seeds, damping)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	// Answers are within T = tol*alpha in residual L1; fresh solves and
@@ -131,12 +112,19 @@ func (c *Cache) Query(v *Version, p *mask.Policy, seeds ppr.Seeds, damping float
 		}
 		e.v = v
 		return c.answerOf(e, v, how, T)
-	case e.v == v || e.v.batches == v.batches && len(e.x) == v.NumNodes():
-		e.v, e.stats = v, ppr.Stats{}
-		return c.answerOf(e, v, Hit, T)
-	case e.v.batches < v.batches:
-		if err := c.update(e, v, T); err != nil {
+	case e.v == v || e.v.batches <= v.batches:
+		same := e.v == v || e.v.batches == v.batches && len(e.x) == v.NumNodes()
+		frontier, lv, err := c.adjust(e, v)
+		if err != nil {
 			return nil, 0, err
+		}
+		e.stats = ppr.Stats{}
+		pushed, err := c.settle(e, lv, frontier, T)
+		if err != nil {
+			return nil, 0, err
+		}
+		if same && !pushed {
+			return c.answerOf(e, v, Hit, T)
 		}
 		return c.answerOf(e, v, Updated, T)
 	}
@@ -258,12 +246,20 @@ func eps0(l1, vol float64, n int) float64 {
 	return l1 / (vol + float64(n))
 }
 
-// update brings e from its version to v: for every node u whose out-row
-// changed (the journal between the versions), r += d*x(u)*(P_new[u] -
-// P_old[u]), which keeps r = alpha*s + d*x*P_new - x exactly; then a push
-// from the changed entries, and lower thresholds until the bound is met.
-func (c *Cache) update(e *entry, v *Version, bound float64) error {
+// adjust brings e's state from its version to v (a later one, or the
+// same): for every node u whose out-row changed (the journal between the
+// versions), r += d*x(u)*(P_new[u] - P_old[u]), which keeps r = alpha*s +
+// d*x*P_new - x exactly. It returns the nodes whose residual it changed
+// and v's view for e's policy. One pass over the changed rows.
+func (c *Cache) adjust(e *entry, v *Version) ([]uint32, *lazyView, error) {
+	lv, err := v.lazyView(e.policy)
+	if err != nil {
+		return nil, nil, err
+	}
 	old := e.v
+	if old == v {
+		return nil, lv, nil
+	}
 	changed := slices.Clone(v.l.journal[len(old.l.journal):])
 	slices.Sort(changed)
 	changed = slices.Compact(changed)
@@ -275,11 +271,7 @@ func (c *Cache) update(e *entry, v *Version, bound float64) error {
 	}
 	oldView, err := old.View(e.policy)
 	if err != nil {
-		return err
-	}
-	lv, err := v.lazyView(e.policy)
-	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	newView := lv.v
 	frontier := make([]uint32, 0, 4*len(changed))
@@ -309,28 +301,102 @@ func (c *Cache) update(e *entry, v *Version, bound float64) error {
 		spread(oldView, u, -c)
 		spread(newView, u, c)
 	}
-	eng, err := ppr.NewEngine(newView, e.seeds, e.damping)
-	if err != nil {
-		return err
+	e.x, e.r, e.v = x, r, v
+	if len(changed) > 0 {
+		e.passes++
 	}
-	eng.X, eng.R = x, r
-	// Push from the changed entries until no reached node is over its
-	// threshold, then lower the threshold until the bound is met:
-	// the first pass stays local, later passes scan only as far as the
-	// mass has to go.
-	eng.PushRounds(eps0(eng.ResidualL1(), lv.vol, n), frontier, 0)
-	l1 := eng.ResidualL1()
+	return frontier, lv, nil
+}
+
+// settle pushes e's state (on lv's version) until its residual is within
+// bound in L1: from the nodes the adjustment changed until none it reaches
+// is over its threshold, then lower thresholds (the first pass stays local,
+// later ones scan only as far as the mass has to go). It reports whether
+// it pushed.
+func (c *Cache) settle(e *entry, lv *lazyView, frontier []uint32, bound float64) (bool, error) {
+	l1 := 0.0
+	for _, x := range e.r {
+		l1 += math.Abs(x)
+	}
+	if l1 <= bound {
+		return false, nil
+	}
+	eng, err := ppr.NewEngine(lv.v, e.seeds, e.damping)
+	if err != nil {
+		return false, err
+	}
+	n := len(e.x)
+	eng.X, eng.R = e.x, e.r
+	if len(frontier) > 0 {
+		eng.PushRounds(eps0(l1, lv.vol, n), frontier, 0)
+		l1 = eng.ResidualL1()
+	}
 	eps := eps0(l1, lv.vol, n)
 	for i := 0; l1 > bound; i++ {
 		if i == 200 {
-			return fmt.Errorf("store: cache: update stuck at residual %.3g over %.3g", l1, bound)
+			return true, fmt.Errorf("store: cache: update stuck at residual %.3g over %.3g", l1, bound)
 		}
 		for eng.PushScan(eps) > 0 && eng.ResidualL1() > bound {
 		}
 		l1 = eng.ResidualL1()
 		eps /= 4
 	}
-	// The adjustment and the rounds are two passes; every scan one more.
-	e.x, e.r, e.v, e.stats, e.passes = eng.X, eng.R, v, eng.Stats, e.passes+2+eng.Stats.Sweeps
-	return nil
+	// The rounds are a pass; every scan one more.
+	e.x, e.r, e.stats, e.passes = eng.X, eng.R, eng.Stats, e.passes+1+eng.Stats.Sweeps
+	return true, nil
+}
+
+// entry returns the cache's entry for (seeds, damping, policy), creating an
+// empty one (and the nearest entry of its group, for a warm start) when
+// there is none.
+func (c *Cache) entry(p *mask.Policy, seeds ppr.Seeds, damping float64) (e, near *entry) {
+	group := groupKey(p, damping)
+	key := group + "\x02" + seedsKey(seeds)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.entries == nil {
+		c.entries = make(map[string]*entry)
+	}
+	c.clock++
+	e = c.entries[key]
+	if e == nil {
+		// Entries are created in order and a new entry only waits on an
+		// older one, so entry locks cannot form a cycle.
+		near = c.nearest(group, seeds)
+		e = &entry{key: key, group: group, seeds: seeds, damping: damping, policy: p}
+		c.entries[key] = e
+		c.evict(e)
+	}
+	e.used = c.clock
+	return e, near
+}
+
+// state returns the state the cache keeps for the seeds and damping on the
+// native view, brought to v by the residual adjustment alone (exact, with
+// no push: a warm start, not an answer within Tol), copied; nil when the
+// cache has none, or only one for a later version than v.
+func (c *Cache) state(v *Version, seeds ppr.Seeds, damping float64) (*Solution, error) {
+	e, _ := c.entry(nil, seeds, damping)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.v == nil || e.v.batches > v.batches {
+		return nil, nil
+	}
+	if _, _, err := c.adjust(e, v); err != nil {
+		return nil, err
+	}
+	return &Solution{Version: v, X: slices.Clone(e.x), R: slices.Clone(e.r), Passes: e.passes}, nil
+}
+
+// keep stores a state (x, r) of the seeds and damping on v's native view
+// (r must be x's residual there; passes the passes that made it), copied,
+// for later queries to start from: a certified selection's state, say.
+func (c *Cache) keep(v *Version, seeds ppr.Seeds, damping float64, x, r []float64, passes int) {
+	e, _ := c.entry(nil, seeds, damping)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.v != nil && e.v.batches > v.batches {
+		return // a later version's state serves more queries
+	}
+	e.x, e.r, e.v, e.passes = append(e.x[:0], x...), append(e.r[:0], r...), v, passes
 }

@@ -38,7 +38,7 @@ func runCacheScenario(t testing.TB, seed uint64, steps int, directed bool, dampi
 			a := uint32(rng.IntN(min(3, v.NumNodes())))
 			b := uint32(rng.IntN(v.NumNodes()))
 			wb := []float64{0, 0.1, 1}[rng.IntN(3)]
-			seeds, err := v.Seeds([]ppr.Seed{{Node: a, Weight: 1}, {Node: b, Weight: wb}})
+			seeds, err := ppr.NewSeeds(v.NumNodes(), []ppr.Seed{{Node: a, Weight: 1}, {Node: b, Weight: wb}})
 			require.NoError(t, err)
 			var p *mask.Policy
 			if rng.IntN(2) == 0 {
@@ -110,7 +110,7 @@ func TestCacheUpdateCheaperThanSolve(t *testing.T) {
 	require.NoError(t, s.Compact())
 	cache := &Cache{Tol: 1e-8}
 	v := s.Current()
-	seeds, err := v.Seeds([]ppr.Seed{{Node: 1, Weight: 1}})
+	seeds, err := ppr.NewSeeds(v.NumNodes(), []ppr.Seed{{Node: 1, Weight: 1}})
 	require.NoError(t, err)
 	_, how, err := cache.Query(v, nil, seeds, 0.85)
 	require.NoError(t, err)

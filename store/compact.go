@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+
+	"github.com/authppr/authppr/snapshot"
 )
 
 // ErrCompacting is returned by Compact while another compaction runs.
@@ -106,7 +108,8 @@ func (s *Store) buildNow(v *Version, gen int) (*base, error) {
 		return nil, err
 	}
 	if s.durable != nil {
-		if err := s.durable.saveSnapshot(gen, g, labels); err != nil {
+		p := snapshot.Progress{Position: v.position, Batches: v.batches}
+		if err := s.durable.saveSnapshot(gen, g, labels, p); err != nil {
 			return nil, err
 		}
 	}
@@ -136,12 +139,4 @@ func (s *Store) rebase(nb *base, v *Version) {
 		id := uint32(nb.nodes + i)
 		s.names[name] = id
 	}
-}
-
-// CompactInBackground starts Compact on a new goroutine and returns a
-// channel that receives its result.
-func (s *Store) CompactInBackground() <-chan error {
-	done := make(chan error, 1)
-	go func() { done <- s.Compact() }()
-	return done
 }

@@ -63,7 +63,7 @@ func TestMain(m *testing.M) {
 			}
 			fmt.Println(i) // acknowledged: Apply returned after the fsync
 			if i%25 == 10 {
-				s.CompactInBackground()
+				go s.Compact()
 			}
 		}
 	}

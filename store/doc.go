@@ -56,7 +56,7 @@
 //
 // # Merges
 //
-// Merge{From: a, Into: b, Channel: c} rewires every edge incident to a that
+// MergeInto(a, b) applied by channel c's writer rewires every edge incident to a that
 // is live in the native view at that moment: each becomes a new edge (a
 // replaced by b at each end it touched, same weight, created by c) and the
 // old edge is labelled deleted by c. Node a stays (with no live edges in the
@@ -84,6 +84,14 @@
 // leaves one version or the other, both readable), with the same torn-tail
 // and damage rules; Store.Recovery's Version says which version each log
 // was found in. Compaction removes the older ones as it removes any log.
+//
+// A batch applied with a position (Writer.ApplyAt: the sequence of a
+// replicated stream, say) carries it in its own wal record (encodeRecord),
+// and each snapshot keeps the position and the batch and write counts of
+// the version it holds (the snapshot format's progress section), so a
+// reopened store's Position is that of the last batch it holds, whatever a
+// crash cut off: a follower resuming after it applies no batch twice and
+// skips none. Install starts a store from such a snapshot file.
 //
 // A batch Apply reports failed is neither published nor in the store after
 // a reopen. When the log cannot take a batch (a full disk, an I/O error)

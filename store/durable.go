@@ -44,6 +44,7 @@ func Open(dir string, opt Options) (*Store, error) {
 	s.nice.Store(int32(opt.CompactNice))
 	k := 0
 	var b *base
+	var progress snapshot.Progress
 	if len(snaps) > 0 {
 		k = snaps[len(snaps)-1]
 		snap, err := snapshot.Load(snapPath(dir, k))
@@ -56,6 +57,7 @@ func Open(dir string, opt Options) (*Store, error) {
 		if b, err = newBase(snap.Graph, snap.Labels, opt.Directed); err != nil {
 			return nil, err
 		}
+		progress = snap.Progress
 	} else {
 		b = &base{directed: opt.Directed}
 		if err := writeDirection(dir, opt.Directed); err != nil {
@@ -68,6 +70,7 @@ func Open(dir string, opt Options) (*Store, error) {
 		}
 	}
 	s.reset(b)
+	s.position, s.batches = progress.Position, progress.Batches
 	last := k
 	for _, w := range wals {
 		if w >= k {
@@ -77,14 +80,20 @@ func Open(dir string, opt Options) (*Store, error) {
 	for w := k; w <= last; w++ {
 		path := walPath(dir, w)
 		replay := func(seq uint64, rec []byte) error {
-			ops, err := decodeBatch(rec)
+			ops, pos, err := decodeRecord(rec)
 			if err != nil {
 				return fmt.Errorf("store: recover %s record %d: %w", path, seq, err)
+			}
+			if pos != 0 && pos <= s.position {
+				return fmt.Errorf("store: recover %s record %d: position %d, not above the %d before it", path, seq, pos, s.position)
 			}
 			if err := s.validate(ops); err != nil {
 				return fmt.Errorf("store: recover %s record %d: %w", path, seq, err)
 			}
 			s.apply(ops)
+			if pos != 0 {
+				s.position = pos
+			}
 			return nil
 		}
 		if w < last {
@@ -159,6 +168,53 @@ func Create(dir string, g *csr.Graph, labels *mask.Labels, opt Options) (*Store,
 	return Open(dir, opt)
 }
 
+// Install makes the snapshot file at path (the snapshot format, such as a
+// replica publishes: its Progress is the new store's position and counts)
+// the first snapshot of a new durable store in dir, which must hold no
+// store, and opens it with opt (whose Directed the snapshot's direction
+// overrides). The file is moved into dir, not copied, so path must be on
+// dir's file system; when Open refuses it, it is moved back to path.
+func Install(dir, path string, opt Options) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	snaps, wals, err := listFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(snaps)+len(wals) > 0 {
+		return nil, fmt.Errorf("store: install: %s already holds a store", dir)
+	}
+	first := snapPath(dir, 1)
+	if err := os.Rename(path, first); err != nil {
+		return nil, fmt.Errorf("store: install: %w", err)
+	}
+	if err := syncDir(dir); err != nil {
+		return nil, err
+	}
+	s, err := Open(dir, opt)
+	if err != nil {
+		if rerr := os.Rename(first, path); rerr != nil {
+			return nil, fmt.Errorf("%w (and moving %s back failed: %v)", err, first, rerr)
+		}
+		return nil, err
+	}
+	return s, nil
+}
+
+// syncDir makes the directory's entries durable (a rename into it).
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("store: sync %s: %w", dir, err)
+	}
+	return nil
+}
+
 // Close closes the log; later writes fail with ErrClosed. Versions stay
 // readable.
 func (s *Store) Close() error {
@@ -171,8 +227,8 @@ func (s *Store) Close() error {
 	return s.durable.log.Close()
 }
 
-func (d *disk) append(ops []Op) error {
-	d.buf = encodeBatch(d.buf[:0], ops)
+func (d *disk) append(pos uint64, ops []Op) error {
+	d.buf = encodeRecord(d.buf[:0], pos, ops)
 	if _, err := d.log.Append(d.buf); err != nil {
 		return fmt.Errorf("store: %w", err)
 	}
@@ -196,8 +252,8 @@ func (d *disk) rotate() (int, error) {
 	return next, nil
 }
 
-func (d *disk) saveSnapshot(k int, g *csr.Graph, labels *mask.Labels) error {
-	if err := snapshot.Save(snapPath(d.dir, k), g, labels); err != nil {
+func (d *disk) saveSnapshot(k int, g *csr.Graph, labels *mask.Labels, p snapshot.Progress) error {
+	if err := snapshot.SaveProgress(snapPath(d.dir, k), g, labels, p); err != nil {
 		return fmt.Errorf("store: compact: %w", err)
 	}
 	return nil

@@ -55,7 +55,7 @@ func TestRecoverSnapshotPlusLog(t *testing.T) {
 	got := r.Current()
 	require.True(t, got.Directed())
 	requireSameContent(t, want, got)
-	seeds, err := got.Seeds([]ppr.Seed{{Node: 0, Weight: 1}})
+	seeds, err := ppr.NewSeeds(got.NumNodes(), []ppr.Seed{{Node: 0, Weight: 1}})
 	require.NoError(t, err)
 	trust := mask.Trust("default")
 	a, err := want.Solve(&trust, seeds, 0.85, 1e-12)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
+	"github.com/authppr/authppr/replay"
 	"github.com/authppr/authppr/store"
 )
 
@@ -29,7 +30,7 @@ func Example() {
 	cache := &store.Cache{Tol: 1e-9}
 	v := s.Current()
 	q, _ := v.ID("q")
-	seeds, _ := v.Seeds([]ppr.Seed{{Node: q, Weight: 1}})
+	seeds, _ := ppr.NewSeeds(v.NumNodes(), []ppr.Seed{{Node: q, Weight: 1}})
 	if _, _, err := cache.Query(v, nil, seeds, 0.5); err != nil {
 		panic(err)
 	}
@@ -53,4 +54,52 @@ func Example() {
 	// By hand: native edges q-bob, bob-p1, bob-p2 (alice is left isolated),
 	// so pi(bob) = 1/3 and pi(p2) = pi(bob)/6 = 1/18.
 	// Output: rewired 2 edges; p2 native 0.056 (updated), authenticated 0.000
+}
+
+// Guarded retrieval on a memory that is written while it is read: each
+// principal writes through its own writer, and every selection on the
+// current version is replayed without the untrusted writer's structure.
+func ExampleGuard_Select() {
+	s, err := store.New(nil, nil, store.Options{})
+	if err != nil {
+		panic(err)
+	}
+	agent, _ := s.Writer("agent")
+	peer, _ := s.Writer("peer")
+	if _, err := agent.Apply(
+		store.Edge("q", "alice", 1), store.Edge("alice", "p1", 1),
+		store.Edge("q", "bob", 1), store.Edge("bob", "p2", 1), store.Edge("alice", "p2", 0.5),
+	); err != nil {
+		panic(err)
+	}
+	guard := s.NewGuard(mask.Trust("agent"), replay.Options{})
+	query := func() *replay.Decision {
+		v := s.Current()
+		id := func(name string) uint32 { u, _ := v.ID(name); return u }
+		d, err := guard.Select(v, replay.Query{
+			Seeds: []ppr.Seed{{Node: id("q"), Weight: 1}}, K: 1,
+			Candidates: []uint32{id("p1"), id("p2"), id("p3")}, Damping: 0.5,
+		})
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println("native", v.Name(d.Native[0].Node), "auth", v.Name(d.Auth[0].Node), "divergent", d.Divergent)
+		return d
+	}
+	// p3 does not exist yet: the peer writes it and a heavy edge to it.
+	if _, err := agent.Apply(store.Node("p3")); err != nil {
+		panic(err)
+	}
+	query()
+	if _, err := peer.Apply(store.Edge("q", "p3", 5)); err != nil {
+		panic(err)
+	}
+	d := query()
+	s0 := d.Suspects[0]
+	v := s.Current()
+	fmt.Println("suspect", v.Name(s0.Src), "-", v.Name(s0.Dst), s0.Channels)
+	// Output:
+	// native p2 auth p2 divergent false
+	// native p3 auth p2 divergent true
+	// suspect q - p3 [peer]
 }

@@ -114,7 +114,7 @@ func (r *storeFaultRun) open(where string) {
 		}
 	}
 	if i := r.unknown; i >= 0 {
-		if _, ok := s.Current().ID(fillBatch(i, 1)[0].Src); ok {
+		if _, ok := s.Current().ID(fillBatch(i, 1)[0].src); ok {
 			r.l.acked = append(r.l.acked, i)
 		} else {
 			r.l.failed = append(r.l.failed, i)

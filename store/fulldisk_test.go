@@ -79,14 +79,14 @@ func (l *fillLedger) check(t testing.TB, v *Version, where string) {
 		for j := range l.sizes[i] {
 			require.Less(t, int(e), v.NumEdges(), "%s: acknowledged batch %d missing", where, i)
 			info := v.Edge(e)
-			require.Equal(t, fillBatch(i, l.sizes[i])[j].Src, v.Name(info.Src), "%s: edge %d", where, e)
+			require.Equal(t, fillBatch(i, l.sizes[i])[j].src, v.Name(info.Src), "%s: edge %d", where, e)
 			require.Equal(t, float64(i*1000+j+1), info.Weight, "%s: edge %d", where, e)
 			e++
 		}
 	}
 	require.Equal(t, int(e), v.NumEdges(), "%s: edges beyond the acknowledged batches", where)
 	for _, i := range l.failed {
-		_, ok := v.ID(fillBatch(i, 1)[0].Src)
+		_, ok := v.ID(fillBatch(i, 1)[0].src)
 		require.False(t, ok, "%s: batch %d was refused, yet it is there", where, i)
 	}
 }

@@ -26,6 +26,11 @@ type Guard struct {
 	mu     sync.Mutex
 	guards map[*Version]*replay.Guard // the guards of the versions asked for lately
 	order  []*Version                 // oldest first
+	// The rows that differ between the base's native and authenticated
+	// views, computed once per base: a version's guard patches them with
+	// the rows its delta replaced (replay.Diff.Patch).
+	baseOf   *base
+	baseDiff *replay.Diff
 }
 
 // guardsKept is how many versions' guards a Guard keeps: queries usually
@@ -39,30 +44,27 @@ func (s *Store) NewGuard(trust mask.Policy, opt replay.Options) *Guard {
 	return &Guard{trust: trust, opt: opt, cache: &Cache{Tol: opt.Tol}, guards: make(map[*Version]*replay.Guard)}
 }
 
-// Cache returns the cache the guard's native solves warm-start from (its
-// Tol is the guard's).
-func (g *Guard) Cache() *Cache { return g.cache }
-
 // Select runs the guarded selection q on version v: the native top-k
-// (certified, warm from the cache's state for q's seeds when it has one,
-// brought to v by the residual adjustment), replayed on the authenticated
-// view. The decision is replay.Guard.Select's on v materialised, with node
-// ids and edge ids the version's. Its NativeTime includes the cache's
-// update (what an unguarded selection on v costs), its ReplayTime the
-// building of v's authenticated view and differing rows the first time v
-// is asked for (what the guard adds).
+// (certified, warm from the state the last selection on q's seeds left in
+// the guard's cache, brought to v by the residual adjustment), replayed on
+// the authenticated view. The decision is replay.Guard.Select's on v
+// materialised, with node ids and edge ids the version's. Its NativeTime
+// includes bringing the cached state to v (what an unguarded selection on
+// v costs), its ReplayTime the building of v's authenticated view and
+// differing rows the first time v is asked for (what the guard adds).
 func (g *Guard) Select(v *Version, q replay.Query) (*replay.Decision, error) {
-	// The native state first, as an unguarded selection gets it (its view,
-	// the cache's update); then what the guard adds: v's authenticated
-	// view and the rows that differ, once per version.
 	start := time.Now()
 	seeds, err := ppr.NewSeeds(v.NumNodes(), q.Seeds)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	sol, _, err := g.cache.Query(v, nil, seeds, q.Damping)
+	var warm *replay.WarmStart
+	st, err := g.cache.state(v, seeds, q.Damping)
 	if err != nil {
 		return nil, err
+	}
+	if st != nil {
+		warm = &replay.WarmStart{X: st.X, R: st.R, Passes: st.Passes}
 	}
 	cached := time.Since(start)
 	start = time.Now()
@@ -71,7 +73,8 @@ func (g *Guard) Select(v *Version, q replay.Query) (*replay.Decision, error) {
 		return nil, err
 	}
 	built := time.Since(start)
-	d, err := gd.SelectFrom(q, &replay.WarmStart{X: sol.X, R: sol.R, Passes: sol.Passes})
+	keep := func(w *replay.WarmStart) { g.cache.keep(v, seeds, q.Damping, w.X, w.R, w.Passes) }
+	d, err := gd.SelectFrom(q, warm, keep)
 	if d != nil {
 		d.NativeTime += cached
 		d.ReplayTime += built
@@ -95,7 +98,19 @@ func (g *Guard) versionGuard(v *Version) (*replay.Guard, error) {
 	if err != nil {
 		return nil, err
 	}
-	gd, err := replay.NewFromViews(native, auth, g.trust, v.describe, g.opt)
+	if g.baseOf != v.base {
+		bn, err := v.base.view(nil)
+		if err != nil {
+			return nil, err
+		}
+		ba, err := v.base.view(&g.trust)
+		if err != nil {
+			return nil, err
+		}
+		g.baseOf, g.baseDiff = v.base, replay.Difference(bn, ba)
+	}
+	diff := g.baseDiff.Patch(native, auth, mergeSorted(native.ReplacedNodes(), auth.ReplacedNodes()))
+	gd, err := replay.NewFromViews(native, auth, diff, g.trust, v.describe, g.opt)
 	if err != nil {
 		return nil, err
 	}
@@ -114,4 +129,11 @@ func (v *Version) describe(e uint32) (src, dst uint32, channels, deletedBy []str
 	channels = append(slices.Clone(info.AddedBy), info.Requires...)
 	slices.Sort(channels)
 	return info.Src, info.Dst, slices.Compact(channels), info.DeletedBy
+}
+
+// mergeSorted returns the sorted union of two ascending lists.
+func mergeSorted(a, b []uint32) []uint32 {
+	out := append(slices.Clone(a), b...)
+	slices.Sort(out)
+	return slices.Compact(out)
 }

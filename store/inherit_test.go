@@ -65,7 +65,7 @@ func TestTrustedMergeDoesNotLaunder(t *testing.T) {
 				}
 			}
 			// And the patched views agree with the materialised ones.
-			seeds, err := v.Seeds([]ppr.Seed{{Node: 0, Weight: 1}})
+			seeds, err := ppr.NewSeeds(v.NumNodes(), []ppr.Seed{{Node: 0, Weight: 1}})
 			require.NoError(t, err)
 			got, err := v.Solve(&trust, seeds, 0.85, 1e-12)
 			require.NoError(t, err)

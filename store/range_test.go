@@ -49,7 +49,7 @@ func TestExtremeWeightsSolve(t *testing.T) {
 		_, err = s.applyBatch(ops)
 		require.NoError(t, err)
 		v := s.Current()
-		seeds, err := v.Seeds([]ppr.Seed{{Node: 0, Weight: 1}})
+		seeds, err := ppr.NewSeeds(v.NumNodes(), []ppr.Seed{{Node: 0, Weight: 1}})
 		require.NoError(t, err)
 		sol, err := v.Solve(nil, seeds, 0.85, 1e-12)
 		require.NoError(t, err)

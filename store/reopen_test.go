@@ -69,7 +69,7 @@ func reopenCompactLookup(t *testing.T, dir string) {
 	require.Equal(t, []string{"default"}, v.Edge(3).AddedBy)
 	require.Equal(t, []string{"default"}, v.base.g.Channels(), "the new base's channel names")
 	require.Equal(t, "default", v.base.g.Edge(100).Channel)
-	seeds, err := v.Seeds([]ppr.Seed{{Node: id, Weight: 1}})
+	seeds, err := ppr.NewSeeds(v.NumNodes(), []ppr.Seed{{Node: id, Weight: 1}})
 	require.NoError(t, err)
 	trust := mask.Trust("default")
 	res, err := v.Solve(&trust, seeds, 0.85, 1e-10)

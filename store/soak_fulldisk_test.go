@@ -94,7 +94,7 @@ func soakFullDisk(t *testing.T, d time.Duration) {
 					for j := range ops {
 						ops[j] = as(fmt.Sprintf("w%d", w), Edge(fmt.Sprintf("%s-e%d-%s", key, j, strings.Repeat("x", (i+j)%50)), fmt.Sprintf("t%d", (i+j)%40), float64(j+1)))
 					}
-					b := soakBatch{len(ops), ops[0].Src}
+					b := soakBatch{len(ops), ops[0].src}
 					_, err := s.applyBatch(ops)
 					l.mu.Lock()
 					switch {
@@ -125,7 +125,7 @@ func soakFullDisk(t *testing.T, d time.Duration) {
 				if v.NumNodes() == 0 {
 					continue
 				}
-				seeds, err := v.Seeds([]ppr.Seed{{Node: 0, Weight: 1}})
+				seeds, err := ppr.NewSeeds(v.NumNodes(), []ppr.Seed{{Node: 0, Weight: 1}})
 				if err == nil {
 					_, err = v.Solve(nil, seeds, 0.85, 1e-6)
 				}

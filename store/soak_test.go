@@ -91,11 +91,11 @@ func TestSoak(t *testing.T) {
 						return
 					}
 					for j, op := range ops {
-						switch op.Kind {
-						case AddEdge:
-							acked[w] = append(acked[w], written{res.IDs[j], op.Src, op.Dst, op.Weight})
-						case DeleteEdge:
-							deleted[w][op.Edge] = true
+						switch op.kind {
+						case addEdgeOp:
+							acked[w] = append(acked[w], written{res.IDs[j], op.src, op.dst, op.weight})
+						case deleteEdgeOp:
+							deleted[w][op.edge] = true
 						}
 					}
 				}
@@ -114,7 +114,7 @@ func TestSoak(t *testing.T) {
 					}
 					v := s.Current()
 					hub, _ := v.ID("hub")
-					seeds, err := v.Seeds([]ppr.Seed{{Node: hub, Weight: 1}, {Node: uint32(rng.IntN(v.NumNodes())), Weight: float64(rng.IntN(2))}})
+					seeds, err := ppr.NewSeeds(v.NumNodes(), []ppr.Seed{{Node: hub, Weight: 1}, {Node: uint32(rng.IntN(v.NumNodes())), Weight: float64(rng.IntN(2))}})
 					if err != nil {
 						fail(err)
 						return
@@ -209,7 +209,7 @@ func TestSoak(t *testing.T) {
 		}
 		hub, ok := v.ID("hub")
 		require.True(t, ok)
-		seeds, err := v.Seeds([]ppr.Seed{{Node: hub, Weight: 1}})
+		seeds, err := ppr.NewSeeds(v.NumNodes(), []ppr.Seed{{Node: hub, Weight: 1}})
 		require.NoError(t, err)
 		trust := mask.Trust("default", "w0")
 		got, err := v.Solve(&trust, seeds, 0.85, 1e-9)

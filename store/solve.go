@@ -129,11 +129,6 @@ func (v *Version) Solve(p *mask.Policy, seeds ppr.Seeds, damping, tol float64) (
 	return &Solution{Version: v, X: eng.X, R: eng.R, ResidualL1: res.ResidualL1, ErrorBound: res.ErrorBound, Stats: eng.Stats, Passes: res.Sweeps}, nil
 }
 
-// Seeds validates seeds for the version (ppr.NewSeeds).
-func (v *Version) Seeds(seeds []ppr.Seed) (ppr.Seeds, error) {
-	return ppr.NewSeeds(v.NumNodes(), seeds)
-}
-
 // residualL1 returns ||r||_1.
 func residualL1(r []float64) float64 {
 	l1 := 0.0

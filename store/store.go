@@ -66,7 +66,7 @@ func newBase(g *csr.Graph, labels *mask.Labels, directed bool) (*base, error) {
 	return b, nil
 }
 
-// deletion is one DeleteEdge label (also written by merges).
+// deletion is one deleteEdgeOp label (also written by merges).
 type deletion struct {
 	edge    uint32
 	channel uint32 // index into the store's channel list
@@ -104,7 +104,7 @@ type Store struct {
 	reqIDs     map[string]uint32 // requirement sets -> index in l.reqSets
 	deleted    *roaring.Bitmap   // every edge deleted by some channel (merges rewire only live edges)
 	batches    uint64
-	writes     uint64
+	position   uint64 // of the last batch applied with one (ApplyAt)
 	journalOff uint64 // journal entries dropped before l.journal[0]
 
 	ids        []uint32 // validate's node ids of each write's Src and Dst
@@ -179,8 +179,8 @@ func (s *Store) reset(b *base) {
 // publish makes the writer state the current version.
 func (s *Store) publish() *Version {
 	v := &Version{
-		base: s.base, l: s.l, batches: s.batches, writes: s.writes,
-		journalOff: s.journalOff,
+		base: s.base, l: s.l, batches: s.batches,
+		position: s.position, journalOff: s.journalOff,
 	}
 	s.cur.Store(v)
 	return v
@@ -188,6 +188,9 @@ func (s *Store) publish() *Version {
 
 // Current returns the newest version. It never blocks.
 func (s *Store) Current() *Version { return s.cur.Load() }
+
+// Position returns the position of the newest version (Version.Position).
+func (s *Store) Position() uint64 { return s.cur.Load().position }
 
 // channel interns a channel name.
 func (s *Store) channel(name string) uint32 {
@@ -228,10 +231,10 @@ func (s *Store) node(name string, id uint32) uint32 {
 // Result is what Apply did.
 type Result struct {
 	Version *Version
-	// IDs has one entry per write: the node's id (AddNode), the new
-	// edge's id (AddEdge), the deleted edge (DeleteEdge), or for a Merge
+	// IDs has one entry per write: the node's id (addNode), the new
+	// edge's id (addEdgeOp), the deleted edge (deleteEdgeOp), or for a mergeOp
 	// the id of the first rewired edge (the merge's new edges are the
-	// Rewired[i] ids from it, in order); for a DeleteBetween the first
+	// Rewired[i] ids from it, in order); for a deleteBetween the first
 	// edge it deleted (Rewired[i] counts them).
 	IDs     []uint32
 	Rewired []int
@@ -240,27 +243,41 @@ type Result struct {
 // ErrClosed is returned by writes to a closed durable store.
 var ErrClosed = errors.New("store: closed")
 
+// ErrStalePosition is returned by Writer.ApplyAt for a position the store
+// already holds (not above Store.Position).
+var ErrStalePosition = errors.New("store: stale position")
+
 // applyBatch applies a batch of writes, each carrying its channel (set by a
 // Writer): all of them, then one new version is published; or, when any
 // write is invalid, none (the error names it). A durable store makes the
 // batch durable (one wal record, fsynced) before it publishes it; when the
 // log cannot, the error is returned and nothing published (see the package
 // doc's Durability section for wal.ErrFailed).
-func (s *Store) applyBatch(ops []Op) (Result, error) {
+func (s *Store) applyBatch(ops []Op) (Result, error) { return s.applyAt(0, ops) }
+
+// applyAt is applyBatch recording the batch's position pos (0: none; else
+// above the store's, or ErrStalePosition) in the same wal record.
+func (s *Store) applyAt(pos uint64, ops []Op) (Result, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return Result{}, ErrClosed
 	}
+	if pos != 0 && pos <= s.position {
+		return Result{}, fmt.Errorf("%w: %d, the store holds position %d", ErrStalePosition, pos, s.position)
+	}
 	if err := s.validate(ops); err != nil {
 		return Result{}, err
 	}
 	if s.durable != nil {
-		if err := s.durable.append(ops); err != nil {
+		if err := s.durable.append(pos, ops); err != nil {
 			return Result{}, err
 		}
 	}
 	res := s.apply(ops)
+	if pos != 0 {
+		s.position = pos
+	}
 	res.Version = s.publish()
 	if s.compactAt > 0 && len(s.l.src) >= s.compactAt && !s.compacting.Load() {
 		go func() {
@@ -282,130 +299,156 @@ func (s *Store) applyBatch(ops []Op) (Result, error) {
 // It records in s.ids the node ids of every write's Src and Dst, as apply
 // will find or create them (new names are numbered in write order).
 func (s *Store) validate(ops []Op) error {
-	var pending map[string]uint32
-	nodes, edges := s.numNodes(), s.numEdges()
 	s.ids = slices.Grow(s.ids[:0], 2*len(ops))[:2*len(ops)]
-	known := func(name string) (uint32, bool) {
-		if id, ok := s.lookup(name); ok {
-			return id, true
-		}
-		id, ok := pending[name]
-		return id, ok
-	}
-	create := func(i, slot int, name string) error {
-		if name == "" {
-			return fmt.Errorf("store: write %d: empty node name", i)
-		}
-		id, ok := known(name)
-		if !ok {
-			if nodes >= maxIDs {
-				return fmt.Errorf("store: write %d: more than %d nodes", i, maxIDs)
-			}
-			if pending == nil {
-				pending = make(map[string]uint32)
-			}
-			id = uint32(nodes)
-			pending[name] = id
-			nodes++
-		}
-		s.ids[2*i+slot] = id
-		return nil
-	}
-	// degree bounds the edges a merge of name can create: its live edges
-	// now plus every edge the batch adds before it.
-	batchEdges := 0
+	bc := batchCheck{s: s, nodes: s.numNodes(), edges: s.numEdges()}
 	for i, op := range ops {
 		if op.channel == "" {
 			return fmt.Errorf("store: write %d: no channel (writes go through a Writer)", i)
 		}
-		switch op.Kind {
-		case AddNode:
-			if err := create(i, 0, op.Src); err != nil {
-				return err
+		var err error
+		switch op.kind {
+		case addNode:
+			err = bc.create(i, 0, op.src)
+		case addEdgeOp, addInferred:
+			err = bc.addByName(i, op)
+		case addEdgeByID:
+			err = bc.addByID(i, op)
+		case deleteEdgeOp:
+			if int64(op.edge) >= int64(bc.edges) {
+				err = fmt.Errorf("store: write %d: delete edge %d: no such edge (%d edges)", i, op.edge, bc.edges)
 			}
-		case AddEdge:
-			if err := csr.CheckWeight(op.Weight); err != nil {
-				return fmt.Errorf("store: write %d: edge %s -> %s: %w", i, op.Src, op.Dst, err)
-			}
-			if err := create(i, 0, op.Src); err != nil {
-				return err
-			}
-			if err := create(i, 1, op.Dst); err != nil {
-				return err
-			}
-			if edges >= maxIDs {
-				return fmt.Errorf("store: write %d: more than %d edges", i, maxIDs)
-			}
-			edges++
-			batchEdges++
-		case AddInferred:
-			if err := s.validateInferred(i, op, edges); err != nil {
-				return err
-			}
-			if err := create(i, 0, op.Src); err != nil {
-				return err
-			}
-			if err := create(i, 1, op.Dst); err != nil {
-				return err
-			}
-			if edges >= maxIDs {
-				return fmt.Errorf("store: write %d: more than %d edges", i, maxIDs)
-			}
-			edges++
-			batchEdges++
-		case AddEdgeByID:
-			if err := csr.CheckWeight(op.Weight); err != nil {
-				return fmt.Errorf("store: write %d: edge %d -> %d: %w", i, op.SrcID, op.DstID, err)
-			}
-			if int64(op.SrcID) >= int64(nodes) || int64(op.DstID) >= int64(nodes) {
-				return fmt.Errorf("store: write %d: edge %d -> %d: no such node (%d nodes)", i, op.SrcID, op.DstID, nodes)
-			}
-			if edges >= maxIDs {
-				return fmt.Errorf("store: write %d: more than %d edges", i, maxIDs)
-			}
-			edges++
-			batchEdges++
-		case DeleteEdge:
-			if int64(op.Edge) >= int64(edges) {
-				return fmt.Errorf("store: write %d: delete edge %d: no such edge (%d edges)", i, op.Edge, edges)
-			}
-		case Merge:
-			if op.Src == "" || op.Dst == "" {
-				return fmt.Errorf("store: write %d: merge: empty node name", i)
-			}
-			if op.Src == op.Dst {
-				return fmt.Errorf("store: write %d: merge %q into itself", i, op.Src)
-			}
-			for slot, name := range []string{op.Src, op.Dst} {
-				id, ok := known(name)
-				if !ok {
-					return fmt.Errorf("store: write %d: merge %q into %q: unknown node %q", i, op.Src, op.Dst, name)
-				}
-				s.ids[2*i+slot] = id
-			}
-			bound := len(s.l.src) + batchEdges
-			if s.base.g != nil {
-				if id, ok := s.base.g.ID(op.Src); ok {
-					bound += s.base.g.Out().Offsets[id+1] - s.base.g.Out().Offsets[id]
-					bound += s.base.g.In().Offsets[id+1] - s.base.g.In().Offsets[id]
-				}
-			}
-			if int64(edges)+int64(bound) > maxIDs {
-				return fmt.Errorf("store: write %d: merge could exceed %d edges", i, maxIDs)
-			}
-			edges += bound
-		case DeleteBetween:
-			for slot, name := range []string{op.Src, op.Dst} {
-				id, ok := known(name)
-				if !ok {
-					return fmt.Errorf("store: write %d: delete %q -> %q: unknown node %q", i, op.Src, op.Dst, name)
-				}
-				s.ids[2*i+slot] = id
-			}
+		case mergeOp:
+			err = bc.merge(i, op)
+		case deleteBetween:
+			err = bc.known2(i, op, "delete %q -> %q")
 		default:
-			return fmt.Errorf("store: write %d: unknown kind %d", i, op.Kind)
+			err = fmt.Errorf("store: write %d: unknown kind %d", i, op.kind)
+		}
+		if err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// batchCheck is validate's state: the node and edge counts the batch has
+// reached, the names it creates, the edges it adds.
+type batchCheck struct {
+	s            *Store
+	nodes, edges int
+	pending      map[string]uint32 // names the batch creates -> ids
+	batchEdges   int
+}
+
+// known returns the id of a name in the store or created earlier in the
+// batch.
+func (bc *batchCheck) known(name string) (uint32, bool) {
+	if id, ok := bc.s.lookup(name); ok {
+		return id, true
+	}
+	id, ok := bc.pending[name]
+	return id, ok
+}
+
+// create records in s.ids the id write i's name in slot takes: its own,
+// or the next one when it is new.
+func (bc *batchCheck) create(i, slot int, name string) error {
+	if name == "" {
+		return fmt.Errorf("store: write %d: empty node name", i)
+	}
+	id, ok := bc.known(name)
+	if !ok {
+		if bc.nodes >= maxIDs {
+			return fmt.Errorf("store: write %d: more than %d nodes", i, maxIDs)
+		}
+		if bc.pending == nil {
+			bc.pending = make(map[string]uint32)
+		}
+		id = uint32(bc.nodes)
+		bc.pending[name] = id
+		bc.nodes++
+	}
+	bc.s.ids[2*i+slot] = id
+	return nil
+}
+
+// known2 records the ids of write i's two names, which must exist;
+// format names the write (with the two names) for the error.
+func (bc *batchCheck) known2(i int, op Op, format string) error {
+	for slot, name := range []string{op.src, op.dst} {
+		id, ok := bc.known(name)
+		if !ok {
+			return fmt.Errorf("store: write %d: "+format+": unknown node %q", i, op.src, op.dst, name)
+		}
+		bc.s.ids[2*i+slot] = id
+	}
+	return nil
+}
+
+// newEdge counts one more edge.
+func (bc *batchCheck) newEdge(i int) error {
+	if bc.edges >= maxIDs {
+		return fmt.Errorf("store: write %d: more than %d edges", i, maxIDs)
+	}
+	bc.edges++
+	bc.batchEdges++
+	return nil
+}
+
+// addByName checks an edge (plain or inferred) between named nodes.
+func (bc *batchCheck) addByName(i int, op Op) error {
+	if op.kind == addInferred {
+		if err := bc.s.validateInferred(i, op, bc.edges); err != nil {
+			return err
+		}
+	} else if err := csr.CheckWeight(op.weight); err != nil {
+		return fmt.Errorf("store: write %d: edge %s -> %s: %w", i, op.src, op.dst, err)
+	}
+	if err := bc.create(i, 0, op.src); err != nil {
+		return err
+	}
+	if err := bc.create(i, 1, op.dst); err != nil {
+		return err
+	}
+	return bc.newEdge(i)
+}
+
+// addByID checks an edge between nodes given by id.
+func (bc *batchCheck) addByID(i int, op Op) error {
+	if err := csr.CheckWeight(op.weight); err != nil {
+		return fmt.Errorf("store: write %d: edge %d -> %d: %w", i, op.srcID, op.dstID, err)
+	}
+	if int64(op.srcID) >= int64(bc.nodes) || int64(op.dstID) >= int64(bc.nodes) {
+		return fmt.Errorf("store: write %d: edge %d -> %d: no such node (%d nodes)", i, op.srcID, op.dstID, bc.nodes)
+	}
+	return bc.newEdge(i)
+}
+
+// merge checks a merge and counts the edges it can create: the merged
+// node's live edges now (its base degree, both directions) plus every edge
+// the delta and the batch add before it.
+func (bc *batchCheck) merge(i int, op Op) error {
+	s := bc.s
+	if op.src == "" || op.dst == "" {
+		return fmt.Errorf("store: write %d: merge: empty node name", i)
+	}
+	if op.src == op.dst {
+		return fmt.Errorf("store: write %d: merge %q into itself", i, op.src)
+	}
+	if err := bc.known2(i, op, "merge %q into %q"); err != nil {
+		return err
+	}
+	bound := len(s.l.src) + bc.batchEdges
+	if s.base.g != nil {
+		if id, ok := s.base.g.ID(op.src); ok {
+			bound += s.base.g.Out().Offsets[id+1] - s.base.g.Out().Offsets[id]
+			bound += s.base.g.In().Offsets[id+1] - s.base.g.In().Offsets[id]
+		}
+	}
+	if int64(bc.edges)+int64(bound) > maxIDs {
+		return fmt.Errorf("store: write %d: merge could exceed %d edges", i, maxIDs)
+	}
+	bc.edges += bound
 	return nil
 }
 
@@ -414,32 +457,32 @@ func (s *Store) apply(ops []Op) Result {
 	res := Result{IDs: make([]uint32, len(ops))}
 	for i, op := range ops {
 		c := s.channel(op.channel)
-		switch op.Kind {
-		case AddNode:
-			res.IDs[i] = s.node(op.Src, s.ids[2*i])
-		case AddEdge:
-			src := s.node(op.Src, s.ids[2*i])
-			res.IDs[i] = s.addEdge(src, s.node(op.Dst, s.ids[2*i+1]), op.Weight, c, nil)
-		case AddEdgeByID:
-			res.IDs[i] = s.addEdge(op.SrcID, op.DstID, op.Weight, c, nil)
-		case AddInferred:
+		switch op.kind {
+		case addNode:
+			res.IDs[i] = s.node(op.src, s.ids[2*i])
+		case addEdgeOp:
+			src := s.node(op.src, s.ids[2*i])
+			res.IDs[i] = s.addEdge(src, s.node(op.dst, s.ids[2*i+1]), op.weight, c, nil)
+		case addEdgeByID:
+			res.IDs[i] = s.addEdge(op.srcID, op.dstID, op.weight, c, nil)
+		case addInferred:
 			var req []uint32
-			for _, e := range op.From {
+			for _, e := range op.from {
 				req = append(req, s.dependsOn(e)...)
 			}
-			src := s.node(op.Src, s.ids[2*i])
-			res.IDs[i] = s.addEdge(src, s.node(op.Dst, s.ids[2*i+1]), op.Weight, c, req)
-		case DeleteEdge:
-			s.deleteEdge(op.Edge, c)
-			res.IDs[i] = op.Edge
-		case Merge:
+			src := s.node(op.src, s.ids[2*i])
+			res.IDs[i] = s.addEdge(src, s.node(op.dst, s.ids[2*i+1]), op.weight, c, req)
+		case deleteEdgeOp:
+			s.deleteEdge(op.edge, c)
+			res.IDs[i] = op.edge
+		case mergeOp:
 			first, n := s.merge(s.ids[2*i], s.ids[2*i+1], c)
 			res.IDs[i] = first
 			if res.Rewired == nil {
 				res.Rewired = make([]int, len(ops))
 			}
 			res.Rewired[i] = n
-		case DeleteBetween:
+		case deleteBetween:
 			between := s.liveBetween(s.ids[2*i], s.ids[2*i+1])
 			for _, e := range between {
 				s.deleteEdge(e, c)
@@ -452,7 +495,6 @@ func (s *Store) apply(ops []Op) Result {
 				res.IDs[i] = between[0]
 			}
 		}
-		s.writes++
 	}
 	s.batches++
 	return res
@@ -540,6 +582,10 @@ func (s *Store) merge(from, into, c uint32) (uint32, int) {
 				break // In is Out
 			}
 		}
+		// Adjacencies list edges by neighbour: by id, the copies come out
+		// in the order they would have while the edges were in the delta,
+		// so a merge does the same whether or not a compaction ran.
+		slices.Sort(incident)
 	}
 	for i := range s.l.src {
 		if s.l.src[i] == from || s.l.dst[i] == from {
@@ -572,19 +618,19 @@ func (s *Store) merge(from, into, c uint32) (uint32, int) {
 	return first, n
 }
 
-// validateInferred checks an AddInferred write's weight and sources: at
+// validateInferred checks an addInferred write's weight and sources: at
 // least one, each an edge that exists when the write applies (edges counts
 // them, earlier writes of the batch included).
 func (s *Store) validateInferred(i int, op Op, edges int) error {
-	if w := op.Weight; math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
-		return fmt.Errorf("store: write %d: inferred edge %s -> %s: weight %v, want finite and non-negative", i, op.Src, op.Dst, w)
+	if w := op.weight; math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
+		return fmt.Errorf("store: write %d: inferred edge %s -> %s: weight %v, want finite and non-negative", i, op.src, op.dst, w)
 	}
-	if len(op.From) == 0 {
-		return fmt.Errorf("store: write %d: inferred edge %s -> %s: no source edges (a plain edge is AddEdge)", i, op.Src, op.Dst)
+	if len(op.from) == 0 {
+		return fmt.Errorf("store: write %d: inferred edge %s -> %s: no source edges (a plain edge is addEdgeOp)", i, op.src, op.dst)
 	}
-	for _, e := range op.From {
+	for _, e := range op.from {
 		if int64(e) >= int64(edges) {
-			return fmt.Errorf("store: write %d: inferred edge %s -> %s: source edge %d: no such edge (%d edges)", i, op.Src, op.Dst, e, edges)
+			return fmt.Errorf("store: write %d: inferred edge %s -> %s: source edge %d: no such edge (%d edges)", i, op.src, op.dst, e, edges)
 		}
 	}
 	return nil
@@ -642,11 +688,21 @@ func (w *Writer) Channel() string { return w.channel }
 // fsynced) before it returns; when the log cannot, the error is returned
 // and nothing published (see the package doc's Durability section for
 // wal.ErrFailed).
-func (w *Writer) Apply(ops ...Op) (Result, error) {
+func (w *Writer) Apply(ops ...Op) (Result, error) { return w.ApplyAt(0, ops...) }
+
+// ApplyAt is Apply for a batch that has a position in an external log (a
+// replicated stream's sequence): pos must be above Store.Position, else
+// ErrStalePosition and nothing is applied. The position is written in the
+// batch's own wal record and kept by compaction's snapshots, so after a
+// crash the reopened store holds the batch and its position, or neither:
+// a follower that resumes after Store.Position applies no batch twice and
+// skips none. A refused batch (invalid, or ErrStalePosition) leaves the
+// position as it was. Pos 0 is Apply.
+func (w *Writer) ApplyAt(pos uint64, ops ...Op) (Result, error) {
 	batch := make([]Op, len(ops))
 	for i, op := range ops {
 		op.channel = w.channel
 		batch[i] = op
 	}
-	return w.s.applyBatch(batch)
+	return w.s.applyAt(pos, batch)
 }

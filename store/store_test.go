@@ -105,7 +105,7 @@ func TestSolveMatchesMaterialized(t *testing.T) {
 			_, err := s.applyBatch(randomOps(rng, 1+rng.IntN(20), 25, v.NumNodes(), v.NumEdges()))
 			require.NoError(t, err)
 			v = s.Current()
-			seeds, err := v.Seeds([]ppr.Seed{{Node: 0, Weight: 1}, {Node: uint32(rng.IntN(v.NumNodes())), Weight: 0.5}})
+			seeds, err := ppr.NewSeeds(v.NumNodes(), []ppr.Seed{{Node: 0, Weight: 1}, {Node: uint32(rng.IntN(v.NumNodes())), Weight: 0.5}})
 			require.NoError(t, err)
 			for _, p := range []*mask.Policy{nil, &trust} {
 				got, err := v.Solve(p, seeds, 0.85, 1e-9)
@@ -156,7 +156,7 @@ func TestUntrustedMergeUndone(t *testing.T) {
 
 		trust := mask.Trust("default")
 		q, _ := after.ID("q")
-		seeds, err := after.Seeds([]ppr.Seed{{Node: q, Weight: 1}})
+		seeds, err := ppr.NewSeeds(after.NumNodes(), []ppr.Seed{{Node: q, Weight: 1}})
 		require.NoError(t, err)
 		pre, err := before.Solve(nil, seeds, 0.85, 1e-12)
 		require.NoError(t, err)
@@ -196,7 +196,7 @@ func TestApplyErrorsApplyNothing(t *testing.T) {
 		{[]Op{as("default", MergeInto("a", "zz"))}, `unknown node "zz"`},
 		{[]Op{as("default", MergeInto("a", "a"))}, `merge "a" into itself`},
 		{[]Op{as("default", Node(""))}, "empty node name"},
-		{[]Op{as("default", Op{Kind: 9})}, "unknown kind 9"},
+		{[]Op{as("default", Op{kind: 9})}, "unknown kind 9"},
 		{[]Op{as("default", EdgeByID(0, 2, 1))}, "store: write 0: edge 0 -> 2: no such node (2 nodes)"},
 		{[]Op{as("default", EdgeByID(0, 1, math.Inf(1)))}, "weight +Inf"},
 	} {
@@ -218,7 +218,7 @@ func TestVersionsAreImmutable(t *testing.T) {
 	_, err = s.applyBatch([]Op{as("default", Edge("a", "b", 1)), as("default", Edge("b", "c", 1))})
 	require.NoError(t, err)
 	v := s.Current()
-	seeds, err := v.Seeds([]ppr.Seed{{Node: 0, Weight: 1}})
+	seeds, err := ppr.NewSeeds(v.NumNodes(), []ppr.Seed{{Node: 0, Weight: 1}})
 	require.NoError(t, err)
 	first, err := v.Solve(nil, seeds, 0.85, 1e-12)
 	require.NoError(t, err)
@@ -250,7 +250,7 @@ func TestBaseGraph(t *testing.T) {
 	require.Equal(t, uint32(4), res.IDs[0])
 	v := s.Current()
 	require.Equal(t, 5, v.NumNodes())
-	seeds, err := v.Seeds([]ppr.Seed{{Node: 0, Weight: 1}})
+	seeds, err := ppr.NewSeeds(v.NumNodes(), []ppr.Seed{{Node: 0, Weight: 1}})
 	require.NoError(t, err)
 	trust := mask.Trust("default")
 	for _, p := range []*mask.Policy{nil, &trust} {

@@ -16,7 +16,7 @@ type Version struct {
 	base       *base
 	l          logs
 	batches    uint64
-	writes     uint64
+	position   uint64
 	journalOff uint64
 
 	views sync.Map // policy key -> *lazyView
@@ -25,14 +25,15 @@ type Version struct {
 	nameIDs   map[string]uint32 // delta names, built on first use
 }
 
-// Batches returns the number of write batches applied since the store was
-// opened (recovery counts the batches it replays) up to this version; it
-// orders the versions of one open store.
+// Batches returns the number of write batches applied up to this version
+// since the store was created: recovery counts the batches it replays on
+// top of the count its snapshot records (a snapshot written before
+// snapshots recorded it counts as 0). It orders the versions of one store.
 func (v *Version) Batches() uint64 { return v.batches }
 
-// Writes returns the number of writes applied since the store was opened
-// (replayed ones included), up to this version.
-func (v *Version) Writes() uint64 { return v.writes }
+// Position returns the position of the last batch applied with one
+// (Writer.ApplyAt) up to this version, 0 when none was.
+func (v *Version) Position() uint64 { return v.position }
 
 // Directed reports whether edges are directed.
 func (v *Version) Directed() bool { return v.base.directed }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -62,6 +63,19 @@ func runAttack(args []string, stdout, stderr io.Writer) error {
 	if *count < 1 || *k < 1 || *nodes < 10 {
 		return fmt.Errorf("%w: --queries %d, --k %d, --nodes %d: want positive (nodes at least 10)", errUsage, *count, *k, *nodes)
 	}
+	graphList, err := attackGraphs(*graphs)
+	if err != nil {
+		return err
+	}
+	set := given(fs)
+	if err := firstErr(
+		checkAtLeast("workers", *workers, 1),
+		checkWeight("ledger-weight", *ledgerWeight),
+		onlyWith(set, slices.Contains(graphList, "memory"), "with memory in --graph", "nodes"),
+		onlyWith(set, slices.Contains(graphList, "wn18rr"), "with wn18rr in --graph", "data"),
+	); err != nil {
+		return err
+	}
 	lc := attack.DefaultLedger
 	lc.WriteWeight = *ledgerWeight
 	c := attack.DefaultConfig()
@@ -71,10 +85,11 @@ func runAttack(args []string, stdout, stderr io.Writer) error {
 		Config: map[string]any{
 			"selectors": selectorNames(c.Selectors), "ppr_damping": c.PPR.Damping, "ppr_content_weight": c.PPR.ContentWeight,
 			"ppr_tol": c.PPR.Tol, "max_merge_arcs": c.MaxMerge, "seed": *seed, "ledger": lc,
+			"trusted_channels": []string{c.Trusted, c.Merger}, "attacker_channel": c.Attacker, "merger_channel": c.Merger,
 		},
 		Seconds: map[string]float64{},
 	}
-	for _, name := range strings.Split(*graphs, ",") {
+	for _, name := range graphList {
 		start := time.Now()
 		var m *attack.Memory
 		var err error
@@ -88,8 +103,6 @@ func runAttack(args []string, stdout, stderr io.Writer) error {
 			if g, err = csr.ReadFileWith(filepath.Join(*data, "wn18rr-train.txt.gz"), csr.FormatTriples, false, csr.ReadOptions{MaxMemory: limit}); err == nil {
 				m, err = attack.SplitRoles("wn18rr", g, 0.2, *seed)
 			}
-		default:
-			return fmt.Errorf("%w: --graph %q, want memory or wn18rr", errUsage, name)
 		}
 		if err != nil {
 			return memoryHint(err)
@@ -126,6 +139,20 @@ func runAttack(args []string, stdout, stderr io.Writer) error {
 	return printAttack(stdout, &res)
 }
 
+// attackGraphs parses --graph: a list of distinct names, memory or wn18rr.
+func attackGraphs(spec string) ([]string, error) {
+	names := strings.Split(spec, ",")
+	for i, name := range names {
+		if err := checkChoice("graph", name, "memory", "wn18rr"); err != nil {
+			return nil, usagef("--graph %q: %q, want a comma-separated list of memory or wn18rr", spec, name)
+		}
+		if slices.Contains(names[:i], name) {
+			return nil, usagef("--graph %q: %s given twice", spec, name)
+		}
+	}
+	return names, nil
+}
+
 func selectorNames(ss []attack.Selector) []string {
 	var out []string
 	for _, s := range ss {
@@ -139,12 +166,12 @@ func printAttack(w io.Writer, res *attackOutput) error {
 		fmt.Fprintf(w, "graph %s: %d nodes, %d edges, %d passages; %d queries, k=%d, budget %d writes (%d candidates per step, %d targets); %.0f s\n\n",
 			r.Graph, r.Nodes, r.Edges, r.Candidates, r.Queries, r.K, r.Budget, r.PerStep, r.Targets, res.Seconds[r.Graph])
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintf(tw, "selector\treliance\tS_adv edge-insert b=1\tb=2\tb=%d\tsynonym b=%d\tmerge b=%d\tdelete b=%d\tS_inj b=1\tb=%d\tout-of-pool\n", r.Budget, r.Budget, r.Budget, r.Budget, r.Budget)
+		fmt.Fprintf(tw, "selector\treliance\tS_adv edge-insert b=1\tb=2\tb=%d\tsynonym b=%d\tmerge b=%d\tdelete b=%d\tlaunder b=1\tb=%d\tS_inj b=1\tb=%d\tout-of-pool\n", r.Budget, r.Budget, r.Budget, r.Budget, r.Budget, r.Budget)
 		for _, s := range r.Selectors {
-			e := s.SAdv["edge-insert"]
-			fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d of %d\n", s.Name, s.Reliance,
+			e, l := s.SAdv["edge-insert"], s.SAdv["launder"]
+			fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d of %d\n", s.Name, s.Reliance,
 				at(e, 0), at(e, 1), at(e, r.Budget-1), at(s.SAdv["synonym"], r.Budget-1), at(s.SAdv["merge"], r.Budget-1),
-				at(s.SAdv["delete"], r.Budget-1), at(s.SInj, 0), at(s.SInj, r.Budget-1), s.OutOfPool, s.Evaluated)
+				at(s.SAdv["delete"], r.Budget-1), at(l, 0), at(l, r.Budget-1), at(s.SInj, 0), at(s.SInj, r.Budget-1), s.OutOfPool, s.Evaluated)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -156,14 +183,17 @@ func printAttack(w io.Writer, res *attackOutput) error {
 		}
 		fmt.Fprintf(w, "\n\nPPR, each query attacked on its own (cheapest successful attack, else the full-budget one):\n")
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "attack\t|D|\tharm: no defence\tprovenance only\tguard\tguard refused\tties\tfalse alarms")
+		fmt.Fprintln(tw, "attack\t|D|\tharm: no defence\tprovenance only\tguard\tguard refused\tties\tfalse alarms\tguard w/o min-inheritance: harm\trefused")
 		for _, d := range r.Defences {
-			fmt.Fprintf(tw, "%s\t%d of %d\t%d\t%d\t%d\t%d\t%d\t%d\n", d.Kind, d.D, d.Queries, d.NoDefence, d.Provenance, d.Guard, d.GuardRefused, d.GuardTies, d.FalseAlarms)
+			fmt.Fprintf(tw, "%s\t%d of %d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", d.Kind, d.D, d.Queries, d.NoDefence, d.Provenance, d.Guard, d.GuardRefused, d.GuardTies, d.FalseAlarms,
+				d.NoInheritance, d.NoInheritanceRefused)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "guard on the clean graph: %d divergences in %d queries (over-blocking)\n\n", r.CleanOverBlocking, r.CleanQueries)
+		fmt.Fprintf(w, "guard on the clean graph: %d divergences in %d queries (over-blocking)\n", r.CleanOverBlocking, r.CleanQueries)
+		fmt.Fprintf(w, "launder: the attacker (%s) plants an edge at a low-value entity, the trusted %s merges it into a high-score one;\n", res.Config["attacker_channel"], res.Config["merger_channel"])
+		fmt.Fprint(w, "guard w/o min-inheritance: the same guard on the same labels with the Require labels dropped\n\n")
 	}
 	l := res.Ledger
 	fmt.Fprintf(w, "ledger: %d transfers, top-1 PPR over the accounts; one untrusted write: %s\n", l.Transfers, l.Write)

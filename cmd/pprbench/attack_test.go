@@ -26,7 +26,11 @@ func TestAttackWritesTablesJSONAndCharts(t *testing.T) {
 				SAdv map[string][]float64 `json:"s_adv"`
 			} `json:"selectors"`
 			Defences []struct {
-				Guard int `json:"harm_guard"`
+				Kind          string `json:"kind"`
+				D             int    `json:"divergence_set"`
+				Guard         int    `json:"harm_guard"`
+				GuardRefused  int    `json:"guard_refused"`
+				NoInheritance int    `json:"harm_guard_no_inheritance"`
 			} `json:"defences"`
 			CleanOverBlocking int `json:"clean_over_blocking"`
 		} `json:"graphs"`
@@ -40,9 +44,21 @@ func TestAttackWritesTablesJSONAndCharts(t *testing.T) {
 	require.Equal(t, 3, res.Graphs[0].Queries)
 	require.Len(t, res.Graphs[0].Selectors, 4)
 	require.Len(t, res.Graphs[0].Selectors[0].SAdv["edge-insert"], 2)
+	require.Len(t, res.Graphs[0].Selectors[0].SAdv["launder"], 2)
+	launder := false
 	for _, d := range res.Graphs[0].Defences {
 		require.Zero(t, d.Guard)
+		if d.Kind == "launder" {
+			// The guard refuses every laundered divergence; without
+			// min-inheritance it would let every one through.
+			launder = true
+			require.Positive(t, d.D)
+			require.Equal(t, d.D, d.GuardRefused)
+			require.Equal(t, d.D, d.NoInheritance)
+		}
 	}
+	require.True(t, launder, "no launder row")
+	require.Contains(t, out, "guard w/o min-inheritance")
 	require.Equal(t, 499, res.Ledger.Transfers)
 	require.Zero(t, res.Ledger.Guard)
 	for _, png := range []string{"sadv-memory-2k.png", "sinj-memory-2k.png", "ledger.png"} {

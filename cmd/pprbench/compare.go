@@ -46,6 +46,7 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	queryPath := fs.String("queries", "", "JSON-lines query file (required)")
 	tol := fs.Float64("tol", ppr.DefaultTol, "authppr's L1 error bound (PRPACK always uses 1e-10)")
 	certify := fs.Bool("certify", false, "authppr stops once the top-k is proved")
+	ordered := fs.Bool("ordered", true, "with --certify: prove the order within the top-k too, not only the set")
 	sweeps := sweepOrderFlag(fs)
 	threads := fs.Int("threads", 1, "authppr goroutines per sweep (igraph runs on one thread)")
 	visits := fs.Bool("visits", false, "with --certify on a directed graph: build the view's visit bounds once before the queries (time reported apart) and prove with them")
@@ -56,6 +57,13 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	}
 	if *queryPath == "" {
 		return fmt.Errorf("%w: --queries is required", errUsage)
+	}
+	set := given(fs)
+	if err := firstErr(
+		gf.check(set), checkDamping(*damping), checkTol("tol", *tol), checkAtLeast("threads", *threads, 1),
+		onlyWith(set, *certify, "with --certify", "ordered"),
+	); err != nil {
+		return err
 	}
 	if gf.snapshot != "" {
 		return fmt.Errorf("%w: compare reads the text file igraph reads: use --graph", errUsage)
@@ -77,7 +85,7 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	ours := make(map[string]*solveRecord, len(queries))
-	qs := &querySolver{g: g, view: view}
+	qs := &querySolver{g: g, view: view, ordered: *ordered}
 	if err := qs.buildVisits(*visits, *certify, *damping, stdout); err != nil {
 		return err
 	}

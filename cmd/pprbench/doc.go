@@ -7,6 +7,11 @@
 //	pprbench solve --graph PATH --seeds NAME[:WEIGHT],... [flags]
 //	pprbench help [COMMAND]
 //
-// Errors go to stderr with exit status 1 (2 for a usage error); results go to
-// stdout, as text or, with --json, as one JSON object.
+// Errors go to stderr with exit status 1, 2 for a usage error (a flag value
+// outside what the flag takes, or a flag the other flags make meaningless:
+// the message names the flag, the value and what it wants; flags.go) and 3
+// when replay --policy escalate refused a selection; results go to stdout,
+// as text or, with --json, as one JSON object, which never carries an
+// infinity or a stand-in for one (a field without a number is null or
+// left out, and a field says why).
 package main

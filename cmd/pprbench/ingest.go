@@ -45,6 +45,9 @@ func runIngest(args []string, stdout, stderr io.Writer) error {
 	if gf.path == "" || *out == "" {
 		return fmt.Errorf("%w: --graph and --out are required", errUsage)
 	}
+	if err := gf.check(given(fs)); err != nil {
+		return err
+	}
 	start := time.Now()
 	limit, err := gf.memoryLimit()
 	if err != nil {

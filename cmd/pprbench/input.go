@@ -310,8 +310,10 @@ func splitList(s string) []string {
 
 // parseSeeds reads "NAME[:WEIGHT],...". The weight is the text after the
 // last ':' when it parses as a number; a name that itself contains ':' must
-// therefore be given with an explicit weight ("a:b:1"). Every unknown name
-// is reported at once.
+// therefore be given with an explicit weight ("a:b:1"). An item with a ':'
+// whose tail is no number and which names no node is a bad weight, and a
+// weight must be finite and non-negative, with a positive total: usage
+// errors. Every unknown name is reported at once.
 func parseSeeds(g *csr.Graph, spec string) ([]ppr.Seed, error) {
 	items := splitList(spec)
 	if len(items) == 0 {
@@ -319,13 +321,22 @@ func parseSeeds(g *csr.Graph, spec string) ([]ppr.Seed, error) {
 	}
 	var seeds []ppr.Seed
 	var unknown []string
+	total := 0.0
 	for _, item := range items {
 		name, weight := item, 1.0
 		if i := strings.LastIndexByte(item, ':'); i >= 0 {
-			if w, err := strconv.ParseFloat(item[i+1:], 64); err == nil {
+			w, err := strconv.ParseFloat(item[i+1:], 64)
+			if _, whole := g.ID(item); err != nil && !whole {
+				return nil, usagef("--seeds %q: weight %q, want a finite non-negative number (NAME[:WEIGHT])", item, item[i+1:])
+			}
+			if err == nil {
 				name, weight = item[:i], w
 			}
 		}
+		if !(weight >= 0) || math.IsInf(weight, 0) {
+			return nil, usagef("--seeds %q: weight %v, want a finite non-negative number", item, weight)
+		}
+		total += weight
 		id, ok := g.ID(name)
 		if !ok {
 			unknown = append(unknown, strconv.Quote(name))
@@ -336,12 +347,16 @@ func parseSeeds(g *csr.Graph, spec string) ([]ppr.Seed, error) {
 	if len(unknown) > 0 {
 		return nil, fmt.Errorf("unknown seed node(s): %s", strings.Join(unknown, ", "))
 	}
+	if total == 0 {
+		return nil, usagef("--seeds %q: weights sum to 0, want a positive total", spec)
+	}
 	return seeds, nil
 }
 
 // readCandidates reads one node name per line ('#' comments and blank lines
-// skipped). Unknown names are errors with their line numbers; repeats are
-// kept once (a candidate set has no multiplicity).
+// skipped). Unknown names are errors with their line numbers, and so is a
+// repeat (ppr and the guard refuse repeated candidates: a file that has
+// one was probably not meant as written).
 func readCandidates(g *csr.Graph, path string) ([]uint32, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -349,7 +364,7 @@ func readCandidates(g *csr.Graph, path string) ([]uint32, error) {
 	}
 	defer f.Close()
 	var out []uint32
-	seen := make(map[uint32]bool)
+	seen := make(map[uint32]int) // the line of each candidate
 	var unknown []string
 	sc := bufio.NewScanner(f)
 	line := 0
@@ -364,10 +379,11 @@ func readCandidates(g *csr.Graph, path string) ([]uint32, error) {
 			unknown = append(unknown, fmt.Sprintf("%s:%d: %q", path, line, name))
 			continue
 		}
-		if !seen[id] {
-			seen[id] = true
-			out = append(out, id)
+		if first, dup := seen[id]; dup {
+			return nil, fmt.Errorf("%s:%d: candidate %q repeats line %d", path, line, name, first)
 		}
+		seen[id] = line
+		out = append(out, id)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s:%d: %v", path, line+1, err)

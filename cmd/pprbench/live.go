@@ -46,12 +46,18 @@ func runLive(args []string, stdout, stderr io.Writer) error {
 	}
 	defer events.Close()
 	start := time.Now()
-	ld, _, err := gf.load()
-	if err != nil {
-		return err
+	// Without a graph the memory starts empty (edges directed unless
+	// --undirected) and arrives through the events, as a replicated
+	// memory's does (pprbench publish, pprbench follow).
+	st, err := store.New(nil, nil, store.Options{Directed: !gf.undirected})
+	if gf.path != "" || gf.snapshot != "" {
+		ld, _, lerr := gf.load()
+		if lerr != nil {
+			return lerr
+		}
+		defer ld.close()
+		st, err = store.New(ld.g, ld.labels, store.Options{})
 	}
-	defer ld.close()
-	st, err := store.New(ld.g, ld.labels, store.Options{})
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/authppr/authppr/internal/version"
 )
 
 // command is one subcommand.
@@ -26,8 +28,11 @@ func commands() []command {
 		{"sweep", "time one sweep per kernel against the memory floor and the C loop, in one run", runSweep},
 		{"replay", "guard a file of queries: native selection, authenticated replay, decision per query", runReplay},
 		{"live", "a living memory: apply write batches and answer guarded queries from one event stream", runLive},
-		{"attack", "structural-write attacks on four selectors, the divergence set, the guard, the ledger scenario; tables, JSON, charts", runAttack},
+		{"publish", "publish the write batches of a live event file to a replicated memory on NATS JetStream", runPublish},
+		{"follow", "catch a local replica of a memory on NATS JetStream up to a sequence and answer guarded queries", runFollow},
+		{"attack", "structural-write attacks (laundering through a trusted merge among them) on four selectors, the divergence set, the guard with and without min-inheritance, the ledger scenario; tables, JSON, charts", runAttack},
 		{"consensus", "rank-aware consensus selection over a contradiction graph, replayed on trusted edges", runConsensus},
+		{"version", "print authppr's version (the C ABI and the Python package report the same)", runVersion},
 	}
 }
 
@@ -43,6 +48,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case len(args) == 0:
 		err = runDefault(stdout)
+	case args[0] == "--version":
+		err = runVersion(args[1:], stdout, stderr)
 	case args[0] == "help" || args[0] == "-h" || args[0] == "--help":
 		usage(stderr)
 		return 0
@@ -75,6 +82,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "pprbench:", err)
 		return 1
 	}
+}
+
+// runVersion prints the version internal/version holds.
+func runVersion(args []string, stdout, _ io.Writer) error {
+	if len(args) > 0 {
+		return fmt.Errorf("%w: version takes no arguments, got %q", errUsage, args)
+	}
+	fmt.Fprintln(stdout, "pprbench", version.Version)
+	return nil
 }
 
 func usage(w io.Writer) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/version"
 	"github.com/stretchr/testify/require"
 )
 
@@ -75,12 +76,14 @@ func TestSolveJSONNativeAndAuth(t *testing.T) {
 
 func TestSolveCandidates(t *testing.T) {
 	graph := writeFile(t, "g.tsv", tiny)
-	cands := writeFile(t, "c.txt", "# passages\np1\np2\np1\n")
+	// A repeated candidate is refused (issue 16; it was kept once), see
+	// TestRepeatsInQueryAndCandidateFilesAreRefused.
+	cands := writeFile(t, "c.txt", "# passages\np1\n\np2\n")
 	code, out, errOut := runCLI("solve", "--graph", graph, "--seeds", "q", "--k", "5", "--candidates", cands, "--json")
 	require.Equal(t, 0, code, errOut)
 	var res solveJSON
 	require.NoError(t, json.Unmarshal([]byte(out), &res))
-	require.Len(t, res.TopK, 2, "two distinct candidates")
+	require.Len(t, res.TopK, 2, "two candidates")
 	require.ElementsMatch(t, []string{"p1", "p2"}, []string{res.TopK[0].Node, res.TopK[1].Node})
 
 	bad := writeFile(t, "bad.txt", "p1\nnowhere\n")
@@ -102,8 +105,8 @@ func TestSolveErrors(t *testing.T) {
 		{[]string{"solve", "--graph", graph, "--seeds", "q,nope,zz"}, 1, `unknown seed node(s): "nope", "zz"`},
 		{[]string{"solve", "--graph", graph, "--seeds", "q", "--view", "auth"}, 2, "needs --trust"},
 		{[]string{"solve", "--graph", graph, "--seeds", "q", "--view", "auth", "--trust", "defualt"}, 1, "defualt label no edge"},
-		{[]string{"solve", "--graph", graph, "--seeds", "q", "--damping", "1"}, 1, "damping"},
-		{[]string{"solve", "--graph", graph, "--seeds", "q:-1"}, 1, "non-negative"},
+		{[]string{"solve", "--graph", graph, "--seeds", "q", "--damping", "1"}, 2, "damping"}, // a usage error (issue 16)
+		{[]string{"solve", "--graph", graph, "--seeds", "q:-1"}, 2, "non-negative"},
 		{[]string{"solve", "--graph", graph, "--seeds", "q", "--format", "csv"}, 2, "unknown format"},
 		{[]string{"solve", "--graph", writeFile(t, "bad.tsv", "a b 1\nc d nan\n"), "--seeds", "a"}, 1, "bad.tsv:2"},
 		{[]string{"solve", "--graph", graph, "--seeds", "q", "--visits"}, 2, "--visits needs --certify"},
@@ -132,7 +135,7 @@ func TestDefaultWorkload(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, "default workload")
 	require.Contains(t, out, "replay: 50 queries")
-	require.Contains(t, out, "overhead (replay/native)")
+	require.Contains(t, out, "guard overhead over the unguarded certified selection")
 }
 
 func TestReplayCommand(t *testing.T) {
@@ -305,4 +308,15 @@ func TestSolveCertifyWithVisits(t *testing.T) {
 		}
 		require.LessOrEqual(t, res.Iterations, want.Iterations)
 	}
+}
+
+func TestVersionCommand(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		code, out, _ := runCLI(args...)
+		require.Equal(t, 0, code, args)
+		require.Equal(t, "pprbench "+version.Version+"\n", out, args)
+	}
+	code, _, errs := runCLI("version", "x")
+	require.Equal(t, 2, code)
+	require.Contains(t, errs, "version takes no arguments")
 }

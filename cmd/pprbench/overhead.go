@@ -14,6 +14,7 @@ import (
 
 	"github.com/authppr/authppr/bench"
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/live"
 	"github.com/authppr/authppr/replay"
 )
 
@@ -38,9 +39,15 @@ func runOverhead(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := checkOverheadFlags(given(fs), *workload, *nodes, *scale, *count, *kgEntities, *kgPath); err != nil {
+		return err
+	}
 	regime, err := bench.ParseRegime(*regimeName)
 	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return flagErr("regime", err)
+	}
+	if regime == bench.Attack && *workload != "memory" {
+		return usagef("--regime attack applies only with --workload memory (its attack edges are placed on the memory graph)")
 	}
 	path, err := replay.ParsePath(*force)
 	if err != nil {
@@ -58,9 +65,6 @@ func runOverhead(args []string, stdout, stderr io.Writer) error {
 		c.Entities, c.Passages = *nodes*4/5, *nodes/5
 		w, err = bench.MemoryWorkload(c, regime, *count, 1)
 	case "kg":
-		if *kgPath == "" {
-			return fmt.Errorf("%w: --workload kg needs --kg FILE (shared/anchors/gen_graph.py kg --out FILE)", errUsage)
-		}
 		var g *csr.Graph
 		if g, err = bench.ReadPPREDGE1With(*kgPath, bench.PPREDGE1Options{MaxMemory: limit}); err == nil {
 			w, err = bench.KGWorkload(filepath.Base(*kgPath), g, *kgEntities, regime, *count, 1)
@@ -75,8 +79,6 @@ func runOverhead(args []string, stdout, stderr io.Writer) error {
 		if g, err = bench.RMAT(*scale, 16, 1); err == nil {
 			w, err = bench.GraphWorkload(fmt.Sprintf("rmat%d", *scale), g, regime, 0.85, *count, 10, 1)
 		}
-	default:
-		return fmt.Errorf("%w: --workload %q, want memory, wn18rr or rmat", errUsage, *workload)
 	}
 	if err != nil {
 		return memoryHint(err)
@@ -97,7 +99,7 @@ func runOverhead(args []string, stdout, stderr io.Writer) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	var sum replaySummary
+	var sum live.Summary
 	arcOps := map[string][]float64{}
 	nativeGaps := map[string][]float64{}
 	var checked, ambiguous int
@@ -119,7 +121,7 @@ func runOverhead(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("query %s: %w", q.ID, err)
 		}
-		sum.add(d)
+		sum.Add(d)
 		nativeTotal += d.NativeTime
 		replayTotal += d.ReplayTime
 		// Arcs read, replay against native (a sweep reads every arc): the
@@ -162,47 +164,68 @@ func runOverhead(args []string, stdout, stderr io.Writer) error {
 		out := map[string]any{
 			"workload": w.Name, "nodes": g.NumNodes(), "edges": g.NumEdges(), "arcs": g.NumArcs(),
 			"masked_auth": guard.Auth().Masked().GetCardinality(), "touched_nodes": len(guard.Touched()),
-			"queries": sum.queries, "divergent": sum.divergent, "ties": sum.ties, "paths": sum.paths,
-			"overhead_median": quantile(sum.overhead, 0.5), "overhead_p99": quantile(sum.overhead, 0.99),
+			"queries": sum.Queries, "divergent": sum.Divergent, "ties": sum.Ties, "paths": sum.Paths,
+			"overhead_median": live.Quantile(sum.Overhead, 0.5), "overhead_p99": live.Quantile(sum.Overhead, 0.99),
 			"overhead_total":       ratio(replayTotal, nativeTotal),
-			"arc_ops_ratio_median": quantile(opsRatio, 0.5), "arc_ops_ratio_p99": quantile(opsRatio, 0.99),
+			"arc_ops_ratio_median": live.Quantile(opsRatio, 0.5), "arc_ops_ratio_p99": live.Quantile(opsRatio, 0.99),
 			"checked": checked, "ambiguous": ambiguous,
 		}
 		ops := map[string]float64{}
 		for p, xs := range arcOps {
-			ops[p] = quantile(xs, 0.5)
+			ops[p] = live.Quantile(xs, 0.5)
 		}
 		out["replay_arc_ops_median"] = ops
 		return json.NewEncoder(stdout).Encode(out)
 	}
 	fmt.Fprintf(stdout, "workload %s: %d nodes, %d edges (%d arcs), %d masked in the authenticated view, %d touched nodes; set up in %v\n",
 		w.Name, g.NumNodes(), g.NumEdges(), g.NumArcs(), guard.Auth().Masked().GetCardinality(), len(guard.Touched()), setup.Round(time.Millisecond))
-	fmt.Fprintf(stdout, "%d queries, d=%.2g: %d divergent, %d ties\n", sum.queries, w.Damping, sum.divergent, sum.ties)
+	fmt.Fprintf(stdout, "%d queries, d=%.2g: %d divergent, %d ties\n", sum.Queries, w.Damping, sum.Divergent, sum.Ties)
 	fmt.Fprintf(stdout, "replay overhead (replay time / native time, same query, same run): median %.2f%%, p99 %.2f%%, all queries together %.2f%%\n",
-		100*quantile(sum.overhead, 0.5), 100*quantile(sum.overhead, 0.99), 100*ratio(replayTotal, nativeTotal))
+		100*live.Quantile(sum.Overhead, 0.5), 100*live.Quantile(sum.Overhead, 0.99), 100*ratio(replayTotal, nativeTotal))
 	fmt.Fprintf(stdout, "arcs read (replay / native sweeps x arcs, per query): median %.2f%%, p99 %.2f%%\n\n",
-		100*quantile(opsRatio, 0.5), 100*quantile(opsRatio, 0.99))
+		100*live.Quantile(opsRatio, 0.5), 100*live.Quantile(opsRatio, 0.99))
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "path\tqueries\tmedian replay arc ops\tmax replay arc ops\tmedian native gap")
 	for _, p := range []string{"untouched", "certificate", "delta", "full"} {
 		if xs := arcOps[p]; len(xs) > 0 {
-			fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.2g\n", p, len(xs), quantile(xs, 0.5), quantile(xs, 1), quantile(nativeGaps[p], 0.5))
+			fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.2g\n", p, len(xs), live.Quantile(xs, 0.5), live.Quantile(xs, 1), live.Quantile(nativeGaps[p], 0.5))
 		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	if *check {
-		fmt.Fprintf(stdout, "\nchecked against from-scratch solves: %d of %d agree (%d ambiguous at the tie band's edge)\n", checked, sum.queries, ambiguous)
+		fmt.Fprintf(stdout, "\nchecked against from-scratch solves: %d of %d agree (%d ambiguous at the tie band's edge)\n", checked, sum.Queries, ambiguous)
 	}
 	return nil
 }
 
-// jsonFloat maps the infinities (every candidate selected) to nil: JSON
-// has no infinity.
-func jsonFloat(x float64) any {
+// checkOverheadFlags checks the workload's flags: its name, the sizes it
+// uses, and no flag another workload uses.
+func checkOverheadFlags(set map[string]bool, workload string, nodes, scale, count, kgEntities int, kgPath string) error {
+	if err := checkChoice("workload", workload, "memory", "kg", "wn18rr", "rmat"); err != nil {
+		return err
+	}
+	if workload == "kg" && kgPath == "" {
+		return usagef("--workload kg needs --kg FILE (shared/anchors/gen_graph.py kg --out FILE)")
+	}
+	return firstErr(
+		checkAtLeast("queries", count, 1),
+		onlyWith(set, workload == "memory", "with --workload memory", "nodes"),
+		onlyWith(set, workload == "kg", "with --workload kg", "kg", "kg-entities"),
+		onlyWith(set, workload == "wn18rr", "with --workload wn18rr", "data"),
+		onlyWith(set, workload == "rmat", "with --workload rmat", "scale"),
+		checkAtLeast("nodes", nodes, 10), checkAtLeast("kg-entities", kgEntities, 1),
+		checkRange("scale", scale, 1, 30),
+	)
+}
+
+// jsonFloat returns x, or nil (null, or left out) for an infinity or NaN,
+// which JSON has no number for: every candidate selected makes a gap
+// +Inf. No finite stand-in is used: it would read as a measurement.
+func jsonFloat(x float64) *float64 {
 	if math.IsInf(x, 0) || math.IsNaN(x) {
 		return nil
 	}
-	return x
+	return &x
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -16,10 +18,39 @@ import (
 // queryLine is one line of a query file:
 // {"id":"q1","seeds":{"NAME":WEIGHT,...},"k":10,"candidates":["NAME",...]}.
 type queryLine struct {
-	ID         string             `json:"id"`
-	Seeds      map[string]float64 `json:"seeds"`
-	K          *int               `json:"k"`
-	Candidates []string           `json:"candidates,omitempty"`
+	ID         string   `json:"id"`
+	Seeds      seedMap  `json:"seeds"`
+	K          *int     `json:"k"`
+	Candidates []string `json:"candidates,omitempty"`
+}
+
+// seedMap is a query's seeds by name. Decoding refuses a name given twice:
+// a JSON object would keep only its last weight.
+type seedMap map[string]float64
+
+func (m *seedMap) UnmarshalJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return fmt.Errorf("seeds: %s, want an object {\"NAME\":WEIGHT,...}", b)
+	}
+	out := seedMap{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return fmt.Errorf("seeds: %v", err)
+		}
+		name := tok.(string) // an object's keys are strings
+		var w float64
+		if err := dec.Decode(&w); err != nil {
+			return fmt.Errorf("seed %q: %v", name, err)
+		}
+		if _, dup := out[name]; dup {
+			return fmt.Errorf("seed %q given twice", name)
+		}
+		out[name] = w
+	}
+	*m = out
+	return nil
 }
 
 // namedQuery is a parsed query with node ids resolved.
@@ -39,6 +70,7 @@ func readQueries(g *csr.Graph, path string) ([]namedQuery, error) {
 	}
 	defer f.Close()
 	var out []namedQuery
+	ids := map[string]int{} // the line of each query id
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64*1024), 64<<20)
 	line := 0
@@ -59,6 +91,10 @@ func readQueries(g *csr.Graph, path string) ([]namedQuery, error) {
 		if q.ID == "" {
 			q.ID = strconv.Itoa(line)
 		}
+		if first, dup := ids[q.ID]; dup {
+			return nil, fmt.Errorf("%s: id %q repeats line %d", where, q.ID, first)
+		}
+		ids[q.ID] = line
 		if ql.K != nil {
 			q.K = *ql.K
 		}
@@ -74,7 +110,12 @@ func readQueries(g *csr.Graph, path string) ([]namedQuery, error) {
 		}
 		slices.Sort(names) // deterministic order, so normalisation rounds the same way every run
 		var unknown []string
+		total := 0.0
 		for _, name := range names {
+			if w := ql.Seeds[name]; !(w >= 0) || math.IsInf(w, 0) {
+				return nil, fmt.Errorf("%s: seed %q: weight %v, want a finite non-negative number", where, name, w)
+			}
+			total += ql.Seeds[name]
 			id, ok := g.ID(name)
 			if !ok {
 				unknown = append(unknown, strconv.Quote(name))
@@ -86,18 +127,20 @@ func readQueries(g *csr.Graph, path string) ([]namedQuery, error) {
 			if len(ql.Candidates) == 0 {
 				return nil, fmt.Errorf("%s: empty candidates list (omit it to rank every node)", where)
 			}
-			seen := make(map[uint32]bool, len(ql.Candidates))
+			// A repeat is an error, as in ppr and the guard.
+			seen := make(map[string]int, len(ql.Candidates))
 			q.Candidates = []uint32{}
-			for _, name := range ql.Candidates {
+			for i, name := range ql.Candidates {
+				if first, dup := seen[name]; dup {
+					return nil, fmt.Errorf("%s: candidate %q: candidates[%d] repeats candidates[%d]", where, name, i, first)
+				}
+				seen[name] = i
 				id, ok := g.ID(name)
 				if !ok {
 					unknown = append(unknown, strconv.Quote(name))
 					continue
 				}
-				if !seen[id] {
-					seen[id] = true
-					q.Candidates = append(q.Candidates, id)
-				}
+				q.Candidates = append(q.Candidates, id)
 			}
 		}
 		if len(unknown) > 0 {
@@ -105,6 +148,9 @@ func readQueries(g *csr.Graph, path string) ([]namedQuery, error) {
 				unknown = append(unknown[:5], fmt.Sprintf("and %d more", len(unknown)-5))
 			}
 			return nil, fmt.Errorf("%s: unknown node(s): %s", where, strings.Join(unknown, ", "))
+		}
+		if total == 0 {
+			return nil, fmt.Errorf("%s: seed weights sum to 0, want a positive total", where)
 		}
 		out = append(out, q)
 	}

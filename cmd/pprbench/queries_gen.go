@@ -28,7 +28,11 @@ func runQueries(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var gf graphFlags
 	gf.registerOrdered(fs, "stream") // ids are drawn in stream order
-	kind := fs.String("kind", "seeds", "seeds (a few random seeds with out-edges), dense (HippoRAG2 dense passage reset; needs --entities) or entities (HippoRAG: entity seeds, passages as candidates; needs --entities)")
+	kind := fs.String("kind", "seeds", "seeds (a few random seeds with out-edges), dense (HippoRAG2 dense passage reset; needs --entities), entities (HippoRAG: entity seeds, passages as candidates; needs --entities) or live (an event stream for 'pprbench live': write batches between queries drawn from a pool of recurring ones; needs --entities)")
+	pool := fs.Int("pool", 50, "--kind live: recurring queries the stream draws from")
+	batchSize := fs.Int("batch", 10, "--kind live: writes per batch, one batch between queries")
+	untrusted := fs.Float64("untrusted", 0.1, "--kind live: share of batches written by the untrusted channel 'peer' (the others by 'default'; a fifth of the slots also carry a merge by 'resolver')")
+	reset := fs.String("reset", "dense", "--kind live: the pool's queries: dense (HippoRAG2's passage reset) or entities (entity seeds only)")
 	count := fs.Int("count", 20, "how many queries")
 	k := fs.Int("k", 10, "top-k per query")
 	perQuery := fs.Int("seeds-per-query", 5, "--kind seeds and entities: distinct seeds per query, weight 1 each")
@@ -40,6 +44,18 @@ func runQueries(args []string, stdout, stderr io.Writer) error {
 	}
 	if *count < 1 || *k < 1 {
 		return fmt.Errorf("%w: --count %d and --k %d, want both at least 1", errUsage, *count, *k)
+	}
+	set := given(fs)
+	if err := firstErr(
+		gf.check(set), checkChoice("kind", *kind, "seeds", "dense", "entities", "live"),
+		checkAtLeast("seeds-per-query", *perQuery, 1),
+		checkAtLeast("pool", *pool, 1), checkAtLeast("batch", *batchSize, 1),
+		checkChoice("reset", *reset, "dense", "entities"),
+		onlyWith(set, *kind == "live", "with --kind live", "pool", "batch", "untrusted", "reset"),
+		onlyWith(set, *kind != "seeds", "with --kind dense, entities or live", "entities"),
+		onlyWith(set, *kind != "dense", "with --kind seeds or entities", "seeds-per-query"),
+	); err != nil {
+		return err
 	}
 	if gf.order != "stream" && gf.order != "" {
 		return fmt.Errorf("%w: queries name nodes, so --order changes nothing: leave it out", errUsage)
@@ -56,7 +72,10 @@ func runQueries(args []string, stdout, stderr io.Writer) error {
 	for i := range ids {
 		ids[i] = uint32(i)
 	}
-	if (*kind == "dense" || *kind == "entities") && (*entities < 1 || *entities >= n) {
+	if !(*untrusted >= 0 && *untrusted <= 1) {
+		return fmt.Errorf("%w: --untrusted %v, want a share in [0, 1]", errUsage, *untrusted)
+	}
+	if *kind != "seeds" && (*entities < 1 || *entities >= n) {
 		return fmt.Errorf("%w: --kind %s needs --entities between 1 and %d (the graph has %d nodes), got %d", errUsage, *kind, n-1, n, *entities)
 	}
 	switch *kind {
@@ -70,8 +89,9 @@ func runQueries(args []string, stdout, stderr io.Writer) error {
 		}
 	case "dense":
 		qs = bench.DenseQueries(ids[:*entities], ids[*entities:], *count, *k, *seed)
-	default:
-		return fmt.Errorf("%w: --kind %q, want seeds, dense or entities", errUsage, *kind)
+	case "live":
+		return writeLiveStream(g, *entities, liveStreamConfig{queries: *count, pool: *pool, k: *k, batch: *batchSize,
+			untrusted: *untrusted, dense: *reset == "dense", seed: *seed, seedsPerQuery: *perQuery}, *outPath, stdout)
 	}
 	out, closeOut, err := createOutput(*outPath, stdout)
 	if err != nil {

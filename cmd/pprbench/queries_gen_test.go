@@ -101,7 +101,7 @@ func TestQueriesErrors(t *testing.T) {
 	}{
 		{[]string{"--kind", "dense"}, "--kind dense needs --entities between 1 and"},
 		{[]string{"--kind", "dense", "--entities", "99"}, "got 99"},
-		{[]string{"--kind", "sparse"}, `--kind "sparse", want seeds, dense or entities`},
+		{[]string{"--kind", "sparse"}, `--kind "sparse", want seeds, dense, entities or live`},
 		{[]string{"--kind", "entities"}, "--kind entities needs --entities between 1 and"},
 		{[]string{"--seeds-per-query", "50"}, "--seeds-per-query 50, want 1.."},
 		{[]string{"--count", "0"}, "want both at least 1"},

@@ -7,11 +7,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"slices"
+	"math"
 	"strings"
 	"time"
 
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/live"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
 	"github.com/authppr/authppr/replay"
@@ -31,7 +32,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	outPath := fs.String("out", "", "write decisions here instead of stdout")
 	policyName := fs.String("policy", "reject", "on divergence: reject (hand over the authenticated selection), escalate (refuse, exit status 3), report (pass the native one, flagged)")
 	tol := fs.Float64("tol", ppr.DefaultTol, "native solve L1 error bound")
-	tieTol := fs.Float64("tie-tol", 0, "scores within this are a tie (default 10*tol)")
+	tieTol := fs.Float64("tie-tol", 0, "scores within this are a tie (left out: 10*tol)")
 	force := fs.String("force", "auto", "start replay at this path: auto, delta or full")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -39,11 +40,18 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	if *queryPath == "" {
 		return fmt.Errorf("%w: --queries is required", errUsage)
 	}
+	set := given(fs)
+	if err := firstErr(gf.check(set), checkDamping(*damping), checkTol("tol", *tol)); err != nil {
+		return err
+	}
+	if set["tie-tol"] && (!(*tieTol > 0) || math.IsInf(*tieTol, 0)) {
+		return usagef("--tie-tol %v, want a positive finite number (left out: 10*tol)", *tieTol)
+	}
 	trusted := splitList(*trust)
 	if len(trusted) == 0 {
 		return fmt.Errorf("%w: --trust CH,... is required", errUsage)
 	}
-	policy, err := replay.ParsePolicy(*policyName)
+	policy, err := replay.ParseOnDivergence(*policyName)
 	if err != nil {
 		return fmt.Errorf("%w: --policy: %v", errUsage, err)
 	}
@@ -65,7 +73,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	guard, err := replay.New(g, labels, trustPolicy, replay.Options{Tol: *tol, TieTol: *tieTol, Policy: policy, Force: path})
+	guard, err := replay.New(g, labels, trustPolicy, replay.Options{Tol: *tol, TieTol: *tieTol, OnDivergence: policy, Force: path})
 	if err != nil {
 		return err
 	}
@@ -75,7 +83,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	}
 	defer closeOut()
 	w := bufio.NewWriter(out)
-	var sum replaySummary
+	var sum live.Summary
 	for _, q := range queries {
 		d, err := guard.Select(replay.Query{Seeds: q.Seeds, K: q.K, Candidates: q.Candidates, Damping: *damping})
 		var div *replay.DivergenceError
@@ -85,8 +93,9 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 		rec := decisionRecord(g, q.ID, d)
 		if div != nil {
 			rec.Error = div.Error()
+			rec.Refused, rec.Selected = true, nil
 		}
-		sum.add(d)
+		sum.Add(d)
 		b, err := json.Marshal(rec)
 		if err != nil {
 			return err
@@ -100,9 +109,9 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	if err := closeOut(); err != nil {
 		return err
 	}
-	sum.print(stderr)
-	if policy == replay.Escalate && sum.divergent > 0 {
-		return fmt.Errorf("%w: %d of %d selections diverged and were refused", errEscalated, sum.divergent, sum.queries)
+	fmt.Fprintln(stderr, "replay:", sum.Decisions())
+	if policy == replay.Escalate && sum.Divergent > 0 {
+		return fmt.Errorf("%w: %d of %d selections diverged and were refused", errEscalated, sum.Divergent, sum.Queries)
 	}
 	return nil
 }
@@ -117,21 +126,28 @@ type suspectRecord struct {
 }
 
 type decisionJSON struct {
-	ID           string          `json:"id"`
-	Native       []string        `json:"native"`
-	Auth         []string        `json:"auth"`
-	Selected     []string        `json:"selected"`
-	Divergent    bool            `json:"divergent"`
-	Outcome      string          `json:"outcome"`
-	Path         string          `json:"path"`
-	Gap          [2]float64      `json:"gap"`
-	Bound        float64         `json:"bound"`
-	NativeUS     int64           `json:"native_us"`
-	ReplayUS     int64           `json:"replay_us"`
-	NativeSweeps int             `json:"native_sweeps"`
-	ReplayArcOps int64           `json:"replay_arc_ops"`
-	Suspects     []suspectRecord `json:"suspects"`
-	Error        string          `json:"error,omitempty"`
+	ID     string   `json:"id"`
+	Native []string `json:"native"`
+	Auth   []string `json:"auth"`
+	// Selected is what the policy hands over: null when escalate refused
+	// the selection (Refused).
+	Selected  []string `json:"selected"`
+	Refused   bool     `json:"refused"`
+	Divergent bool     `json:"divergent"`
+	Outcome   string   `json:"outcome"`
+	Path      string   `json:"path"`
+	// Gap is the interval [lo, hi] proved to hold gapA (replay.Decision):
+	// null when every candidate is selected (gapA is +Inf; said by
+	// EveryCandidateSelected), an end null when unbounded on that side.
+	Gap                    []*float64      `json:"gap"`
+	EveryCandidateSelected bool            `json:"every_candidate_selected,omitempty"`
+	Bound                  *float64        `json:"bound"`
+	NativeUS               int64           `json:"native_us"`
+	ReplayUS               int64           `json:"replay_us"`
+	NativeSweeps           int             `json:"native_sweeps"`
+	ReplayArcOps           int64           `json:"replay_arc_ops"`
+	Suspects               []suspectRecord `json:"suspects"`
+	Error                  string          `json:"error,omitempty"`
 }
 
 func decisionRecord(g *csr.Graph, id string, d *replay.Decision) decisionJSON {
@@ -145,10 +161,15 @@ func decisionRecord(g *csr.Graph, id string, d *replay.Decision) decisionJSON {
 	rec := decisionJSON{
 		ID: id, Native: names(d.Native), Auth: names(d.Auth), Selected: names(d.Selected),
 		Divergent: d.Divergent, Outcome: d.Outcome.String(), Path: d.Path.String(),
-		Gap: [2]float64{finite(d.Gap.Lo), finite(d.Gap.Hi)}, Bound: d.Bound,
+		Bound:    jsonFloat(d.Bound),
 		NativeUS: d.NativeTime.Microseconds(), ReplayUS: d.ReplayTime.Microseconds(),
 		NativeSweeps: d.NativeSweeps, ReplayArcOps: d.ReplayArcOps,
 		Suspects: []suspectRecord{},
+	}
+	if math.IsInf(d.NativeGap, 1) {
+		rec.EveryCandidateSelected = true
+	} else {
+		rec.Gap = []*float64{jsonFloat(d.Gap.Lo), jsonFloat(d.Gap.Hi)}
 	}
 	for _, s := range d.Suspects {
 		rec.Suspects = append(rec.Suspects, suspectRecord{
@@ -159,65 +180,9 @@ func decisionRecord(g *csr.Graph, id string, d *replay.Decision) decisionJSON {
 	return rec
 }
 
-// finite maps +-Inf (every candidate selected) to the largest float, which
-// JSON can carry.
-func finite(x float64) float64 {
-	switch {
-	case x > 1e308:
-		return 1e308
-	case x < -1e308:
-		return -1e308
-	}
-	return x
-}
-
-// replaySummary aggregates decisions for the stderr summary.
-type replaySummary struct {
-	queries, divergent, ties int
-	paths                    map[string]int
-	overhead                 []float64 // replay time / native time per query
-}
-
-func (s *replaySummary) add(d *replay.Decision) {
-	if s.paths == nil {
-		s.paths = map[string]int{}
-	}
-	s.queries++
-	if d.Divergent {
-		s.divergent++
-	}
-	if d.Outcome == replay.Tie {
-		s.ties++
-	}
-	s.paths[d.Path.String()]++
-	s.overhead = append(s.overhead, ratio(d.ReplayTime, d.NativeTime))
-}
-
 func ratio(a, b time.Duration) float64 {
 	if b <= 0 {
 		b = 1
 	}
 	return float64(a) / float64(b)
-}
-
-func (s *replaySummary) print(w io.Writer) {
-	var mix []string
-	for _, p := range []string{"untouched", "certificate", "delta", "full"} {
-		if c := s.paths[p]; c > 0 {
-			mix = append(mix, fmt.Sprintf("%s %d", p, c))
-		}
-	}
-	fmt.Fprintf(w, "replay: %d queries, %d divergent, %d ties; paths: %s; overhead (replay/native) median %.2f%%, p99 %.2f%%\n",
-		s.queries, s.divergent, s.ties, strings.Join(mix, ", "), 100*quantile(s.overhead, 0.5), 100*quantile(s.overhead, 0.99))
-}
-
-// quantile returns the q-quantile (nearest rank) of xs.
-func quantile(xs []float64, q float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	i := int(q*float64(len(s))+0.5) - 1
-	return s[max(0, min(i, len(s)-1))]
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"text/tabwriter"
 	"time"
 
@@ -24,25 +25,39 @@ type solveRecord struct {
 	// the solve read (sweeps, scans and pushes), ReverseArcs those of its
 	// reverse pushes (certified top-k refinement), counted apart;
 	// LocalChecks the checks that read only the nodes the query reached.
-	Scans       int      `json:"scans,omitempty"`
-	Arcs        int64    `json:"arcs"`
-	ReverseArcs int64    `json:"reverse_arcs,omitempty"`
-	LocalChecks int      `json:"local_checks,omitempty"`
-	ResidualL1  float64  `json:"residual_l1"`
-	ErrorBound  float64  `json:"error_bound_l1"`
-	Certified   *bool    `json:"certified,omitempty"`
-	Gap         *float64 `json:"gap,omitempty"`
-	View        string   `json:"view"`
-	Nodes       int      `json:"nodes,omitempty"`
-	Edges       int      `json:"edges,omitempty"`
-	Masked      uint64   `json:"masked_edges"`
-	LoadUS      int64    `json:"load_us,omitempty"`
-	SolveUS     int64    `json:"solve_us"`
+	Scans       int     `json:"scans,omitempty"`
+	Arcs        int64   `json:"arcs"`
+	ReverseArcs int64   `json:"reverse_arcs,omitempty"`
+	LocalChecks int     `json:"local_checks,omitempty"`
+	ResidualL1  float64 `json:"residual_l1"`
+	ErrorBound  float64 `json:"error_bound_l1"`
+	// With --certify: Certified says the selection is proved as a set,
+	// Ordered that its order is proved too (ppr.TopKResult); Gap is the
+	// k-th score minus the best unselected one and ProvedGap a lower
+	// bound on the exact gap. When every candidate is selected there is
+	// no gap: both are absent and EveryCandidateSelected says why.
+	Certified              *bool    `json:"certified,omitempty"`
+	Ordered                *bool    `json:"ordered,omitempty"`
+	Gap                    *float64 `json:"gap,omitempty"`
+	ProvedGap              *float64 `json:"proved_gap,omitempty"`
+	EveryCandidateSelected bool     `json:"every_candidate_selected,omitempty"`
+	View                   string   `json:"view"`
+	Nodes                  int      `json:"nodes,omitempty"`
+	Edges                  int      `json:"edges,omitempty"`
+	Masked                 uint64   `json:"masked_edges"`
+	LoadUS                 int64    `json:"load_us,omitempty"`
+	SolveUS                int64    `json:"solve_us"`
+	// orderAsked: the solve tried to prove the order (--ordered).
+	orderAsked bool
 }
 
 type scoredName struct {
 	Node  string  `json:"node"`
 	Score float64 `json:"score"`
+	// Err, with --certify, bounds |pi - score| for this entry
+	// (ppr.TopKResult.ScoreErrs); without it error_bound_l1 bounds
+	// every entry.
+	Err *float64 `json:"error,omitempty"`
 }
 
 func runSolve(args []string, stdout, stderr io.Writer) error {
@@ -59,6 +74,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	candPath := fs.String("candidates", "", "file of candidate node names, one per line (default: all nodes)")
 	tol := fs.Float64("tol", ppr.DefaultTol, "L1 error bound to reach")
 	certify := fs.Bool("certify", false, "stop as soon as the top-k is proved (or tol is reached), not at tol")
+	ordered := fs.Bool("ordered", true, "with --certify: prove the order within the top-k too, not only the set (the output says whether the order was proved)")
 	sweeps := sweepOrderFlag(fs)
 	threads := fs.Int("threads", 1, "goroutines per sweep (more than 1: parallel Jacobi sweeps)")
 	asJSON := fs.Bool("json", false, "print JSON (one object per query)")
@@ -70,8 +86,19 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	if *queryPath != "" && (*seedSpec != "" || *candPath != "") {
 		return fmt.Errorf("%w: --queries replaces --seeds and --candidates", errUsage)
 	}
-	if *k < 1 {
-		return fmt.Errorf("%w: --k %d, want at least 1", errUsage, *k)
+	if *batched && (*queryPath == "" || *certify) {
+		return fmt.Errorf("%w: --batch needs --queries and does not certify", errUsage)
+	}
+	set := given(fs)
+	if err := firstErr(
+		gf.check(set), vf.check(),
+		checkDamping(*damping), checkTol("tol", *tol),
+		checkAtLeast("k", *k, 1), checkAtLeast("threads", *threads, 1),
+		onlyWith(set, *queryPath == "", "without --queries (each query gives its own k)", "k"),
+		onlyWith(set, *certify, "with --certify", "ordered"),
+		onlyWith(set, !*batched, "without --batch (a batch solves on one thread)", "threads"),
+	); err != nil {
+		return err
 	}
 	ld, loadTime, err := gf.load()
 	if err != nil {
@@ -101,9 +128,6 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 		}
 		queries = []namedQuery{q}
 	}
-	if *batched && (*queryPath == "" || *certify) {
-		return fmt.Errorf("%w: --batch needs --queries and does not certify", errUsage)
-	}
 	var batchRecs []*solveRecord
 	if *batched {
 		if batchRecs, err = solveBatched(g, view, queries, *damping, ppr.Options{Tol: *tol, Order: *sweeps}); err != nil {
@@ -112,7 +136,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	}
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
-	qs := &querySolver{g: g, view: view}
+	qs := &querySolver{g: g, view: view, ordered: *ordered}
 	if err := qs.buildVisits(*visits, *certify, *damping, stderr); err != nil {
 		return err
 	}
@@ -143,7 +167,11 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 			for j, s := range rec.TopK {
 				names[j] = s.Node
 			}
-			fmt.Fprintf(w, "%s\t%d sweeps\t%dus\t%v\n", q.ID, rec.Sweeps, rec.SolveUS, names)
+			fmt.Fprintf(w, "%s\t%d sweeps\t%dus\t%v", q.ID, rec.Sweeps, rec.SolveUS, names)
+			if rec.Certified != nil {
+				fmt.Fprintf(w, "\t%s", proofSummary(rec))
+			}
+			fmt.Fprintln(w)
 		default:
 			printSolveText(w, g, gf.name(), view, loadTime, rec, i)
 		}
@@ -159,6 +187,9 @@ type querySolver struct {
 	view   *mask.View
 	eng    *ppr.Engine
 	visits *ppr.VisitBounds // nil: certify without visit bounds
+	// ordered: a certified solve proves the order within the selection
+	// too (ppr.Engine.SolveTopKOrdered).
+	ordered bool
 }
 
 // buildVisits builds the view's visit bounds when asked (--visits, which
@@ -189,7 +220,6 @@ func (qs *querySolver) solve(q namedQuery, damping float64, opt ppr.Options, cer
 		return nil, err
 	}
 	rec := &solveRecord{ID: q.ID, TopK: []scoredName{}, View: view.Name(), Masked: view.Masked().GetCardinality()}
-	var top []ppr.Scored
 	start := time.Now()
 	if qs.eng == nil {
 		qs.eng, err = ppr.NewEngine(view, seeds, damping)
@@ -200,33 +230,52 @@ func (qs *querySolver) solve(q namedQuery, damping float64, opt ppr.Options, cer
 		return nil, err
 	}
 	if certify {
-		opt.Visits = qs.visits
-		res, err := qs.eng.SolveTopK(q.K, q.Candidates, opt)
-		if err != nil {
-			return nil, err
-		}
-		top = res.TopK
-		rec.SolveUS = time.Since(start).Microseconds()
-		rec.Sweeps, rec.ErrorBound = res.Sweeps, res.ErrorBound
-		rec.Scans, rec.ReverseArcs, rec.LocalChecks = res.Scans, res.ReverseArcs, res.LocalChecks
-		rec.ResidualL1 = res.ErrorBound * (1 - damping)
-		gap := finite(res.Gap) // +Inf when every candidate is selected; JSON has no Inf
-		rec.Certified, rec.Gap = &res.Certified, &gap
+		err = qs.solveTopK(rec, q, damping, opt)
 	} else {
-		res, err := qs.eng.SolveSweeps(opt)
-		if err != nil {
-			return nil, err
+		var res *ppr.Result
+		if res, err = qs.eng.SolveSweeps(opt); err == nil {
+			top := ppr.TopKRanked(res.Scores, q.K, q.Candidates, g.Ranks())
+			rec.Sweeps, rec.ErrorBound, rec.ResidualL1 = res.Sweeps, res.ErrorBound, res.ResidualL1
+			for _, s := range top {
+				rec.TopK = append(rec.TopK, scoredName{Node: g.Name(s.Node), Score: s.Score})
+			}
 		}
-		top = ppr.TopKRanked(res.Scores, q.K, q.Candidates, g.Ranks())
-		rec.SolveUS = time.Since(start).Microseconds()
-		rec.Sweeps, rec.ErrorBound, rec.ResidualL1 = res.Sweeps, res.ErrorBound, res.ResidualL1
 	}
+	if err != nil {
+		return nil, err
+	}
+	rec.SolveUS = time.Since(start).Microseconds()
 	rec.Iterations = rec.Sweeps
 	rec.Arcs = qs.eng.Stats.ArcOps
-	for _, s := range top {
-		rec.TopK = append(rec.TopK, scoredName{g.Name(s.Node), s.Score})
-	}
 	return rec, nil
+}
+
+// solveTopK runs a certified solve on the restarted engine (ordered when
+// qs.ordered) and records the selection with each score's error bound and
+// what was proved.
+func (qs *querySolver) solveTopK(rec *solveRecord, q namedQuery, damping float64, opt ppr.Options) error {
+	opt.Visits = qs.visits
+	solve := qs.eng.SolveTopK
+	if qs.ordered {
+		solve = qs.eng.SolveTopKOrdered
+	}
+	res, err := solve(q.K, q.Candidates, opt)
+	if err != nil {
+		return err
+	}
+	rec.Sweeps, rec.ErrorBound = res.Sweeps, res.ErrorBound
+	rec.Scans, rec.ReverseArcs, rec.LocalChecks = res.Scans, res.ReverseArcs, res.LocalChecks
+	rec.ResidualL1 = res.ErrorBound * (1 - damping)
+	certified, ordered := res.Certified, res.Ordered
+	rec.Certified, rec.Ordered, rec.orderAsked = &certified, &ordered, qs.ordered
+	// Every candidate selected: ppr's gaps are +Inf, which JSON has no
+	// number for; the fields are left out and the flag says why.
+	rec.Gap, rec.ProvedGap = jsonFloat(res.Gap), jsonFloat(res.ProvedGap)
+	rec.EveryCandidateSelected = math.IsInf(res.Gap, 1)
+	for i, s := range res.TopK {
+		rec.TopK = append(rec.TopK, scoredName{Node: qs.g.Name(s.Node), Score: s.Score, Err: jsonFloat(res.ScoreErrs[i])})
+	}
+	return nil
 }
 
 // solveBatched solves the queries 16 at a time with ppr.SolveBatch (one
@@ -258,7 +307,7 @@ func solveBatched(g *csr.Graph, view *mask.View, queries []namedQuery, damping f
 			rec := &solveRecord{ID: q.ID, TopK: []scoredName{}, View: view.Name(), Masked: view.Masked().GetCardinality(),
 				Sweeps: res[i].Sweeps, Iterations: res[i].Sweeps, ErrorBound: res[i].ErrorBound, ResidualL1: res[i].ResidualL1, SolveUS: share}
 			for _, s := range tops[i] {
-				rec.TopK = append(rec.TopK, scoredName{g.Name(s.Node), s.Score})
+				rec.TopK = append(rec.TopK, scoredName{Node: g.Name(s.Node), Score: s.Score})
 			}
 			recs = append(recs, rec)
 		}
@@ -275,15 +324,46 @@ func printSolveText(w io.Writer, g *csr.Graph, path string, view *mask.View, loa
 	fmt.Fprintf(w, "view %s: %d edges masked\n", view.Name(), rec.Masked)
 	fmt.Fprintf(w, "solved in %d sweeps, %dus; L1 error bound %.2g (residual %.2g)", rec.Sweeps, rec.SolveUS, rec.ErrorBound, rec.ResidualL1)
 	if rec.Certified != nil {
-		fmt.Fprintf(w, "; top-k certified: %v (gap %.3g)", *rec.Certified, *rec.Gap)
+		fmt.Fprintf(w, "; top-k: %s", proofSummary(rec))
 	}
 	fmt.Fprint(w, "\n\n")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "rank\tnode\tscore")
+	if rec.Certified != nil {
+		fmt.Fprintln(tw, "rank\tnode\tscore\terror bound")
+	} else {
+		fmt.Fprintln(tw, "rank\tnode\tscore")
+	}
 	for i, s := range rec.TopK {
-		fmt.Fprintf(tw, "%d\t%s\t%.12g\n", i+1, s.Node, s.Score)
+		fmt.Fprintf(tw, "%d\t%s\t%.12g", i+1, s.Node, s.Score)
+		if s.Err != nil {
+			fmt.Fprintf(tw, "\t%.2g", *s.Err)
+		}
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
+}
+
+// proofSummary says what a certified solve proved: the set (or that every
+// candidate is selected, which needs no proof) and the order.
+func proofSummary(rec *solveRecord) string {
+	var set string
+	switch {
+	case rec.EveryCandidateSelected:
+		set = "every candidate selected (no gap to prove)"
+	case *rec.Certified:
+		set = fmt.Sprintf("set proved (gap %.3g, proved at least %.3g)", *rec.Gap, *rec.ProvedGap)
+	default:
+		set = fmt.Sprintf("set not proved (gap %.3g within the error at the tolerance)", *rec.Gap)
+	}
+	order := "order proved"
+	switch {
+	case *rec.Ordered:
+	case rec.orderAsked:
+		order = "order not proved (scores within their error bounds of each other at the tolerance)"
+	default:
+		order = "order not proved (--ordered=false proves the set only)"
+	}
+	return set + ", " + order
 }
 
 // sweepOrderFlag registers --sweeps, the ppr.Order of the solves.

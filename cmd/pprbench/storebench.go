@@ -35,11 +35,19 @@ func runStoreBench(args []string, stdout, stderr io.Writer) error {
 	writes := fs.Int("writes", 2_000_000, "structural writes for the ingest rate")
 	batch := fs.Int("batch", 1000, "writes per Apply batch in memory")
 	walBatch := fs.Int("wal-batch", 10000, "writes per Apply batch (one wal record, one fsync) on disk")
-	nice := fs.Int("compact-nice", 10, "nice value of the compaction thread in the latency rounds that lower it (alternate rounds keep 0)")
+	nice := fs.Int("compact-nice", 10, "nice value (0..19) of the compaction thread in the latency rounds that lower it (alternate rounds keep 0)")
 	dir := fs.String("dir", "", "directory for the snapshot and wal files (default: a temporary directory)")
 	var maxMemory string
 	registerMaxMemory(fs, &maxMemory)
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := firstErr(
+		checkDamping(*damping), checkTol("tol", *tol), checkTol("query-tol", *qtol),
+		checkAtLeast("trials", *trials, 1), checkAtLeast("writes", *writes, 1),
+		checkAtLeast("batch", *batch, 1), checkAtLeast("wal-batch", *walBatch, 1),
+		checkRange("compact-nice", *nice, 0, 19),
+	); err != nil {
 		return err
 	}
 	limit, err := parseMaxMemory(maxMemory)
@@ -174,7 +182,7 @@ func runStoreBench(args []string, stdout, stderr io.Writer) error {
 		for {
 			u := uint32(rng.IntN(g.NumNodes()))
 			if g.OutWeight(u) > 0 {
-				return v.Seeds([]ppr.Seed{{Node: u, Weight: 1}})
+				return ppr.NewSeeds(v.NumNodes(), []ppr.Seed{{Node: u, Weight: 1}})
 			}
 		}
 	}

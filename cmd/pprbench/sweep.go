@@ -55,8 +55,12 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *reps < 1 {
-		return fmt.Errorf("%w: --reps %d, want at least 1", errUsage, *reps)
+	set := given(fs)
+	if err := firstErr(
+		gf.check(set), checkDamping(*damping), checkAtLeast("reps", *reps, 1), checkAtLeast("threads", *threads, 1),
+		onlyWith(set, gf.format == "ppredge", "with --format ppredge (the C loop reads PPREDGE1 files)", "c"),
+	); err != nil {
+		return err
 	}
 	if gf.order != "stream" {
 		return fmt.Errorf("%w: sweep times the stream order and (--reorder) the degree order itself; --order %s is not used", errUsage, gf.order)

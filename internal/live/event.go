@@ -260,3 +260,43 @@ func parseSeeds(raw json.RawMessage) ([]Seed, error) {
 	}
 	return seeds, nil
 }
+
+// Payload returns the message a replicated memory carries for the write
+// event on line (one Parse accepted): {"ops": [...]}, the line's ops as it
+// gives them and no channel, for the message's subject names the channel.
+func Payload(line []byte) ([]byte, error) {
+	var raw struct {
+		Write *struct {
+			Ops json.RawMessage `json:"ops"`
+		} `json:"write"`
+	}
+	if err := json.Unmarshal(line, &raw); err != nil {
+		return nil, fmt.Errorf("not an event: %v", err)
+	}
+	if raw.Write == nil || len(raw.Write.Ops) == 0 {
+		return nil, errors.New(`not a write event with "ops"`)
+	}
+	out := append([]byte(`{"ops":`), raw.Write.Ops...)
+	return append(out, '}'), nil
+}
+
+// ParsePayload reads a write batch carried as a message (Payload's form)
+// for channel, the one the message's subject names. A payload that names
+// a channel is refused: the channel a batch is applied as comes from where
+// it was published, never from what it says.
+func ParsePayload(payload []byte, channel string) (*Write, error) {
+	var raw writeJSON
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&raw); err != nil {
+		return nil, fmt.Errorf("not a write batch: %v", err)
+	}
+	if dec.More() {
+		return nil, errors.New("more than one JSON value")
+	}
+	if raw.Channel != nil {
+		return nil, errors.New(`the batch names a "channel": the subject it was published on does`)
+	}
+	raw.Channel = &channel
+	return parseWrite(&raw)
+}

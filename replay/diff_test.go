@@ -1,0 +1,81 @@
+package replay
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/stretchr/testify/require"
+
+	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/mask"
+)
+
+// A base difference patched with a delta's rows equals the difference
+// computed from scratch on the patched views: rows, l_u and differing
+// arcs, node for node.
+func TestDiffPatchMatchesDifference(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(51, 52))
+	for trial := range 300 {
+		directed := trial%2 == 0
+		n := 2 + rng.IntN(25)
+		var pairs []uint32
+		var weights []float64
+		for range rng.IntN(4 * n) {
+			pairs = append(pairs, uint32(rng.IntN(n)), uint32(rng.IntN(n)))
+			weights = append(weights, float64(rng.IntN(3)))
+		}
+		g, err := csr.FromIDs(csr.IDEdges[uint32, uint32]{Directed: directed, Nodes: n, Pairs: pairs, Weights: weights})
+		require.NoError(t, err)
+		m := g.NumEdges()
+		nativeMask, authMask := roaring.New(), roaring.New()
+		for e := range m {
+			if rng.IntN(8) == 0 {
+				nativeMask.Add(uint32(e)) // deleted by someone, natively
+			}
+			if rng.IntN(4) == 0 || nativeMask.Contains(uint32(e)) && rng.IntN(2) == 0 {
+				authMask.Add(uint32(e))
+			}
+		}
+		bn, err := mask.FromMasked(g, "native", nativeMask)
+		require.NoError(t, err)
+		ba, err := mask.FromMasked(g, "auth", authMask)
+		require.NoError(t, err)
+		base := Difference(bn, ba)
+		// A delta: new nodes, added edges (some only native), removals.
+		nodes := n + rng.IntN(4)
+		var dn, da mask.Delta
+		dn.Nodes, da.Nodes = nodes, nodes
+		for i := range rng.IntN(3 * n) {
+			e := uint32(m + i)
+			u, v, w := uint32(rng.IntN(nodes)), uint32(rng.IntN(nodes)), float64(1+rng.IntN(2))
+			dn.Src, dn.Dst, dn.Weight, dn.Edge = append(dn.Src, u), append(dn.Dst, v), append(dn.Weight, w), append(dn.Edge, e)
+			if rng.IntN(3) > 0 {
+				da.Src, da.Dst, da.Weight, da.Edge = append(da.Src, u), append(da.Dst, v), append(da.Weight, w), append(da.Edge, e)
+			}
+		}
+		for range rng.IntN(4) {
+			if m > 0 {
+				e := uint32(rng.IntN(m))
+				dn.Removed = append(dn.Removed, e)
+				if rng.IntN(2) == 0 {
+					da.Removed = append(da.Removed, e)
+				}
+			}
+		}
+		vn, err := mask.WithDelta(bn, dn)
+		require.NoError(t, err)
+		va, err := mask.WithDelta(ba, da)
+		require.NoError(t, err)
+		rows := mergeNodes(vn.ReplacedNodes(), va.ReplacedNodes())
+		got := base.Patch(vn, va, rows)
+		want := Difference(vn, va)
+		require.Equal(t, want.t.nodes, got.t.nodes, "trial %d: nodes", trial)
+		require.Equal(t, want.t.rowDiff, got.t.rowDiff, "trial %d: l_u", trial)
+		for i := range want.t.nodes {
+			require.True(t, slices.Equal(want.t.arcs[want.t.arcStart[i]:want.t.arcStart[i+1]], got.t.arcs[got.t.arcStart[i]:got.t.arcStart[i+1]]), "trial %d: arcs of node %d", trial, want.t.nodes[i])
+		}
+	}
+}
