@@ -30,7 +30,7 @@ func (s *Store) Compact() error {
 		return ErrClosed
 	}
 	if s.durable != nil {
-		// A failed log (wal.ErrFailed) may hold a batch Apply refused:
+		// A failed log (ErrLogFailed) may hold a batch Apply refused:
 		// rotating would put every later batch after it for a reopen to
 		// replay. Refused even with nothing to fold, so the rule is plain.
 		if err := s.durable.log.Err(); err != nil {

@@ -97,7 +97,7 @@
 // a reopen. When the log cannot take a batch (a full disk, an I/O error)
 // the wal cuts off what the failed write left and Apply returns its error;
 // the store goes on. When cutting off fails too, the error wraps
-// wal.ErrFailed: the batch may be there after a reopen (as after a crash
+// ErrLogFailed: the batch may be there after a reopen (as after a crash
 // during the call), and the store refuses writes and compaction until it is
 // closed and reopened. Compaction on a full disk fails with its error
 // (snapshots are written to a temporary file and renamed), leaving the logs

@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/wal"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/snapshot"
-	"github.com/authppr/authppr/wal"
 )
 
 // disk is the on-disk side of a durable store (see the package doc's
@@ -122,6 +122,12 @@ func Open(dir string, opt Options) (*Store, error) {
 	}
 	return s, nil
 }
+
+// ErrLogFailed is wrapped by the errors of writes and compactions refused
+// after the store's log failed (a write or fsync that could not be cut back):
+// the store refuses writes until it is reopened, and the batch the failure
+// hit may be there after the reopen, as after a crash during its Apply.
+var ErrLogFailed = wal.ErrFailed
 
 // LogRecovery is what Open found in one log it replayed.
 type LogRecovery struct {

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/authppr/authppr/internal/faultfile"
-	"github.com/authppr/authppr/wal"
+	"github.com/authppr/authppr/internal/wal"
 )
 
 // withFaults makes every log the store opens until the test ends write

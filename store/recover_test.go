@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/authppr/authppr/wal"
+	"github.com/authppr/authppr/internal/wal"
 )
 
 // writeLedger opens a store in dir, applies n batches of the full-disk

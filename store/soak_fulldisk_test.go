@@ -11,8 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/authppr/authppr/internal/wal"
 	"github.com/authppr/authppr/ppr"
-	"github.com/authppr/authppr/wal"
 )
 
 // soakBatch is what the full-disk soak knows of one batch.

@@ -252,7 +252,7 @@ var ErrStalePosition = errors.New("store: stale position")
 // write is invalid, none (the error names it). A durable store makes the
 // batch durable (one wal record, fsynced) before it publishes it; when the
 // log cannot, the error is returned and nothing published (see the package
-// doc's Durability section for wal.ErrFailed).
+// doc's Durability section for ErrLogFailed).
 func (s *Store) applyBatch(ops []Op) (Result, error) { return s.applyAt(0, ops) }
 
 // applyAt is applyBatch recording the batch's position pos (0: none; else
@@ -687,7 +687,7 @@ func (w *Writer) Channel() string { return w.channel }
 // names it). A durable store makes the batch durable (one wal record,
 // fsynced) before it returns; when the log cannot, the error is returned
 // and nothing published (see the package doc's Durability section for
-// wal.ErrFailed).
+// ErrLogFailed).
 func (w *Writer) Apply(ops ...Op) (Result, error) { return w.ApplyAt(0, ops...) }
 
 // ApplyAt is Apply for a batch that has a position in an external log (a
