@@ -283,13 +283,15 @@ func (f *viewFlags) build(ld *loaded) (*mask.View, error) {
 	return nil, fmt.Errorf("%w: --view %q, want native or auth", errUsage, f.view)
 }
 
-// parseFlags parses a subcommand's flags and refuses positional arguments.
+// parseFlags parses a command's flags: -h or --help asks for the
+// command's help (printed on standard output, exit 0); an unknown flag, a
+// bad value or a stray argument is a usage error naming them (exit 2).
 func parseFlags(fs *flag.FlagSet, args []string) error {
+	fs.SetOutput(io.Discard) // run prints help and errors itself
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return err
+			return &helpRequest{fs}
 		}
-		// An unknown flag or a bad value is a usage error (exit 2).
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	if fs.NArg() > 0 {

@@ -318,5 +318,34 @@ func TestVersionCommand(t *testing.T) {
 	}
 	code, _, errs := runCLI("version", "x")
 	require.Equal(t, 2, code)
-	require.Contains(t, errs, "version takes no arguments")
+	require.Contains(t, errs, `unexpected argument "x"`)
+}
+
+func TestHelp(t *testing.T) {
+	t.Parallel()
+	code, out, _ := runCLI("help")
+	require.Equal(t, 0, code)
+	for _, c := range commands() {
+		require.Contains(t, out, "  "+c.name+" ", "every command is listed")
+	}
+	for _, c := range commands() {
+		if c.run == nil {
+			continue
+		}
+		for _, args := range [][]string{{"help", c.name}, {c.name, "-h"}} {
+			code, out, errs := runCLI(args...)
+			require.Equal(t, 0, code, args)
+			require.Empty(t, errs, args)
+			require.True(t, strings.HasPrefix(out, "usage: pprbench "+c.name), "%v: %q", args, out)
+			require.Contains(t, out, "Example:\n  "+c.example, args)
+		}
+	}
+	code, out, errs := runCLI("solve", "--bogus")
+	require.Equal(t, 2, code)
+	require.Empty(t, out)
+	require.Contains(t, errs, "pprbench solve: usage: flag provided but not defined: -bogus")
+	require.Contains(t, errs, "pprbench help solve")
+	code, _, errs = runCLI("help", "bogus")
+	require.Equal(t, 2, code)
+	require.Contains(t, errs, `unknown command "bogus"`)
 }
