@@ -9,6 +9,7 @@ import (
 
 	"github.com/authppr/authppr/bench"
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/query"
 )
 
 // liveStreamConfig shapes the event stream of `queries --kind live`.
@@ -95,15 +96,7 @@ func writeLiveStream(g *csr.Graph, entities int, c liveStreamConfig, path string
 			}
 		}
 		q := pool[rng.IntN(len(pool))]
-		seeds := make(map[string]float64, len(q.Seeds))
-		for _, s := range q.Seeds {
-			seeds[g.Name(s.Node)] += s.Weight
-		}
-		cands := make([]string, len(q.Candidates))
-		for j, u := range q.Candidates {
-			cands[j] = g.Name(u)
-		}
-		ev := map[string]any{"query": map[string]any{"id": fmt.Sprintf("%s-%d", q.ID, i), "seeds": seeds, "k": q.K, "candidates": cands}}
+		ev := map[string]any{"query": query.Named(fmt.Sprintf("%s-%d", q.ID, i), q.Seeds, q.K, q.Candidates, g.Name)}
 		if err := enc.Encode(ev); err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/authppr/authppr/bench"
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/query"
 	"github.com/authppr/authppr/ppr"
 )
 
@@ -140,19 +141,12 @@ func randomSeedQueries(g *csr.Graph, pool, candidates []uint32, count, k, perQue
 	return qs, nil
 }
 
-// writeQueries writes one queryLine per query, nodes by name.
+// writeQueries writes one query line (internal/query) per query, nodes by
+// name.
 func writeQueries(w io.Writer, g *csr.Graph, qs []bench.Query) error {
 	enc := json.NewEncoder(w)
 	for _, q := range qs {
-		k := q.K
-		ql := queryLine{ID: q.ID, Seeds: make(map[string]float64, len(q.Seeds)), K: &k}
-		for _, s := range q.Seeds {
-			ql.Seeds[g.Name(s.Node)] += s.Weight
-		}
-		for _, c := range q.Candidates {
-			ql.Candidates = append(ql.Candidates, g.Name(c))
-		}
-		if err := enc.Encode(ql); err != nil {
+		if err := enc.Encode(query.Named(q.ID, q.Seeds, q.K, q.Candidates, g.Name)); err != nil {
 			return err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/authppr/authppr/internal/query"
 	"github.com/authppr/authppr/store"
 )
 
@@ -24,23 +25,16 @@ type Write struct {
 	Ops     []store.Op // carrying no channel: the writer's is applied
 }
 
-// Query is a guarded query by node names.
-type Query struct {
-	ID         string
-	Seeds      []Seed // in the order the line gives them
-	K          int
-	Candidates []string // nil: every node
-}
+// Query is a guarded query by node names: a query file's line
+// (internal/query), whose id and k an event must give.
+type Query = query.Query
 
 // Seed is one named seed.
-type Seed struct {
-	Name   string
-	Weight float64
-}
+type Seed = query.Seed
 
 type eventJSON struct {
-	Write *writeJSON `json:"write"`
-	Query *queryJSON `json:"query"`
+	Write *writeJSON      `json:"write"`
+	Query json.RawMessage `json:"query"`
 }
 
 type writeJSON struct {
@@ -57,13 +51,6 @@ type opJSON struct {
 	Into   *string  `json:"into"`
 }
 
-type queryJSON struct {
-	ID         *string         `json:"id"`
-	Seeds      json.RawMessage `json:"seeds"`
-	K          *int            `json:"k"`
-	Candidates []string        `json:"candidates"`
-}
-
 // Parse reads one event line (line is its number, for errors).
 func Parse(data []byte, line int) (Event, error) {
 	ev := Event{Line: line}
@@ -78,6 +65,9 @@ func Parse(data []byte, line int) (Event, error) {
 	}
 	if dec.More() {
 		return fail("more than one JSON value")
+	}
+	if string(raw.Query) == "null" {
+		raw.Query = nil // as a null "write" is
 	}
 	switch {
 	case raw.Write != nil && raw.Query != nil:
@@ -186,79 +176,19 @@ func parseOp(o opJSON) (store.Op, error) {
 	return store.Op{}, fmt.Errorf("op %q, want edge, delete or merge", o.Op)
 }
 
-func parseQuery(q *queryJSON) (*Query, error) {
-	if q.ID == nil || *q.ID == "" {
+// parseQuery reads a query event's object: a query file's line whose id
+// and k are given.
+func parseQuery(raw json.RawMessage) (*Query, error) {
+	q, err := query.Parse(raw)
+	switch {
+	case err != nil:
+		return nil, err
+	case q.ID == "":
 		return nil, errors.New(`"id" is required and not empty`)
-	}
-	out := &Query{ID: *q.ID}
-	if q.K == nil {
+	case q.K == 0:
 		return nil, errors.New(`"k" is required`)
 	}
-	if *q.K < 1 {
-		return nil, fmt.Errorf("k = %d, want at least 1", *q.K)
-	}
-	out.K = *q.K
-	seeds, err := parseSeeds(q.Seeds)
-	if err != nil {
-		return nil, err
-	}
-	out.Seeds = seeds
-	if q.Candidates != nil {
-		if len(q.Candidates) == 0 {
-			return nil, errors.New(`"candidates" is empty (leave it out for every node)`)
-		}
-		seen := make(map[string]bool, len(q.Candidates))
-		for i, c := range q.Candidates {
-			if c == "" {
-				return nil, fmt.Errorf("candidate %d: empty name", i)
-			}
-			if seen[c] {
-				return nil, fmt.Errorf("candidate %d: %q repeated", i, c)
-			}
-			seen[c] = true
-		}
-		out.Candidates = q.Candidates
-	}
-	return out, nil
-}
-
-// parseSeeds reads {"name": weight, ...} in the order given.
-func parseSeeds(raw json.RawMessage) ([]Seed, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, errors.New(`"seeds" is required: {"name": weight, ...}`)
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, errors.New(`"seeds" must be an object {"name": weight, ...}`)
-	}
-	var seeds []Seed
-	seen := map[string]bool{}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, fmt.Errorf("seeds: %v", err)
-		}
-		name := t.(string)
-		var w float64
-		if err := dec.Decode(&w); err != nil {
-			return nil, fmt.Errorf("seed %q: weight: %v", name, err)
-		}
-		if name == "" {
-			return nil, errors.New("seed with an empty name")
-		}
-		if seen[name] {
-			return nil, fmt.Errorf("seed %q repeated", name)
-		}
-		seen[name] = true
-		if !(w >= 0) || math.IsInf(w, 1) {
-			return nil, fmt.Errorf("seed %q: weight %v, want finite and non-negative", name, w)
-		}
-		seeds = append(seeds, Seed{Name: name, Weight: w})
-	}
-	if len(seeds) == 0 {
-		return nil, errors.New(`"seeds" is empty`)
-	}
-	return seeds, nil
+	return &q, nil
 }
 
 // Payload returns the message a replicated memory carries for the write

@@ -142,25 +142,11 @@ func (r *Runner) Answer(q *Query) (*Record, error) {
 
 // resolve turns a query by names into ids on v.
 func (r *Runner) resolve(v *store.Version, q *Query) (replay.Query, error) {
-	rq := replay.Query{K: q.K, Damping: r.damping}
-	for _, s := range q.Seeds {
-		id, ok := v.ID(s.Name)
-		if !ok {
-			return replay.Query{}, fmt.Errorf("query %s: seed %q: unknown node", q.ID, s.Name)
-		}
-		rq.Seeds = append(rq.Seeds, ppr.Seed{Node: id, Weight: s.Weight})
+	seeds, cands, err := q.Resolve(v.ID)
+	if err != nil {
+		return replay.Query{}, fmt.Errorf("query %s: %v", q.ID, err)
 	}
-	if q.Candidates != nil {
-		rq.Candidates = make([]uint32, 0, len(q.Candidates))
-		for _, c := range q.Candidates {
-			id, ok := v.ID(c)
-			if !ok {
-				return replay.Query{}, fmt.Errorf("query %s: candidate %q: unknown node", q.ID, c)
-			}
-			rq.Candidates = append(rq.Candidates, id)
-		}
-	}
-	return rq, nil
+	return replay.Query{Seeds: seeds, K: q.K, Candidates: cands, Damping: r.damping}, nil
 }
 
 func names(v *store.Version, sel []ppr.Scored) []string {
