@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/authppr/authppr/ppr"
 )
@@ -38,10 +39,52 @@ var ppredgeOracle []byte
 // the time ratio and whether the top-k agree. authppr solves every query
 // before and after igraph's run and reports the mean of its two times.
 func runCompare(args []string, stdout, stderr io.Writer) error {
+	c, err := newComparison(args, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	defer c.ld.close()
+	if err := c.solveAll(); err != nil {
+		return err
+	}
+	if err := exec.Command(c.python, "-c", "import igraph, numpy").Run(); err != nil {
+		fmt.Fprintf(stderr, "pprbench compare: igraph is not available to %s (%v); install Debian's python3-igraph python3-numpy "+
+			"(apt-get install -y python3-igraph python3-numpy) to compare. authppr's own results follow.\n", c.python, err)
+		return printOurs(stdout, c.queries, c.ours)
+	}
+	theirs, igraphBuild, err := c.runOracle()
+	if err != nil {
+		return err
+	}
+	if err := c.solveAll(); err != nil {
+		return err
+	}
+	return c.report(stdout, theirs, igraphBuild)
+}
+
+// comparison is one compare run: the graph, the queries, authppr's answers
+// and how igraph is run.
+type comparison struct {
+	gf        graphFlags
+	ld        *loaded
+	loadTime  time.Duration
+	queries   []namedQuery
+	queryPath string
+	qs        *querySolver
+	damping   float64
+	opt       ppr.Options
+	certify   bool
+	oracle    string
+	python    string
+	ours      map[string]*solveRecord
+}
+
+// newComparison parses compare's flags and loads the graph and queries.
+func newComparison(args []string, stdout, stderr io.Writer) (*comparison, error) {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var gf graphFlags
-	gf.register(fs)
+	c := &comparison{}
+	c.gf.register(fs)
 	damping := fs.Float64("damping", 0.85, "damping d as in igraph")
 	queryPath := fs.String("queries", "", "JSON-lines query file (required)")
 	tol := fs.Float64("tol", ppr.DefaultTol, "authppr's L1 error bound (PRPACK always uses 1e-10)")
@@ -53,94 +96,93 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	oracle := fs.String("oracle", filepath.Join("..", "shared", "anchors", "igraph_oracle.py"), "path to igraph_oracle.py")
 	python := fs.String("python", "/usr/bin/python3", "Python with Debian's python3-igraph")
 	if err := parseFlags(fs, args); err != nil {
-		return err
+		return nil, err
 	}
 	if *queryPath == "" {
-		return fmt.Errorf("%w: --queries is required", errUsage)
+		return nil, fmt.Errorf("%w: --queries is required", errUsage)
 	}
 	set := given(fs)
 	if err := firstErr(
-		gf.check(set), checkDamping(*damping), checkTol("tol", *tol), checkAtLeast("threads", *threads, 1),
+		c.gf.check(set), checkDamping(*damping), checkTol("tol", *tol), checkAtLeast("threads", *threads, 1),
 		onlyWith(set, *certify, "with --certify", "ordered"),
 	); err != nil {
-		return err
+		return nil, err
 	}
-	if gf.snapshot != "" {
-		return fmt.Errorf("%w: compare reads the text file igraph reads: use --graph", errUsage)
+	if c.gf.snapshot != "" {
+		return nil, fmt.Errorf("%w: compare reads the text file igraph reads: use --graph", errUsage)
 	}
-	ld, loadTime, err := gf.load()
+	c.queryPath, c.damping, c.certify, c.oracle, c.python = *queryPath, *damping, *certify, *oracle, *python
+	c.opt = ppr.Options{Tol: *tol, Threads: *threads, Order: *sweeps}
+	ld, loadTime, err := c.gf.load()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer ld.close()
-	g := ld.g
-	var vf viewFlags
-	vf.view = "native"
-	view, err := vf.build(ld)
-	if err != nil {
-		return err
+	c.ld, c.loadTime = ld, loadTime
+	if err := c.prepare(*ordered, *visits, stdout); err != nil {
+		ld.close()
+		return nil, err
 	}
-	queries, err := readQueries(g, *queryPath)
-	if err != nil {
-		return err
-	}
-	ours := make(map[string]*solveRecord, len(queries))
-	qs := &querySolver{g: g, view: view, ordered: *ordered}
-	if err := qs.buildVisits(*visits, *certify, *damping, stdout); err != nil {
-		return err
-	}
-	solveAll := func() error {
-		for _, q := range queries {
-			rec, err := qs.solve(q, *damping, ppr.Options{Tol: *tol, Threads: *threads, Order: *sweeps}, *certify)
-			if err != nil {
-				return fmt.Errorf("query %s: %w", q.ID, err)
-			}
-			if old := ours[q.ID]; old != nil {
-				// The second pass, after igraph's: report the mean of the
-				// two, so that load drifting during the run weighs on both
-				// sides alike.
-				rec.SolveUS = (rec.SolveUS + old.SolveUS) / 2
-			}
-			ours[q.ID] = rec
-		}
-		return nil
-	}
-	if err := solveAll(); err != nil {
-		return err
-	}
+	return c, nil
+}
 
-	if err := exec.Command(*python, "-c", "import igraph, numpy").Run(); err != nil {
-		fmt.Fprintf(stderr, "pprbench compare: igraph is not available to %s (%v); install Debian's python3-igraph python3-numpy "+
-			"(apt-get install -y python3-igraph python3-numpy) to compare. authppr's own results follow.\n", *python, err)
-		return printOurs(stdout, queries, ours)
+// prepare reads the queries and makes the solver on the native view.
+func (c *comparison) prepare(ordered, visits bool, stdout io.Writer) error {
+	view, err := (&viewFlags{view: "native"}).build(c.ld)
+	if err != nil {
+		return err
 	}
-	var oracleArgs []string
-	if gf.format == "ppredge" {
+	if c.queries, err = readQueries(c.ld.g, c.queryPath); err != nil {
+		return err
+	}
+	c.ours = make(map[string]*solveRecord, len(c.queries))
+	c.qs = &querySolver{g: c.ld.g, view: view, ordered: ordered}
+	return c.qs.buildVisits(visits, c.certify, c.damping, stdout)
+}
+
+// solveAll solves every query with authppr. The second pass, after
+// igraph's, reports the mean of the two, so that load drifting during the
+// run weighs on both sides alike.
+func (c *comparison) solveAll() error {
+	for _, q := range c.queries {
+		rec, err := c.qs.solve(q, c.damping, c.opt, c.certify)
+		if err != nil {
+			return fmt.Errorf("query %s: %w", q.ID, err)
+		}
+		if old := c.ours[q.ID]; old != nil {
+			rec.SolveUS = (rec.SolveUS + old.SolveUS) / 2
+		}
+		c.ours[q.ID] = rec
+	}
+	return nil
+}
+
+// runOracle runs igraph PRPACK on the graph and queries: its answers by
+// query id, and its graph build time (-1 when the oracle gives none).
+func (c *comparison) runOracle() (map[string]oracleRecord, float64, error) {
+	var args []string
+	if c.gf.format == "ppredge" {
 		// igraph_oracle.py reads text only: run the embedded PPREDGE1 reader.
 		script := filepath.Join(os.TempDir(), fmt.Sprintf("pprbench-ppredge-oracle-%d.py", os.Getpid()))
 		if err := os.WriteFile(script, ppredgeOracle, 0o644); err != nil {
-			return err
+			return nil, 0, err
 		}
 		defer os.Remove(script)
-		oracleArgs = []string{script, gf.path, fmt.Sprint(*damping), *queryPath}
+		args = []string{script, c.gf.path, fmt.Sprint(c.damping), c.queryPath}
 	} else {
-		if _, err := os.Stat(*oracle); err != nil {
-			return fmt.Errorf("oracle script: %w (set --oracle)", err)
+		if _, err := os.Stat(c.oracle); err != nil {
+			return nil, 0, fmt.Errorf("oracle script: %w (set --oracle)", err)
 		}
-		oracleArgs = []string{*oracle, "--graph", gf.path, "--format", gf.format, "--damping", fmt.Sprint(*damping), "--queries", *queryPath}
-		if gf.undirected {
-			oracleArgs = append(oracleArgs, "--undirected")
+		args = []string{c.oracle, "--graph", c.gf.path, "--format", c.gf.format, "--damping", fmt.Sprint(c.damping), "--queries", c.queryPath}
+		if c.gf.undirected {
+			args = append(args, "--undirected")
 		}
 	}
-	cmd := exec.Command(*python, oracleArgs...)
+	cmd := exec.Command(c.python, args...)
 	cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=1") // one thread, as authppr
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("igraph oracle failed: %v: %s", err, strings.TrimSpace(errOut.String()))
-	}
-	if err := solveAll(); err != nil {
-		return err
+		return nil, 0, fmt.Errorf("igraph oracle failed: %v: %s", err, strings.TrimSpace(errOut.String()))
 	}
 	theirs := map[string]oracleRecord{}
 	igraphBuild := -1.0
@@ -149,7 +191,7 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	for sc.Scan() {
 		var rec oracleRecord
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			return fmt.Errorf("igraph oracle output: %v", err)
+			return nil, 0, fmt.Errorf("igraph oracle output: %v", err)
 		}
 		if rec.BuildSeconds != nil {
 			igraphBuild = *rec.BuildSeconds
@@ -157,13 +199,17 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 		}
 		theirs[rec.ID] = rec
 	}
+	return theirs, igraphBuild, sc.Err()
+}
 
+// report prints the per-query table, the summary and the build times.
+func (c *comparison) report(stdout io.Writer, theirs map[string]oracleRecord, igraphBuild float64) error {
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "query\tauthppr us\tigraph us\tigraph/authppr\ttop-k\tmax score diff")
 	var ratios []float64
 	agree := 0
-	for _, q := range queries {
-		a, b := ours[q.ID], theirs[q.ID]
+	for _, q := range c.queries {
+		a, b := c.ours[q.ID], theirs[q.ID]
 		if b.TopK == nil {
 			return fmt.Errorf("igraph oracle gave no answer for query %s", q.ID)
 		}
@@ -183,9 +229,10 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	}
 	slices.Sort(ratios)
 	fmt.Fprintf(stdout, "\n%d queries: top-k agree on %d; igraph PRPACK / authppr per query: median %.1fx, min %.1fx\n",
-		len(queries), agree, ratios[len(ratios)/2], ratios[0])
+		len(c.queries), agree, ratios[len(ratios)/2], ratios[0])
 	if igraphBuild >= 0 {
-		build := loadTime - ld.reorderTime
+		ld := c.ld
+		build := c.loadTime - ld.reorderTime
 		fmt.Fprintf(stdout, "graph build: authppr %.2fs (file read included), igraph %.2fs (file read excluded): authppr/igraph %.2f\n",
 			build.Seconds(), igraphBuild, build.Seconds()/igraphBuild)
 		if ld.reorderTime > 0 {
