@@ -11,8 +11,8 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/stretchr/testify/require"
 
-	"github.com/authppr/authppr/bench"
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/bench"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/store"
 )

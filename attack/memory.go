@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/authppr/authppr/bench"
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/bench"
 )
 
 // Memory is a graph with the roles selectors need: passages (the

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/authppr/authppr/bench"
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/bench"
 	"github.com/authppr/authppr/internal/cpu"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"

@@ -19,8 +19,8 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/authppr/authppr/attack"
-	"github.com/authppr/authppr/bench"
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/bench"
 )
 
 // attackOutput is the JSON the attack command writes.

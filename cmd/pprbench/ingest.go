@@ -8,8 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/authppr/authppr/bench"
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/bench"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/snapshot"
 )

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/authppr/authppr/bench"
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/bench"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
 	"github.com/authppr/authppr/snapshot"
