@@ -21,13 +21,24 @@ var smallMemory = bench.MemoryConfig{
 	Entities: 1600, Passages: 400, MentionsMin: 3, MentionsMax: 9, Relations: 2, Synonyms: 0.2, Seed: 1,
 }
 
+// generatedMemory generates a HippoRAG-like memory graph (bench.NewMemory)
+// with every edge trusted, named as pprbench attack names it.
+func generatedMemory(c bench.MemoryConfig) (*Memory, error) {
+	c.UntrustedShare = 0
+	bm, err := bench.NewMemory(c)
+	if err != nil {
+		return nil, err
+	}
+	return NewMemory(fmt.Sprintf("memory-%dk", (c.Entities+c.Passages)/1000), bm.Graph, bm.Passages)
+}
+
 // testRoles are the channels of DefaultConfig.
 var testRoles = roles{attacker: "peer", merger: "resolver"}
 
 // smallRun is one lab run on a small memory graph, shared by the tests
 // that pin its qualitative results.
 var smallRun = sync.OnceValues(func() (*Report, error) {
-	m, err := GeneratedMemory(smallMemory)
+	m, err := generatedMemory(smallMemory)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +97,7 @@ func TestFixedPoolNeverSelectsOutOfPool(t *testing.T) {
 
 	// The strongest structural push there is: every out-of-pool candidate
 	// linked to the centre (distance 1), every pool member cut off.
-	m, err := GeneratedMemory(smallMemory)
+	m, err := generatedMemory(smallMemory)
 	require.NoError(t, err)
 	qs, err := m.Queries(5, 5, 2)
 	require.NoError(t, err)
@@ -171,7 +182,7 @@ func TestRunIsDeterministic(t *testing.T) {
 	}
 	want, err := smallRun()
 	require.NoError(t, err)
-	m, err := GeneratedMemory(smallMemory)
+	m, err := generatedMemory(smallMemory)
 	require.NoError(t, err)
 	qs, err := m.Queries(12, 5, 1)
 	require.NoError(t, err)
@@ -210,7 +221,7 @@ func TestTopMatchesRanking(t *testing.T) {
 // TestHopDistances compares BFS over a masked view with a plain
 // Bellman-Ford-style relaxation over the edge list.
 func TestHopDistances(t *testing.T) {
-	m, err := GeneratedMemory(smallMemory)
+	m, err := generatedMemory(smallMemory)
 	require.NoError(t, err)
 	g := m.Graph
 	rng := rand.New(rand.NewPCG(5, 6))
@@ -252,7 +263,7 @@ func TestHopDistances(t *testing.T) {
 // applied gives the clean graph's PPR scores, and a merge moves the merged
 // entity's edges.
 func TestAttackedSnapshotViews(t *testing.T) {
-	m, err := GeneratedMemory(smallMemory)
+	m, err := generatedMemory(smallMemory)
 	require.NoError(t, err)
 	qs, err := m.Queries(1, 5, 9)
 	require.NoError(t, err)
@@ -357,7 +368,7 @@ func TestQueryValidation(t *testing.T) {
 // TestPPRKeysSelectExactly: the early-stopping solve behind PPR.Keys selects
 // what a full solve to 1e-13 selects.
 func TestPPRKeysSelectExactly(t *testing.T) {
-	m, err := GeneratedMemory(smallMemory)
+	m, err := generatedMemory(smallMemory)
 	require.NoError(t, err)
 	qs, err := m.Queries(8, 5, 4)
 	require.NoError(t, err)
@@ -414,7 +425,7 @@ func TestLaunderingNeedsMinInheritance(t *testing.T) {
 // and without it, and the rewired copy of the planted edge is the
 // resolver's and requires the attacker in both.
 func TestLaunderLabelsAsTheStore(t *testing.T) {
-	m, err := GeneratedMemory(smallMemory)
+	m, err := generatedMemory(smallMemory)
 	require.NoError(t, err)
 	g := m.Graph
 	qs, err := m.Queries(1, 5, 9)

@@ -1,7 +1,11 @@
 // Package attack measures how selectors over a graph memory respond to
 // structure-only writes by an untrusted channel: which selections such a
 // write can change, whether a provenance check notices, and whether the
-// replay guard (package replay) refuses them.
+// replay guard (package replay) refuses them. Its users are `pprbench
+// attack` and the tests: it is a laboratory, not a user API. It depends on
+// graphs only: a Memory is made of any undirected csr.Graph with its
+// passages (NewMemory; internal/bench generates HippoRAG-like ones) or of
+// a graph without passages by drawing them (SplitRoles).
 //
 // # Selectors
 //

@@ -8,7 +8,6 @@ import (
 	"strconv"
 
 	"github.com/authppr/authppr/csr"
-	"github.com/authppr/authppr/internal/bench"
 )
 
 // Memory is a graph with the roles selectors need: passages (the
@@ -24,7 +23,11 @@ type Memory struct {
 	spare []uint32
 }
 
-func newMemory(name string, g *csr.Graph, passages []uint32) (*Memory, error) {
+// NewMemory makes a memory of an undirected graph whose passages (the
+// candidates) are given; every other node is an entity. Generated memory
+// graphs (internal/bench's NewMemory) give their passages; SplitRoles
+// draws them for a graph that has none.
+func NewMemory(name string, g *csr.Graph, passages []uint32) (*Memory, error) {
 	if g.Directed() {
 		return nil, fmt.Errorf("attack: %s: directed graphs are not supported (merges and distances assume undirected edges)", name)
 	}
@@ -61,17 +64,6 @@ func newMemory(name string, g *csr.Graph, passages []uint32) (*Memory, error) {
 	return m, nil
 }
 
-// GeneratedMemory generates a HippoRAG-like memory graph (bench.NewMemory)
-// with every edge trusted.
-func GeneratedMemory(c bench.MemoryConfig) (*Memory, error) {
-	c.UntrustedShare = 0
-	bm, err := bench.NewMemory(c)
-	if err != nil {
-		return nil, err
-	}
-	return newMemory(fmt.Sprintf("memory-%dk", (c.Entities+c.Passages)/1000), bm.Graph, bm.Passages)
-}
-
 // SplitRoles turns a graph without passages (a knowledge graph such as
 // WN18RR) into a memory: a share of its nodes, drawn from seed, play the
 // passages, the rest the entities.
@@ -86,7 +78,7 @@ func SplitRoles(name string, g *csr.Graph, passageShare float64, seed uint64) (*
 			passages = append(passages, uint32(u))
 		}
 	}
-	return newMemory(name, g, passages)
+	return NewMemory(name, g, passages)
 }
 
 // Queries draws count questions about the memory: each picks a passage
