@@ -3,6 +3,7 @@ package fuzz
 import (
 	"testing"
 
+	"github.com/authppr/authppr/internal/fuzzcase"
 	"github.com/authppr/authppr/ppr"
 	"github.com/authppr/authppr/replay"
 )
@@ -17,7 +18,7 @@ func FuzzGuard(f *testing.F) {
 	f.Add([]byte{6, 0x11, 3, 2, 0, 2, 5, 1, 0, 1, 0x20, 1, 0, 0x09, 2, 2, 0x02, 4, 5, 0x18}, uint32(0x3c), uint8(1))
 	f.Add([]byte{9, 0x13, 1, 1, 0, 1, 0, 1, 0x00, 0, 2, 0x00, 1, 3, 0x00, 2, 3, 0x00, 0, 3, 0x08, 3, 4, 0x00, 2, 5, 0x00}, uint32(0x38), uint8(2))
 	f.Fuzz(func(t *testing.T, data []byte, cand uint32, mode uint8) {
-		c, err := Decode(data)
+		c, err := fuzzcase.Decode(data)
 		if err != nil {
 			t.Fatalf("decode: %v", err)
 		}

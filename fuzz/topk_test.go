@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/authppr/authppr/internal/fuzzcase"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
 )
@@ -24,7 +25,7 @@ func FuzzSolveTopK(f *testing.F) {
 	f.Add([]byte{6, 0x11, 3, 2, 0, 2, 5, 1, 0, 1, 0x20, 1, 0, 0x09, 2, 2, 0x02, 4, 5, 0x18}, uint32(0x3c))
 	f.Add([]byte{9, 0x13, 1, 1, 0, 1, 0, 1, 0x00, 0, 2, 0x00, 1, 3, 0x00, 2, 3, 0x00, 0, 3, 0x08, 3, 4, 0x00, 2, 5, 0x00}, uint32(0x38))
 	f.Fuzz(func(t *testing.T, data []byte, cand uint32) {
-		c, err := Decode(data)
+		c, err := fuzzcase.Decode(data)
 		if err != nil {
 			t.Fatalf("decode: %v", err)
 		}
