@@ -115,11 +115,7 @@ func goldenGraph(t *testing.T, c golden.Case) *csr.Graph {
 			t.Skipf("graph %s not found (shared/data is not checked out next to the repository)", path)
 		}
 	}
-	format, err := csr.ParseFormat(c.Format)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := csr.ReadFile(path, format, c.Directed)
+	g, err := csr.ReadFile(path, csr.ReadOptions{Format: csr.Format(c.Format), Directed: c.Directed})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,7 @@ func TestReadStopsAtMemoryLimit(t *testing.T) {
 	const limit = 1 << 20
 	for _, directed := range []bool{true, false} {
 		r, written := gzipBomb(t, "a b\n")
-		_, err := ReadWith(r, "bomb.gz", FormatEdges, directed, ReadOptions{MaxMemory: limit})
+		_, err := Read(r, "bomb.gz", ReadOptions{Directed: directed, MaxMemory: limit})
 		var pe *ParseError
 		require.ErrorAs(t, err, &pe)
 		var me *MemoryError
@@ -74,13 +74,13 @@ func TestReadMemoryLimitCountsNames(t *testing.T) {
 	for i := range 2000 {
 		fmt.Fprintf(&sb, "%s%d %s%d\n", long, i, long, i+1)
 	}
-	_, err := ReadWith(strings.NewReader(sb.String()), "names.txt", FormatEdges, true, ReadOptions{MaxMemory: limit})
+	_, err := Read(strings.NewReader(sb.String()), "names.txt", ReadOptions{Directed: true, MaxMemory: limit})
 	var me *MemoryError
 	require.ErrorAs(t, err, &me)
 	// Each line adds one new node (about 1.2 KB): about 850 lines fit.
 	require.Less(t, me.Edges, int64(1000))
 	require.Greater(t, me.Edges, int64(700))
-	g, err := ReadWith(strings.NewReader(sb.String()), "names.txt", FormatEdges, true, ReadOptions{MaxMemory: -1})
+	g, err := Read(strings.NewReader(sb.String()), "names.txt", ReadOptions{Directed: true, MaxMemory: -1})
 	require.NoError(t, err)
 	require.Equal(t, 2001, g.NumNodes())
 }

@@ -76,7 +76,7 @@ func TestReadRefusesOverflowingWeights(t *testing.T) {
 		{"a b 1\na c 1e-320\n", "big.txt:2: edge 1 (a -> c): weight 1e-320 below"},
 	} {
 		for _, directed := range []bool{true, false} {
-			_, err := Read(strings.NewReader(c.text), "big.txt", FormatEdges, directed)
+			_, err := Read(strings.NewReader(c.text), "big.txt", ReadOptions{Directed: directed})
 			var pe *ParseError
 			require.ErrorAs(t, err, &pe)
 			require.ErrorContains(t, err, c.want)
@@ -152,11 +152,11 @@ func TestValidateRefusesWeightsOutOfRange(t *testing.T) {
 // error) is refused, not read as 0; zeros in every spelling are zeros.
 func TestReadRefusesUnderflowingWeights(t *testing.T) {
 	for _, w := range []string{"1e-400", "2e-324", "0x1p-1080", "-0.5e-400", "0.0001e-330"} {
-		_, err := Read(strings.NewReader("a b 1\na c "+w+"\n"), "u.txt", FormatEdges, true)
+		_, err := Read(strings.NewReader("a b 1\na c "+w+"\n"), "u.txt", ReadOptions{Directed: true})
 		require.ErrorContains(t, err, "u.txt:2: weight \""+w+"\"", w)
 	}
 	for _, w := range []string{"0", "0.0", "-0", "0e5", "0x0p3", "00.000e-999"} {
-		g, err := Read(strings.NewReader("a b 1\na c "+w+"\n"), "z.txt", FormatEdges, true)
+		g, err := Read(strings.NewReader("a b 1\na c "+w+"\n"), "z.txt", ReadOptions{Directed: true})
 		require.NoError(t, err, w)
 		require.Zero(t, g.Edge(1).Weight, w)
 	}

@@ -36,7 +36,7 @@ func anchorGraph(b *testing.B, name string) *csr.Graph {
 	if _, err := os.Stat(path); err != nil {
 		b.Skipf("%s not found (run shared/anchors/gen_graph.py)", path)
 	}
-	g, err := bench.ReadPPREDGE1(path)
+	g, err := csr.ReadFile(path, csr.ReadOptions{Format: csr.FormatPPREDGE1})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func BenchmarkAnchorBuild(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for range b.N {
-		if _, err := bench.ReadPPREDGE1(dir + "/rmat20.edges.bin"); err != nil {
+		if _, err := csr.ReadFile(dir+"/rmat20.edges.bin", csr.ReadOptions{Format: csr.FormatPPREDGE1}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -544,7 +544,7 @@ func BenchmarkAnchorTopKVisits(b *testing.B) {
 		if _, err := os.Stat(path); err != nil {
 			b.Skipf("%s not found", path)
 		}
-		g, err := csr.ReadFile(path, csr.FormatEdges, true)
+		g, err := csr.ReadFile(path, csr.ReadOptions{Directed: true})
 		if err != nil {
 			b.Fatal(err)
 		}

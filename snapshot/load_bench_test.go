@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/authppr/authppr/internal/bench"
+	"github.com/authppr/authppr/csr"
 	"github.com/authppr/authppr/mask"
 )
 
@@ -14,7 +14,7 @@ import (
 const loadBenchGraph = "/tmp/anchors-data/rmat20.edges.bin"
 
 // BenchmarkLoadVsRebuild times, in one run on one graph, rebuilding the
-// graph from its edge file (bench.ReadPPREDGE1) and loading its saved
+// graph from its edge file (csr.ReadFile of a PPREDGE1 file) and loading its saved
 // snapshot (mmap + validate), and reports load/rebuild as a ratio.
 //
 //	go test ./snapshot -run '^$' -bench LoadVsRebuild -benchtime 3x
@@ -29,7 +29,7 @@ func BenchmarkLoadVsRebuild(b *testing.B) {
 	var rebuild, load time.Duration
 	for i := range b.N {
 		t0 := time.Now()
-		g, err := bench.ReadPPREDGE1(loadBenchGraph)
+		g, err := csr.ReadFile(loadBenchGraph, csr.ReadOptions{Format: csr.FormatPPREDGE1})
 		if err != nil {
 			b.Fatal(err)
 		}

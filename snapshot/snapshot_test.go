@@ -92,7 +92,7 @@ func TestRealGraphRoundTrip(t *testing.T) {
 	if _, err := os.Stat(path); err != nil {
 		t.Skip("shared data not present: ", err)
 	}
-	g, err := csr.ReadFile(path, csr.FormatTriples, false)
+	g, err := csr.ReadFile(path, csr.ReadOptions{Format: csr.FormatTriples})
 	require.NoError(t, err)
 	l := mask.FromGraph(g)
 	out := filepath.Join(t.TempDir(), "wn.snap")

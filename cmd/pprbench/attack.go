@@ -104,7 +104,7 @@ func runAttack(args []string, stdout, stderr io.Writer) error {
 			}
 		case "wn18rr":
 			var g *csr.Graph
-			if g, err = csr.ReadFileWith(filepath.Join(*data, "wn18rr-train.txt.gz"), csr.FormatTriples, false, csr.ReadOptions{MaxMemory: limit}); err == nil {
+			if g, err = csr.ReadFile(filepath.Join(*data, "wn18rr-train.txt.gz"), csr.ReadOptions{Format: csr.FormatTriples, MaxMemory: limit}); err == nil {
 				m, err = attack.SplitRoles("wn18rr", g, 0.2, *seed)
 			}
 		}

@@ -120,7 +120,7 @@ func orList(choices []string) string {
 }
 
 // graphFormats are the values of --format: the text formats csr reads
-// and the PPREDGE1 binary that bench reads.
+// and the PPREDGE1 binary (csr.FormatPPREDGE1).
 var graphFormats = []string{"edges", "triples", "ppredge"}
 
 // check checks the graph flags given on the command line: the names of

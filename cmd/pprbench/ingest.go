@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/authppr/authppr/csr"
-	"github.com/authppr/authppr/internal/bench"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/snapshot"
 )
@@ -59,7 +58,7 @@ func runIngest(args []string, stdout, stderr io.Writer) error {
 		if order, err = gf.nodeOrder(); err != nil {
 			return err
 		}
-		g, err = bench.ReadPPREDGE1With(gf.path, bench.PPREDGE1Options{Order: order, MaxMemory: limit})
+		g, err = csr.ReadFile(gf.path, csr.ReadOptions{Format: csr.FormatPPREDGE1, Order: order, MaxMemory: limit})
 	} else {
 		g, err = streamGraph(gf, limit, stderr)
 	}
@@ -88,10 +87,7 @@ func runIngest(args []string, stdout, stderr io.Writer) error {
 // (csr.Builder.SetMaxMemory), with a progress line on stderr every second
 // for inputs over 16 MiB.
 func streamGraph(gf graphFlags, maxMemory int64, stderr io.Writer) (*csr.Graph, error) {
-	format, err := csr.ParseFormat(gf.format)
-	if err != nil {
-		return nil, fmt.Errorf("%w: --format: %v", errUsage, err)
-	}
+	format := csr.Format(gf.format)
 	f, err := os.Open(gf.path)
 	if err != nil {
 		return nil, err

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/authppr/authppr/csr"
-	"github.com/authppr/authppr/internal/bench"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
 	"github.com/authppr/authppr/snapshot"
@@ -195,24 +194,18 @@ func (f *graphFlags) loadLimited() (*loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f.format == "ppredge" {
-		// Built straight in the order asked (applyOrder then has nothing
-		// to do): no stream-order copy alive beside the reordered one.
+	opt := csr.ReadOptions{Format: csr.Format(f.format), Directed: !f.undirected, MaxMemory: limit}
+	if opt.Format == csr.FormatPPREDGE1 {
+		// Built straight in the order and the storage asked (applyOrder
+		// then has nothing to do): no stream-order copy alive beside the
+		// reordered one.
 		order, err := f.nodeOrder()
 		if err != nil {
 			return nil, err
 		}
-		g, err := bench.ReadPPREDGE1With(f.path, bench.PPREDGE1Options{Storage: storage, Order: order, MaxMemory: limit})
-		if err != nil {
-			return nil, err
-		}
-		return &loaded{g: g, labels: mask.FromGraph(g), close: func() {}}, nil
+		opt.Order, opt.WeightStorage = order, storage
 	}
-	format, err := csr.ParseFormat(f.format)
-	if err != nil {
-		return nil, fmt.Errorf("%w: --format: %v", errUsage, err)
-	}
-	g, err := csr.ReadFileWith(f.path, format, !f.undirected, csr.ReadOptions{MaxMemory: limit})
+	g, err := csr.ReadFile(f.path, opt)
 	if err != nil {
 		return nil, err
 	}

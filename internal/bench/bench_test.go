@@ -1,10 +1,6 @@
 package bench
 
 import (
-	"encoding/binary"
-	"math"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -71,57 +67,4 @@ func TestWorkloads(t *testing.T) {
 	}
 	_, err := ParseRegime("most")
 	require.Error(t, err)
-}
-
-func writePPREDGE1(t *testing.T, n, m, flags uint64, src, dst []uint32, w []float32) string {
-	t.Helper()
-	buf := []byte("PPREDGE1")
-	buf = binary.LittleEndian.AppendUint64(buf, n)
-	buf = binary.LittleEndian.AppendUint64(buf, m)
-	buf = binary.LittleEndian.AppendUint64(buf, flags)
-	for _, s := range src {
-		buf = binary.LittleEndian.AppendUint32(buf, s)
-	}
-	for _, d := range dst {
-		buf = binary.LittleEndian.AppendUint32(buf, d)
-	}
-	for _, x := range w {
-		buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(x))
-	}
-	path := filepath.Join(t.TempDir(), "g.edges.bin")
-	require.NoError(t, os.WriteFile(path, buf, 0o644))
-	return path
-}
-
-func TestReadPPREDGE1(t *testing.T) {
-	path := writePPREDGE1(t, 4, 2, 1, []uint32{0, 1}, []uint32{2, 3}, []float32{0.5, 1})
-	g, err := ReadPPREDGE1(path)
-	require.NoError(t, err)
-	require.NoError(t, g.Validate())
-	require.False(t, g.Directed())
-	require.Equal(t, 4, g.NumNodes(), "isolated nodes keep their ids")
-	id, ok := g.ID("3")
-	require.True(t, ok)
-	require.Equal(t, uint32(3), id)
-	require.Equal(t, 0.5, g.OutWeight(2))
-
-	bad := writePPREDGE1(t, 4, 2, 0, []uint32{0, 9}, []uint32{2, 3}, []float32{0.5, 1})
-	_, err = ReadPPREDGE1(bad)
-	require.ErrorContains(t, err, "out of range")
-
-	nan := writePPREDGE1(t, 4, 1, 0, []uint32{0}, []uint32{2}, []float32{float32(math.NaN())})
-	_, err = ReadPPREDGE1(nan)
-	require.ErrorContains(t, err, "weight")
-
-	raw, err := os.ReadFile(path)
-	require.NoError(t, err)
-	short := filepath.Join(t.TempDir(), "short.bin")
-	require.NoError(t, os.WriteFile(short, raw[:len(raw)-3], 0o644))
-	_, err = ReadPPREDGE1(short)
-	require.ErrorContains(t, err, "truncated")
-
-	raw[0] = 'X'
-	require.NoError(t, os.WriteFile(short, raw, 0o644))
-	_, err = ReadPPREDGE1(short)
-	require.ErrorContains(t, err, "magic")
 }
