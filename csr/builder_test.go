@@ -52,8 +52,8 @@ func TestBuilderNodeIDsFirstAppearance(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, uint32(i), e, "edge ids follow stream order")
 	}
-	require.Equal(t, 5, b.NumNodes())
-	require.Equal(t, 4, b.NumEdges())
+	require.Equal(t, 5, b.numNodes())
+	require.Equal(t, 4, b.numEdges())
 	g, err := b.Build()
 	require.NoError(t, err)
 	require.Equal(t, []string{"c", "a", "b", "d", "e"}, g.Names())
@@ -82,7 +82,7 @@ func TestBuilderAddNodeFixesOrderAndIsolatedNodes(t *testing.T) {
 	id, err = b.AddNode("z") // existing: same id, nothing new
 	require.NoError(t, err)
 	require.Equal(t, uint32(0), id)
-	require.Equal(t, 2, b.NumNodes())
+	require.Equal(t, 2, b.numNodes())
 	_, err = b.AddEdge(Input{Src: "a", Dst: "z", Weight: 2})
 	require.NoError(t, err)
 	g, err := b.Build()
@@ -246,8 +246,8 @@ func TestBuilderRejectsBadEdges(t *testing.T) {
 					require.Contains(t, err.Error(), w)
 				}
 				// A failed AddEdge adds nothing: no node, edge, channel or relation.
-				require.Equal(t, 3, b.NumNodes())
-				require.Equal(t, 2, b.NumEdges())
+				require.Equal(t, 3, b.numNodes())
+				require.Equal(t, 2, b.numEdges())
 				e, err := b.AddEdge(Input{Src: "c", Dst: "d", Weight: 1})
 				require.NoError(t, err)
 				require.Equal(t, uint32(2), e, "the failed edge did not consume an id")
@@ -266,7 +266,7 @@ func TestBuilderAddNodeEmptyName(t *testing.T) {
 	b := NewBuilder(true)
 	_, err := b.AddNode("")
 	require.ErrorContains(t, err, "csr: node name is empty")
-	require.Zero(t, b.NumNodes())
+	require.Zero(t, b.numNodes())
 }
 
 // op is one step of a random stream: an AddNode when in.Dst is empty.
@@ -540,12 +540,12 @@ func TestValidateReportsCorruption(t *testing.T) {
 	for _, tc := range cases {
 		for _, c := range []struct {
 			directed bool
-			storage  WeightStorage
-		}{{true, AutoWeights}, {false, AutoWeights}, {true, Float64Storage}, {false, Float64Storage}} {
+			storage  weightStorage
+		}{{true, autoWeights}, {false, autoWeights}, {true, float64Storage}, {false, float64Storage}} {
 			directed := c.directed
 			t.Run(fmt.Sprintf("%s/directed=%v/%v", tc.name, directed, c.storage), func(t *testing.T) {
-				g := corruptibleGraph(t, directed).WithWeightStorage(c.storage)
-				require.Equal(t, c.storage == AutoWeights, g.Float32Weights())
+				g := corruptibleGraph(t, directed).withWeightStorage(c.storage)
+				require.Equal(t, c.storage == autoWeights, g.storesFloat32())
 				if !directed && g.in.Offsets != nil {
 					// Corrupting g.in must not silently also corrupt g.out
 					// in ways the case did not mean; give in its own copy.
@@ -587,7 +587,7 @@ func TestValidateUndirectedArcAtWrongEndpoint(t *testing.T) {
 	g.out = Adjacency{
 		Offsets: []int{0, 2, 3, 4},
 		Nbr:     []uint32{1, 1, 2, 1},
-		Weight:  Float64Weights([]float64{1, 1, 2, 2}),
+		Weight:  weights64([]float64{1, 1, 2, 2}),
 		Edge:    []uint32{0, 0, 1, 1},
 	}
 	g.in = g.out
@@ -624,22 +624,22 @@ func TestPartsAssembleRoundTrip(t *testing.T) {
 		}
 		g, err := b.Build()
 		require.NoError(t, err)
-		h, err := Assemble(g.Parts())
+		h, err := assemble(g.parts())
 		require.NoError(t, err)
-		require.Equal(t, g.Parts(), h.Parts())
+		require.Equal(t, g.parts(), h.parts())
 		id, ok := h.ID("c")
 		require.True(t, ok)
 		require.Equal(t, uint32(2), id)
 
-		bad := g.Parts()
+		bad := g.parts()
 		bad.OutWeight = append([]float64(nil), bad.OutWeight...)
 		bad.OutWeight[0] += 1
-		_, err = Assemble(bad)
+		_, err = assemble(bad)
 		require.ErrorContains(t, err, "out-weight")
 
-		dup := g.Parts()
+		dup := g.parts()
 		dup.Names = []string{"a", "a", "c"}
-		_, err = Assemble(dup)
+		_, err = assemble(dup)
 		require.Error(t, err)
 	}
 }
@@ -658,7 +658,7 @@ func TestMemoryBytes(t *testing.T) {
 	require.Equal(t, int64(2*(24+12)+16+16+32+3-4-4-4), g.MemoryBytes())
 	// With float64 weights: 4 more bytes per arc and per edge, of which
 	// one weight array is stored.
-	require.Equal(t, int64(2*(24+12)+16+16+32+3-4-4-4+4), g.WithWeightStorage(Float64Storage).MemoryBytes())
+	require.Equal(t, int64(2*(24+12)+16+16+32+3-4-4-4+4), g.withWeightStorage(float64Storage).MemoryBytes())
 }
 
 func TestAddEdgeByIDMatchesAddEdge(t *testing.T) {
@@ -684,7 +684,7 @@ func TestAddEdgeByIDMatchesAddEdge(t *testing.T) {
 		require.NoError(t, err)
 		g2, err := byID.Build()
 		require.NoError(t, err)
-		require.Equal(t, g1.Parts(), g2.Parts())
+		require.Equal(t, g1.parts(), g2.parts())
 	}
 	b := NewBuilder(true)
 	_, err := b.AddNode("a")
@@ -693,5 +693,5 @@ func TestAddEdgeByIDMatchesAddEdge(t *testing.T) {
 	require.ErrorContains(t, err, "out of range")
 	_, err = b.AddEdgeByID(0, 0, math.NaN(), "")
 	require.ErrorContains(t, err, "weight")
-	require.Zero(t, b.NumEdges(), "failed adds add nothing")
+	require.Zero(t, b.numEdges(), "failed adds add nothing")
 }

@@ -10,15 +10,15 @@ import (
 	"sync"
 )
 
-// Index is an integer type that node ids and channel indices may come in:
+// index is an integer type that node ids and channel indices may come in:
 // FromIDs reads the caller's arrays in place, whatever their width.
-type Index interface {
+type index interface {
 	~int32 | ~int64 | ~uint32 | ~uint64
 }
 
 // IDEdges is a graph over nodes 0..Nodes-1 given by integer ids: the input
 // of FromIDs. Node i is named strconv.Itoa(i).
-type IDEdges[T, C Index] struct {
+type IDEdges[T, C index] struct {
 	Directed bool
 	Nodes    int
 	// Pairs holds 2*m node ids: edge e runs from Pairs[2e] to Pairs[2e+1].
@@ -29,11 +29,12 @@ type IDEdges[T, C Index] struct {
 	Weights []float64
 	// Weights32 holds the m weights as float32 (as binary edge lists
 	// carry them) in place of Weights, which must then be nil: no float64
-	// copy of them is ever made unless WeightStorage asks for one.
+	// copy of them is ever made unless Float64Weights asks for one.
 	Weights32 []float32
-	// WeightStorage is how the graph stores its weights (AutoWeights,
-	// the zero value: float32 when every weight is exactly one).
-	WeightStorage WeightStorage
+	// Float64Weights stores every weight array of the graph as float64;
+	// by default they are float32 when every weight is exactly one (the
+	// same values, half the bytes: no weight is ever rounded).
+	Float64Weights bool
 	// ChannelOf holds m indices into ChannelNames, or is nil: every edge
 	// is on DefaultChannel. An empty name means DefaultChannel, as in
 	// AddEdge; two equal names are one channel.
@@ -42,13 +43,14 @@ type IDEdges[T, C Index] struct {
 	// Order numbers the nodes (StreamOrder, the zero value: node i is id
 	// i). With DegreeOrder (or AutoOrder choosing it) the graph is built
 	// straight in degree order, node i keeping the name strconv.Itoa(i)
-	// (its Rank): the graph Reorder would make of the stream-order one,
+	// (its rank, Graph.Ranks): the graph Reorder would make of the
+	// stream-order one,
 	// without building that one first.
 	Order NodeOrder
-	// MaxMemory is the memory limit of the build in bytes (0:
-	// DefaultMaxMemory; negative: none). FromIDs refuses, with a
-	// *MemoryError and before allocating anything, a graph whose
-	// estimated peak (FromIDsBytes of Nodes and the edges) is over it: a
+	// MaxMemory is the memory limit of the build in bytes (0: half the
+	// memory available, MemoryError.Default; negative: none). FromIDs
+	// refuses, with a *MemoryError and before allocating anything, a graph
+	// whose estimated peak (fromIDsBytes of Nodes and the edges) is over it: a
 	// node count far beyond the edges given is refused, not allocated.
 	MaxMemory int64
 }
@@ -105,7 +107,7 @@ func (in IDEdges[T, C]) weight(e int) float64 {
 // edge in order, then Build; fromIDsByBuilder is that reference and the
 // differential test holds the two equal, array for array), built in bulk:
 //
-//   - the names are not stored: Name, Names, ID and Parts answer as for
+//   - the names are not stored: Name, Names, ID and parts answer as for
 //     names strconv.Itoa(i), Names making them on first use;
 //   - every array is allocated once at its final size;
 //   - one pass over the caller's arrays checks each edge (ids below Nodes,
@@ -114,34 +116,34 @@ func (in IDEdges[T, C]) weight(e int) float64 {
 //     table and counts the degrees; one counting sort per adjacency (one
 //     for an undirected graph) then places the arcs, and W(u) is summed
 //     over u's arcs. The weights are copied as float32 (half the bytes)
-//     unless in.WeightStorage asks for float64; only when some weight is
+//     unless in.Float64Weights asks for float64; only when some weight is
 //     not exactly a float32 does a second pass read the caller's weights,
 //     to copy them as float64. No other pass reads the caller's arrays,
 //     and no check is made twice.
 //
 // bulkBuild can split the edge list into parts, each checked, counted and
-// scattered on its own goroutine; FromIDs uses bulkParts of them. On the
-// shared two-core machine this was measured on, two parts took 0.59-0.70
-// of the serial time at load average ~2 (BenchmarkFromIDsInterleaved, the
-// anchors' KG graph: 1.24M undirected edges, 55-64 ms against 89-92 ms),
-// but 0.95-1.45 of it at load 6-12, when the second goroutine waits for a
-// core; a machine with a free core is the case worth serving. The
-// differential tests run every part count.
+// scattered on its own goroutine; FromIDs uses bulkParts of them: a
+// machine with a free core is the case worth serving, and one without
+// waits for the second goroutine (docs/benchmarks.md has the
+// measurements). The differential tests run every part count.
 //
 // FromIDs keeps none of the caller's slices (they may be C memory read
 // during the call only) except ChannelNames' strings. Before it allocates
-// anything it checks the counts against in.MaxMemory (FromIDsBytes; a
+// anything it checks the counts against in.MaxMemory (fromIDsBytes; a
 // *MemoryError).
-func FromIDs[T, C Index](in IDEdges[T, C]) (*Graph, error) {
+func FromIDs[T, C index](in IDEdges[T, C]) (*Graph, error) {
+	if err := in.Order.check(); err != nil {
+		return nil, err
+	}
 	m, err := in.checkShape()
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckMemory("", int64(in.Nodes), int64(m), FromIDsBytes(int64(in.Nodes), int64(m)), in.MaxMemory); err != nil {
+	if err := checkMemory("", int64(in.Nodes), int64(m), fromIDsBytes(int64(in.Nodes), int64(m)), in.MaxMemory); err != nil {
 		return nil, err
 	}
 	parts := bulkParts(in.Nodes, m, runtime.GOMAXPROCS(0))
-	if in.Order.Resolve(in.Nodes) != DegreeOrder || in.Nodes < 1 {
+	if in.Order.resolve(in.Nodes) != DegreeOrder || in.Nodes < 1 {
 		return bulkBuild(in, parts)
 	}
 	// Degree order: count the degrees, number the nodes, and build from
@@ -164,7 +166,7 @@ func FromIDs[T, C Index](in IDEdges[T, C]) (*Graph, error) {
 	}
 	g, err := bulkBuild(IDEdges[uint32, C]{
 		Directed: in.Directed, Nodes: n, Pairs: pairs,
-		Weights: in.Weights, Weights32: in.Weights32, WeightStorage: in.WeightStorage,
+		Weights: in.Weights, Weights32: in.Weights32, Float64Weights: in.Float64Weights,
 		ChannelOf: in.ChannelOf, ChannelNames: in.ChannelNames, MaxMemory: in.MaxMemory,
 	}, parts)
 	if err != nil {
@@ -211,7 +213,7 @@ type bulkPart struct {
 // and keep edge order within the range, so each node's arcs stay in edge
 // order, as the one-range sort places them. The differential test runs
 // every part count against the Builder.
-func bulkBuild[T, C Index](in IDEdges[T, C], parts int) (*Graph, error) {
+func bulkBuild[T, C index](in IDEdges[T, C], parts int) (*Graph, error) {
 	n := in.Nodes
 	m, err := in.checkShape()
 	if err != nil {
@@ -237,7 +239,7 @@ func bulkBuild[T, C Index](in IDEdges[T, C], parts int) (*Graph, error) {
 	var w32 []float32
 	var w64 []float64
 	if in.Weights != nil || in.Weights32 != nil {
-		if in.WeightStorage == AutoWeights {
+		if !in.Float64Weights {
 			w32 = make([]float32, m)
 		} else {
 			w64 = make([]float64, m)
@@ -271,7 +273,7 @@ func bulkBuild[T, C Index](in IDEdges[T, C], parts int) (*Graph, error) {
 
 	// The storage of every weight array: float32 when every weight is
 	// exactly one and the caller lets it (a unit graph's are).
-	want32 := in.WeightStorage == AutoWeights && exact
+	want32 := !in.Float64Weights && exact
 	// ones is every weight array of a unit-weight graph, as shareArrays
 	// makes it: the longest weight array (arcs long) and prefixes of it.
 	// The scatters then get no weights to copy (arcWeight empty).
@@ -281,7 +283,7 @@ func bulkBuild[T, C Index](in IDEdges[T, C], parts int) (*Graph, error) {
 		ones = onesOf(arcs, want32)
 		edgeWeight = ones.Slice(0, m)
 	case want32:
-		edgeWeight = Float32Weights(w32)
+		edgeWeight = weights32(w32)
 		arcWeight = edgeWeight
 	default:
 		if w64 == nil {
@@ -295,7 +297,7 @@ func bulkBuild[T, C Index](in IDEdges[T, C], parts int) (*Graph, error) {
 				}
 			})
 		}
-		edgeWeight = Float64Weights(w64)
+		edgeWeight = weights64(w64)
 		arcWeight = edgeWeight
 	}
 	w32, w64 = nil, nil
@@ -355,7 +357,7 @@ func runParts(ps []bulkPart, f func(*bulkPart)) {
 // channel index as is: internChannels maps it) and counts its arcs.
 // The weights go to w32 (rounded; p.exact says whether every one was
 // exact) or w64, whichever is not nil; both nil: unit weights.
-func checkAndCount[T, C Index](in IDEdges[T, C], p *bulkPart, src, dst []uint32, w32 []float32, w64 []float64, channel []uint32) {
+func checkAndCount[T, C index](in IDEdges[T, C], p *bulkPart, src, dst []uint32, w32 []float32, w64 []float64, channel []uint32) {
 	n := uint64(in.Nodes)
 	lo, hi := p.lo, p.hi
 	pairs := in.Pairs[2*lo : 2*hi]
@@ -428,7 +430,7 @@ func checkAndCount[T, C Index](in IDEdges[T, C], p *bulkPart, src, dst []uint32,
 // equal names one channel), and rewrites channel from the caller's indices
 // to it unless the two agree (as when the caller numbered its channels in
 // order of first appearance, which the Python binding does).
-func internChannels[T, C Index](in IDEdges[T, C], ps []bulkPart, channel []uint32) []string {
+func internChannels[T, C index](in IDEdges[T, C], ps []bulkPart, channel []uint32) []string {
 	if in.ChannelOf == nil {
 		if len(channel) > 0 {
 			return []string{DefaultChannel}
@@ -494,9 +496,9 @@ func newAdjacency(ps []bulkPart, count func(*bulkPart) []uint32, n, arcs int, on
 	case ones.Len() > 0:
 		a.Weight = ones.Slice(0, arcs)
 	case want32:
-		a.Weight = Float32Weights(make([]float32, arcs))
+		a.Weight = weights32(make([]float32, arcs))
 	default:
-		a.Weight = Float64Weights(make([]float64, arcs))
+		a.Weight = weights64(make([]float64, arcs))
 	}
 	return a
 }
@@ -531,13 +533,13 @@ func onesOf(n int, want32 bool) Weights {
 		for p := range w {
 			w[p] = 1
 		}
-		return Float32Weights(w)
+		return weights32(w)
 	}
 	w := make([]float64, n)
 	for p := range w {
 		w[p] = 1
 	}
-	return Float64Weights(w)
+	return weights64(w)
 }
 
 // scatterUndirected places the arcs src[i]->dst[i] and dst[i]->src[i] of
@@ -549,7 +551,7 @@ func scatterUndirected(a Adjacency, next []uint32, src, dst []uint32, weight Wei
 	switch {
 	case weight.Len() == 0:
 		scatterUndirectedOf[float64](a, nil, next, src, dst, nil, first)
-	case weight.Is32():
+	case weight.is32():
 		scatterUndirectedOf(a, a.Weight.f32, next, src, dst, weight.f32, first)
 	default:
 		scatterUndirectedOf(a, a.Weight.f64, next, src, dst, weight.f64, first)
@@ -583,7 +585,7 @@ func scatter(a Adjacency, next []uint32, from, to []uint32, weight Weights, firs
 	switch {
 	case weight.Len() == 0:
 		scatterOf[float64](a, nil, next, from, to, nil, first)
-	case weight.Is32():
+	case weight.is32():
 		scatterOf(a, a.Weight.f32, next, from, to, weight.f32, first)
 	default:
 		scatterOf(a, a.Weight.f64, next, from, to, weight.f64, first)
@@ -608,7 +610,7 @@ func scatterOf[W weightValue](a Adjacency, aw []W, next []uint32, from, to []uin
 // fromIDsByBuilder is FromIDs' reference: the Builder fed the same input
 // node by node and edge by edge, with FromIDs' checks (ids in range and
 // channel indices, which AddEdgeByID cannot see, in the same words).
-func fromIDsByBuilder[T, C Index](in IDEdges[T, C]) (*Graph, error) {
+func fromIDsByBuilder[T, C index](in IDEdges[T, C]) (*Graph, error) {
 	if in.Nodes < 1 {
 		return nil, errors.New("csr: graph has no nodes")
 	}
@@ -623,7 +625,7 @@ func fromIDsByBuilder[T, C Index](in IDEdges[T, C]) (*Graph, error) {
 		return nil, fmt.Errorf("csr: %d channel indices for %d edges", len(in.ChannelOf), m)
 	}
 	b := NewBuilder(in.Directed)
-	b.SetWeightStorage(in.WeightStorage)
+	b.setWeightStorage(storageOf(in.Float64Weights))
 	b.SetMaxMemory(in.MaxMemory)
 	for i := range in.Nodes {
 		if _, err := b.AddNode(strconv.Itoa(i)); err != nil {

@@ -16,7 +16,7 @@ import (
 // used), self-loops, parallel edges, sometimes sorted by source (the
 // directed stream-order path), weights nil, all ones or mixed (zeros, -0),
 // channels nil or a table with repeated, empty and unused names.
-func randomIDEdges[T, C Index](r *rand.Rand, directed bool) IDEdges[T, C] {
+func randomIDEdges[T, C index](r *rand.Rand, directed bool) IDEdges[T, C] {
 	n := 1 + r.IntN(40)
 	used := 1 + r.IntN(n) // nodes >= used stay isolated
 	m := r.IntN(120)
@@ -79,7 +79,7 @@ func randomIDEdges[T, C Index](r *rand.Rand, directed bool) IDEdges[T, C] {
 		}
 	}
 	// Weights exactly float32 half the time (float32 storage unless
-	// Float64Storage is asked for, which it is half the time).
+	// float64Storage is asked for, which it is half the time).
 	if in.Weights != nil && r.IntN(2) == 0 {
 		for e, w := range in.Weights {
 			in.Weights[e] = float64(float32(w))
@@ -92,7 +92,7 @@ func randomIDEdges[T, C Index](r *rand.Rand, directed bool) IDEdges[T, C] {
 			in.Weights = nil
 		}
 	}
-	in.WeightStorage = WeightStorage(r.IntN(2))
+	in.Float64Weights = r.IntN(2) == 1
 	return in
 }
 
@@ -182,7 +182,7 @@ func requireSameGraph(t *testing.T, g, h *Graph, where string) {
 	if err := g.Validate(); err != nil {
 		fail("Validate: %v", err)
 	}
-	gp, hp := g.Parts(), h.Parts()
+	gp, hp := g.parts(), h.parts()
 	if !slices.Equal(gp.Names, hp.Names) || !slices.Equal(gp.EdgeSrc, hp.EdgeSrc) || !slices.Equal(gp.EdgeDst, hp.EdgeDst) ||
 		!sameWeights(gp.EdgeWeight, hp.EdgeWeight) || !slices.Equal(gp.EdgeChannel, hp.EdgeChannel) ||
 		gp.EdgeRelation != nil || hp.EdgeRelation != nil || gp.Relations != nil || hp.Relations != nil {
@@ -190,11 +190,11 @@ func requireSameGraph(t *testing.T, g, h *Graph, where string) {
 	}
 }
 
-// memoryParts is g.MemoryParts with the sharing of empty arrays dropped:
+// memoryParts is g.memoryParts with the sharing of empty arrays dropped:
 // every zero-length allocation has the same address, so which empty array
 // "stores" another is an accident of allocation, not a layout.
-func memoryParts(g *Graph) []MemoryPart {
-	parts := g.MemoryParts()
+func memoryParts(g *Graph) []memoryPart {
+	parts := g.memoryParts()
 	for i := range parts {
 		if parts[i].Bytes == 0 {
 			parts[i].SharedWith = ""
@@ -203,7 +203,7 @@ func memoryParts(g *Graph) []MemoryPart {
 	return parts
 }
 
-func testFromIDsMatchesBuilder[T, C Index](t *testing.T, seed uint64) {
+func testFromIDsMatchesBuilder[T, C index](t *testing.T, seed uint64) {
 	r := rand.New(rand.NewPCG(seed, 8))
 	for i := range 400 {
 		directed := i%2 == 0
@@ -425,7 +425,7 @@ func TestFromIDsConcurrentNames(t *testing.T) {
 	}
 }
 
-// Named puts names on a FromIDs graph: the result is the Builder's graph
+// named puts names on a FromIDs graph: the result is the Builder's graph
 // over those names (arrays, name lookups, Validate), and bad names are
 // errors.
 func TestNamedMatchesBuilder(t *testing.T) {
@@ -455,10 +455,10 @@ func TestNamedMatchesBuilder(t *testing.T) {
 		require.NoError(t, err)
 		byID, err := FromIDs(IDEdges[uint32, uint32]{Directed: directed, Nodes: n, Pairs: pairs, Weights: weights})
 		require.NoError(t, err)
-		g, err := Named(byID, names)
+		g, err := named(byID, names)
 		require.NoError(t, err)
 		require.NoError(t, g.Validate(), "trial %d", trial)
-		gp, rp := g.Parts(), ref.Parts()
+		gp, rp := g.parts(), ref.parts()
 		require.Equal(t, rp.Names, gp.Names)
 		require.True(t, slices.Equal(rp.EdgeSrc, gp.EdgeSrc) && slices.Equal(rp.EdgeDst, gp.EdgeDst) &&
 			sameWeights(rp.EdgeWeight, gp.EdgeWeight) && slices.Equal(rp.EdgeChannel, gp.EdgeChannel) &&
@@ -476,11 +476,11 @@ func TestNamedMatchesBuilder(t *testing.T) {
 	}
 	byID, err := FromIDs(IDEdges[uint32, uint32]{Nodes: 2, Pairs: []uint32{0, 1}})
 	require.NoError(t, err)
-	_, err = Named(byID, []string{"a"})
+	_, err = named(byID, []string{"a"})
 	require.ErrorContains(t, err, "1 names for 2 nodes")
-	_, err = Named(byID, []string{"a", "a"})
+	_, err = named(byID, []string{"a", "a"})
 	require.ErrorContains(t, err, "repeats node 0")
-	_, err = Named(byID, []string{"a", ""})
+	_, err = named(byID, []string{"a", ""})
 	require.ErrorContains(t, err, "empty name")
 }
 

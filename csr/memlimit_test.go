@@ -108,8 +108,8 @@ func TestBuilderMemoryLimit(t *testing.T) {
 	require.ErrorContains(t, err, "csr: edge 10 (n0 -> n1): a graph of 3 nodes and 11 edges")
 	_, err = b.AddNode("n3")
 	require.ErrorContains(t, err, `csr: node "n3": a graph of 4 nodes and 10 edges`)
-	require.Equal(t, 3, b.NumNodes())
-	require.Equal(t, 10, b.NumEdges())
+	require.Equal(t, 3, b.numNodes())
+	require.Equal(t, 10, b.numEdges())
 	b.SetMaxMemory(-1)
 	_, err = b.AddEdge(Input{Src: "n0", Dst: "n9", Weight: 1, Channel: "c", Relation: "r"})
 	require.NoError(t, err)
@@ -125,7 +125,7 @@ func TestBuilderMemoryLimit(t *testing.T) {
 // graph-sized is allocated, naming n, the estimate and the limit.
 func TestFromIDsRefusesNodesBeyondMemory(t *testing.T) {
 	const n = 1 << 31
-	need := FromIDsBytes(n, 1)
+	need := fromIDsBytes(n, 1)
 	in := IDEdges[int64, int32]{Nodes: n, Pairs: []int64{0, 1}, MaxMemory: 1 << 30}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -138,7 +138,7 @@ func TestFromIDsRefusesNodesBeyondMemory(t *testing.T) {
 	require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(1<<20), "nothing graph-sized allocated")
 	// The default limit refuses it too on any machine with less than
 	// twice the estimate available.
-	if DefaultMaxMemory() < need {
+	if defaultMaxMemory() < need {
 		in.MaxMemory = 0
 		in.Order = DegreeOrder
 		_, err = FromIDs(in)
@@ -188,7 +188,7 @@ func TestMemoryEstimateCoversBuild(t *testing.T) {
 				debug.SetGCPercent(100)
 				require.NoError(t, err)
 				alloc := int64(s1.TotalAlloc - s0.TotalAlloc)
-				est := FromIDsBytes(int64(shape.n), int64(shape.m))
+				est := fromIDsBytes(int64(shape.n), int64(shape.m))
 				require.LessOrEqual(t, alloc, est, "FromIDs, %s", where)
 				require.LessOrEqual(t, g.MemoryBytes(), est, "FromIDs, %s", where)
 				t.Logf("FromIDs, %s: allocated %d, estimate %d (%.2fx)", where, alloc, est, float64(est)/float64(alloc))
@@ -204,7 +204,7 @@ func TestMemoryEstimateCoversBuild(t *testing.T) {
 				var h0, h1, h2 runtime.MemStats
 				runtime.ReadMemStats(&h0)
 				b := NewBuilder(directed)
-				b.SetNodeOrder(order)
+				b.setNodeOrder(order)
 				var strBytes int64
 				require.NoError(t, Stream(strings.NewReader(lines), "g.txt", FormatEdges, func(in Input, _ int) error {
 					_, err := b.AddEdge(in)
@@ -217,7 +217,7 @@ func TestMemoryEstimateCoversBuild(t *testing.T) {
 				runtime.ReadMemStats(&h1)
 				runtime.KeepAlive(lines) // live at h0 too
 				debug.SetGCPercent(-1)
-				nodes, used := b.NumNodes(), b.used
+				nodes, used := b.numNodes(), b.used
 				h, err := b.Build()
 				runtime.ReadMemStats(&h2)
 				debug.SetGCPercent(100)
@@ -275,11 +275,11 @@ func TestAvailableMemory(t *testing.T) {
 		}
 	}
 	if runtime.GOOS == "linux" {
-		require.Positive(t, DefaultMaxMemory())
+		require.Positive(t, defaultMaxMemory())
 	}
-	require.Equal(t, DefaultMaxMemory(), MemoryLimit(0))
-	require.Equal(t, int64(123), MemoryLimit(123))
-	require.Equal(t, int64(1<<63-1), MemoryLimit(-1))
+	require.Equal(t, defaultMaxMemory(), memoryLimitOf(0))
+	require.Equal(t, int64(123), memoryLimitOf(123))
+	require.Equal(t, int64(1<<63-1), memoryLimitOf(-1))
 }
 
 func TestFormatBytes(t *testing.T) {

@@ -51,8 +51,8 @@ func readPPREDGE1(r io.Reader, name string, size int64, opt ReadOptions) (*Graph
 	if want := ppredgeHeader + 12*m; size >= 0 && uint64(size) != want {
 		return nil, fail(nil, "%d bytes, want %d for %d edges (truncated or corrupt)", size, want, m)
 	}
-	need := ppredgeEdgeBytes*int64(m) + FromIDsBytes(int64(n), int64(m))
-	if err := CheckMemory("", int64(n), int64(m), need, opt.MaxMemory); err != nil {
+	need := ppredgeEdgeBytes*int64(m) + fromIDsBytes(int64(n), int64(m))
+	if err := checkMemory("", int64(n), int64(m), need, opt.MaxMemory); err != nil {
 		return nil, fail(err, "%s", strings.TrimPrefix(err.Error(), "csr: "))
 	}
 	body := make([]byte, 12*m)
@@ -81,7 +81,7 @@ func readPPREDGE1(r io.Reader, name string, size int64, opt ReadOptions) (*Graph
 	}
 	// The whole read was checked against the limit above.
 	g, err := FromIDs(IDEdges[uint32, uint32]{Directed: flags&1 == 0, Nodes: int(n), Pairs: pairs, Weights32: weights,
-		WeightStorage: opt.WeightStorage, Order: opt.Order, MaxMemory: -1})
+		Float64Weights: opt.Float64Weights, Order: opt.Order, MaxMemory: -1})
 	if err != nil {
 		return nil, fail(err, "%s", strings.TrimPrefix(err.Error(), "csr: "))
 	}

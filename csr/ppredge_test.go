@@ -86,7 +86,7 @@ func TestReadPPREDGE1Stream(t *testing.T) {
 	require.NoError(t, err)
 	got, err := Read(bytes.NewReader(raw), "g.bin", ppredge)
 	require.NoError(t, err)
-	require.Equal(t, want.Parts(), got.Parts())
+	require.Equal(t, want.parts(), got.parts())
 	require.True(t, got.Directed(), "flags bit 0 clear: directed, whatever ReadOptions.Directed says")
 
 	var pe *ParseError
@@ -118,13 +118,13 @@ func TestReadPPREDGE1Options(t *testing.T) {
 			pairs = append(pairs, src[e], dst[e])
 		}
 		for _, order := range []NodeOrder{StreamOrder, DegreeOrder} {
-			for _, storage := range []WeightStorage{AutoWeights, Float64Storage} {
-				got, err := ReadFile(path, ReadOptions{Format: FormatPPREDGE1, Order: order, WeightStorage: storage})
+			for _, f64 := range []bool{false, true} {
+				got, err := ReadFile(path, ReadOptions{Format: FormatPPREDGE1, Order: order, Float64Weights: f64})
 				require.NoError(t, err)
 				want, err := FromIDs(IDEdges[uint32, uint32]{Directed: flags == 0, Nodes: 5, Pairs: pairs, Weights32: w,
-					Order: order, WeightStorage: storage})
+					Order: order, Float64Weights: f64})
 				require.NoError(t, err)
-				require.Equal(t, want.Parts(), got.Parts())
+				require.Equal(t, want.parts(), got.parts())
 			}
 		}
 	}
@@ -142,13 +142,13 @@ func TestReadPPREDGE1MemoryLimit(t *testing.T) {
 	require.Equal(t, int64(1<<31), me.Nodes)
 	require.Equal(t, int64(1<<30), me.Limit)
 	require.ErrorContains(t, err, "csr: "+huge+": a graph of 2147483648 nodes and 1 edges needs about")
-	if need := 24 + FromIDsBytes(1<<31, 1); DefaultMaxMemory() < need {
+	if need := 24 + fromIDsBytes(1<<31, 1); defaultMaxMemory() < need {
 		_, err = ReadFile(huge, ppredge)
 		require.ErrorAs(t, err, &me)
 		require.True(t, me.Default)
 	}
 	small := writePPREDGE1(t, 4, 2, 0, []uint32{0, 1}, []uint32{2, 3}, []float32{0.5, 1})
-	need := 2*ppredgeEdgeBytes + FromIDsBytes(4, 2)
+	need := 2*ppredgeEdgeBytes + fromIDsBytes(4, 2)
 	_, err = ReadFile(small, ReadOptions{Format: FormatPPREDGE1, MaxMemory: need - 1})
 	require.ErrorAs(t, err, &me)
 	g, err := ReadFile(small, ReadOptions{Format: FormatPPREDGE1, MaxMemory: need})

@@ -55,8 +55,8 @@ func TestBuilderRefusesWeightsOutOfRange(t *testing.T) {
 			for _, want := range []string{"csr: edge 1 (a -> c)", "weight " + fmtWeight(c.w), c.want, "2^988", "2^-1022"} {
 				require.Contains(t, err.Error(), want)
 			}
-			require.Equal(t, 1, b.NumEdges(), "nothing added")
-			require.Equal(t, 2, b.NumNodes(), "nothing added")
+			require.Equal(t, 1, b.numEdges(), "nothing added")
+			require.Equal(t, 2, b.numNodes(), "nothing added")
 			_, err = b.AddEdgeByID(0, 1, c.w, "")
 			require.ErrorContains(t, err, "csr: edge 1 (0 -> 1): weight "+fmtWeight(c.w))
 		}
@@ -132,15 +132,15 @@ func TestExtremeWeightsBuild(t *testing.T) {
 // naming the edge.
 func TestValidateRefusesWeightsOutOfRange(t *testing.T) {
 	for _, c := range badWeights {
-		g := buildStored(t, Float64Storage, true, Input{Src: "a", Dst: "b", Weight: 3}, Input{Src: "a", Dst: "c", Weight: 5})
-		p := g.Parts()
+		g := buildStored(t, float64Storage, true, Input{Src: "a", Dst: "b", Weight: 3}, Input{Src: "a", Dst: "c", Weight: 5})
+		p := g.parts()
 		// The edge and its arc carry the bad weight; the out-weight is their sum.
 		w64 := p.EdgeWeight.Float64s()
 		w64[1] = c.w
 		p.Out.Weight.Float64s()[1] = c.w
 		p.In.Weight.Float64s()[slices.Index(p.In.Edge, 1)] = c.w
 		p.OutWeight[0] = 3 + c.w
-		_, err := Assemble(p)
+		_, err := assemble(p)
 		require.Error(t, err, "weight %v", c.w)
 		require.Contains(t, err.Error(), "csr: edge 1 (0 -> 2): weight "+fmtWeight(c.w))
 		require.Contains(t, err.Error(), c.want)

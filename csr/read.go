@@ -65,15 +65,16 @@ func (e *ParseError) Error() string {
 const maxLine = 1 << 20
 
 // ReadOptions are the settings of ReadFile and Read; the zero value reads
-// an undirected edge list (FormatEdges) within DefaultMaxMemory.
+// an undirected edge list (FormatEdges) within the default memory limit,
+// half the memory available (MemoryError.Default).
 type ReadOptions struct {
 	// Format is the input's format (FormatEdges when empty).
 	Format Format
 	// Directed says whether a text input's edges are directed; a PPREDGE1
 	// file's header says it, and Directed is then not read.
 	Directed bool
-	// MaxMemory is the memory limit of the build in bytes (0:
-	// DefaultMaxMemory; negative: none). A text input stops, with a
+	// MaxMemory is the memory limit of the build in bytes (0: half the
+	// memory available, MemoryError.Default; negative: none). A text input stops, with a
 	// *ParseError wrapping a *MemoryError, at the line that would cross it
 	// (Builder.SetMaxMemory); a PPREDGE1 file whose header promises a graph
 	// that needs more (its body, the arrays decoded from it and FromIDs'
@@ -84,23 +85,25 @@ type ReadOptions struct {
 	// in DegreeOrder is the one Reorder makes of the stream-order graph,
 	// built without that graph first.
 	Order NodeOrder
-	// WeightStorage is how the graph stores its weights (AutoWeights, the
-	// zero value: float32 when every weight is exactly one).
-	WeightStorage WeightStorage
+	// Float64Weights stores every weight array as float64; by default
+	// they are float32 when every weight is exactly one (the same values:
+	// no weight is ever rounded).
+	Float64Weights bool
 }
 
 // ReadFile reads a graph from a file. A text input may be gzipped: gzip
 // is detected from the content, not the name.
 func ReadFile(path string, opt ReadOptions) (*Graph, error) {
+	text, err := opt.check(path)
+	if err != nil {
+		return nil, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("csr: %w", err)
 	}
 	defer f.Close()
-	if text, err := opt.Format.text(path); err != nil || text {
-		if err != nil {
-			return nil, err
-		}
+	if text {
 		return Read(f, path, opt)
 	}
 	size := int64(-1)
@@ -110,11 +113,20 @@ func ReadFile(path string, opt ReadOptions) (*Graph, error) {
 	return readPPREDGE1(f, path, size, opt)
 }
 
+// check checks the format and the order, and reports whether the format is
+// a text one.
+func (opt ReadOptions) check(name string) (text bool, err error) {
+	if err := opt.Order.check(); err != nil {
+		return false, &ParseError{File: name, Msg: strings.TrimPrefix(err.Error(), "csr: ")}
+	}
+	return opt.Format.text(name)
+}
+
 // Read reads a graph from r; name is used in error messages. In the text
 // formats, lines that are blank or start with '#' are skipped and fields
 // are separated by spaces or tabs; an input without edges is an error.
 func Read(r io.Reader, name string, opt ReadOptions) (*Graph, error) {
-	text, err := opt.Format.text(name)
+	text, err := opt.check(name)
 	if err != nil {
 		return nil, err
 	}
@@ -123,15 +135,15 @@ func Read(r io.Reader, name string, opt ReadOptions) (*Graph, error) {
 	}
 	b := NewBuilder(opt.Directed)
 	b.SetMaxMemory(opt.MaxMemory)
-	b.SetNodeOrder(opt.Order)
-	b.SetWeightStorage(opt.WeightStorage)
+	b.setNodeOrder(opt.Order)
+	b.setWeightStorage(storageOf(opt.Float64Weights))
 	if err := Stream(r, name, opt.Format, func(in Input, _ int) error {
 		_, err := b.AddEdge(in)
 		return err
 	}); err != nil {
 		return nil, err
 	}
-	if b.NumEdges() == 0 {
+	if b.numEdges() == 0 {
 		return nil, &ParseError{File: name, Msg: "no edges (the input is empty or only comments)"}
 	}
 	return b.Build()

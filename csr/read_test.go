@@ -55,7 +55,7 @@ func TestFormatNames(t *testing.T) {
 	require.NoError(t, err)
 	edges, err := Read(strings.NewReader("a b 2\n"), "edges.txt", ReadOptions{Format: FormatEdges})
 	require.NoError(t, err)
-	require.Equal(t, edges.Parts(), zero.Parts())
+	require.Equal(t, edges.parts(), zero.parts())
 	var pe *ParseError
 	_, err = Read(strings.NewReader("a b\n"), "in.csv", ReadOptions{Format: "csv"})
 	require.ErrorAs(t, err, &pe)
@@ -71,7 +71,7 @@ func TestFormatNames(t *testing.T) {
 }
 
 // TestReadOptionsOrderAndStorage: a text input read in an order and a
-// weight storage is the graph Reorder and WithWeightStorage make of the
+// weight storage is the graph Reorder and withWeightStorage make of the
 // plain read, array for array.
 func TestReadOptionsOrderAndStorage(t *testing.T) {
 	t.Parallel()
@@ -80,13 +80,13 @@ func TestReadOptionsOrderAndStorage(t *testing.T) {
 		plain, err := Read(strings.NewReader(text), "g.txt", ReadOptions{Directed: directed})
 		require.NoError(t, err)
 		for _, order := range []NodeOrder{StreamOrder, DegreeOrder} {
-			for _, storage := range []WeightStorage{AutoWeights, Float64Storage} {
-				got, err := Read(strings.NewReader(text), "g.txt", ReadOptions{Directed: directed, Order: order, WeightStorage: storage})
+			for _, f64 := range []bool{false, true} {
+				got, err := Read(strings.NewReader(text), "g.txt", ReadOptions{Directed: directed, Order: order, Float64Weights: f64})
 				require.NoError(t, err)
 				want, err := Reorder(plain, order)
 				require.NoError(t, err)
-				want = want.WithWeightStorage(storage)
-				require.Equal(t, want.Parts(), got.Parts(), "directed %v, %v, %v", directed, order, storage)
+				want = want.withWeightStorage(storageOf(f64))
+				require.Equal(t, want.parts(), got.parts(), "directed %v, %v, float64 %v", directed, order, f64)
 			}
 		}
 	}

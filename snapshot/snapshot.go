@@ -18,8 +18,14 @@ import (
 	"unsafe"
 
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/csrhook"
 	"github.com/authppr/authppr/mask"
 )
+
+// csrHooks reach csr's raw arrays: a graph's parts to save, and the
+// checked assembly of a loaded file's parts with a visit of the blocks its
+// checks read.
+var csrHooks = csrhook.Get[*csr.Graph, csr.Adjacency, csr.Weights]()
 
 const (
 	magic      = "APPRSNP1"
@@ -93,7 +99,14 @@ func weightBytes(w csr.Weights, f32 bool) []byte {
 	if f32 {
 		return bytesOf(w.Float32s())
 	}
-	return bytesOf(w.AsFloat64())
+	if w.Float32s() == nil {
+		return bytesOf(w.Float64s())
+	}
+	wide := make([]float64, w.Len())
+	for i, x := range w.Float32s() {
+		wide[i] = float64(x)
+	}
+	return bytesOf(wide)
 }
 
 // stringsBlock encodes strings as uint64 offsets[len+1] and their bytes.
@@ -123,14 +136,14 @@ func Save(path string, g *csr.Graph, labels *mask.Labels) error {
 	if labels.NumEdges() != g.NumEdges() {
 		return fmt.Errorf("snapshot: labels cover %d edges, graph has %d", labels.NumEdges(), g.NumEdges())
 	}
-	p := g.Parts()
+	p := csrHooks.Parts(g)
 	if err := checkLabels(p.EdgeChannel, p.Channels, labels); err != nil {
 		return fmt.Errorf("snapshot: labels: %w", err)
 	}
 	// The weights go as float32 when the graph stores every weight array
 	// so (Build does, when every weight is exactly a float32), else as
 	// float64.
-	f32 := p.EdgeWeight.Is32() && p.Out.Weight.Is32() && (!p.Directed || p.In.Weight.Is32())
+	f32 := p.EdgeWeight.Float32s() != nil && p.Out.Weight.Float32s() != nil && (!p.Directed || p.In.Weight.Float32s() != nil)
 	var lab bytes.Buffer
 	if _, err := labels.WriteTo(&lab); err != nil {
 		return fmt.Errorf("snapshot: %w", err)
@@ -265,7 +278,8 @@ func (s *Snapshot) Close() error {
 }
 
 // mapping owns a loaded file's mapping: the graph built on it holds it
-// (csr.Parts.Owner) and a cleanup unmaps the file once it is unreachable.
+// (csrhook.Parts.Owner) and a cleanup unmaps the file once it is
+// unreachable.
 type mapping struct {
 	path string
 	size int
@@ -312,7 +326,8 @@ func parse(path string, data []byte, owner any) (*Snapshot, error) {
 // parseWith checks data and builds the snapshot on it. Plain (fused
 // false), it checksums every section, then checks the graph. Fused, it
 // checksums the edge and arc sections (nearly the whole file) in the
-// blocks csr.AssembleVisit reads, while they are in cache, so the file is
+// blocks the checked assembly (csrhook.Hooks.Assemble) reads, while they
+// are in cache, so the file is
 // read from memory once rather than twice; the other sections first. Both
 // accept the same files; on a bad file the fused pass may stop at a
 // different fault, so parse reports the plain pass's.
@@ -388,7 +403,7 @@ func parseWith(path string, data []byte, owner any, fused bool) (*Snapshot, erro
 		secs[id] = b
 		spans = append(spans, span{off, off + length})
 		if fs.take(id, b, sum) {
-			continue // checksummed during csr.AssembleVisit
+			continue // checksummed during the checked assembly
 		}
 		bodies = append(bodies, b)
 		sums = append(sums, sum)
@@ -432,7 +447,7 @@ func parseWith(path string, data []byte, owner any, fused bool) (*Snapshot, erro
 	}
 	// The numeric arrays below are views of data; the graph holds owner
 	// so that data stays mapped while they are reachable.
-	p := csr.Parts{Directed: directed, Owner: owner}
+	p := csrhook.Parts[csr.Adjacency, csr.Weights]{Directed: directed, Owner: owner}
 	var err error
 	var b []byte
 	if b, err = want(secNames, 0); err != nil {
@@ -459,13 +474,13 @@ func parseWith(path string, data []byte, owner any, fused bool) (*Snapshot, erro
 	weights := func(id uint32, count uint64) (csr.Weights, error) {
 		if flags&flagFloat32 == 0 {
 			w, err := f64(id, count)
-			return csr.Float64Weights(w), err
+			return csrHooks.Float64Weights(w), err
 		}
 		b, err := want(id, 4*count)
 		if err != nil {
 			return csr.Weights{}, err
 		}
-		return csr.Float32Weights(viewAs[float32](b)), nil
+		return csrHooks.Float32Weights(viewAs[float32](b)), nil
 	}
 	ints := func(id uint32, count uint64) ([]int, error) {
 		b, err := want(id, 8*count)
@@ -534,11 +549,11 @@ func parseWith(path string, data []byte, owner any, fused bool) (*Snapshot, erro
 			return nil, err
 		}
 	}
-	var visit csr.VisitFunc
+	var visit csrhook.VisitFunc
 	if fs != nil {
 		visit = fs.visit
 	}
-	g, err := csr.AssembleVisit(p, visit)
+	g, err := csrHooks.Assemble(p, visit)
 	if err != nil {
 		return nil, fail("graph does not hold together: %v", err)
 	}

@@ -6,8 +6,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-
-	"github.com/authppr/authppr/csr"
 )
 
 // Flag checks. Every command checks its flags before it reads a file, with
@@ -131,11 +129,11 @@ func (f *graphFlags) check(set map[string]bool) error {
 	if !slices.Contains(graphFormats, f.format) {
 		return usagef("--format: unknown format %q, want %s", f.format, orList(graphFormats))
 	}
-	if _, err := csr.ParseNodeOrder(f.order); err != nil {
+	if _, err := parseOrder(f.order); err != nil {
 		return flagErr("order", err)
 	}
 	if f.weights != "" {
-		if _, err := csr.ParseWeightStorage(f.weights); err != nil {
+		if _, err := parseWeights(f.weights); err != nil {
 			return flagErr("weights", err)
 		}
 	}

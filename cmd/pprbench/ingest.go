@@ -77,7 +77,7 @@ func runIngest(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "ingested %s: %d nodes, %d edges (%d arcs), %s order, in %v; in memory %.1f bytes/arc; snapshot %s: %d bytes, %.1f bytes/edge, saved in %v\n",
-		gf.path, g.NumNodes(), g.NumEdges(), g.NumArcs(), g.Order(), built.Round(time.Millisecond),
+		gf.path, g.NumNodes(), g.NumEdges(), g.NumArcs(), orderOf(g), built.Round(time.Millisecond),
 		float64(g.MemoryBytes())/float64(g.NumArcs()), *out, saved.Size(),
 		float64(saved.Size())/float64(g.NumEdges()), (time.Since(start) - built).Round(time.Millisecond))
 	return nil
@@ -125,7 +125,7 @@ func streamGraph(gf graphFlags, maxMemory int64, stderr io.Writer) (*csr.Graph, 
 	if err != nil {
 		return nil, err
 	}
-	if b.NumEdges() == 0 {
+	if edges.Load() == 0 {
 		return nil, fmt.Errorf("%s: no edges (the input is empty or only comments)", gf.path)
 	}
 	return b.Build()
