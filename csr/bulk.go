@@ -213,8 +213,11 @@ type bulkPart struct {
 // and keep edge order within the range, so each node's arcs stay in edge
 // order, as the one-range sort places them. The differential test runs
 // every part count against the Builder.
+//
+// Its steps: pass 1 checks, copies and counts each part's edges
+// (countEdges), the weights take their storage (storeWeights), and the
+// arcs are scattered into the adjacencies (placeArcs); W(u) is summed last.
 func bulkBuild[T, C index](in IDEdges[T, C], parts int) (*Graph, error) {
-	n := in.Nodes
 	m, err := in.checkShape()
 	if err != nil {
 		return nil, err
@@ -231,115 +234,165 @@ func bulkBuild[T, C index](in IDEdges[T, C], parts int) (*Graph, error) {
 		// takes the reference path instead.
 		return fromIDsByBuilder(in)
 	}
-	g := &Graph{directed: in.Directed, nodes: n, decimalNames: true}
-	src, dst := make([]uint32, m), make([]uint32, m)
-	// The edge weights, copied in pass 1 in the storage they will most
-	// likely keep: float32 unless float64 is asked for (a graph whose
-	// weights turn out not all float32 is copied again, as float64, below).
-	var w32 []float32
-	var w64 []float64
-	if in.Weights != nil || in.Weights32 != nil {
-		if !in.Float64Weights {
-			w32 = make([]float32, m)
-		} else {
-			w64 = make([]float64, m)
-		}
+	b := newBulk(in, m, arcs, parts)
+	facts, err := b.countEdges()
+	if err != nil {
+		return nil, err
 	}
-	channel := make([]uint32, m)
-
-	// Pass 1, each part on its own goroutine: check, copy, count.
-	ps := make([]bulkPart, parts)
-	for k := range ps {
-		p := &ps[k]
-		p.lo, p.hi = k*m/parts, (k+1)*m/parts
-		p.outCount = make([]uint32, n+2)
-		if in.Directed {
-			p.inCount = make([]uint32, n+2)
-		}
-	}
-	runParts(ps, func(p *bulkPart) { checkAndCount(in, p, src, dst, w32, w64, channel) })
-	unit, sorted, exact := true, true, true
-	for k := range ps {
-		if ps[k].err != nil {
-			return nil, ps[k].err // the first bad edge: parts are in edge order
-		}
-		unit = unit && ps[k].unit
-		exact = exact && ps[k].exact
-		sorted = sorted && ps[k].sorted && (k == 0 || ps[k].lo == ps[k].hi || ps[k-1].last <= ps[k].first)
-	}
-	g.channels = internChannels(in, ps, channel)
-	g.edgeSrc, g.edgeDst, g.edgeChannel = src, dst, channel
-	g.unit = unit
-
+	g := b.g
+	g.channels = internChannels(in, b.ps, b.channel)
+	g.edgeSrc, g.edgeDst, g.edgeChannel = b.src, b.dst, b.channel
+	g.unit = facts.unit
 	// The storage of every weight array: float32 when every weight is
 	// exactly one and the caller lets it (a unit graph's are).
-	want32 := !in.Float64Weights && exact
-	// ones is every weight array of a unit-weight graph, as shareArrays
-	// makes it: the longest weight array (arcs long) and prefixes of it.
-	// The scatters then get no weights to copy (arcWeight empty).
-	var ones, edgeWeight, arcWeight Weights
+	want32 := !in.Float64Weights && facts.exact
+	ones, arcWeight := b.storeWeights(facts.unit, want32)
+	g.outWeight = make([]float64, in.Nodes)
+	b.placeArcs(ones, arcWeight, want32, facts.sorted)
+	outWeights(g.out, facts.unit, g.outWeight, parts)
+	return g, nil
+}
+
+// bulk is one bulkBuild: the graph it fills, the parts' ranges and
+// counts, and the edge table's arrays as pass 1 copies them.
+type bulk[T, C index] struct {
+	in         IDEdges[T, C]
+	m, arcs    int
+	g          *Graph
+	ps         []bulkPart
+	src, dst   []uint32
+	channel    []uint32
+	w32        []float32 // pass 1's weights, when float32 is asked
+	w64        []float64 // or float64 (both nil: unit weights)
+	edgeWeight Weights   // the graph's, once storeWeights chose
+}
+
+// newBulk allocates the graph and the edge table of a build of m edges
+// (arcs arcs) in parts parts. The edge weights are copied in pass 1 in the
+// storage they will most likely keep: float32 unless float64 is asked for
+// (a graph whose weights turn out not all float32 is copied again, as
+// float64, by storeWeights).
+func newBulk[T, C index](in IDEdges[T, C], m, arcs, parts int) *bulk[T, C] {
+	b := &bulk[T, C]{in: in, m: m, arcs: arcs}
+	b.g = &Graph{directed: in.Directed, nodes: in.Nodes, decimalNames: true}
+	b.src, b.dst = make([]uint32, m), make([]uint32, m)
+	if in.Weights != nil || in.Weights32 != nil {
+		if !in.Float64Weights {
+			b.w32 = make([]float32, m)
+		} else {
+			b.w64 = make([]float64, m)
+		}
+	}
+	b.channel = make([]uint32, m)
+	b.ps = make([]bulkPart, parts)
+	for k := range b.ps {
+		p := &b.ps[k]
+		p.lo, p.hi = k*m/parts, (k+1)*m/parts
+		p.outCount = make([]uint32, in.Nodes+2)
+		if in.Directed {
+			p.inCount = make([]uint32, in.Nodes+2)
+		}
+	}
+	return b
+}
+
+// edgeFacts are what pass 1 found of all the edges.
+type edgeFacts struct {
+	unit   bool // every weight is 1
+	sorted bool // the sources never decrease (directed graphs)
+	exact  bool // every weight is exactly a float32
+}
+
+// countEdges is pass 1, each part on its own goroutine (checkAndCount):
+// the first bad edge is the error (the parts are in edge order).
+func (b *bulk[T, C]) countEdges() (edgeFacts, error) {
+	runParts(b.ps, func(p *bulkPart) { checkAndCount(b.in, p, b.src, b.dst, b.w32, b.w64, b.channel) })
+	f := edgeFacts{unit: true, sorted: true, exact: true}
+	for k, p := range b.ps {
+		if p.err != nil {
+			return f, p.err
+		}
+		f.unit = f.unit && p.unit
+		f.exact = f.exact && p.exact
+		f.sorted = f.sorted && p.sorted && (k == 0 || p.lo == p.hi || b.ps[k-1].last <= p.first)
+	}
+	return f, nil
+}
+
+// storeWeights sets the graph's edge weights in their storage and returns
+// the weights the scatters copy to the arcs (arcWeight; empty for unit
+// weights) and, for a unit-weight graph, ones: every weight array, as
+// shareArrays makes it, the longest (arcs long) and prefixes of it, so the
+// scatters get no weights to copy. Pass 1's copies are dropped here.
+func (b *bulk[T, C]) storeWeights(unit, want32 bool) (ones, arcWeight Weights) {
 	switch {
 	case unit:
-		ones = onesOf(arcs, want32)
-		edgeWeight = ones.Slice(0, m)
+		ones = onesOf(b.arcs, want32)
+		b.edgeWeight = ones.Slice(0, b.m)
 	case want32:
-		edgeWeight = weights32(w32)
-		arcWeight = edgeWeight
+		b.edgeWeight = weights32(b.w32)
+		arcWeight = b.edgeWeight
 	default:
-		if w64 == nil {
+		if b.w64 == nil {
 			// Pass 1 copied float32s, but some weight is not one: copy
 			// the weights again as float64 (checked in pass 1; they are
 			// in.Weights, since float32s are exact).
-			w64 = make([]float64, m)
-			runParts(ps, func(p *bulkPart) {
+			w64 := make([]float64, b.m)
+			runParts(b.ps, func(p *bulkPart) {
 				for e := p.lo; e < p.hi; e++ {
-					w64[e] = in.Weights[e] + 0 // +0 turns -0 into 0
+					w64[e] = b.in.Weights[e] + 0 // +0 turns -0 into 0
 				}
 			})
+			b.w64 = w64
 		}
-		edgeWeight = weights64(w64)
-		arcWeight = edgeWeight
+		b.edgeWeight = weights64(b.w64)
+		arcWeight = b.edgeWeight
 	}
-	w32, w64 = nil, nil
-	g.edgeWeight = edgeWeight
-	g.outWeight = make([]float64, n)
+	b.w32, b.w64 = nil, nil
+	b.g.edgeWeight = b.edgeWeight
+	return ones, arcWeight
+}
 
-	if !in.Directed {
-		g.out = newAdjacency(ps, func(p *bulkPart) []uint32 { return p.outCount }, n, arcs, ones, want32)
+// placeArcs makes the graph's adjacencies from the parts' counts and
+// scatters every part's arcs into them on its own goroutine.
+func (b *bulk[T, C]) placeArcs(ones, arcWeight Weights, want32, sorted bool) {
+	g, ps, n := b.g, b.ps, b.in.Nodes
+	src, dst := b.src, b.dst
+	outCount := func(p *bulkPart) []uint32 { return p.outCount }
+	if !b.in.Directed {
+		g.out = newAdjacency(ps, outCount, n, b.arcs, ones, want32)
 		g.in = g.out
 		runParts(ps, func(p *bulkPart) {
 			scatterUndirected(g.out, p.outCount[1:n+1], src[p.lo:p.hi], dst[p.lo:p.hi], arcWeight, p.lo)
 		})
-	} else {
-		g.in = newAdjacency(ps, func(p *bulkPart) []uint32 { return p.inCount }, n, arcs, ones, want32)
-		if sorted {
-			// As Build: the out-adjacency is the edge table itself, in
-			// stream order, with identity edge ids.
-			g.out = Adjacency{Offsets: make([]int, n+1), Nbr: dst, Weight: edgeWeight, Edge: make([]uint32, m)}
-			run := 0
-			for u := range n {
-				g.out.Offsets[u] = run
-				for _, p := range ps {
-					run += int(p.outCount[u+2])
-				}
-			}
-			g.out.Offsets[n] = run
-			for e := range g.out.Edge {
-				g.out.Edge[e] = uint32(e)
-			}
-			runParts(ps, func(p *bulkPart) {
-				scatter(g.in, p.inCount[1:n+1], dst[p.lo:p.hi], src[p.lo:p.hi], arcWeight, p.lo)
-			})
-		} else {
-			g.out = newAdjacency(ps, func(p *bulkPart) []uint32 { return p.outCount }, n, arcs, ones, want32)
-			runParts(ps, func(p *bulkPart) {
-				scatter(g.out, p.outCount[1:n+1], src[p.lo:p.hi], dst[p.lo:p.hi], arcWeight, p.lo)
-				scatter(g.in, p.inCount[1:n+1], dst[p.lo:p.hi], src[p.lo:p.hi], arcWeight, p.lo)
-			})
+		return
+	}
+	g.in = newAdjacency(ps, func(p *bulkPart) []uint32 { return p.inCount }, n, b.arcs, ones, want32)
+	if !sorted {
+		g.out = newAdjacency(ps, outCount, n, b.arcs, ones, want32)
+		runParts(ps, func(p *bulkPart) {
+			scatter(g.out, p.outCount[1:n+1], src[p.lo:p.hi], dst[p.lo:p.hi], arcWeight, p.lo)
+			scatter(g.in, p.inCount[1:n+1], dst[p.lo:p.hi], src[p.lo:p.hi], arcWeight, p.lo)
+		})
+		return
+	}
+	// As Build: the out-adjacency is the edge table itself, in stream
+	// order, with identity edge ids.
+	g.out = Adjacency{Offsets: make([]int, n+1), Nbr: dst, Weight: b.edgeWeight, Edge: make([]uint32, b.m)}
+	run := 0
+	for u := range n {
+		g.out.Offsets[u] = run
+		for _, p := range ps {
+			run += int(p.outCount[u+2])
 		}
 	}
-	outWeights(g.out, unit, g.outWeight, parts)
-	return g, nil
+	g.out.Offsets[n] = run
+	for e := range g.out.Edge {
+		g.out.Edge[e] = uint32(e)
+	}
+	runParts(ps, func(p *bulkPart) {
+		scatter(g.in, p.inCount[1:n+1], dst[p.lo:p.hi], src[p.lo:p.hi], arcWeight, p.lo)
+	})
 }
 
 // runParts runs f on every part, the first on this goroutine.
