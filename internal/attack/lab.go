@@ -235,140 +235,205 @@ func (f FixedPool) InPool(q *Query) []bool {
 	return in
 }
 
+// query attacks one query: its clean selections and structural reliance
+// (clean), the candidate writes of every kind, selector and target and
+// of the injection, appended to one attacked snapshot (plan), greedy
+// injection (inject) and attacks with the guard's defence of each kind
+// (attack), and whether the guard diverges on the clean graph.
 func (l *lab) query(q *Query) (*queryResult, error) {
+	r := newQueryRun(l, q)
+	if err := r.clean(); err != nil {
+		return nil, err
+	}
+	if err := r.plan(); err != nil {
+		return nil, err
+	}
+	if err := r.inject(); err != nil {
+		return nil, err
+	}
+	if err := r.attack(); err != nil {
+		return nil, err
+	}
 	c := l.c
-	ns := len(c.Selectors)
-	res := &queryResult{reliance: make([]float64, ns), outOfPool: make([]int, ns), evaluated: make([]int, ns)}
-	pools := make([][]bool, ns)
-	index := make(map[uint32]int, len(q.Candidates))
-	for i, u := range q.Candidates {
-		index[u] = i
-	}
-	check := func(s int, sel []uint32) {
-		res.evaluated[s]++
-		if pools[s] == nil {
-			return
-		}
-		for _, u := range sel {
-			if !pools[s][index[u]] {
-				res.outOfPool[s]++
-				return
-			}
-		}
-	}
-	cleanSel := make([][]uint32, ns)
-	cleanKeys := make([][]float64, ns)
-	for s, sel := range c.Selectors {
-		if p, ok := sel.(pooler); ok {
-			pools[s] = p.InPool(q)
-		}
-		keys, err := sel.Keys(l.clean, q)
-		if err != nil {
-			return nil, err
-		}
-		cleanKeys[s], cleanSel[s] = keys, Select(keys, q)
-		check(s, cleanSel[s])
-		bareKeys, err := sel.Keys(l.bare, q)
-		if err != nil {
-			return nil, err
-		}
-		bareSel := Select(bareKeys, q)
-		check(s, bareSel)
-		res.reliance[s] = 1 - Jaccard(cleanSel[s], bareSel)
-	}
-
-	// Candidate writes: per kind, selector and target, all appended to one
-	// attacked snapshot.
-	scores, err := c.PPR.Scores(l.clean, q)
+	d, err := l.cleanGuard.Select(replay.Query{Seeds: c.PPR.Seeds(q), K: q.K, Candidates: q.Candidates, Damping: c.PPR.Damping})
 	if err != nil {
 		return nil, err
 	}
-	wr := newWriter(l.m, q, scores, c.PerStep, c.MaxMerge, l.trust)
-	var every []*Write
-	type plan struct {
-		target uint32
-		writes []*Write
+	r.res.cleanDiv = d.Divergent
+	return r.res, nil
+}
+
+// queryRun is one query's attack: what its steps share.
+type queryRun struct {
+	l     *lab
+	q     *Query
+	res   *queryResult
+	pools [][]bool       // per selector: the fixed pool, or nil
+	index map[uint32]int // candidate node -> index in q.Candidates
+	// The clean graph's selection and keys, per selector.
+	cleanSel  [][]uint32
+	cleanKeys [][]float64
+	// The candidate writes: per kind and selector a plan per target, and
+	// the injection's; all of them are in the attacked snapshot ag, whose
+	// clean edges are base.
+	plans        [][][]plan
+	injectTarget uint32
+	injectWrites []*Write
+	ag           *csr.Graph
+	base         *roaring.Bitmap
+}
+
+// plan is one greedy attack's target and candidate writes.
+type plan struct {
+	target uint32
+	writes []*Write
+}
+
+func newQueryRun(l *lab, q *Query) *queryRun {
+	ns := len(l.c.Selectors)
+	r := &queryRun{l: l, q: q,
+		res:   &queryResult{reliance: make([]float64, ns), outOfPool: make([]int, ns), evaluated: make([]int, ns)},
+		pools: make([][]bool, ns), index: make(map[uint32]int, len(q.Candidates)),
+		cleanSel: make([][]uint32, ns), cleanKeys: make([][]float64, ns)}
+	for i, u := range q.Candidates {
+		r.index[u] = i
 	}
-	plans := make([][][]plan, len(c.Kinds)) // [kind][selector]
+	return r
+}
+
+// check counts a selection selector s made, and whether it left s's pool.
+func (r *queryRun) check(s int, sel []uint32) {
+	r.res.evaluated[s]++
+	if r.pools[s] == nil {
+		return
+	}
+	for _, u := range sel {
+		if !r.pools[s][r.index[u]] {
+			r.res.outOfPool[s]++
+			return
+		}
+	}
+}
+
+// clean selects on the clean graph and on the graph without structure,
+// per selector: the clean selections and the structural reliance.
+func (r *queryRun) clean() error {
+	for s, sel := range r.l.c.Selectors {
+		if p, ok := sel.(pooler); ok {
+			r.pools[s] = p.InPool(r.q)
+		}
+		keys, err := sel.Keys(r.l.clean, r.q)
+		if err != nil {
+			return err
+		}
+		r.cleanKeys[s], r.cleanSel[s] = keys, Select(keys, r.q)
+		r.check(s, r.cleanSel[s])
+		bareKeys, err := sel.Keys(r.l.bare, r.q)
+		if err != nil {
+			return err
+		}
+		bareSel := Select(bareKeys, r.q)
+		r.check(s, bareSel)
+		r.res.reliance[s] = 1 - Jaccard(r.cleanSel[s], bareSel)
+	}
+	return nil
+}
+
+// plan proposes the candidate writes: per kind, selector and target, and
+// for the injection (one passage of middling content score, fixed per
+// query, that the attacker wants selected, by edge insertion), all
+// appended to one attacked snapshot.
+func (r *queryRun) plan() error {
+	c, q := r.l.c, r.q
+	scores, err := c.PPR.Scores(r.l.clean, q)
+	if err != nil {
+		return err
+	}
+	wr := newWriter(r.l.m, q, scores, c.PerStep, c.MaxMerge, r.l.trust)
+	var every []*Write
+	r.plans = make([][][]plan, len(c.Kinds)) // [kind][selector]
 	for k, kind := range c.Kinds {
-		plans[k] = make([][]plan, ns)
+		r.plans[k] = make([][]plan, len(c.Selectors))
 		for s := range c.Selectors {
 			n := c.Targets
 			if kind == Delete {
 				n = 1 // deletions do not depend on the target: one greedy run
 			}
-			for _, t := range targets(cleanKeys[s], cleanSel[s], q, n) {
+			for _, t := range targets(r.cleanKeys[s], r.cleanSel[s], q, n) {
 				var ws []*Write
-				for _, w := range wr.propose(kind, t, cleanSel[s]) {
+				for _, w := range wr.propose(kind, t, r.cleanSel[s]) {
 					ws = append(ws, &w)
 				}
 				every = append(every, ws...)
-				plans[k][s] = append(plans[k][s], plan{t, ws})
+				r.plans[k][s] = append(r.plans[k][s], plan{t, ws})
 			}
 		}
 	}
-	// Injection: one passage of middling content score, fixed per query,
-	// that the attacker wants selected, by edge insertion.
-	inject := q.Candidates[Ranking(q.Content, q)[len(q.Candidates)/2]]
-	var injectWrites []*Write
-	for _, w := range wr.propose(EdgeInsert, inject, nil) {
-		injectWrites = append(injectWrites, &w)
+	r.injectTarget = q.Candidates[Ranking(q.Content, q)[len(q.Candidates)/2]]
+	for _, w := range wr.propose(EdgeInsert, r.injectTarget, nil) {
+		r.injectWrites = append(r.injectWrites, &w)
 	}
-	every = append(every, injectWrites...)
-	ag, base, err := attackGraph(l.m.Graph, every, l.roles)
-	if err != nil {
-		return nil, err
-	}
+	every = append(every, r.injectWrites...)
+	r.ag, r.base, err = attackGraph(r.l.m.Graph, every, r.l.roles)
+	return err
+}
 
-	res.injected = make([]int, ns)
+// inject runs greedy injection per selector: the writes it needs to get
+// the injection target selected (-1: selected already).
+func (r *queryRun) inject() error {
+	c, q, target := r.l.c, r.q, r.injectTarget
+	r.res.injected = make([]int, len(c.Selectors))
 	for s, sel := range c.Selectors {
-		if slices.Contains(cleanSel[s], inject) {
-			res.injected[s] = -1 // already selected: not counted
+		if slices.Contains(r.cleanSel[s], target) {
+			r.res.injected[s] = -1 // already selected: not counted
 			continue
 		}
-		entered := func(x []uint32) bool { return slices.Contains(x, inject) }
-		b, _, err := greedy(sel, q, ag, base, injectWrites, c.Budget, entered, index[inject], func(x []uint32) { check(s, x) })
+		entered := func(x []uint32) bool { return slices.Contains(x, target) }
+		b, _, err := greedy(sel, q, r.ag, r.base, r.injectWrites, c.Budget, entered, r.index[target], func(x []uint32) { r.check(s, x) })
 		if err != nil {
-			return nil, err
+			return err
 		}
-		res.injected[s] = b
+		r.res.injected[s] = b
 	}
+	return nil
+}
 
-	res.success = make([][]int, len(c.Kinds))
+// attack runs greedy attacks of every kind, selector and target: the
+// fewest writes that change each selector's selection; and per kind the
+// guard's defence against the writes that changed PPR's (its first
+// target's when none did).
+func (r *queryRun) attack() error {
+	c, q := r.l.c, r.q
+	r.res.success = make([][]int, len(c.Kinds))
 	for k := range c.Kinds {
-		res.success[k] = make([]int, ns)
+		success := make([]int, len(c.Selectors))
+		r.res.success[k] = success
 		var guardWrites []*Write
 		for s, sel := range c.Selectors {
-			for ti, p := range plans[k][s] {
-				changed := func(x []uint32) bool { return !SameSet(x, cleanSel[s]) }
-				b, chosen, err := greedy(sel, q, ag, base, p.writes, c.Budget, changed, index[p.target], func(x []uint32) { check(s, x) })
+			for ti, p := range r.plans[k][s] {
+				changed := func(x []uint32) bool { return !SameSet(x, r.cleanSel[s]) }
+				b, chosen, err := greedy(sel, q, r.ag, r.base, p.writes, c.Budget, changed, r.index[p.target], func(x []uint32) { r.check(s, x) })
 				if err != nil {
-					return nil, err
+					return err
 				}
-				if b > 0 && (res.success[k][s] == 0 || b < res.success[k][s]) {
-					res.success[k][s] = b
+				if b > 0 && (success[s] == 0 || b < success[s]) {
+					success[s] = b
 					if sel == Selector(c.PPR) {
 						guardWrites = chosen
 					}
 				}
-				if ti == 0 && res.success[k][s] == 0 && sel == Selector(c.PPR) {
+				if ti == 0 && success[s] == 0 && sel == Selector(c.PPR) {
 					guardWrites = chosen
 				}
 			}
 		}
-		dc, err := l.defend(q, ag, base, guardWrites)
+		dc, err := r.l.defend(q, r.ag, r.base, guardWrites)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		res.defence = append(res.defence, dc)
+		r.res.defence = append(r.res.defence, dc)
 	}
-
-	d, err := l.cleanGuard.Select(replay.Query{Seeds: c.PPR.Seeds(q), K: q.K, Candidates: q.Candidates, Damping: c.PPR.Damping})
-	if err != nil {
-		return nil, err
-	}
-	res.cleanDiv = d.Divergent
-	return res, nil
+	return nil
 }
 
 // targets returns the n best unselected candidates by key, then content,
