@@ -15,6 +15,7 @@ import (
 
 	"github.com/authppr/authppr/csr"
 	"github.com/authppr/authppr/internal/csrhook"
+	"github.com/authppr/authppr/internal/fuzzseed"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
 )
@@ -201,6 +202,7 @@ func FuzzParse(f *testing.F) {
 	f.Add(savedBytes(f, true, true))
 	f.Add(savedBytes(f, false, false))
 	f.Add([]byte("APPRSNP1"))
+	fuzzseed.Add(f) // the packed corpus, testdata/fuzz/FuzzParse.zip
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := parse("fuzz", aligned(data), nil)
 		if err == nil {
