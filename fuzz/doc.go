@@ -5,7 +5,11 @@
 // physically copied subgraph. The package has no code of its own beyond its
 // tests.
 //
-// Corpus seeds and minimised crashers live in testdata/fuzz/<Target>/, so a
-// plain `go test ./fuzz` replays every one of them; `go test ./fuzz -run=NONE
-// -fuzz=<Target> -fuzztime=10m` explores further.
+// The seed corpus and the minimised crashers of each target are packed in
+// testdata/fuzz/<Target>.zip (internal/fuzzseed), so a plain `go test
+// ./fuzz` replays every one of them; `go test ./fuzz -run=NONE
+// -fuzz=<Target> -fuzztime=10m` explores further, and writes what it finds
+// as loose files under testdata/fuzz/<Target>/, which go test replays too
+// until `go run ./internal/fuzzseed/pack fuzz/testdata/fuzz/<Target>` packs
+// them.
 package fuzz

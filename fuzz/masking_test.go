@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/authppr/authppr/internal/fuzzcase"
+	"github.com/authppr/authppr/internal/fuzzseed"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
 )
@@ -16,6 +17,7 @@ import (
 func FuzzMaskedSolve(f *testing.F) {
 	f.Add([]byte{4, 0x30, 2, 1, 0, 1, 0, 1, 0x00, 1, 2, 0x08, 2, 3, 0x10, 3, 0, 0x28})
 	f.Add([]byte{6, 0x11, 3, 2, 0, 2, 5, 1, 0, 1, 0x20, 1, 0, 0x09, 2, 2, 0x02, 4, 5, 0x18})
+	fuzzseed.Add(f) // the packed corpus, testdata/fuzz/FuzzMaskedSolve.zip
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := fuzzcase.Decode(data)
 		if err != nil {
