@@ -259,7 +259,7 @@ func TestHopDistances(t *testing.T) {
 	}
 }
 
-// TestCleanStateIsTheCleanGraph: the attacked snapshot with no write
+// TestAttackedSnapshotViews: the attacked snapshot with no write
 // applied gives the clean graph's PPR scores, and a merge moves the merged
 // entity's edges.
 func TestAttackedSnapshotViews(t *testing.T) {
