@@ -41,6 +41,7 @@ func mustBuild(t testing.TB, directed bool, edges ...Input) *Graph {
 }
 
 func TestBuilderNodeIDsFirstAppearance(t *testing.T) {
+	t.Parallel()
 	b := NewBuilder(true)
 	for i, in := range []Input{
 		{Src: "c", Dst: "a", Weight: 1},
@@ -72,6 +73,7 @@ func TestBuilderNodeIDsFirstAppearance(t *testing.T) {
 }
 
 func TestBuilderAddNodeFixesOrderAndIsolatedNodes(t *testing.T) {
+	t.Parallel()
 	b := NewBuilder(true)
 	id, err := b.AddNode("z")
 	require.NoError(t, err)
@@ -101,6 +103,7 @@ func TestBuilderAddNodeFixesOrderAndIsolatedNodes(t *testing.T) {
 }
 
 func TestBuilderOnlyNodes(t *testing.T) {
+	t.Parallel()
 	for _, directed := range []bool{true, false} {
 		b := NewBuilder(directed)
 		_, err := b.AddNode("x")
@@ -117,6 +120,7 @@ func TestBuilderOnlyNodes(t *testing.T) {
 }
 
 func TestBuilderEmptyBuildErrors(t *testing.T) {
+	t.Parallel()
 	for _, directed := range []bool{true, false} {
 		g, err := NewBuilder(directed).Build()
 		require.Error(t, err)
@@ -127,6 +131,7 @@ func TestBuilderEmptyBuildErrors(t *testing.T) {
 }
 
 func TestBuilderParallelEdgesStaySeparate(t *testing.T) {
+	t.Parallel()
 	g := mustBuild(t, true,
 		Input{Src: "a", Dst: "b", Weight: 1, Channel: "x"},
 		Input{Src: "a", Dst: "b", Weight: 2, Channel: "x"},
@@ -148,6 +153,7 @@ func TestBuilderParallelEdgesStaySeparate(t *testing.T) {
 }
 
 func TestBuilderUndirected(t *testing.T) {
+	t.Parallel()
 	g := mustBuild(t, false,
 		Input{Src: "a", Dst: "b", Weight: 1},
 		Input{Src: "c", Dst: "a", Weight: 2},
@@ -172,6 +178,7 @@ func TestBuilderUndirected(t *testing.T) {
 }
 
 func TestBuilderDirectedSelfLoopIsOneArc(t *testing.T) {
+	t.Parallel()
 	g := mustBuild(t, true,
 		Input{Src: "a", Dst: "a", Weight: 3},
 		Input{Src: "a", Dst: "b", Weight: 1},
@@ -184,6 +191,7 @@ func TestBuilderDirectedSelfLoopIsOneArc(t *testing.T) {
 }
 
 func TestBuilderZeroWeightEdges(t *testing.T) {
+	t.Parallel()
 	g := mustBuild(t, true,
 		Input{Src: "a", Dst: "b", Weight: 0},
 		Input{Src: "b", Dst: "c", Weight: 0},
@@ -197,6 +205,7 @@ func TestBuilderZeroWeightEdges(t *testing.T) {
 }
 
 func TestBuilderRelations(t *testing.T) {
+	t.Parallel()
 	g := mustBuild(t, true,
 		Input{Src: "a", Dst: "b", Weight: 1},
 		Input{Src: "b", Dst: "c", Weight: 1, Relation: "r1", Channel: "ch"},
@@ -216,6 +225,7 @@ func TestBuilderRelations(t *testing.T) {
 }
 
 func TestBuilderRejectsBadEdges(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		in   Input
@@ -263,6 +273,7 @@ func TestBuilderRejectsBadEdges(t *testing.T) {
 }
 
 func TestBuilderAddNodeEmptyName(t *testing.T) {
+	t.Parallel()
 	b := NewBuilder(true)
 	_, err := b.AddNode("")
 	require.ErrorContains(t, err, "csr: node name is empty")
@@ -383,6 +394,7 @@ func buildModel(directed bool, ops []op) *denseModel {
 }
 
 func TestBuilderMatchesDenseModel(t *testing.T) {
+	t.Parallel()
 	graphs := 600
 	if testing.Short() {
 		graphs = 150
@@ -486,6 +498,7 @@ func corruptibleGraph(t *testing.T, directed bool) *Graph {
 }
 
 func TestValidateReportsCorruption(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		corrupt func(g *Graph)
@@ -578,6 +591,7 @@ func TestValidateReportsCorruption(t *testing.T) {
 // have one arc at u and one at v; two arcs at u (and none at v) has the
 // right arc count and each arc names the edge's endpoints.
 func TestValidateUndirectedArcAtWrongEndpoint(t *testing.T) {
+	t.Parallel()
 	g := mustBuild(t, false,
 		Input{Src: "a", Dst: "b", Weight: 1},
 		Input{Src: "b", Dst: "c", Weight: 2},
@@ -600,12 +614,14 @@ func TestValidateUndirectedArcAtWrongEndpoint(t *testing.T) {
 }
 
 func TestValidateBuiltGraphsPass(t *testing.T) {
+	t.Parallel()
 	for _, directed := range []bool{true, false} {
 		require.NoError(t, corruptibleGraph(t, directed).Validate())
 	}
 }
 
 func TestNegativeZeroWeightStoredAsZero(t *testing.T) {
+	t.Parallel()
 	b := NewBuilder(true)
 	_, err := b.AddEdge(Input{Src: "a", Dst: "b", Weight: math.Copysign(0, -1)})
 	require.NoError(t, err)
@@ -616,6 +632,7 @@ func TestNegativeZeroWeightStoredAsZero(t *testing.T) {
 }
 
 func TestPartsAssembleRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, directed := range []bool{true, false} {
 		b := NewBuilder(directed)
 		for i, e := range [][2]string{{"a", "b"}, {"b", "c"}, {"c", "c"}, {"a", "b"}} {
@@ -645,6 +662,7 @@ func TestPartsAssembleRoundTrip(t *testing.T) {
 }
 
 func TestMemoryBytes(t *testing.T) {
+	t.Parallel()
 	b := NewBuilder(true)
 	_, err := b.AddEdge(Input{Src: "ab", Dst: "c", Weight: 1})
 	require.NoError(t, err)
@@ -662,6 +680,7 @@ func TestMemoryBytes(t *testing.T) {
 }
 
 func TestAddEdgeByIDMatchesAddEdge(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, directed := range []bool{true, false} {
 		byName, byID := NewBuilder(directed), NewBuilder(directed)

@@ -240,6 +240,7 @@ func testFromIDsMatchesBuilder[T, C index](t *testing.T, seed uint64) {
 }
 
 func TestFromIDsMatchesBuilder(t *testing.T) {
+	t.Parallel()
 	t.Run("int64/int32", func(t *testing.T) { testFromIDsMatchesBuilder[int64, int32](t, 1) })
 	t.Run("int32/int32", func(t *testing.T) { testFromIDsMatchesBuilder[int32, int32](t, 2) })
 	t.Run("uint32/uint32", func(t *testing.T) { testFromIDsMatchesBuilder[uint32, uint32](t, 3) })
@@ -249,6 +250,7 @@ func TestFromIDsMatchesBuilder(t *testing.T) {
 // TestFromIDsBadInputs breaks one random edge (or the shape) and wants the
 // reference's error, word for word, and no graph.
 func TestFromIDsBadInputs(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(5, 8))
 	faults := []string{"src -1", "dst n", "huge id", "NaN", "+Inf", "-Inf", "negative", "above MaxWeight", "subnormal", "channel -1", "channel past table", "no nodes", "odd pairs", "short weights", "short channels", "short float32 weights", "both weights"}
 	for i := range 600 {
@@ -360,6 +362,7 @@ func TestFromIDsBadInputs(t *testing.T) {
 // TestDecimalID holds the parser to the map it stands for at the ends of
 // every digit count.
 func TestDecimalID(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{1, 2, 9, 10, 11, 99, 100, 101, 1000, 12345} {
 		ids := make(map[string]uint32, n)
 		for i := range n {
@@ -392,6 +395,7 @@ func TestDecimalID(t *testing.T) {
 // TestFromIDsConcurrentNames reads names, ids and memory from many
 // goroutines at once (run under -race).
 func TestFromIDsConcurrentNames(t *testing.T) {
+	t.Parallel()
 	g, err := FromIDs(IDEdges[int32, int32]{Nodes: 1000, Pairs: []int32{0, 999, 5, 6}})
 	if err != nil {
 		t.Fatal(err)
@@ -429,6 +433,7 @@ func TestFromIDsConcurrentNames(t *testing.T) {
 // over those names (arrays, name lookups, Validate), and bad names are
 // errors.
 func TestNamedMatchesBuilder(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(61, 62))
 	for trial := range 50 {
 		directed := rng.IntN(2) == 0
@@ -487,6 +492,7 @@ func TestNamedMatchesBuilder(t *testing.T) {
 // FromIDs splits only graphs large enough, with more edges than nodes, over
 // at most four cores.
 func TestBulkParts(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ n, m, procs, want int }{
 		{10, 100, 8, 1},             // small
 		{250_000, 1_244_337, 1, 1},  // one core

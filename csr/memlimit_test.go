@@ -43,6 +43,7 @@ func gzipBomb(t *testing.T, line string) (io.ReadCloser, *atomic.Int64) {
 // stops at the line whose edge would take the build's estimate over the
 // limit, naming it, having read about the limit's worth of edges.
 func TestReadStopsAtMemoryLimit(t *testing.T) {
+	t.Parallel()
 	const limit = 1 << 20
 	for _, directed := range []bool{true, false} {
 		r, written := gzipBomb(t, "a b\n")
@@ -68,6 +69,7 @@ func TestReadStopsAtMemoryLimit(t *testing.T) {
 // TestReadMemoryLimitCountsNames: new node names (each a line's worth of
 // bytes, which the builder copies out of the line) count at their size.
 func TestReadMemoryLimitCountsNames(t *testing.T) {
+	t.Parallel()
 	const limit = 1 << 20
 	long := strings.Repeat("x", 1000)
 	var sb strings.Builder
@@ -89,6 +91,7 @@ func TestReadMemoryLimitCountsNames(t *testing.T) {
 // what would cross the limit, adds nothing then, and goes on accepting
 // what fits; a negative limit is none.
 func TestBuilderMemoryLimit(t *testing.T) {
+	t.Parallel()
 	limit := 10*edgeBytes + 3*nodeBytes("n0") + labelBytes(DefaultChannel)
 	b := NewBuilder(true)
 	b.SetMaxMemory(limit)
@@ -238,6 +241,7 @@ func TestMemoryEstimateCoversBuild(t *testing.T) {
 // a file system laid out as Linux's, taking the least, with each cgroup's
 // inactive file cache counted as available.
 func TestAvailableMemory(t *testing.T) {
+	t.Parallel()
 	meminfo := "MemTotal:       24683548 kB\nMemFree:  100 kB\nMemAvailable:   1000000 kB\n"
 	for _, c := range []struct {
 		name  string
@@ -283,6 +287,7 @@ func TestAvailableMemory(t *testing.T) {
 }
 
 func TestFormatBytes(t *testing.T) {
+	t.Parallel()
 	for b, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 1536: "1.5 KiB", 1 << 30: "1.0 GiB", 1<<63 - 1: "8.0 EiB"} {
 		require.Equal(t, want, formatBytes(b))
 	}

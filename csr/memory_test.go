@@ -19,6 +19,7 @@ func shared(g *Graph) map[string]string {
 }
 
 func TestShareArrays(t *testing.T) {
+	t.Parallel()
 	for _, storage := range []weightStorage{autoWeights, float64Storage} {
 		t.Run(storage.String(), func(t *testing.T) { testShareArrays(t, storage) })
 	}
@@ -91,6 +92,7 @@ func testShareArrays(t *testing.T, storage weightStorage) {
 // without a scatter for the out-adjacency) and checks them against the
 // dense model and Validate.
 func TestSortedStreamPath(t *testing.T) {
+	t.Parallel()
 	for seed := range 100 {
 		r := rand.New(rand.NewPCG(uint64(seed), 0x50F))
 		var ops []op

@@ -64,6 +64,7 @@ func sameByName(t *testing.T, g, h *Graph, where string) {
 }
 
 func TestDegreeOrder(t *testing.T) {
+	t.Parallel()
 	for seed := range 300 {
 		for _, directed := range []bool{true, false} {
 			r := rand.New(rand.NewPCG(uint64(seed), 0x0D3))
@@ -105,6 +106,7 @@ func TestDegreeOrder(t *testing.T) {
 }
 
 func TestValidateRejectsBadRanks(t *testing.T) {
+	t.Parallel()
 	g := buildOps(t, true, []op{{Input{Src: "a", Dst: "b", Weight: 1}}, {Input{Src: "b", Dst: "c", Weight: 1}}}, DegreeOrder)
 	p := g.parts()
 	p.Rank = []uint32{0, 0, 1}
@@ -142,6 +144,7 @@ func TestNodeOrderNames(t *testing.T) {
 // size (1 MiB when the CPU reports none), and Build and Reorder follow it;
 // Order reports what a graph is in.
 func TestAutoOrder(t *testing.T) {
+	t.Parallel()
 	l2 := cpu.L2Bytes()
 	if l2 == 0 {
 		l2 = unknownL2
@@ -169,6 +172,7 @@ func TestAutoOrder(t *testing.T) {
 // graphs, directed and undirected, with and without relations and unit
 // weights, to every order.
 func TestReorderMatchesBuilder(t *testing.T) {
+	t.Parallel()
 	for seed := range 300 {
 		for _, directed := range []bool{true, false} {
 			r := rand.New(rand.NewPCG(uint64(seed), 0x0D4))
@@ -252,6 +256,7 @@ func emptyAsNil(p graphParts) graphParts {
 // input id) and ranks included, answering Name and ID through the ranks;
 // a bad id is the same error as in stream order.
 func TestFromIDsInDegreeOrder(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(0x0D5, 1))
 	for i := range 300 {
 		n := 1 + r.IntN(50)

@@ -30,6 +30,7 @@ var badWeights = []struct {
 }
 
 func TestWeightRangeConstants(t *testing.T) {
+	t.Parallel()
 	require.Equal(t, 0x1p-1022, MinWeight)
 	require.Equal(t, 0x1p988, MaxWeight)
 	for _, w := range []float64{0, MinWeight, 1, MaxWeight, 0.5, 1e-300, 1e297} {
@@ -45,6 +46,7 @@ func TestWeightRangeConstants(t *testing.T) {
 }
 
 func TestBuilderRefusesWeightsOutOfRange(t *testing.T) {
+	t.Parallel()
 	for _, c := range badWeights {
 		for _, directed := range []bool{true, false} {
 			b := NewBuilder(directed)
@@ -69,6 +71,7 @@ func fmtWeight(w float64) string { return fmt.Sprint(w) }
 // TestReadRefusesOverflowingWeights is the reproduction: two
 // finite weights whose sum overflows. The reader names the line.
 func TestReadRefusesOverflowingWeights(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		text, want string
 	}{
@@ -87,6 +90,7 @@ func TestReadRefusesOverflowingWeights(t *testing.T) {
 // TestFromIDsRefusesWeightsOutOfRange: the bulk path and its reference give
 // the same located error.
 func TestFromIDsRefusesWeightsOutOfRange(t *testing.T) {
+	t.Parallel()
 	for _, c := range badWeights {
 		for _, directed := range []bool{true, false} {
 			in := IDEdges[int64, int32]{Directed: directed, Nodes: 3, Pairs: []int64{0, 1, 0, 2, 1, 2}, Weights: []float64{1, c.w, 1}}
@@ -104,6 +108,7 @@ func TestFromIDsRefusesWeightsOutOfRange(t *testing.T) {
 // TestExtremeWeightsBuild: the ends of the range, in one row and alone,
 // many times over: every out-weight is finite and so is its reciprocal.
 func TestExtremeWeightsBuild(t *testing.T) {
+	t.Parallel()
 	for _, directed := range []bool{true, false} {
 		b := NewBuilder(directed)
 		for range 1000 {
@@ -131,6 +136,7 @@ func TestExtremeWeightsBuild(t *testing.T) {
 // holding a weight out of range (as a crafted file would) is refused,
 // naming the edge.
 func TestValidateRefusesWeightsOutOfRange(t *testing.T) {
+	t.Parallel()
 	for _, c := range badWeights {
 		g := buildStored(t, float64Storage, true, Input{Src: "a", Dst: "b", Weight: 3}, Input{Src: "a", Dst: "c", Weight: 5})
 		p := g.parts()
@@ -151,6 +157,7 @@ func TestValidateRefusesWeightsOutOfRange(t *testing.T) {
 // mantissa that parses to 0 (strconv.ParseFloat underflows without an
 // error) is refused, not read as 0; zeros in every spelling are zeros.
 func TestReadRefusesUnderflowingWeights(t *testing.T) {
+	t.Parallel()
 	for _, w := range []string{"1e-400", "2e-324", "0x1p-1080", "-0.5e-400", "0.0001e-330"} {
 		_, err := Read(strings.NewReader("a b 1\na c "+w+"\n"), "u.txt", ReadOptions{Directed: true})
 		require.ErrorContains(t, err, "u.txt:2: weight \""+w+"\"", w)

@@ -93,6 +93,7 @@ func TestReadOptionsOrderAndStorage(t *testing.T) {
 }
 
 func TestReadEdgesColumnsSeparatorsComments(t *testing.T) {
+	t.Parallel()
 	text := "# a comment\n" +
 		"\n" +
 		"a b\n" +
@@ -117,6 +118,7 @@ func TestReadEdgesColumnsSeparatorsComments(t *testing.T) {
 }
 
 func TestReadUndirected(t *testing.T) {
+	t.Parallel()
 	g := readString(t, "a b 2\nb b 3\n", FormatEdges, false)
 	require.False(t, g.Directed())
 	require.Equal(t, 4, g.NumArcs())
@@ -125,6 +127,7 @@ func TestReadUndirected(t *testing.T) {
 }
 
 func TestReadTriples(t *testing.T) {
+	t.Parallel()
 	text := "# kg\n" +
 		"h1 _hypernym t1\n" +
 		"t1\t_also_see\th2\tuntrusted\n" +
@@ -145,6 +148,7 @@ func TestReadTriples(t *testing.T) {
 }
 
 func TestReadGzipDetectedFromContent(t *testing.T) {
+	t.Parallel()
 	text := "# header\n1 2\n2 3 0.5\n3 1 2 eve\n"
 	plain := readString(t, text, FormatEdges, true)
 	gz := gzipBytes(t, text)
@@ -174,6 +178,7 @@ func TestReadGzipDetectedFromContent(t *testing.T) {
 }
 
 func TestReadFileMissing(t *testing.T) {
+	t.Parallel()
 	_, err := ReadFile(filepath.Join(t.TempDir(), "nope.txt"), ReadOptions{Directed: true})
 	require.Error(t, err)
 	require.True(t, errors.Is(err, fs.ErrNotExist), "got %v", err)
@@ -201,6 +206,7 @@ func requireParseError(t *testing.T, err error, file string, line int, want ...s
 }
 
 func TestReadErrors(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("x", maxLine+10)
 	cases := []struct {
 		name   string
@@ -242,6 +248,7 @@ func TestReadErrors(t *testing.T) {
 }
 
 func TestReadLongLineWithinLimit(t *testing.T) {
+	t.Parallel()
 	// Longer than bufio's default 64 KiB token, shorter than maxLine.
 	name := strings.Repeat("n", 200_000)
 	g := readString(t, "a "+name+" 3\n"+name+" a\n", FormatEdges, true)
@@ -250,6 +257,7 @@ func TestReadLongLineWithinLimit(t *testing.T) {
 }
 
 func TestReadTruncatedGzip(t *testing.T) {
+	t.Parallel()
 	var sb strings.Builder
 	lines := 3000
 	for i := range lines {
@@ -307,6 +315,7 @@ func TestReadTruncatedGzip(t *testing.T) {
 }
 
 func TestStreamLinesAndAddErrors(t *testing.T) {
+	t.Parallel()
 	text := "# c\na b\n\nb c 2 x\n#\nc d\n"
 	var lines []int
 	var ins []Input
@@ -341,6 +350,7 @@ func TestStreamLinesAndAddErrors(t *testing.T) {
 }
 
 func TestParseErrorFormat(t *testing.T) {
+	t.Parallel()
 	require.Equal(t, "csr: f.txt:3: bad", (&ParseError{File: "f.txt", Line: 3, Msg: "bad"}).Error())
 	require.Equal(t, "csr: f.txt: bad", (&ParseError{File: "f.txt", Msg: "bad"}).Error())
 }
@@ -404,6 +414,7 @@ func countPlain(t *testing.T, path string, triples bool) plainCount {
 }
 
 func TestReadRealGraphs(t *testing.T) {
+	t.Parallel()
 	dir := dataDir(t)
 	cases := []struct {
 		file         string

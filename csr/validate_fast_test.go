@@ -70,6 +70,7 @@ func corruptAdjacency(r *rand.Rand, a Adjacency, m int) {
 // plain arc-by-arc validateAdjacency accept exactly the same adjacencies, on
 // built graphs and on random corruptions of them, in both directions.
 func TestValidateAdjacencyMatchesReference(t *testing.T) {
+	t.Parallel()
 	graphs, rounds := 400, 30
 	if testing.Short() {
 		graphs = 100
@@ -125,6 +126,7 @@ func uniqueNamesMap(names []string) error {
 // TestUniqueNamesMatchesMap: the table check and the map check report the
 // same first fault (or none) on random name lists with repeats and empties.
 func TestUniqueNamesMatchesMap(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(5, 0x4E4D))
 	faults := 0
 	for round := range 3000 {
@@ -154,6 +156,7 @@ func TestUniqueNamesMatchesMap(t *testing.T) {
 // TestAssembledIDsConcurrent: an assembled graph builds its name dictionary
 // on the first ID call; concurrent first calls (go test -race) agree.
 func TestAssembledIDsConcurrent(t *testing.T) {
+	t.Parallel()
 	g := corruptibleGraph(t, true)
 	for range 20 {
 		h, err := assemble(g.parts())
@@ -179,6 +182,7 @@ func TestAssembledIDsConcurrent(t *testing.T) {
 // TestAssembleRejectsRepeatedName: assemble's check without the dictionary
 // still rejects a repeated or empty name.
 func TestAssembleRejectsRepeatedName(t *testing.T) {
+	t.Parallel()
 	g := corruptibleGraph(t, false)
 	p := g.parts()
 	p.Names = slices.Clone(p.Names)
@@ -311,6 +315,7 @@ func corruptGraph(r *rand.Rand, g *Graph) {
 // no fault, that the plain sequential validatePlain reports, on built
 // graphs and on random corruptions of them.
 func TestValidateMatchesPlain(t *testing.T) {
+	t.Parallel()
 	graphs, rounds := 400, 30
 	if testing.Short() {
 		graphs = 100
@@ -357,6 +362,7 @@ func TestValidateMatchesPlain(t *testing.T) {
 // TestFingerprintWeightZeros: -0 and +0 are the same weight to the plain
 // check (==), so also to the fingerprint; NaN is no weight.
 func TestFingerprintWeightZeros(t *testing.T) {
+	t.Parallel()
 	require.Equal(t, weightBits(0), weightBits(math.Copysign(0, -1)))
 	require.NotEqual(t, weightBits(0), weightBits(math.NaN()))
 	require.NotEqual(t, weightBits(1), weightBits(-1))
@@ -366,6 +372,7 @@ func TestFingerprintWeightZeros(t *testing.T) {
 // and arc array, lane after lane, each lane in order, on graphs of a
 // few arcs and of several blocks per lane, directed and undirected.
 func TestAssembleVisitTiles(t *testing.T) {
+	t.Parallel()
 	type span struct{ lo, hi int }
 	for _, size := range []int{0, 1, 3, 40, 3 * visitLanes * visitEdges} {
 		for _, directed := range []bool{true, false} {

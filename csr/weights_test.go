@@ -67,6 +67,7 @@ func roundOps(ops []op) []op {
 // withWeightStorage converts both ways with every value and every other
 // array unchanged.
 func TestWeightStorage(t *testing.T) {
+	t.Parallel()
 	for seed := range 60 {
 		for _, directed := range []bool{true, false} {
 			r := rand.New(rand.NewPCG(uint64(seed), 0x3232))
@@ -124,6 +125,7 @@ func TestWeightStorage(t *testing.T) {
 // (names made on demand) and of an assembled one (dictionary built on
 // first use) names and finds every node as the original does.
 func TestWithWeightStorageKeepsNames(t *testing.T) {
+	t.Parallel()
 	byID, err := FromIDs(IDEdges[uint32, uint32]{Directed: true, Nodes: 4, Pairs: []uint32{0, 1, 2, 3, 3, 0}, Weights32: []float32{0.5, 2, 0.25}})
 	require.NoError(t, err)
 	require.True(t, byID.storesFloat32())

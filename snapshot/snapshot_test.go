@@ -45,6 +45,7 @@ func sampleGraph(t testing.TB, rng *rand.Rand, directed, relations bool) (*csr.G
 }
 
 func TestSaveLoadRoundTrip(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(91, 92))
 	dir := t.TempDir()
 	for i := range 40 {
@@ -90,6 +91,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 }
 
 func TestRealGraphRoundTrip(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join("..", "..", "shared", "data", "wn18rr-train.txt.gz")
 	if _, err := os.Stat(path); err != nil {
 		t.Skip("shared data not present: ", err)
@@ -128,6 +130,7 @@ func savedBytes(t testing.TB, directed, relations bool) []byte {
 // Every prefix and every single-byte corruption is an error naming the
 // problem; nothing panics.
 func TestLoadRejectsTruncationAndCorruption(t *testing.T) {
+	t.Parallel()
 	for _, directed := range []bool{true, false} {
 		good := savedBytes(t, directed, true)
 		_, err := parse("good", aligned(good), nil)
@@ -147,6 +150,7 @@ func TestLoadRejectsTruncationAndCorruption(t *testing.T) {
 }
 
 func TestLoadNamesTheProblem(t *testing.T) {
+	t.Parallel()
 	good := savedBytes(t, true, false)
 	cases := map[string]func([]byte){
 		"bad magic":           func(b []byte) { copy(b, "NOTASNAP") },
@@ -176,6 +180,7 @@ func TestLoadNamesTheProblem(t *testing.T) {
 }
 
 func TestSaveIsAtomic(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(95, 96))
 	g, l := sampleGraph(t, rng, true, false)
 	dir := t.TempDir()
@@ -223,6 +228,7 @@ func sectionSumsPlain(bodies [][]byte) []uint32 {
 // TestSectionSumsMatchPlain: the two-goroutine checksums are the one-loop
 // checksums, body for body, for 0, 1, 2 and many bodies of awkward lengths.
 func TestSectionSumsMatchPlain(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 0xC2C))
 	for _, count := range []int{0, 1, 2, 3, 7, 19} {
 		bodies := make([][]byte, count)
@@ -240,6 +246,7 @@ func TestSectionSumsMatchPlain(t *testing.T) {
 // TestCRCCombine: the checksum of a||b from the checksums of a and b is the
 // checksum of the bytes, at awkward lengths.
 func TestCRCCombine(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(4, 0xC0B))
 	lengths := []int{0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 63, 64, 65, 1000, 4096, 65537}
 	for _, la := range lengths {
@@ -260,6 +267,7 @@ func TestCRCCombine(t *testing.T) {
 // files: the good ones, and none of the single-byte corruptions or
 // truncations; parse reports the plain pass's fault.
 func TestFusedMatchesPlain(t *testing.T) {
+	t.Parallel()
 	for _, directed := range []bool{true, false} {
 		for _, relations := range []bool{true, false} {
 			good := savedBytes(t, directed, relations)
@@ -286,6 +294,7 @@ func TestFusedMatchesPlain(t *testing.T) {
 // float32 (no copy); the same graph stored as float64 saves and loads as
 // float64; both solve to the same bits.
 func TestWeightStorageRoundTrip(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(93, 94))
 	dir := t.TempDir()
 	for i := range 8 {
@@ -318,6 +327,7 @@ func TestWeightStorageRoundTrip(t *testing.T) {
 // A graph FromIDs built straight in degree order (names through the ranks)
 // saves and loads with its names, ranks and arrays.
 func TestDegreeOrderedFromIDsRoundTrip(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(93, 94))
 	n := 200
 	in := csr.IDEdges[uint32, uint32]{Directed: true, Nodes: n, Order: csr.DegreeOrder}

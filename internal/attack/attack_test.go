@@ -63,6 +63,7 @@ func selectorReport(t *testing.T, r *Report, prefix string) SelectorReport {
 }
 
 func TestPPRIsEvictableAtSmallBudgets(t *testing.T) {
+	t.Parallel()
 	r, err := smallRun()
 	require.NoError(t, err)
 	s := selectorReport(t, r, "ppr")
@@ -77,6 +78,7 @@ func TestPPRIsEvictableAtSmallBudgets(t *testing.T) {
 }
 
 func TestContentSelectorIgnoresStructure(t *testing.T) {
+	t.Parallel()
 	r, err := smallRun()
 	require.NoError(t, err)
 	s := selectorReport(t, r, "content")
@@ -87,6 +89,7 @@ func TestContentSelectorIgnoresStructure(t *testing.T) {
 }
 
 func TestFixedPoolNeverSelectsOutOfPool(t *testing.T) {
+	t.Parallel()
 	r, err := smallRun()
 	require.NoError(t, err)
 	s := selectorReport(t, r, "fixed-pool")
@@ -135,6 +138,7 @@ func incident(g *csr.Graph, u uint32) []uint32 {
 }
 
 func TestGuardHasNoHarmAndProvenanceIsBlind(t *testing.T) {
+	t.Parallel()
 	r, err := smallRun()
 	require.NoError(t, err)
 	require.Equal(t, r.Queries, r.CleanQueries)
@@ -151,6 +155,7 @@ func TestGuardHasNoHarmAndProvenanceIsBlind(t *testing.T) {
 }
 
 func TestLedger(t *testing.T) {
+	t.Parallel()
 	r, err := Ledger(DefaultLedger)
 	require.NoError(t, err)
 	require.Equal(t, 499, r.Transfers)
@@ -177,6 +182,7 @@ func TestLedger(t *testing.T) {
 }
 
 func TestRunIsDeterministic(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a second lab run")
 	}
@@ -196,6 +202,7 @@ func TestRunIsDeterministic(t *testing.T) {
 // TestTopMatchesRanking compares the partial selection with a full sort,
 // with many ties, at awkward lengths.
 func TestTopMatchesRanking(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, n := range []int{0, 1, 2, 4, 5, 6, 7, 31, 200} {
 		q := &Query{}
@@ -221,6 +228,7 @@ func TestTopMatchesRanking(t *testing.T) {
 // TestHopDistances compares BFS over a masked view with a plain
 // Bellman-Ford-style relaxation over the edge list.
 func TestHopDistances(t *testing.T) {
+	t.Parallel()
 	m, err := generatedMemory(smallMemory)
 	require.NoError(t, err)
 	g := m.Graph
@@ -263,6 +271,7 @@ func TestHopDistances(t *testing.T) {
 // applied gives the clean graph's PPR scores, and a merge moves the merged
 // entity's edges.
 func TestAttackedSnapshotViews(t *testing.T) {
+	t.Parallel()
 	m, err := generatedMemory(smallMemory)
 	require.NoError(t, err)
 	qs, err := m.Queries(1, 5, 9)
@@ -328,6 +337,7 @@ func selfOrSurvivor(g *csr.Graph, f, survivor uint32, w *Write) int {
 }
 
 func TestQueryValidation(t *testing.T) {
+	t.Parallel()
 	base := Query{ID: "q", Entities: []uint32{0}, Candidates: []uint32{1, 2}, Content: []float64{0.1, 0.2}, K: 1}
 	require.NoError(t, base.Validate(3))
 	for name, mutate := range map[string]func(q *Query){
@@ -368,6 +378,7 @@ func TestQueryValidation(t *testing.T) {
 // TestPPRKeysSelectExactly: the early-stopping solve behind PPR.Keys selects
 // what a full solve to 1e-13 selects.
 func TestPPRKeysSelectExactly(t *testing.T) {
+	t.Parallel()
 	m, err := generatedMemory(smallMemory)
 	require.NoError(t, err)
 	qs, err := m.Queries(8, 5, 4)
@@ -394,6 +405,7 @@ func TestPPRKeysSelectExactly(t *testing.T) {
 // on the same labels with the Require labels dropped sees no untrusted
 // structure at all and lets every one through.
 func TestLaunderingNeedsMinInheritance(t *testing.T) {
+	t.Parallel()
 	r, err := smallRun()
 	require.NoError(t, err)
 	require.Positive(t, selectorReport(t, r, "ppr").SAdv[Launder.String()][0], "one laundered edge changes some PPR top-k")
@@ -425,6 +437,7 @@ func TestLaunderingNeedsMinInheritance(t *testing.T) {
 // and without it, and the rewired copy of the planted edge is the
 // resolver's and requires the attacker in both.
 func TestLaunderLabelsAsTheStore(t *testing.T) {
+	t.Parallel()
 	m, err := generatedMemory(smallMemory)
 	require.NoError(t, err)
 	g := m.Graph

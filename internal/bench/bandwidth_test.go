@@ -9,6 +9,7 @@ import (
 )
 
 func TestGatherMatchesReference(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	x := make([]float64, 1000)
 	for i := range x {
@@ -25,6 +26,7 @@ func TestGatherMatchesReference(t *testing.T) {
 }
 
 func TestCopy(t *testing.T) {
+	t.Parallel()
 	src := []float64{1, 2, 3}
 	dst := make([]float64, 4)
 	Copy(dst, src)
@@ -32,6 +34,7 @@ func TestCopy(t *testing.T) {
 }
 
 func TestMedian(t *testing.T) {
+	t.Parallel()
 	require.Equal(t, time.Duration(0), Median(nil))
 	require.Equal(t, 2*time.Second, Median([]time.Duration{3 * time.Second, time.Second, 2 * time.Second}))
 	ds := []time.Duration{4, 1, 3, 2}

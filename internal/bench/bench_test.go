@@ -7,6 +7,7 @@ import (
 )
 
 func TestMemoryIsDeterministicAndValid(t *testing.T) {
+	t.Parallel()
 	c := DefaultMemory
 	c.Entities, c.Passages = 2000, 500
 	a, err := NewMemory(c)
@@ -40,6 +41,7 @@ func TestMemoryIsDeterministicAndValid(t *testing.T) {
 }
 
 func TestRelabelRandomShare(t *testing.T) {
+	t.Parallel()
 	g, err := RMAT(10, 8, 3)
 	require.NoError(t, err)
 	require.NoError(t, g.Validate())
@@ -51,6 +53,7 @@ func TestRelabelRandomShare(t *testing.T) {
 }
 
 func TestWorkloads(t *testing.T) {
+	t.Parallel()
 	c := DefaultMemory
 	c.Entities, c.Passages = 2000, 500
 	for _, r := range []Regime{Few, OnePercent, Attack} {
