@@ -17,7 +17,10 @@ type index interface {
 }
 
 // IDEdges is a graph over nodes 0..Nodes-1 given by integer ids: the input
-// of FromIDs. Node i is named strconv.Itoa(i).
+// of FromIDs. Node i is named strconv.Itoa(i). The node ids (T) and the
+// channel indices (C) may be int32, int64, uint32 or uint64 (or types
+// defined on them): FromIDs reads the caller's arrays in place, whatever
+// their width.
 type IDEdges[T, C index] struct {
 	Directed bool
 	Nodes    int

@@ -9,7 +9,7 @@ import (
 	"github.com/authppr/authppr/mask"
 )
 
-// loadBenchGraph is the 16M-edge graph of issue 5's load target; the
+// loadBenchGraph is the 16M-edge graph of the load target (R-MAT scale 20); the
 // benchmark skips when it is absent.
 const loadBenchGraph = "/tmp/anchors-data/rmat20.edges.bin"
 
