@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/authppr/authppr/csr"
 )
 
 func TestMemoryIsDeterministicAndValid(t *testing.T) {
@@ -70,4 +72,34 @@ func TestWorkloads(t *testing.T) {
 	}
 	_, err := ParseRegime("most")
 	require.Error(t, err)
+}
+
+// TestWritePPREDGE1: a graph written as PPREDGE1 reads back as the graph
+// FromIDs makes of its edges by id.
+func TestWritePPREDGE1(t *testing.T) {
+	t.Parallel()
+	for _, directed := range []bool{true, false} {
+		g, err := RMAT(6, 4, 3)
+		require.NoError(t, err)
+		if !directed {
+			c := DefaultMemory
+			c.Entities, c.Passages = 300, 60
+			m, err := NewMemory(c)
+			require.NoError(t, err)
+			g = m.Graph
+		}
+		path := t.TempDir() + "/g.bin"
+		require.NoError(t, WritePPREDGE1(path, g))
+		back, err := csr.ReadFile(path, csr.ReadOptions{Format: csr.FormatPPREDGE1})
+		require.NoError(t, err)
+		require.Equal(t, g.Directed(), back.Directed())
+		require.Equal(t, g.NumNodes(), back.NumNodes())
+		require.Equal(t, g.NumEdges(), back.NumEdges())
+		for e := range uint32(g.NumEdges()) {
+			want, got := g.Edge(e), back.Edge(e)
+			require.Equal(t, want.Src, got.Src)
+			require.Equal(t, want.Dst, got.Dst)
+			require.Equal(t, float64(float32(want.Weight)), got.Weight)
+		}
+	}
 }
