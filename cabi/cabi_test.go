@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/csrhook"
 	"github.com/authppr/authppr/internal/golden"
 	"github.com/authppr/authppr/internal/version"
 	"github.com/authppr/authppr/ppr"
@@ -116,11 +117,7 @@ func goldenGraph(t *testing.T, c golden.Case) *csr.Graph {
 			t.Skipf("graph %s not found (shared/data is not checked out next to the repository)", path)
 		}
 	}
-	format, err := csr.ParseFormat(c.Format)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := csr.ReadFile(path, format, c.Directed)
+	g, err := csr.ReadFile(path, csr.ReadOptions{Format: csr.Format(c.Format), Directed: c.Directed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,18 +177,18 @@ func TestPPRIsolatedAndParallel(t *testing.T) {
 // default: half the memory available); within the limit a graph builds,
 // and a negative limit is none.
 func TestMemoryLimitThroughABI(t *testing.T) {
-	need := csr.FromIDsBytes(1<<31, 1)
+	need := csrhook.Get[*csr.Graph, csr.Adjacency, csr.Weights]().FromIDsBytes(1<<31, 1)
 	wantErr(t, "2^31 nodes, 1 GiB", second(cGraphCreateLimited(1<<31, []int64{0, 1}, 8, nil, true, nil, nil, 1<<30)), 1,
 		"csr: a graph of 2147483648 nodes and 1 edges needs about 136.0 GiB")
 	_, e := cGraphCreateLimited(1<<31, []int64{0, 1}, 8, nil, true, nil, nil, 1<<30)
 	if !strings.Contains(e.msg, "over the memory limit of 1.0 GiB (1073741824 bytes; the limit set)") {
 		t.Fatalf("message %q does not name the limit", e.msg)
 	}
-	if csr.DefaultMaxMemory() < need {
+	if csrhook.Get[*csr.Graph, csr.Adjacency, csr.Weights]().DefaultMaxMemory() < need {
 		wantErr(t, "2^31 nodes, default limit", second(cGraphCreate(1<<31, []int64{0, 1}, 8, nil, false, nil, nil)), 1,
 			"csr: a graph of 2147483648 nodes and 1 edges needs about")
 	}
-	small := csr.FromIDsBytes(3, 2)
+	small := csrhook.Get[*csr.Graph, csr.Adjacency, csr.Weights]().FromIDsBytes(3, 2)
 	wantErr(t, "one byte short", second(cGraphCreateLimited(3, []int64{0, 1, 1, 2}, 8, nil, true, nil, nil, small-1)), 1,
 		"csr: a graph of 3 nodes and 2 edges needs about")
 	for _, limit := range []int64{small, -1} {

@@ -189,7 +189,13 @@ func (st *graphState) require(reqOff []int64, reqChan []int32) error {
 	return nil
 }
 
-func fromIDs[T csr.Index](n int, pairs []T, weights []float64, directed bool, chanOf []int32, chanNames []string, maxMemory int64) (*csr.Graph, error) {
+// nodeID is the node id types the C ABI passes (csr.FromIDs takes them in
+// place).
+type nodeID interface {
+	~int32 | ~int64 | ~uint32 | ~uint64
+}
+
+func fromIDs[T nodeID](n int, pairs []T, weights []float64, directed bool, chanOf []int32, chanNames []string, maxMemory int64) (*csr.Graph, error) {
 	in := csr.IDEdges[T, int32]{Directed: directed, Nodes: n, Pairs: pairs, Weights: weights, MaxMemory: maxMemory}
 	if chanOf != nil {
 		in.ChannelOf, in.ChannelNames = chanOf, chanNames

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/fuzzseed"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
 )
@@ -21,6 +22,7 @@ func FuzzCore(f *testing.F) {
 	f.Add([]byte{3, 0, 1, 1, 2, 2, 0, 10, 20, 30, 1, 2})
 	f.Add([]byte{1})
 	f.Add([]byte{5, 0, 4, 4, 4, 1, 9, 0, 0, 0, 255, 3, 1, 1, 0, 0, 0})
+	fuzzseed.Add(f) // the packed corpus, testdata/fuzz/FuzzCore.zip
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) < 2 {
 			return

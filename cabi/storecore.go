@@ -7,11 +7,15 @@ import (
 	"math"
 
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/csrhook"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
 	"github.com/authppr/authppr/replay"
 	"github.com/authppr/authppr/store"
 )
+
+// csrHooks names a graph on its arrays (a store created with node names).
+var csrHooks = csrhook.Get[*csr.Graph, csr.Adjacency, csr.Weights]()
 
 // The living store in plain Go on Go slices, as core.go is for graphs:
 // exports_store.go turns C arguments into these and errors into statuses.
@@ -82,7 +86,7 @@ func createStore(dir string, g *graphState, names []string, compactAt int64) (*s
 			return nil, err
 		}
 		var err error
-		if cg, err = csr.Named(cg, names); err != nil {
+		if cg, err = csrHooks.Named(cg, names); err != nil {
 			return nil, err
 		}
 	}

@@ -1,6 +1,10 @@
 package consensus
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/authppr/authppr/internal/fuzzseed"
+)
 
 // FuzzSelect compares Select with selectBrute on graphs decoded from the
 // input: the first byte gives k (mod maxBruteItems+1), the following bits,
@@ -13,6 +17,7 @@ func FuzzSelect(f *testing.F) {
 	f.Add([]byte{0})
 	f.Add([]byte{12, 0, 0, 0, 0, 0, 0, 0, 0, 0})
 	f.Add([]byte{16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff})
+	fuzzseed.Add(f) // the packed corpus, testdata/fuzz/FuzzSelect.zip
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) == 0 {
 			return

@@ -31,10 +31,10 @@ type Builder struct {
 	hasRelations bool
 
 	order   NodeOrder
-	storage WeightStorage
+	storage weightStorage
 
 	// AddEdgeByID's last channel and its index: streams repeat one
-	// channel for long runs, and the map lookup was 6% of a build.
+	// channel for long runs, which then cost no map lookup per edge.
 	lastChannel   string
 	lastChannelID uint32
 
@@ -56,14 +56,14 @@ func NewBuilder(directed bool) *Builder {
 	}
 }
 
-// NumNodes returns the number of nodes added so far.
-func (b *Builder) NumNodes() int { return len(b.names) }
+// numNodes returns the number of nodes added so far.
+func (b *Builder) numNodes() int { return len(b.names) }
 
-// NumEdges returns the number of edges added so far.
-func (b *Builder) NumEdges() int { return len(b.src) }
+// numEdges returns the number of edges added so far.
+func (b *Builder) numEdges() int { return len(b.src) }
 
 // SetMaxMemory sets the builder's memory limit in bytes: 0 (the default)
-// for DefaultMaxMemory, negative for none. AddNode, AddEdge and
+// for half the memory available (MemoryError.Default), negative for none. AddNode, AddEdge and
 // AddEdgeByID refuse, with a *MemoryError, a node or edge that would take
 // the estimate of the build's peak (builderCost, see memory.go) over it.
 func (b *Builder) SetMaxMemory(bytes int64) {
@@ -258,17 +258,17 @@ func (b *Builder) Build() (*Graph, error) {
 		return nil, errors.New("csr: graph has no nodes")
 	}
 	var rank []uint32
-	if b.order.Resolve(len(b.names)) == DegreeOrder {
+	if b.order.resolve(len(b.names)) == DegreeOrder {
 		rank = b.degreeOrder()
 	}
 	// The edge table's weights in the storage the graph will use: float32
-	// when every weight is exactly one (AutoWeights), so that no array is
+	// when every weight is exactly one (autoWeights), so that no array is
 	// built twice.
 	var weight Weights
-	if b.storage == AutoWeights && float32Exact(b.weight) {
-		weight = Float32Weights(narrow(b.weight))
+	if b.storage == autoWeights && float32Exact(b.weight) {
+		weight = weights32(narrow(b.weight))
 	} else {
-		weight = Float64Weights(b.weight)
+		weight = weights64(b.weight)
 	}
 	b.weight = nil
 	g := &Graph{
@@ -315,9 +315,9 @@ func (b *Builder) Build() (*Graph, error) {
 	return g, nil
 }
 
-// SetWeightStorage chooses how Build stores the weights (AutoWeights, the
-// default, or Float64Storage).
-func (b *Builder) SetWeightStorage(s WeightStorage) { b.storage = s }
+// setWeightStorage chooses how Build stores the weights (autoWeights, the
+// default, or float64Storage).
+func (b *Builder) setWeightStorage(s weightStorage) { b.storage = s }
 
 // adjacencyInStreamOrder is buildAdjacency(n, from, to, weight, nil, nil)
 // for from sorted ascending: arc p is edge p, so the neighbour and weight
@@ -341,13 +341,13 @@ func adjacencyInStreamOrder(n int, from, to []uint32, weight Weights) Adjacency 
 // is not nil also from2[e]->to2[e], grouped by the arc's first endpoint and
 // ordered by edge id within a group (a stable counting sort).
 func buildAdjacency(n int, from, to []uint32, weight Weights, from2, to2 []uint32) Adjacency {
-	if weight.Is32() {
+	if weight.is32() {
 		a, wt := buildArcs(n, from, to, weight.f32, from2, to2)
-		a.Weight = Float32Weights(wt)
+		a.Weight = weights32(wt)
 		return a
 	}
 	a, wt := buildArcs(n, from, to, weight.f64, from2, to2)
-	a.Weight = Float64Weights(wt)
+	a.Weight = weights64(wt)
 	return a
 }
 

@@ -41,6 +41,7 @@ func mustBuild(t testing.TB, directed bool, edges ...Input) *Graph {
 }
 
 func TestBuilderNodeIDsFirstAppearance(t *testing.T) {
+	t.Parallel()
 	b := NewBuilder(true)
 	for i, in := range []Input{
 		{Src: "c", Dst: "a", Weight: 1},
@@ -52,8 +53,8 @@ func TestBuilderNodeIDsFirstAppearance(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, uint32(i), e, "edge ids follow stream order")
 	}
-	require.Equal(t, 5, b.NumNodes())
-	require.Equal(t, 4, b.NumEdges())
+	require.Equal(t, 5, b.numNodes())
+	require.Equal(t, 4, b.numEdges())
 	g, err := b.Build()
 	require.NoError(t, err)
 	require.Equal(t, []string{"c", "a", "b", "d", "e"}, g.Names())
@@ -72,6 +73,7 @@ func TestBuilderNodeIDsFirstAppearance(t *testing.T) {
 }
 
 func TestBuilderAddNodeFixesOrderAndIsolatedNodes(t *testing.T) {
+	t.Parallel()
 	b := NewBuilder(true)
 	id, err := b.AddNode("z")
 	require.NoError(t, err)
@@ -82,7 +84,7 @@ func TestBuilderAddNodeFixesOrderAndIsolatedNodes(t *testing.T) {
 	id, err = b.AddNode("z") // existing: same id, nothing new
 	require.NoError(t, err)
 	require.Equal(t, uint32(0), id)
-	require.Equal(t, 2, b.NumNodes())
+	require.Equal(t, 2, b.numNodes())
 	_, err = b.AddEdge(Input{Src: "a", Dst: "z", Weight: 2})
 	require.NoError(t, err)
 	g, err := b.Build()
@@ -101,6 +103,7 @@ func TestBuilderAddNodeFixesOrderAndIsolatedNodes(t *testing.T) {
 }
 
 func TestBuilderOnlyNodes(t *testing.T) {
+	t.Parallel()
 	for _, directed := range []bool{true, false} {
 		b := NewBuilder(directed)
 		_, err := b.AddNode("x")
@@ -117,6 +120,7 @@ func TestBuilderOnlyNodes(t *testing.T) {
 }
 
 func TestBuilderEmptyBuildErrors(t *testing.T) {
+	t.Parallel()
 	for _, directed := range []bool{true, false} {
 		g, err := NewBuilder(directed).Build()
 		require.Error(t, err)
@@ -127,6 +131,7 @@ func TestBuilderEmptyBuildErrors(t *testing.T) {
 }
 
 func TestBuilderParallelEdgesStaySeparate(t *testing.T) {
+	t.Parallel()
 	g := mustBuild(t, true,
 		Input{Src: "a", Dst: "b", Weight: 1, Channel: "x"},
 		Input{Src: "a", Dst: "b", Weight: 2, Channel: "x"},
@@ -148,6 +153,7 @@ func TestBuilderParallelEdgesStaySeparate(t *testing.T) {
 }
 
 func TestBuilderUndirected(t *testing.T) {
+	t.Parallel()
 	g := mustBuild(t, false,
 		Input{Src: "a", Dst: "b", Weight: 1},
 		Input{Src: "c", Dst: "a", Weight: 2},
@@ -172,6 +178,7 @@ func TestBuilderUndirected(t *testing.T) {
 }
 
 func TestBuilderDirectedSelfLoopIsOneArc(t *testing.T) {
+	t.Parallel()
 	g := mustBuild(t, true,
 		Input{Src: "a", Dst: "a", Weight: 3},
 		Input{Src: "a", Dst: "b", Weight: 1},
@@ -184,6 +191,7 @@ func TestBuilderDirectedSelfLoopIsOneArc(t *testing.T) {
 }
 
 func TestBuilderZeroWeightEdges(t *testing.T) {
+	t.Parallel()
 	g := mustBuild(t, true,
 		Input{Src: "a", Dst: "b", Weight: 0},
 		Input{Src: "b", Dst: "c", Weight: 0},
@@ -197,6 +205,7 @@ func TestBuilderZeroWeightEdges(t *testing.T) {
 }
 
 func TestBuilderRelations(t *testing.T) {
+	t.Parallel()
 	g := mustBuild(t, true,
 		Input{Src: "a", Dst: "b", Weight: 1},
 		Input{Src: "b", Dst: "c", Weight: 1, Relation: "r1", Channel: "ch"},
@@ -216,6 +225,7 @@ func TestBuilderRelations(t *testing.T) {
 }
 
 func TestBuilderRejectsBadEdges(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		in   Input
@@ -246,8 +256,8 @@ func TestBuilderRejectsBadEdges(t *testing.T) {
 					require.Contains(t, err.Error(), w)
 				}
 				// A failed AddEdge adds nothing: no node, edge, channel or relation.
-				require.Equal(t, 3, b.NumNodes())
-				require.Equal(t, 2, b.NumEdges())
+				require.Equal(t, 3, b.numNodes())
+				require.Equal(t, 2, b.numEdges())
 				e, err := b.AddEdge(Input{Src: "c", Dst: "d", Weight: 1})
 				require.NoError(t, err)
 				require.Equal(t, uint32(2), e, "the failed edge did not consume an id")
@@ -263,10 +273,11 @@ func TestBuilderRejectsBadEdges(t *testing.T) {
 }
 
 func TestBuilderAddNodeEmptyName(t *testing.T) {
+	t.Parallel()
 	b := NewBuilder(true)
 	_, err := b.AddNode("")
 	require.ErrorContains(t, err, "csr: node name is empty")
-	require.Zero(t, b.NumNodes())
+	require.Zero(t, b.numNodes())
 }
 
 // op is one step of a random stream: an AddNode when in.Dst is empty.
@@ -383,6 +394,7 @@ func buildModel(directed bool, ops []op) *denseModel {
 }
 
 func TestBuilderMatchesDenseModel(t *testing.T) {
+	t.Parallel()
 	graphs := 600
 	if testing.Short() {
 		graphs = 150
@@ -486,6 +498,7 @@ func corruptibleGraph(t *testing.T, directed bool) *Graph {
 }
 
 func TestValidateReportsCorruption(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		corrupt func(g *Graph)
@@ -540,12 +553,12 @@ func TestValidateReportsCorruption(t *testing.T) {
 	for _, tc := range cases {
 		for _, c := range []struct {
 			directed bool
-			storage  WeightStorage
-		}{{true, AutoWeights}, {false, AutoWeights}, {true, Float64Storage}, {false, Float64Storage}} {
+			storage  weightStorage
+		}{{true, autoWeights}, {false, autoWeights}, {true, float64Storage}, {false, float64Storage}} {
 			directed := c.directed
 			t.Run(fmt.Sprintf("%s/directed=%v/%v", tc.name, directed, c.storage), func(t *testing.T) {
-				g := corruptibleGraph(t, directed).WithWeightStorage(c.storage)
-				require.Equal(t, c.storage == AutoWeights, g.Float32Weights())
+				g := corruptibleGraph(t, directed).withWeightStorage(c.storage)
+				require.Equal(t, c.storage == autoWeights, g.storesFloat32())
 				if !directed && g.in.Offsets != nil {
 					// Corrupting g.in must not silently also corrupt g.out
 					// in ways the case did not mean; give in its own copy.
@@ -578,6 +591,7 @@ func TestValidateReportsCorruption(t *testing.T) {
 // have one arc at u and one at v; two arcs at u (and none at v) has the
 // right arc count and each arc names the edge's endpoints.
 func TestValidateUndirectedArcAtWrongEndpoint(t *testing.T) {
+	t.Parallel()
 	g := mustBuild(t, false,
 		Input{Src: "a", Dst: "b", Weight: 1},
 		Input{Src: "b", Dst: "c", Weight: 2},
@@ -587,7 +601,7 @@ func TestValidateUndirectedArcAtWrongEndpoint(t *testing.T) {
 	g.out = Adjacency{
 		Offsets: []int{0, 2, 3, 4},
 		Nbr:     []uint32{1, 1, 2, 1},
-		Weight:  Float64Weights([]float64{1, 1, 2, 2}),
+		Weight:  weights64([]float64{1, 1, 2, 2}),
 		Edge:    []uint32{0, 0, 1, 1},
 	}
 	g.in = g.out
@@ -600,12 +614,14 @@ func TestValidateUndirectedArcAtWrongEndpoint(t *testing.T) {
 }
 
 func TestValidateBuiltGraphsPass(t *testing.T) {
+	t.Parallel()
 	for _, directed := range []bool{true, false} {
 		require.NoError(t, corruptibleGraph(t, directed).Validate())
 	}
 }
 
 func TestNegativeZeroWeightStoredAsZero(t *testing.T) {
+	t.Parallel()
 	b := NewBuilder(true)
 	_, err := b.AddEdge(Input{Src: "a", Dst: "b", Weight: math.Copysign(0, -1)})
 	require.NoError(t, err)
@@ -616,6 +632,7 @@ func TestNegativeZeroWeightStoredAsZero(t *testing.T) {
 }
 
 func TestPartsAssembleRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, directed := range []bool{true, false} {
 		b := NewBuilder(directed)
 		for i, e := range [][2]string{{"a", "b"}, {"b", "c"}, {"c", "c"}, {"a", "b"}} {
@@ -624,27 +641,28 @@ func TestPartsAssembleRoundTrip(t *testing.T) {
 		}
 		g, err := b.Build()
 		require.NoError(t, err)
-		h, err := Assemble(g.Parts())
+		h, err := assemble(g.parts())
 		require.NoError(t, err)
-		require.Equal(t, g.Parts(), h.Parts())
+		require.Equal(t, g.parts(), h.parts())
 		id, ok := h.ID("c")
 		require.True(t, ok)
 		require.Equal(t, uint32(2), id)
 
-		bad := g.Parts()
+		bad := g.parts()
 		bad.OutWeight = append([]float64(nil), bad.OutWeight...)
 		bad.OutWeight[0] += 1
-		_, err = Assemble(bad)
+		_, err = assemble(bad)
 		require.ErrorContains(t, err, "out-weight")
 
-		dup := g.Parts()
+		dup := g.parts()
 		dup.Names = []string{"a", "a", "c"}
-		_, err = Assemble(dup)
+		_, err = assemble(dup)
 		require.Error(t, err)
 	}
 }
 
 func TestMemoryBytes(t *testing.T) {
+	t.Parallel()
 	b := NewBuilder(true)
 	_, err := b.AddEdge(Input{Src: "ab", Dst: "c", Weight: 1})
 	require.NoError(t, err)
@@ -658,10 +676,11 @@ func TestMemoryBytes(t *testing.T) {
 	require.Equal(t, int64(2*(24+12)+16+16+32+3-4-4-4), g.MemoryBytes())
 	// With float64 weights: 4 more bytes per arc and per edge, of which
 	// one weight array is stored.
-	require.Equal(t, int64(2*(24+12)+16+16+32+3-4-4-4+4), g.WithWeightStorage(Float64Storage).MemoryBytes())
+	require.Equal(t, int64(2*(24+12)+16+16+32+3-4-4-4+4), g.withWeightStorage(float64Storage).MemoryBytes())
 }
 
 func TestAddEdgeByIDMatchesAddEdge(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, directed := range []bool{true, false} {
 		byName, byID := NewBuilder(directed), NewBuilder(directed)
@@ -684,7 +703,7 @@ func TestAddEdgeByIDMatchesAddEdge(t *testing.T) {
 		require.NoError(t, err)
 		g2, err := byID.Build()
 		require.NoError(t, err)
-		require.Equal(t, g1.Parts(), g2.Parts())
+		require.Equal(t, g1.parts(), g2.parts())
 	}
 	b := NewBuilder(true)
 	_, err := b.AddNode("a")
@@ -693,5 +712,5 @@ func TestAddEdgeByIDMatchesAddEdge(t *testing.T) {
 	require.ErrorContains(t, err, "out of range")
 	_, err = b.AddEdgeByID(0, 0, math.NaN(), "")
 	require.ErrorContains(t, err, "weight")
-	require.Zero(t, b.NumEdges(), "failed adds add nothing")
+	require.Zero(t, b.numEdges(), "failed adds add nothing")
 }

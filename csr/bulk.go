@@ -10,15 +10,18 @@ import (
 	"sync"
 )
 
-// Index is an integer type that node ids and channel indices may come in:
+// index is an integer type that node ids and channel indices may come in:
 // FromIDs reads the caller's arrays in place, whatever their width.
-type Index interface {
+type index interface {
 	~int32 | ~int64 | ~uint32 | ~uint64
 }
 
 // IDEdges is a graph over nodes 0..Nodes-1 given by integer ids: the input
-// of FromIDs. Node i is named strconv.Itoa(i).
-type IDEdges[T, C Index] struct {
+// of FromIDs. Node i is named strconv.Itoa(i). The node ids (T) and the
+// channel indices (C) may be int32, int64, uint32 or uint64 (or types
+// defined on them): FromIDs reads the caller's arrays in place, whatever
+// their width.
+type IDEdges[T, C index] struct {
 	Directed bool
 	Nodes    int
 	// Pairs holds 2*m node ids: edge e runs from Pairs[2e] to Pairs[2e+1].
@@ -29,11 +32,12 @@ type IDEdges[T, C Index] struct {
 	Weights []float64
 	// Weights32 holds the m weights as float32 (as binary edge lists
 	// carry them) in place of Weights, which must then be nil: no float64
-	// copy of them is ever made unless WeightStorage asks for one.
+	// copy of them is ever made unless Float64Weights asks for one.
 	Weights32 []float32
-	// WeightStorage is how the graph stores its weights (AutoWeights,
-	// the zero value: float32 when every weight is exactly one).
-	WeightStorage WeightStorage
+	// Float64Weights stores every weight array of the graph as float64;
+	// by default they are float32 when every weight is exactly one (the
+	// same values, half the bytes: no weight is ever rounded).
+	Float64Weights bool
 	// ChannelOf holds m indices into ChannelNames, or is nil: every edge
 	// is on DefaultChannel. An empty name means DefaultChannel, as in
 	// AddEdge; two equal names are one channel.
@@ -42,13 +46,14 @@ type IDEdges[T, C Index] struct {
 	// Order numbers the nodes (StreamOrder, the zero value: node i is id
 	// i). With DegreeOrder (or AutoOrder choosing it) the graph is built
 	// straight in degree order, node i keeping the name strconv.Itoa(i)
-	// (its Rank): the graph Reorder would make of the stream-order one,
+	// (its rank, Graph.Ranks): the graph Reorder would make of the
+	// stream-order one,
 	// without building that one first.
 	Order NodeOrder
-	// MaxMemory is the memory limit of the build in bytes (0:
-	// DefaultMaxMemory; negative: none). FromIDs refuses, with a
-	// *MemoryError and before allocating anything, a graph whose
-	// estimated peak (FromIDsBytes of Nodes and the edges) is over it: a
+	// MaxMemory is the memory limit of the build in bytes (0: half the
+	// memory available, MemoryError.Default; negative: none). FromIDs
+	// refuses, with a *MemoryError and before allocating anything, a graph
+	// whose estimated peak (fromIDsBytes of Nodes and the edges) is over it: a
 	// node count far beyond the edges given is refused, not allocated.
 	MaxMemory int64
 }
@@ -105,7 +110,7 @@ func (in IDEdges[T, C]) weight(e int) float64 {
 // edge in order, then Build; fromIDsByBuilder is that reference and the
 // differential test holds the two equal, array for array), built in bulk:
 //
-//   - the names are not stored: Name, Names, ID and Parts answer as for
+//   - the names are not stored: Name, Names, ID and parts answer as for
 //     names strconv.Itoa(i), Names making them on first use;
 //   - every array is allocated once at its final size;
 //   - one pass over the caller's arrays checks each edge (ids below Nodes,
@@ -114,34 +119,34 @@ func (in IDEdges[T, C]) weight(e int) float64 {
 //     table and counts the degrees; one counting sort per adjacency (one
 //     for an undirected graph) then places the arcs, and W(u) is summed
 //     over u's arcs. The weights are copied as float32 (half the bytes)
-//     unless in.WeightStorage asks for float64; only when some weight is
+//     unless in.Float64Weights asks for float64; only when some weight is
 //     not exactly a float32 does a second pass read the caller's weights,
 //     to copy them as float64. No other pass reads the caller's arrays,
 //     and no check is made twice.
 //
 // bulkBuild can split the edge list into parts, each checked, counted and
-// scattered on its own goroutine; FromIDs uses bulkParts of them. On the
-// shared two-core machine this was measured on, two parts took 0.59-0.70
-// of the serial time at load average ~2 (BenchmarkFromIDsInterleaved, the
-// anchors' KG graph: 1.24M undirected edges, 55-64 ms against 89-92 ms),
-// but 0.95-1.45 of it at load 6-12, when the second goroutine waits for a
-// core; a machine with a free core is the case worth serving. The
-// differential tests run every part count.
+// scattered on its own goroutine; FromIDs uses bulkParts of them: a
+// machine with a free core is the case worth serving, and one without
+// waits for the second goroutine (docs/benchmarks.md has the
+// measurements). The differential tests run every part count.
 //
 // FromIDs keeps none of the caller's slices (they may be C memory read
 // during the call only) except ChannelNames' strings. Before it allocates
-// anything it checks the counts against in.MaxMemory (FromIDsBytes; a
+// anything it checks the counts against in.MaxMemory (fromIDsBytes; a
 // *MemoryError).
-func FromIDs[T, C Index](in IDEdges[T, C]) (*Graph, error) {
+func FromIDs[T, C index](in IDEdges[T, C]) (*Graph, error) {
+	if err := in.Order.check(); err != nil {
+		return nil, err
+	}
 	m, err := in.checkShape()
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckMemory("", int64(in.Nodes), int64(m), FromIDsBytes(int64(in.Nodes), int64(m)), in.MaxMemory); err != nil {
+	if err := checkMemory("", int64(in.Nodes), int64(m), fromIDsBytes(int64(in.Nodes), int64(m)), in.MaxMemory); err != nil {
 		return nil, err
 	}
 	parts := bulkParts(in.Nodes, m, runtime.GOMAXPROCS(0))
-	if in.Order.Resolve(in.Nodes) != DegreeOrder || in.Nodes < 1 {
+	if in.Order.resolve(in.Nodes) != DegreeOrder || in.Nodes < 1 {
 		return bulkBuild(in, parts)
 	}
 	// Degree order: count the degrees, number the nodes, and build from
@@ -164,7 +169,7 @@ func FromIDs[T, C Index](in IDEdges[T, C]) (*Graph, error) {
 	}
 	g, err := bulkBuild(IDEdges[uint32, C]{
 		Directed: in.Directed, Nodes: n, Pairs: pairs,
-		Weights: in.Weights, Weights32: in.Weights32, WeightStorage: in.WeightStorage,
+		Weights: in.Weights, Weights32: in.Weights32, Float64Weights: in.Float64Weights,
 		ChannelOf: in.ChannelOf, ChannelNames: in.ChannelNames, MaxMemory: in.MaxMemory,
 	}, parts)
 	if err != nil {
@@ -211,8 +216,11 @@ type bulkPart struct {
 // and keep edge order within the range, so each node's arcs stay in edge
 // order, as the one-range sort places them. The differential test runs
 // every part count against the Builder.
-func bulkBuild[T, C Index](in IDEdges[T, C], parts int) (*Graph, error) {
-	n := in.Nodes
+//
+// Its steps: pass 1 checks, copies and counts each part's edges
+// (countEdges), the weights take their storage (storeWeights), and the
+// arcs are scattered into the adjacencies (placeArcs); W(u) is summed last.
+func bulkBuild[T, C index](in IDEdges[T, C], parts int) (*Graph, error) {
 	m, err := in.checkShape()
 	if err != nil {
 		return nil, err
@@ -229,115 +237,165 @@ func bulkBuild[T, C Index](in IDEdges[T, C], parts int) (*Graph, error) {
 		// takes the reference path instead.
 		return fromIDsByBuilder(in)
 	}
-	g := &Graph{directed: in.Directed, nodes: n, decimalNames: true}
-	src, dst := make([]uint32, m), make([]uint32, m)
-	// The edge weights, copied in pass 1 in the storage they will most
-	// likely keep: float32 unless float64 is asked for (a graph whose
-	// weights turn out not all float32 is copied again, as float64, below).
-	var w32 []float32
-	var w64 []float64
-	if in.Weights != nil || in.Weights32 != nil {
-		if in.WeightStorage == AutoWeights {
-			w32 = make([]float32, m)
-		} else {
-			w64 = make([]float64, m)
-		}
+	b := newBulk(in, m, arcs, parts)
+	facts, err := b.countEdges()
+	if err != nil {
+		return nil, err
 	}
-	channel := make([]uint32, m)
-
-	// Pass 1, each part on its own goroutine: check, copy, count.
-	ps := make([]bulkPart, parts)
-	for k := range ps {
-		p := &ps[k]
-		p.lo, p.hi = k*m/parts, (k+1)*m/parts
-		p.outCount = make([]uint32, n+2)
-		if in.Directed {
-			p.inCount = make([]uint32, n+2)
-		}
-	}
-	runParts(ps, func(p *bulkPart) { checkAndCount(in, p, src, dst, w32, w64, channel) })
-	unit, sorted, exact := true, true, true
-	for k := range ps {
-		if ps[k].err != nil {
-			return nil, ps[k].err // the first bad edge: parts are in edge order
-		}
-		unit = unit && ps[k].unit
-		exact = exact && ps[k].exact
-		sorted = sorted && ps[k].sorted && (k == 0 || ps[k].lo == ps[k].hi || ps[k-1].last <= ps[k].first)
-	}
-	g.channels = internChannels(in, ps, channel)
-	g.edgeSrc, g.edgeDst, g.edgeChannel = src, dst, channel
-	g.unit = unit
-
+	g := b.g
+	g.channels = internChannels(in, b.ps, b.channel)
+	g.edgeSrc, g.edgeDst, g.edgeChannel = b.src, b.dst, b.channel
+	g.unit = facts.unit
 	// The storage of every weight array: float32 when every weight is
 	// exactly one and the caller lets it (a unit graph's are).
-	want32 := in.WeightStorage == AutoWeights && exact
-	// ones is every weight array of a unit-weight graph, as shareArrays
-	// makes it: the longest weight array (arcs long) and prefixes of it.
-	// The scatters then get no weights to copy (arcWeight empty).
-	var ones, edgeWeight, arcWeight Weights
+	want32 := !in.Float64Weights && facts.exact
+	ones, arcWeight := b.storeWeights(facts.unit, want32)
+	g.outWeight = make([]float64, in.Nodes)
+	b.placeArcs(ones, arcWeight, want32, facts.sorted)
+	outWeights(g.out, facts.unit, g.outWeight, parts)
+	return g, nil
+}
+
+// bulk is one bulkBuild: the graph it fills, the parts' ranges and
+// counts, and the edge table's arrays as pass 1 copies them.
+type bulk[T, C index] struct {
+	in         IDEdges[T, C]
+	m, arcs    int
+	g          *Graph
+	ps         []bulkPart
+	src, dst   []uint32
+	channel    []uint32
+	w32        []float32 // pass 1's weights, when float32 is asked
+	w64        []float64 // or float64 (both nil: unit weights)
+	edgeWeight Weights   // the graph's, once storeWeights chose
+}
+
+// newBulk allocates the graph and the edge table of a build of m edges
+// (arcs arcs) in parts parts. The edge weights are copied in pass 1 in the
+// storage they will most likely keep: float32 unless float64 is asked for
+// (a graph whose weights turn out not all float32 is copied again, as
+// float64, by storeWeights).
+func newBulk[T, C index](in IDEdges[T, C], m, arcs, parts int) *bulk[T, C] {
+	b := &bulk[T, C]{in: in, m: m, arcs: arcs}
+	b.g = &Graph{directed: in.Directed, nodes: in.Nodes, decimalNames: true}
+	b.src, b.dst = make([]uint32, m), make([]uint32, m)
+	if in.Weights != nil || in.Weights32 != nil {
+		if !in.Float64Weights {
+			b.w32 = make([]float32, m)
+		} else {
+			b.w64 = make([]float64, m)
+		}
+	}
+	b.channel = make([]uint32, m)
+	b.ps = make([]bulkPart, parts)
+	for k := range b.ps {
+		p := &b.ps[k]
+		p.lo, p.hi = k*m/parts, (k+1)*m/parts
+		p.outCount = make([]uint32, in.Nodes+2)
+		if in.Directed {
+			p.inCount = make([]uint32, in.Nodes+2)
+		}
+	}
+	return b
+}
+
+// edgeFacts are what pass 1 found of all the edges.
+type edgeFacts struct {
+	unit   bool // every weight is 1
+	sorted bool // the sources never decrease (directed graphs)
+	exact  bool // every weight is exactly a float32
+}
+
+// countEdges is pass 1, each part on its own goroutine (checkAndCount):
+// the first bad edge is the error (the parts are in edge order).
+func (b *bulk[T, C]) countEdges() (edgeFacts, error) {
+	runParts(b.ps, func(p *bulkPart) { checkAndCount(b.in, p, b.src, b.dst, b.w32, b.w64, b.channel) })
+	f := edgeFacts{unit: true, sorted: true, exact: true}
+	for k, p := range b.ps {
+		if p.err != nil {
+			return f, p.err
+		}
+		f.unit = f.unit && p.unit
+		f.exact = f.exact && p.exact
+		f.sorted = f.sorted && p.sorted && (k == 0 || p.lo == p.hi || b.ps[k-1].last <= p.first)
+	}
+	return f, nil
+}
+
+// storeWeights sets the graph's edge weights in their storage and returns
+// the weights the scatters copy to the arcs (arcWeight; empty for unit
+// weights) and, for a unit-weight graph, ones: every weight array, as
+// shareArrays makes it, the longest (arcs long) and prefixes of it, so the
+// scatters get no weights to copy. Pass 1's copies are dropped here.
+func (b *bulk[T, C]) storeWeights(unit, want32 bool) (ones, arcWeight Weights) {
 	switch {
 	case unit:
-		ones = onesOf(arcs, want32)
-		edgeWeight = ones.Slice(0, m)
+		ones = onesOf(b.arcs, want32)
+		b.edgeWeight = ones.Slice(0, b.m)
 	case want32:
-		edgeWeight = Float32Weights(w32)
-		arcWeight = edgeWeight
+		b.edgeWeight = weights32(b.w32)
+		arcWeight = b.edgeWeight
 	default:
-		if w64 == nil {
+		if b.w64 == nil {
 			// Pass 1 copied float32s, but some weight is not one: copy
 			// the weights again as float64 (checked in pass 1; they are
 			// in.Weights, since float32s are exact).
-			w64 = make([]float64, m)
-			runParts(ps, func(p *bulkPart) {
+			w64 := make([]float64, b.m)
+			runParts(b.ps, func(p *bulkPart) {
 				for e := p.lo; e < p.hi; e++ {
-					w64[e] = in.Weights[e] + 0 // +0 turns -0 into 0
+					w64[e] = b.in.Weights[e] + 0 // +0 turns -0 into 0
 				}
 			})
+			b.w64 = w64
 		}
-		edgeWeight = Float64Weights(w64)
-		arcWeight = edgeWeight
+		b.edgeWeight = weights64(b.w64)
+		arcWeight = b.edgeWeight
 	}
-	w32, w64 = nil, nil
-	g.edgeWeight = edgeWeight
-	g.outWeight = make([]float64, n)
+	b.w32, b.w64 = nil, nil
+	b.g.edgeWeight = b.edgeWeight
+	return ones, arcWeight
+}
 
-	if !in.Directed {
-		g.out = newAdjacency(ps, func(p *bulkPart) []uint32 { return p.outCount }, n, arcs, ones, want32)
+// placeArcs makes the graph's adjacencies from the parts' counts and
+// scatters every part's arcs into them on its own goroutine.
+func (b *bulk[T, C]) placeArcs(ones, arcWeight Weights, want32, sorted bool) {
+	g, ps, n := b.g, b.ps, b.in.Nodes
+	src, dst := b.src, b.dst
+	outCount := func(p *bulkPart) []uint32 { return p.outCount }
+	if !b.in.Directed {
+		g.out = newAdjacency(ps, outCount, n, b.arcs, ones, want32)
 		g.in = g.out
 		runParts(ps, func(p *bulkPart) {
 			scatterUndirected(g.out, p.outCount[1:n+1], src[p.lo:p.hi], dst[p.lo:p.hi], arcWeight, p.lo)
 		})
-	} else {
-		g.in = newAdjacency(ps, func(p *bulkPart) []uint32 { return p.inCount }, n, arcs, ones, want32)
-		if sorted {
-			// As Build: the out-adjacency is the edge table itself, in
-			// stream order, with identity edge ids.
-			g.out = Adjacency{Offsets: make([]int, n+1), Nbr: dst, Weight: edgeWeight, Edge: make([]uint32, m)}
-			run := 0
-			for u := range n {
-				g.out.Offsets[u] = run
-				for _, p := range ps {
-					run += int(p.outCount[u+2])
-				}
-			}
-			g.out.Offsets[n] = run
-			for e := range g.out.Edge {
-				g.out.Edge[e] = uint32(e)
-			}
-			runParts(ps, func(p *bulkPart) {
-				scatter(g.in, p.inCount[1:n+1], dst[p.lo:p.hi], src[p.lo:p.hi], arcWeight, p.lo)
-			})
-		} else {
-			g.out = newAdjacency(ps, func(p *bulkPart) []uint32 { return p.outCount }, n, arcs, ones, want32)
-			runParts(ps, func(p *bulkPart) {
-				scatter(g.out, p.outCount[1:n+1], src[p.lo:p.hi], dst[p.lo:p.hi], arcWeight, p.lo)
-				scatter(g.in, p.inCount[1:n+1], dst[p.lo:p.hi], src[p.lo:p.hi], arcWeight, p.lo)
-			})
+		return
+	}
+	g.in = newAdjacency(ps, func(p *bulkPart) []uint32 { return p.inCount }, n, b.arcs, ones, want32)
+	if !sorted {
+		g.out = newAdjacency(ps, outCount, n, b.arcs, ones, want32)
+		runParts(ps, func(p *bulkPart) {
+			scatter(g.out, p.outCount[1:n+1], src[p.lo:p.hi], dst[p.lo:p.hi], arcWeight, p.lo)
+			scatter(g.in, p.inCount[1:n+1], dst[p.lo:p.hi], src[p.lo:p.hi], arcWeight, p.lo)
+		})
+		return
+	}
+	// As Build: the out-adjacency is the edge table itself, in stream
+	// order, with identity edge ids.
+	g.out = Adjacency{Offsets: make([]int, n+1), Nbr: dst, Weight: b.edgeWeight, Edge: make([]uint32, b.m)}
+	run := 0
+	for u := range n {
+		g.out.Offsets[u] = run
+		for _, p := range ps {
+			run += int(p.outCount[u+2])
 		}
 	}
-	outWeights(g.out, unit, g.outWeight, parts)
-	return g, nil
+	g.out.Offsets[n] = run
+	for e := range g.out.Edge {
+		g.out.Edge[e] = uint32(e)
+	}
+	runParts(ps, func(p *bulkPart) {
+		scatter(g.in, p.inCount[1:n+1], dst[p.lo:p.hi], src[p.lo:p.hi], arcWeight, p.lo)
+	})
 }
 
 // runParts runs f on every part, the first on this goroutine.
@@ -355,7 +413,7 @@ func runParts(ps []bulkPart, f func(*bulkPart)) {
 // channel index as is: internChannels maps it) and counts its arcs.
 // The weights go to w32 (rounded; p.exact says whether every one was
 // exact) or w64, whichever is not nil; both nil: unit weights.
-func checkAndCount[T, C Index](in IDEdges[T, C], p *bulkPart, src, dst []uint32, w32 []float32, w64 []float64, channel []uint32) {
+func checkAndCount[T, C index](in IDEdges[T, C], p *bulkPart, src, dst []uint32, w32 []float32, w64 []float64, channel []uint32) {
 	n := uint64(in.Nodes)
 	lo, hi := p.lo, p.hi
 	pairs := in.Pairs[2*lo : 2*hi]
@@ -428,7 +486,7 @@ func checkAndCount[T, C Index](in IDEdges[T, C], p *bulkPart, src, dst []uint32,
 // equal names one channel), and rewrites channel from the caller's indices
 // to it unless the two agree (as when the caller numbered its channels in
 // order of first appearance, which the Python binding does).
-func internChannels[T, C Index](in IDEdges[T, C], ps []bulkPart, channel []uint32) []string {
+func internChannels[T, C index](in IDEdges[T, C], ps []bulkPart, channel []uint32) []string {
 	if in.ChannelOf == nil {
 		if len(channel) > 0 {
 			return []string{DefaultChannel}
@@ -494,9 +552,9 @@ func newAdjacency(ps []bulkPart, count func(*bulkPart) []uint32, n, arcs int, on
 	case ones.Len() > 0:
 		a.Weight = ones.Slice(0, arcs)
 	case want32:
-		a.Weight = Float32Weights(make([]float32, arcs))
+		a.Weight = weights32(make([]float32, arcs))
 	default:
-		a.Weight = Float64Weights(make([]float64, arcs))
+		a.Weight = weights64(make([]float64, arcs))
 	}
 	return a
 }
@@ -531,13 +589,13 @@ func onesOf(n int, want32 bool) Weights {
 		for p := range w {
 			w[p] = 1
 		}
-		return Float32Weights(w)
+		return weights32(w)
 	}
 	w := make([]float64, n)
 	for p := range w {
 		w[p] = 1
 	}
-	return Float64Weights(w)
+	return weights64(w)
 }
 
 // scatterUndirected places the arcs src[i]->dst[i] and dst[i]->src[i] of
@@ -549,7 +607,7 @@ func scatterUndirected(a Adjacency, next []uint32, src, dst []uint32, weight Wei
 	switch {
 	case weight.Len() == 0:
 		scatterUndirectedOf[float64](a, nil, next, src, dst, nil, first)
-	case weight.Is32():
+	case weight.is32():
 		scatterUndirectedOf(a, a.Weight.f32, next, src, dst, weight.f32, first)
 	default:
 		scatterUndirectedOf(a, a.Weight.f64, next, src, dst, weight.f64, first)
@@ -583,7 +641,7 @@ func scatter(a Adjacency, next []uint32, from, to []uint32, weight Weights, firs
 	switch {
 	case weight.Len() == 0:
 		scatterOf[float64](a, nil, next, from, to, nil, first)
-	case weight.Is32():
+	case weight.is32():
 		scatterOf(a, a.Weight.f32, next, from, to, weight.f32, first)
 	default:
 		scatterOf(a, a.Weight.f64, next, from, to, weight.f64, first)
@@ -608,7 +666,7 @@ func scatterOf[W weightValue](a Adjacency, aw []W, next []uint32, from, to []uin
 // fromIDsByBuilder is FromIDs' reference: the Builder fed the same input
 // node by node and edge by edge, with FromIDs' checks (ids in range and
 // channel indices, which AddEdgeByID cannot see, in the same words).
-func fromIDsByBuilder[T, C Index](in IDEdges[T, C]) (*Graph, error) {
+func fromIDsByBuilder[T, C index](in IDEdges[T, C]) (*Graph, error) {
 	if in.Nodes < 1 {
 		return nil, errors.New("csr: graph has no nodes")
 	}
@@ -623,7 +681,7 @@ func fromIDsByBuilder[T, C Index](in IDEdges[T, C]) (*Graph, error) {
 		return nil, fmt.Errorf("csr: %d channel indices for %d edges", len(in.ChannelOf), m)
 	}
 	b := NewBuilder(in.Directed)
-	b.SetWeightStorage(in.WeightStorage)
+	b.setWeightStorage(storageOf(in.Float64Weights))
 	b.SetMaxMemory(in.MaxMemory)
 	for i := range in.Nodes {
 		if _, err := b.AddNode(strconv.Itoa(i)); err != nil {

@@ -16,7 +16,7 @@ import (
 // used), self-loops, parallel edges, sometimes sorted by source (the
 // directed stream-order path), weights nil, all ones or mixed (zeros, -0),
 // channels nil or a table with repeated, empty and unused names.
-func randomIDEdges[T, C Index](r *rand.Rand, directed bool) IDEdges[T, C] {
+func randomIDEdges[T, C index](r *rand.Rand, directed bool) IDEdges[T, C] {
 	n := 1 + r.IntN(40)
 	used := 1 + r.IntN(n) // nodes >= used stay isolated
 	m := r.IntN(120)
@@ -79,7 +79,7 @@ func randomIDEdges[T, C Index](r *rand.Rand, directed bool) IDEdges[T, C] {
 		}
 	}
 	// Weights exactly float32 half the time (float32 storage unless
-	// Float64Storage is asked for, which it is half the time).
+	// float64Storage is asked for, which it is half the time).
 	if in.Weights != nil && r.IntN(2) == 0 {
 		for e, w := range in.Weights {
 			in.Weights[e] = float64(float32(w))
@@ -92,7 +92,7 @@ func randomIDEdges[T, C Index](r *rand.Rand, directed bool) IDEdges[T, C] {
 			in.Weights = nil
 		}
 	}
-	in.WeightStorage = WeightStorage(r.IntN(2))
+	in.Float64Weights = r.IntN(2) == 1
 	return in
 }
 
@@ -182,7 +182,7 @@ func requireSameGraph(t *testing.T, g, h *Graph, where string) {
 	if err := g.Validate(); err != nil {
 		fail("Validate: %v", err)
 	}
-	gp, hp := g.Parts(), h.Parts()
+	gp, hp := g.parts(), h.parts()
 	if !slices.Equal(gp.Names, hp.Names) || !slices.Equal(gp.EdgeSrc, hp.EdgeSrc) || !slices.Equal(gp.EdgeDst, hp.EdgeDst) ||
 		!sameWeights(gp.EdgeWeight, hp.EdgeWeight) || !slices.Equal(gp.EdgeChannel, hp.EdgeChannel) ||
 		gp.EdgeRelation != nil || hp.EdgeRelation != nil || gp.Relations != nil || hp.Relations != nil {
@@ -190,11 +190,11 @@ func requireSameGraph(t *testing.T, g, h *Graph, where string) {
 	}
 }
 
-// memoryParts is g.MemoryParts with the sharing of empty arrays dropped:
+// memoryParts is g.memoryParts with the sharing of empty arrays dropped:
 // every zero-length allocation has the same address, so which empty array
 // "stores" another is an accident of allocation, not a layout.
-func memoryParts(g *Graph) []MemoryPart {
-	parts := g.MemoryParts()
+func memoryParts(g *Graph) []memoryPart {
+	parts := g.memoryParts()
 	for i := range parts {
 		if parts[i].Bytes == 0 {
 			parts[i].SharedWith = ""
@@ -203,7 +203,7 @@ func memoryParts(g *Graph) []MemoryPart {
 	return parts
 }
 
-func testFromIDsMatchesBuilder[T, C Index](t *testing.T, seed uint64) {
+func testFromIDsMatchesBuilder[T, C index](t *testing.T, seed uint64) {
 	r := rand.New(rand.NewPCG(seed, 8))
 	for i := range 400 {
 		directed := i%2 == 0
@@ -240,6 +240,7 @@ func testFromIDsMatchesBuilder[T, C Index](t *testing.T, seed uint64) {
 }
 
 func TestFromIDsMatchesBuilder(t *testing.T) {
+	t.Parallel()
 	t.Run("int64/int32", func(t *testing.T) { testFromIDsMatchesBuilder[int64, int32](t, 1) })
 	t.Run("int32/int32", func(t *testing.T) { testFromIDsMatchesBuilder[int32, int32](t, 2) })
 	t.Run("uint32/uint32", func(t *testing.T) { testFromIDsMatchesBuilder[uint32, uint32](t, 3) })
@@ -249,6 +250,7 @@ func TestFromIDsMatchesBuilder(t *testing.T) {
 // TestFromIDsBadInputs breaks one random edge (or the shape) and wants the
 // reference's error, word for word, and no graph.
 func TestFromIDsBadInputs(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(5, 8))
 	faults := []string{"src -1", "dst n", "huge id", "NaN", "+Inf", "-Inf", "negative", "above MaxWeight", "subnormal", "channel -1", "channel past table", "no nodes", "odd pairs", "short weights", "short channels", "short float32 weights", "both weights"}
 	for i := range 600 {
@@ -360,6 +362,7 @@ func TestFromIDsBadInputs(t *testing.T) {
 // TestDecimalID holds the parser to the map it stands for at the ends of
 // every digit count.
 func TestDecimalID(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{1, 2, 9, 10, 11, 99, 100, 101, 1000, 12345} {
 		ids := make(map[string]uint32, n)
 		for i := range n {
@@ -392,6 +395,7 @@ func TestDecimalID(t *testing.T) {
 // TestFromIDsConcurrentNames reads names, ids and memory from many
 // goroutines at once (run under -race).
 func TestFromIDsConcurrentNames(t *testing.T) {
+	t.Parallel()
 	g, err := FromIDs(IDEdges[int32, int32]{Nodes: 1000, Pairs: []int32{0, 999, 5, 6}})
 	if err != nil {
 		t.Fatal(err)
@@ -425,10 +429,11 @@ func TestFromIDsConcurrentNames(t *testing.T) {
 	}
 }
 
-// Named puts names on a FromIDs graph: the result is the Builder's graph
+// named puts names on a FromIDs graph: the result is the Builder's graph
 // over those names (arrays, name lookups, Validate), and bad names are
 // errors.
 func TestNamedMatchesBuilder(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(61, 62))
 	for trial := range 50 {
 		directed := rng.IntN(2) == 0
@@ -455,10 +460,10 @@ func TestNamedMatchesBuilder(t *testing.T) {
 		require.NoError(t, err)
 		byID, err := FromIDs(IDEdges[uint32, uint32]{Directed: directed, Nodes: n, Pairs: pairs, Weights: weights})
 		require.NoError(t, err)
-		g, err := Named(byID, names)
+		g, err := named(byID, names)
 		require.NoError(t, err)
 		require.NoError(t, g.Validate(), "trial %d", trial)
-		gp, rp := g.Parts(), ref.Parts()
+		gp, rp := g.parts(), ref.parts()
 		require.Equal(t, rp.Names, gp.Names)
 		require.True(t, slices.Equal(rp.EdgeSrc, gp.EdgeSrc) && slices.Equal(rp.EdgeDst, gp.EdgeDst) &&
 			sameWeights(rp.EdgeWeight, gp.EdgeWeight) && slices.Equal(rp.EdgeChannel, gp.EdgeChannel) &&
@@ -476,17 +481,18 @@ func TestNamedMatchesBuilder(t *testing.T) {
 	}
 	byID, err := FromIDs(IDEdges[uint32, uint32]{Nodes: 2, Pairs: []uint32{0, 1}})
 	require.NoError(t, err)
-	_, err = Named(byID, []string{"a"})
+	_, err = named(byID, []string{"a"})
 	require.ErrorContains(t, err, "1 names for 2 nodes")
-	_, err = Named(byID, []string{"a", "a"})
+	_, err = named(byID, []string{"a", "a"})
 	require.ErrorContains(t, err, "repeats node 0")
-	_, err = Named(byID, []string{"a", ""})
+	_, err = named(byID, []string{"a", ""})
 	require.ErrorContains(t, err, "empty name")
 }
 
 // FromIDs splits only graphs large enough, with more edges than nodes, over
 // at most four cores.
 func TestBulkParts(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ n, m, procs, want int }{
 		{10, 100, 8, 1},             // small
 		{250_000, 1_244_337, 1, 1},  // one core

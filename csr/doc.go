@@ -2,15 +2,21 @@
 // dictionary, out- and in-adjacency in compressed sparse row form, and a
 // stable id for every edge so that provenance masks can name edges.
 //
+// A graph comes from a reader (ReadFile, Read: the text formats and the
+// binary PPREDGE1, docs/formats.md), a Builder (nodes and edges by name or
+// by id, one at a time) or FromIDs (a whole graph given by integer ids, in
+// bulk). Graph's accessors give the adjacencies (Out, In: offsets,
+// neighbours, Weights, edge ids), the edges, the names and channels.
+//
 // # Invariants
 //
 //   - Node ids are dense, 0..NumNodes()-1, in order of first appearance in the
 //     edge stream (source before destination), the same order as
 //     shared/anchors/igraph_oracle.py, so ties broken by node id agree.
-//     A graph built with DegreeOrder (Builder.SetNodeOrder, Reorder) numbers
-//     them by descending degree instead, for cache locality; Rank(u) then
-//     gives u's first-appearance rank, and ties break by rank
-//     (ppr.TopKRanked) so that no result changes by name.
+//     A graph built in DegreeOrder (ReadOptions.Order, IDEdges.Order,
+//     Reorder) numbers them by descending degree instead, for cache
+//     locality; Ranks then gives each node's first-appearance rank, and
+//     ties break by rank (ppr.TopKRanked) so that no result changes by name.
 //   - Edge ids are dense, 0..NumEdges()-1, in stream order, and never change.
 //     Edges are never merged: parallel edges (even from the same channel) are
 //     separate edges, each maskable on its own.
@@ -27,66 +33,76 @@
 //   - Weights are 0 or within [MinWeight, MaxWeight] = [2^-1022, 2^988]
 //     (CheckWeight; readers and builders refuse others, naming the edge):
 //     every out-weight, in every view, is then a normal float64 with a
-//     normal reciprocal (weights.go has the proof). A zero-weight edge exists (it can
-//     be masked, it has an id) but carries no mass; a node whose out-weight is
-//     zero is dangling.
+//     normal reciprocal (weights.go has the proof). A zero-weight edge
+//     exists (it can be masked, it has an id) but carries no mass; a node
+//     whose out-weight is zero is dangling.
 //   - Weight arrays (per arc and per edge: Weights) are stored as float32
 //     when every weight of the graph is exactly a float32 (float64(float32(w))
 //     == w, as for PPREDGE1 inputs, small integers and unit weights), else
 //     as float64: a weight is never rounded. A sweep then streams 8.5 bytes
 //     per arc instead of 12.5. Readers see float64 (Weights.At); widening is
 //     exact, so every result is the bits float64 storage gives (ppr's
-//     TestFloat32StorageSameBits). Builder.SetWeightStorage,
-//     IDEdges.WeightStorage and Graph.WithWeightStorage ask for float64.
-//     The out-weights W(u) are float64 either way.
+//     TestFloat32StorageSameBits). ReadOptions.Float64Weights and
+//     IDEdges.Float64Weights ask for float64. The out-weights W(u) are
+//     float64 either way.
 //
 // # Memory
 //
 // A graph's numeric arrays may view memory the garbage collector does not
-// see: the arrays given to Assemble can be a snapshot file's mapping
-// (package snapshot). Such a graph holds the mapping's owner
-// (Parts.Owner), and so does every graph made on its arrays (Named,
-// WithWeightStorage, Reorder, Assemble of its Parts), so the mapping lives
-// while any of them is reachable. A slice from a graph's accessors (Out,
-// In, OutWeights, Parts, a Weights' Float32s or Float64s) is therefore
-// valid while a graph holding it (or a mask.View or store.Version that
-// holds that graph) is reachable: code that keeps such a slice past its
-// last use of every holder keeps one alive (runtime.KeepAlive). Strings
-// (names, channels, relations) are always ordinary Go memory and can be
-// kept freely.
+// see: the arrays a snapshot file's load assembles a graph of are the
+// file's mapping (package snapshot, through internal/csrhook). Such a
+// graph holds the mapping's owner (csrhook.Parts.Owner), and so does every
+// graph made on its arrays (Reorder; named, withWeightStorage and assemble
+// of its parts), so the mapping lives while any of them is reachable. A
+// slice from a graph's accessors (Out, In, OutWeights, Ranks, a Weights'
+// Float32s or Float64s) is therefore valid while a graph holding it (or a
+// mask.View or store.Version that holds that graph) is reachable: code
+// that keeps such a slice past its last use of every holder keeps one
+// alive (runtime.KeepAlive). Strings (names, channels, relations) are
+// always ordinary Go memory and can be kept freely. MemoryBytes is the
+// bytes the arrays hold, each storage counted once.
 //
 // # Errors
 //
-// Bad input is an error, never a panic: readers return *ParseError naming the
-// file, the line and what was expected; the builder names the edge. A
-// graph whose build would need more memory than its limit (MaxMemory
-// settings: by default half the memory available, DefaultMaxMemory) is a
+// Bad input is an error, never a panic: readers return *ParseError naming
+// the file, the line (of a text input) and what was expected; the builder
+// and FromIDs name the edge. A graph whose build would need more memory
+// than its limit (ReadOptions.MaxMemory, IDEdges.MaxMemory,
+// Builder.SetMaxMemory: by default half the memory available) is a
 // *MemoryError, found before the memory is allocated: from the counts in
-// FromIDs, as the input arrives in the Builder and the readers (memory.go
-// derives the estimate). Accessors
-// that take a node or edge id trust their argument (ids come from this
-// package); Validate checks a snapshot built elsewhere (for example loaded
-// from disk) before such trust is given. Validate and Assemble run every
+// FromIDs and a PPREDGE1 header, as the input arrives in the Builder and
+// the text readers (memory.go derives the estimate). Accessors that take a
+// node or edge id trust their argument (ids come from this package);
+// Validate checks a snapshot built elsewhere before such trust is given.
+//
+// Validate and the assembly of a loaded snapshot (assemble) run every
 // check with fast forms beside their plain references (tested to agree,
-// fault for fault): the edges and the arcs on VisitLanes goroutines, each
+// fault for fault): the edges and the arcs on visitLanes goroutines, each
 // array read once and in order; the arcs matched to the edges by comparing
 // the multisets of (tail, head, weight, edge id) tuples through sums of a
 // keyed hash drawn at random per check, not by a random read of the edge
 // table per arc (a corrupt adjacency passes with probability at most 2^-63
-// per check, see arcsMatch); and in Assemble the names checked distinct by
+// per check, see arcsMatch); and in assemble the names checked distinct by
 // a hash table, the name dictionary then being built on the first ID call
 // (under a sync.Once, so concurrent readers are safe). When a fast check
-// rejects, the plain one names the fault. AssembleVisit lets a caller make
+// rejects, the plain one names the fault. assembleVisit lets a caller make
 // its own pass over the edge and arc arrays in the blocks the checks read
 // (snapshot checksums them so).
 //
 // # Graphs given by integer ids
 //
 // FromIDs builds, in bulk, the graph the Builder makes from nodes named
-// "0".."n-1" and edges added by id (the C ABI's and the Python binding's
-// input): the names are never stored unless Names asks for them (ID parses
-// a canonical decimal name), each edge is checked in the one pass that
-// copies and counts it, errors name the first bad edge as the Builder's
-// would, and one counting sort per adjacency places the arcs. A
+// "0".."n-1" and edges added by id (the C ABI's, the Python binding's and
+// PPREDGE1's input): the names are never stored unless Names asks for them
+// (ID parses a canonical decimal name), each edge is checked in the one
+// pass that copies and counts it, errors name the first bad edge as the
+// Builder's would, and one counting sort per adjacency places the arcs. A
 // differential test holds it equal to the Builder, array for array.
+//
+// # Machinery
+//
+// What other packages of this module need and users do not call (a
+// graph's raw arrays and their checked assembly, memory accounting, the
+// weight storage knob, the order AutoOrder picks) is unexported and handed
+// to them through internal/csrhook (hooks.go).
 package csr

@@ -25,7 +25,7 @@ q p2 3 mallory
 	if err := os.WriteFile(path, []byte(edges), 0o644); err != nil {
 		panic(err)
 	}
-	g, err := csr.ReadFile(path, csr.FormatEdges, false) // undirected
+	g, err := csr.ReadFile(path, csr.ReadOptions{}) // edges, undirected
 	if err != nil {
 		panic(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/authppr/authppr/internal/csrhook"
 )
 
 // DefaultChannel is the channel of an edge written without one.
@@ -51,9 +53,9 @@ type Graph struct {
 	// (Names materializes names under namesOnce; ID parses, never a map).
 	decimalNames bool
 	namesOnce    sync.Once
-	namesMade    atomic.Bool       // set once names is stored (MemoryParts reads it)
+	namesMade    atomic.Bool       // set once names is stored (memoryParts reads it)
 	ids          map[string]uint32 // nil until idsOnce runs when lazyIDs
-	// lazyIDs: Assemble checked the names unique without a map; ids is
+	// lazyIDs: assemble checked the names unique without a map; ids is
 	// built on first use (ID, Validate) under idsOnce.
 	lazyIDs bool
 	idsOnce sync.Once
@@ -72,9 +74,9 @@ type Graph struct {
 
 	out, in   Adjacency
 	outWeight []float64 // W(u): sum of u's out-arc weights, in arc order
-	unit      bool      // every edge weight is 1 (set by Build and Assemble)
+	unit      bool      // every edge weight is 1 (set by Build and assemble)
 
-	// owner keeps memory the arrays view reachable (Parts.Owner); every
+	// owner keeps memory the arrays view reachable (csrhook.Parts.Owner); every
 	// graph sharing one of them holds it too. Never read.
 	owner any
 }
@@ -98,7 +100,7 @@ func (g *Graph) Name(u uint32) string {
 		if int(u) >= g.nodes {
 			panic(fmt.Sprintf("csr: Name(%d) of a graph with %d nodes", u, g.nodes))
 		}
-		return strconv.Itoa(int(g.Rank(u)))
+		return strconv.Itoa(int(g.rankOf(u)))
 	}
 	return g.names[u]
 }
@@ -270,7 +272,7 @@ func (g *Graph) checkNameDictionary() error {
 }
 
 // validate is Validate with the name check given: the dictionary's, or
-// Assemble's uniqueness check before the dictionary exists.
+// assemble's uniqueness check before the dictionary exists.
 //
 // It reports the fault the plain checks would report first (lengths,
 // names, ranks, the first bad edge, the out-adjacency, the in-adjacency,
@@ -279,7 +281,7 @@ func (g *Graph) checkNameDictionary() error {
 // matched to the edges by arcsMatch (a fingerprint) instead of a random
 // read of the edge table per arc. validatePlain (in the tests) is the
 // sequential form it must agree with.
-func (g *Graph) validate(checkNames func() error, visit VisitFunc) error {
+func (g *Graph) validate(checkNames func() error, visit visitFunc) error {
 	n, m := g.nodes, len(g.edgeSrc)
 	if len(g.edgeDst) != m || g.edgeWeight.Len() != m || len(g.edgeChannel) != m {
 		return fmt.Errorf("csr: edge arrays have lengths %d, %d, %d, %d; want all %d",
@@ -375,10 +377,10 @@ func (g *Graph) edgeError(e int) error {
 // conditions edgeError names) and returns the first bad edge (-1 if none)
 // and the fingerprint arcsMatch compares the arcs with: the sum mod 2^64 of
 // key.mix over the edge tuples (src, dst, weight, e), and for an undirected
-// graph also (dst, src, weight, e). It splits the edges in VisitLanes
+// graph also (dst, src, weight, e). It splits the edges in visitLanes
 // ranges, one per goroutine (each lane visiting its blocks in order); the
 // first lane's bad edge, if any, comes first.
-func (g *Graph) edgesOK(key *arcKey, visit VisitFunc) (bad int, sum uint64) {
+func (g *Graph) edgesOK(key *arcKey, visit visitFunc) (bad int, sum uint64) {
 	m := len(g.edgeSrc)
 	n := uint32(g.nodes)
 	nch, nrel := uint32(len(g.channels)), uint32(len(g.relations))
@@ -408,17 +410,17 @@ func (g *Graph) edgesOK(key *arcKey, visit VisitFunc) (bad int, sum uint64) {
 				}
 			}
 			if visit != nil {
-				visit(lane, EdgeBlock, lo, hi)
+				visit(lane, edgeBlock, lo, hi)
 			}
 		}
 		return -1, sum
 	}
-	var bads [VisitLanes]int
-	var sums [VisitLanes]uint64
+	var bads [visitLanes]int
+	var sums [visitLanes]uint64
 	inLanes(func(lane int) {
-		bads[lane], sums[lane] = check(lane, m*lane/VisitLanes, m*(lane+1)/VisitLanes)
+		bads[lane], sums[lane] = check(lane, m*lane/visitLanes, m*(lane+1)/visitLanes)
 	})
-	for lane := range VisitLanes {
+	for lane := range visitLanes {
 		if bads[lane] >= 0 {
 			return bads[lane], 0
 		}
@@ -427,13 +429,13 @@ func (g *Graph) edgesOK(key *arcKey, visit VisitFunc) (bad int, sum uint64) {
 	return -1, sum
 }
 
-// inLanes runs f(0), ..., f(VisitLanes-1) on as many goroutines and waits
+// inLanes runs f(0), ..., f(visitLanes-1) on as many goroutines and waits
 // for them. More lanes than cores: on a machine shared with other work,
 // when a thread is descheduled the other cores take the lanes still
 // waiting, and the wait for the last lane is a fraction of the whole.
 func inLanes(f func(lane int)) {
 	var wg sync.WaitGroup
-	for lane := 1; lane < VisitLanes; lane++ {
+	for lane := 1; lane < visitLanes; lane++ {
 		wg.Go(func() { f(lane) })
 	}
 	f(0)
@@ -528,37 +530,19 @@ func sameAdjacency(a, b Adjacency) bool {
 		same(len(a.Edge), len(b.Edge), unsafe.Pointer(unsafe.SliceData(a.Edge)), unsafe.Pointer(unsafe.SliceData(b.Edge)))
 }
 
-// BlockKind names the arrays a block visit covers (see VisitFunc).
-type BlockKind int
-
-const (
-	// EdgeBlock: edges [lo, hi) of EdgeSrc, EdgeDst, EdgeWeight,
-	// EdgeChannel and EdgeRelation (when present).
-	EdgeBlock BlockKind = iota
-	// OutArcBlock: arcs [lo, hi) of Out.Nbr, Out.Weight and Out.Edge.
-	OutArcBlock
-	// InArcBlock: arcs [lo, hi) of In.Nbr, In.Weight and In.Edge (directed
-	// graphs only: an undirected graph's in-adjacency is its out-adjacency).
-	InArcBlock
+// The block visit of assembleVisit (csrhook.VisitFunc states its
+// contract): the kinds of block, and the lanes (goroutines) of the checks.
+type (
+	blockKind = csrhook.BlockKind
+	visitFunc = csrhook.VisitFunc
 )
 
-// VisitFunc is called by AssembleVisit right after its checks have read a
-// block of elements, while they are still in cache, so that the caller can
-// make its own pass over the same bytes without a second trip to memory
-// (snapshot computes its checksums this way). Lane is 0..VisitLanes-1:
-// the goroutines of the check; calls on different lanes run concurrently,
-// calls on one lane one at a time.
-//
-// When AssembleVisit returns a graph, the blocks of each kind it covers
-// tile all the elements: lane i's blocks, in increasing order and
-// contiguous, are [s_i, s_i+1) for splits 0 = s_0 <= s_1 <= ... <=
-// s_VisitLanes = end (a lane may have none). When it returns an error, the blocks so far
-// may stop anywhere. A block holds about visitEdges edges or visitArcs arcs
-// (more when one node has more arcs).
-type VisitFunc func(lane int, kind BlockKind, lo, hi int)
-
-// VisitLanes is the number of lanes (goroutines) of AssembleVisit's checks.
-const VisitLanes = 8
+const (
+	edgeBlock   = csrhook.EdgeBlock
+	outArcBlock = csrhook.OutArcBlock
+	inArcBlock  = csrhook.InArcBlock
+	visitLanes  = csrhook.Lanes
+)
 
 // Block sizes: the arrays of one block (20-24 bytes per edge, 16 per arc;
 // 4 less each with float32 weights) fit a 256 KiB L2 cache with room to
@@ -653,9 +637,9 @@ func (g *Graph) adjacencyOK(a Adjacency, n, arcs int, outgoing bool) bool {
 // first node whose arc weights, summed in arc order, differ from ow (-1 if
 // none), sumWeights's sum exactly (same additions, same order).
 //
-// The nodes split in VisitLanes ranges of about equal arcs, one per
+// The nodes split in visitLanes ranges of about equal arcs, one per
 // goroutine (lane); each lane visits its arc blocks in order.
-func (g *Graph) arcsMatch(a Adjacency, n, arcs int, outgoing bool, key *arcKey, edgeSum uint64, ow []float64, visit VisitFunc) (ok bool, badWeight int) {
+func (g *Graph) arcsMatch(a Adjacency, n, arcs int, outgoing bool, key *arcKey, edgeSum uint64, ow []float64, visit visitFunc) (ok bool, badWeight int) {
 	if len(a.Offsets) != n+1 || a.Offsets[0] != 0 || a.Offsets[n] != arcs ||
 		len(a.Nbr) != arcs || a.Weight.Len() != arcs || len(a.Edge) != arcs {
 		return false, -1
@@ -675,9 +659,9 @@ func (g *Graph) arcsMatch(a Adjacency, n, arcs int, outgoing bool, key *arcKey, 
 		sum       uint64
 		badWeight int
 	}
-	kind := OutArcBlock
+	kind := outArcBlock
 	if !outgoing {
-		kind = InArcBlock
+		kind = inArcBlock
 	}
 	check := func(lane, from, to int) part {
 		res := part{ok: true, badWeight: -1}
@@ -714,14 +698,14 @@ func (g *Graph) arcsMatch(a Adjacency, n, arcs int, outgoing bool, key *arcKey, 
 		return res
 	}
 	// Split where half the arcs are behind.
-	// Lane i starts at the first node with at least i/VisitLanes of the
+	// Lane i starts at the first node with at least i/visitLanes of the
 	// arcs behind it (so the splits never decrease, the last is n).
-	var splits [VisitLanes + 1]int
-	for i := 1; i < VisitLanes; i++ {
-		splits[i] = sort.Search(n, func(u int) bool { return a.Offsets[u] >= arcs*i/VisitLanes })
+	var splits [visitLanes + 1]int
+	for i := 1; i < visitLanes; i++ {
+		splits[i] = sort.Search(n, func(u int) bool { return a.Offsets[u] >= arcs*i/visitLanes })
 	}
-	splits[VisitLanes] = n
-	var parts [VisitLanes]part
+	splits[visitLanes] = n
+	var parts [visitLanes]part
 	inLanes(func(lane int) { parts[lane] = check(lane, splits[lane], splits[lane+1]) })
 	var sum uint64
 	badWeight = -1
@@ -748,12 +732,12 @@ func sumWeights(w []float64) float64 {
 	return s
 }
 
-// Empty returns a graph with no nodes and no edges: what a host that adds
+// emptyGraph returns a graph with no nodes and no edges: what a host that adds
 // everything through a delta (an empty store's versions, mask.WithDelta)
 // starts from. Readers and builders refuse to make one from input, where no
 // nodes means a mistake.
-func Empty(directed bool) *Graph {
-	a := Adjacency{Offsets: []int{0}, Weight: Float32Weights([]float32{})}
-	return &Graph{directed: directed, names: []string{}, ids: map[string]uint32{}, edgeWeight: Float32Weights([]float32{}),
+func emptyGraph(directed bool) *Graph {
+	a := Adjacency{Offsets: []int{0}, Weight: weights32([]float32{})}
+	return &Graph{directed: directed, names: []string{}, ids: map[string]uint32{}, edgeWeight: weights32([]float32{}),
 		channels: []string{}, out: a, in: a, outWeight: []float64{}, unit: true}
 }

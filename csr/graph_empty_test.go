@@ -5,9 +5,9 @@ import "testing"
 func TestEmptyGraph(t *testing.T) {
 	t.Parallel()
 	for _, directed := range []bool{false, true} {
-		g := Empty(directed)
+		g := emptyGraph(directed)
 		if g.NumNodes() != 0 || g.NumEdges() != 0 || g.NumArcs() != 0 || g.Directed() != directed {
-			t.Fatalf("Empty(%v): %d nodes, %d edges, %d arcs, directed %v", directed, g.NumNodes(), g.NumEdges(), g.NumArcs(), g.Directed())
+			t.Fatalf("emptyGraph(%v): %d nodes, %d edges, %d arcs, directed %v", directed, g.NumNodes(), g.NumEdges(), g.NumArcs(), g.Directed())
 		}
 		if _, ok := g.ID("a"); ok {
 			t.Fatal("Empty: ID found a node")
@@ -16,7 +16,7 @@ func TestEmptyGraph(t *testing.T) {
 			t.Fatal("Empty: adjacency not of zero rows")
 		}
 		if err := g.Validate(); err != nil {
-			t.Fatalf("Empty(%v): %v", directed, err)
+			t.Fatalf("emptyGraph(%v): %v", directed, err)
 		}
 	}
 }

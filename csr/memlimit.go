@@ -14,12 +14,12 @@ import (
 	"time"
 )
 
-// FallbackMaxMemory is DefaultMaxMemory where the available memory cannot
+// fallbackMaxMemory is defaultMaxMemory where the available memory cannot
 // be read (systems other than Linux, or /proc not mounted): 4 GiB, which a
 // machine that runs a graph store of any size has.
-const FallbackMaxMemory = 4 << 30
+const fallbackMaxMemory = 4 << 30
 
-// DefaultMaxMemory is the memory limit of a build that sets none: half the
+// defaultMaxMemory is the memory limit of a build that sets none: half the
 // memory available to the process now, on Linux the least of
 //
 //   - MemAvailable in /proc/meminfo (the kernel's estimate of what can be
@@ -28,20 +28,20 @@ const FallbackMaxMemory = 4 << 30
 //     memory limit less its working set (usage less inactive file cache,
 //     which the kernel reclaims first; as container runtimes count it);
 //
-// elsewhere FallbackMaxMemory. Half, because the Go collector lets the
+// elsewhere fallbackMaxMemory. Half, because the Go collector lets the
 // heap grow to about twice the live bytes between collections (GOGC=100):
 // a build whose live peak is within the limit stays within what is
 // available. The available memory changes, so the files are read again
 // when the last reading is a second old (a reading takes up to a
 // millisecond in a sandbox; every Builder and FromIDs call asks).
-func DefaultMaxMemory() int64 {
+func defaultMaxMemory() int64 {
 	if runtime.GOOS != "linux" {
-		return FallbackMaxMemory
+		return fallbackMaxMemory
 	}
 	defaultMemory.Lock()
 	defer defaultMemory.Unlock()
 	if defaultMemory.at.IsZero() || time.Since(defaultMemory.at) >= time.Second {
-		defaultMemory.bytes = FallbackMaxMemory
+		defaultMemory.bytes = fallbackMaxMemory
 		if avail, ok := availableMemory(os.DirFS("/")); ok {
 			defaultMemory.bytes = avail / 2
 		}
@@ -50,7 +50,7 @@ func DefaultMaxMemory() int64 {
 	return defaultMemory.bytes
 }
 
-// defaultMemory is DefaultMaxMemory's last reading.
+// defaultMemory is defaultMaxMemory's last reading.
 var defaultMemory struct {
 	sync.Mutex
 	at    time.Time
@@ -58,7 +58,7 @@ var defaultMemory struct {
 }
 
 // availableMemory returns the memory available to the process (see
-// DefaultMaxMemory) from a file system rooted at "/", and whether any
+// defaultMaxMemory) from a file system rooted at "/", and whether any
 // source could be read.
 func availableMemory(fsys fs.FS) (int64, bool) {
 	avail, ok := int64(math.MaxInt64), false

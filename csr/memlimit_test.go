@@ -43,10 +43,11 @@ func gzipBomb(t *testing.T, line string) (io.ReadCloser, *atomic.Int64) {
 // stops at the line whose edge would take the build's estimate over the
 // limit, naming it, having read about the limit's worth of edges.
 func TestReadStopsAtMemoryLimit(t *testing.T) {
+	t.Parallel()
 	const limit = 1 << 20
 	for _, directed := range []bool{true, false} {
 		r, written := gzipBomb(t, "a b\n")
-		_, err := ReadWith(r, "bomb.gz", FormatEdges, directed, ReadOptions{MaxMemory: limit})
+		_, err := Read(r, "bomb.gz", ReadOptions{Directed: directed, MaxMemory: limit})
 		var pe *ParseError
 		require.ErrorAs(t, err, &pe)
 		var me *MemoryError
@@ -68,19 +69,20 @@ func TestReadStopsAtMemoryLimit(t *testing.T) {
 // TestReadMemoryLimitCountsNames: new node names (each a line's worth of
 // bytes, which the builder copies out of the line) count at their size.
 func TestReadMemoryLimitCountsNames(t *testing.T) {
+	t.Parallel()
 	const limit = 1 << 20
 	long := strings.Repeat("x", 1000)
 	var sb strings.Builder
 	for i := range 2000 {
 		fmt.Fprintf(&sb, "%s%d %s%d\n", long, i, long, i+1)
 	}
-	_, err := ReadWith(strings.NewReader(sb.String()), "names.txt", FormatEdges, true, ReadOptions{MaxMemory: limit})
+	_, err := Read(strings.NewReader(sb.String()), "names.txt", ReadOptions{Directed: true, MaxMemory: limit})
 	var me *MemoryError
 	require.ErrorAs(t, err, &me)
 	// Each line adds one new node (about 1.2 KB): about 850 lines fit.
 	require.Less(t, me.Edges, int64(1000))
 	require.Greater(t, me.Edges, int64(700))
-	g, err := ReadWith(strings.NewReader(sb.String()), "names.txt", FormatEdges, true, ReadOptions{MaxMemory: -1})
+	g, err := Read(strings.NewReader(sb.String()), "names.txt", ReadOptions{Directed: true, MaxMemory: -1})
 	require.NoError(t, err)
 	require.Equal(t, 2001, g.NumNodes())
 }
@@ -89,6 +91,7 @@ func TestReadMemoryLimitCountsNames(t *testing.T) {
 // what would cross the limit, adds nothing then, and goes on accepting
 // what fits; a negative limit is none.
 func TestBuilderMemoryLimit(t *testing.T) {
+	t.Parallel()
 	limit := 10*edgeBytes + 3*nodeBytes("n0") + labelBytes(DefaultChannel)
 	b := NewBuilder(true)
 	b.SetMaxMemory(limit)
@@ -108,8 +111,8 @@ func TestBuilderMemoryLimit(t *testing.T) {
 	require.ErrorContains(t, err, "csr: edge 10 (n0 -> n1): a graph of 3 nodes and 11 edges")
 	_, err = b.AddNode("n3")
 	require.ErrorContains(t, err, `csr: node "n3": a graph of 4 nodes and 10 edges`)
-	require.Equal(t, 3, b.NumNodes())
-	require.Equal(t, 10, b.NumEdges())
+	require.Equal(t, 3, b.numNodes())
+	require.Equal(t, 10, b.numEdges())
 	b.SetMaxMemory(-1)
 	_, err = b.AddEdge(Input{Src: "n0", Dst: "n9", Weight: 1, Channel: "c", Relation: "r"})
 	require.NoError(t, err)
@@ -125,7 +128,7 @@ func TestBuilderMemoryLimit(t *testing.T) {
 // graph-sized is allocated, naming n, the estimate and the limit.
 func TestFromIDsRefusesNodesBeyondMemory(t *testing.T) {
 	const n = 1 << 31
-	need := FromIDsBytes(n, 1)
+	need := fromIDsBytes(n, 1)
 	in := IDEdges[int64, int32]{Nodes: n, Pairs: []int64{0, 1}, MaxMemory: 1 << 30}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -138,7 +141,7 @@ func TestFromIDsRefusesNodesBeyondMemory(t *testing.T) {
 	require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(1<<20), "nothing graph-sized allocated")
 	// The default limit refuses it too on any machine with less than
 	// twice the estimate available.
-	if DefaultMaxMemory() < need {
+	if defaultMaxMemory() < need {
 		in.MaxMemory = 0
 		in.Order = DegreeOrder
 		_, err = FromIDs(in)
@@ -188,7 +191,7 @@ func TestMemoryEstimateCoversBuild(t *testing.T) {
 				debug.SetGCPercent(100)
 				require.NoError(t, err)
 				alloc := int64(s1.TotalAlloc - s0.TotalAlloc)
-				est := FromIDsBytes(int64(shape.n), int64(shape.m))
+				est := fromIDsBytes(int64(shape.n), int64(shape.m))
 				require.LessOrEqual(t, alloc, est, "FromIDs, %s", where)
 				require.LessOrEqual(t, g.MemoryBytes(), est, "FromIDs, %s", where)
 				t.Logf("FromIDs, %s: allocated %d, estimate %d (%.2fx)", where, alloc, est, float64(est)/float64(alloc))
@@ -204,7 +207,7 @@ func TestMemoryEstimateCoversBuild(t *testing.T) {
 				var h0, h1, h2 runtime.MemStats
 				runtime.ReadMemStats(&h0)
 				b := NewBuilder(directed)
-				b.SetNodeOrder(order)
+				b.setNodeOrder(order)
 				var strBytes int64
 				require.NoError(t, Stream(strings.NewReader(lines), "g.txt", FormatEdges, func(in Input, _ int) error {
 					_, err := b.AddEdge(in)
@@ -217,7 +220,7 @@ func TestMemoryEstimateCoversBuild(t *testing.T) {
 				runtime.ReadMemStats(&h1)
 				runtime.KeepAlive(lines) // live at h0 too
 				debug.SetGCPercent(-1)
-				nodes, used := b.NumNodes(), b.used
+				nodes, used := b.numNodes(), b.used
 				h, err := b.Build()
 				runtime.ReadMemStats(&h2)
 				debug.SetGCPercent(100)
@@ -238,6 +241,7 @@ func TestMemoryEstimateCoversBuild(t *testing.T) {
 // a file system laid out as Linux's, taking the least, with each cgroup's
 // inactive file cache counted as available.
 func TestAvailableMemory(t *testing.T) {
+	t.Parallel()
 	meminfo := "MemTotal:       24683548 kB\nMemFree:  100 kB\nMemAvailable:   1000000 kB\n"
 	for _, c := range []struct {
 		name  string
@@ -275,14 +279,15 @@ func TestAvailableMemory(t *testing.T) {
 		}
 	}
 	if runtime.GOOS == "linux" {
-		require.Positive(t, DefaultMaxMemory())
+		require.Positive(t, defaultMaxMemory())
 	}
-	require.Equal(t, DefaultMaxMemory(), MemoryLimit(0))
-	require.Equal(t, int64(123), MemoryLimit(123))
-	require.Equal(t, int64(1<<63-1), MemoryLimit(-1))
+	require.Equal(t, defaultMaxMemory(), memoryLimitOf(0))
+	require.Equal(t, int64(123), memoryLimitOf(123))
+	require.Equal(t, int64(1<<63-1), memoryLimitOf(-1))
 }
 
 func TestFormatBytes(t *testing.T) {
+	t.Parallel()
 	for b, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 1536: "1.5 KiB", 1 << 30: "1.0 GiB", 1<<63 - 1: "8.0 EiB"} {
 		require.Equal(t, want, formatBytes(b))
 	}

@@ -4,34 +4,24 @@ import (
 	"fmt"
 	"math"
 	"unsafe"
+
+	"github.com/authppr/authppr/internal/csrhook"
 )
 
-// MemoryPart is one array of a snapshot and the bytes it holds.
-type MemoryPart struct {
-	Name  string // the array, e.g. "in.Nbr"
-	Bytes int64
-	// Hot marks the arrays a pull sweep (ppr.Engine.Sweep) streams every
-	// time: the in-adjacency's offsets, neighbours and (unless the graph is
-	// unweighted) weights.
-	Hot bool
-	// SharedWith names the part whose storage this one is (Build stores
-	// redundant arrays once, see shareArrays); its bytes are not counted
-	// again. Empty for a part with storage of its own.
-	SharedWith string
-}
+// memoryPart is one array of a graph and the bytes it holds.
+type memoryPart = csrhook.MemoryPart
 
-// MemoryParts lists the snapshot's arrays: per arc the out- and
-// in-adjacency (uint32 neighbour, float64 or float32 weight, uint32 edge id; the
-// in-adjacency is the out-adjacency for an undirected graph), per edge the
-// edge table (source, destination, weight, channel, relation), per node the
-// offsets, the out-weights, the names (16-byte string header plus bytes;
-// none for a FromIDs graph until Names materializes them) and the ranks of a reordered graph. The name dictionary's hash table is
-// not counted.
-func (g *Graph) MemoryParts() []MemoryPart {
-	var parts []MemoryPart
+// memoryParts lists the graph's arrays, as MemoryBytes counts them: per
+// arc the out- and in-adjacency (uint32 neighbour, float64 or float32
+// weight, uint32 edge id), per edge the edge table, per node the offsets,
+// the out-weights, the names and the ranks of a reordered graph. The
+// in-adjacency comes first: its offsets, neighbours and (unless the graph
+// is unweighted) weights are the arrays a pull sweep streams (Hot).
+func (g *Graph) memoryParts() []memoryPart {
+	var parts []memoryPart
 	owner := map[unsafe.Pointer]string{}
 	add := func(name string, p unsafe.Pointer, bytes int64, hot bool) {
-		part := MemoryPart{Name: name, Bytes: bytes, Hot: hot}
+		part := memoryPart{Name: name, Bytes: bytes, Hot: hot}
 		if p != nil {
 			if o, ok := owner[p]; ok {
 				part.SharedWith = o
@@ -79,24 +69,18 @@ func (g *Graph) MemoryParts() []MemoryPart {
 	return parts
 }
 
-// MemoryBytes returns the bytes held by the snapshot's arrays, each storage
-// counted once (see MemoryParts).
+// MemoryBytes returns the bytes held by the graph's arrays, each storage
+// counted once (a build stores redundant arrays once): per arc the out-
+// and in-adjacency (neighbour, weight, edge id; an undirected graph's
+// in-adjacency is its out-adjacency), per edge the edge table (source,
+// destination, weight, channel, relation), per node the offsets, the
+// out-weights, the names (a 16-byte string header plus the bytes; none for
+// a FromIDs graph until Names makes them) and the ranks of a reordered
+// graph. The name dictionary's hash table is not counted.
 func (g *Graph) MemoryBytes() int64 {
 	b := int64(0)
-	for _, p := range g.MemoryParts() {
+	for _, p := range g.memoryParts() {
 		if p.SharedWith == "" {
-			b += p.Bytes
-		}
-	}
-	return b
-}
-
-// HotBytes returns the bytes a pull sweep streams from the snapshot (the
-// parts marked Hot).
-func (g *Graph) HotBytes() int64 {
-	b := int64(0)
-	for _, p := range g.MemoryParts() {
-		if p.Hot {
 			b += p.Bytes
 		}
 	}
@@ -136,15 +120,6 @@ func (g *Graph) shareArrays() {
 	g.edgeWeight = g.out.Weight
 }
 
-// String formats a part as "name: bytes".
-func (p MemoryPart) String() string {
-	s := fmt.Sprintf("%s: %d bytes", p.Name, p.Bytes)
-	if p.SharedWith != "" {
-		s += " (stored in " + p.SharedWith + ")"
-	}
-	return s
-}
-
 // # Memory limits
 //
 // A build refuses, with a *MemoryError, a graph whose estimated peak
@@ -153,12 +128,12 @@ func (p MemoryPart) String() string {
 // counts it is given, the Builder (and so the text readers) as every node,
 // edge and name arrives, so a gzip bomb stops after the limit's worth of
 // input, not after the machine's. The limit (MaxMemory settings) is 0 for
-// DefaultMaxMemory, negative for none, else bytes.
+// defaultMaxMemory, negative for none, else bytes.
 //
 // The estimate is a sum of bytes per node, per edge and per arc (a graph
 // has 2 arcs per edge, directed or not: out and in, or both directions of
 // one adjacency) and per string, taken from the arrays each build
-// allocates, at their element sizes (the same sizes MemoryParts counts the
+// allocates, at their element sizes (the same sizes memoryParts counts the
 // finished graph's arrays at: idBytes, offsetBytes, weightBytes,
 // stringBytes). Per arc, both builds: a neighbour and an edge id (idBytes
 // each) and a weight (weightBytes, float64 at worst): 16 bytes.
@@ -199,7 +174,7 @@ func (p MemoryPart) String() string {
 // about twice the live bytes between collections (GOGC=100), which is why
 // the default limit is half the memory available, not all of it.
 
-// Element sizes of the arrays MemoryParts counts and the estimates use.
+// Element sizes of the arrays memoryParts counts and the estimates use.
 const (
 	idBytes     = 4  // a node id, edge id, channel or relation index (uint32)
 	offsetBytes = 8  // an adjacency offset (int)
@@ -240,9 +215,9 @@ func (c buildCost) bytes(nodes, edges, labels, strBytes int64) int64 {
 // and an eighth (the 16 of its header and rounding are in buildCost.str).
 func strCost(s string) int64 { return int64(len(s)) + int64(len(s))/8 }
 
-// FromIDsBytes estimates the peak bytes FromIDs holds while it builds a
+// fromIDsBytes estimates the peak bytes FromIDs holds while it builds a
 // graph of the given nodes and edges (the caller's arrays not counted).
-func FromIDsBytes(nodes, edges int64) int64 { return bulkCost.bytes(nodes, edges, 0, 0) }
+func fromIDsBytes(nodes, edges int64) int64 { return bulkCost.bytes(nodes, edges, 0, 0) }
 
 // MemoryError reports a graph whose build would need more memory than its
 // limit allows; nothing graph-sized was allocated for it.
@@ -250,7 +225,13 @@ type MemoryError struct {
 	Where        string // the edge or input place, or empty
 	Nodes, Edges int64  // the graph (so far, for a streamed input)
 	Need, Limit  int64  // estimated peak bytes of the build, and the limit
-	Default      bool   // Limit is DefaultMaxMemory's
+	// Default: Limit is the default, half the memory available to the
+	// process when the build began (on Linux the least of MemAvailable and
+	// every enclosing cgroup's limit less its working set; 4 GiB where
+	// that cannot be read): the Go collector lets the heap grow to about
+	// twice the live bytes, so a build within half stays within what is
+	// available.
+	Default bool
 }
 
 func (e *MemoryError) Error() string {
@@ -272,14 +253,14 @@ type memoryLimit struct {
 	dflt  bool
 }
 
-// resolveMemory resolves a MaxMemory setting (0: DefaultMaxMemory;
+// resolveMemory resolves a MaxMemory setting (0: defaultMaxMemory;
 // negative: none).
 func resolveMemory(maxMemory int64) memoryLimit {
 	switch {
 	case maxMemory < 0:
 		return memoryLimit{bytes: math.MaxInt64}
 	case maxMemory == 0:
-		return memoryLimit{bytes: DefaultMaxMemory(), dflt: true}
+		return memoryLimit{bytes: defaultMaxMemory(), dflt: true}
 	}
 	return memoryLimit{bytes: maxMemory}
 }
@@ -292,16 +273,16 @@ func (l memoryLimit) check(where string, nodes, edges, need int64) error {
 	return &MemoryError{Where: where, Nodes: nodes, Edges: edges, Need: need, Limit: l.bytes, Default: l.dflt}
 }
 
-// MemoryLimit returns the bytes a MaxMemory setting allows: maxMemory when
-// positive, DefaultMaxMemory() when 0, math.MaxInt64 (no limit) when
+// memoryLimitOf returns the bytes a MaxMemory setting allows: maxMemory when
+// positive, defaultMaxMemory() when 0, math.MaxInt64 (no limit) when
 // negative.
-func MemoryLimit(maxMemory int64) int64 { return resolveMemory(maxMemory).bytes }
+func memoryLimitOf(maxMemory int64) int64 { return resolveMemory(maxMemory).bytes }
 
-// CheckMemory returns a *MemoryError (with Where) when need bytes, for a
+// checkMemory returns a *MemoryError (with Where) when need bytes, for a
 // graph of the given nodes and edges, are over the MaxMemory setting's
 // limit: for readers that hold arrays of their own beside FromIDs' (a
 // PPREDGE1 file's body), or that copy a graph (a reorder).
-func CheckMemory(where string, nodes, edges, need, maxMemory int64) error {
+func checkMemory(where string, nodes, edges, need, maxMemory int64) error {
 	return resolveMemory(maxMemory).check(where, nodes, edges, need)
 }
 

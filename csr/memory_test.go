@@ -10,7 +10,7 @@ import (
 
 func shared(g *Graph) map[string]string {
 	out := map[string]string{}
-	for _, p := range g.MemoryParts() {
+	for _, p := range g.memoryParts() {
 		if p.SharedWith != "" {
 			out[p.Name] = p.SharedWith
 		}
@@ -19,16 +19,17 @@ func shared(g *Graph) map[string]string {
 }
 
 func TestShareArrays(t *testing.T) {
-	for _, storage := range []WeightStorage{AutoWeights, Float64Storage} {
+	t.Parallel()
+	for _, storage := range []weightStorage{autoWeights, float64Storage} {
 		t.Run(storage.String(), func(t *testing.T) { testShareArrays(t, storage) })
 	}
 }
 
 // buildStored is mustBuild with the weights stored as s asks.
-func buildStored(t *testing.T, s WeightStorage, directed bool, edges ...Input) *Graph {
+func buildStored(t *testing.T, s weightStorage, directed bool, edges ...Input) *Graph {
 	t.Helper()
 	b := NewBuilder(directed)
-	b.SetWeightStorage(s)
+	b.setWeightStorage(s)
 	for _, in := range edges {
 		_, err := b.AddEdge(in)
 		require.NoError(t, err)
@@ -39,22 +40,22 @@ func buildStored(t *testing.T, s WeightStorage, directed bool, edges ...Input) *
 	return g
 }
 
-func testShareArrays(t *testing.T, storage WeightStorage) {
+func testShareArrays(t *testing.T, storage weightStorage) {
 	// Every weight here is a small integer, exactly a float32: 4-byte
 	// weights unless float64 is asked for.
 	ws := int64(4)
-	if storage == Float64Storage {
+	if storage == float64Storage {
 		ws = 8
 	}
 	// Weighted, directed, not sorted by source: nothing shared.
 	g := buildStored(t, storage, true, Input{Src: "b", Dst: "a", Weight: 2}, Input{Src: "a", Dst: "b", Weight: 3}, Input{Src: "b", Dst: "c", Weight: 1})
 	require.False(t, g.UnitWeights())
-	require.Equal(t, ws == 4, g.Float32Weights())
+	require.Equal(t, ws == 4, g.storesFloat32())
 	require.Empty(t, shared(g))
 	n, m := int64(3), int64(3)
 	want := 2*(8*(n+1)+(8+ws)*m) + 8*n + (12+ws)*m + 3*17
 	require.Equal(t, want, g.MemoryBytes())
-	require.Equal(t, 8*(n+1)+(4+ws)*m, g.HotBytes())
+	require.Equal(t, 8*(n+1)+(4+ws)*m, hotBytes(g))
 
 	// Weighted, directed, sorted by source: the edge table's destinations
 	// and weights are the out-adjacency's.
@@ -68,7 +69,7 @@ func testShareArrays(t *testing.T, storage WeightStorage) {
 	require.True(t, g.UnitWeights())
 	require.Equal(t, map[string]string{"out.Weight": "in.Weight", "edge.Weight": "in.Weight"}, shared(g))
 	require.Equal(t, want-2*ws*m, g.MemoryBytes())
-	require.Equal(t, 8*(n+1)+4*m, g.HotBytes())
+	require.Equal(t, 8*(n+1)+4*m, hotBytes(g))
 
 	// Unit weights, undirected: the edge weights are a prefix of the arcs'.
 	g = buildStored(t, storage, false, Input{Src: "b", Dst: "a", Weight: 1}, Input{Src: "a", Dst: "b", Weight: 1}, Input{Src: "b", Dst: "c", Weight: 1})
@@ -78,7 +79,7 @@ func testShareArrays(t *testing.T, storage WeightStorage) {
 	// Sharing changes no value: Validate and the accessors agree.
 	for _, g := range []*Graph{g} {
 		require.NoError(t, g.Validate())
-		a, err := Assemble(g.Parts())
+		a, err := assemble(g.parts())
 		require.NoError(t, err)
 		require.True(t, a.UnitWeights())
 		for e := range uint32(g.NumEdges()) {
@@ -91,6 +92,7 @@ func testShareArrays(t *testing.T, storage WeightStorage) {
 // without a scatter for the out-adjacency) and checks them against the
 // dense model and Validate.
 func TestSortedStreamPath(t *testing.T) {
+	t.Parallel()
 	for seed := range 100 {
 		r := rand.New(rand.NewPCG(uint64(seed), 0x50F))
 		var ops []op
@@ -109,4 +111,15 @@ func TestSortedStreamPath(t *testing.T) {
 			require.Equal(t, "out.Nbr", shared(g)["edge.Dst"], "seed %d", seed)
 		}
 	}
+}
+
+// hotBytes is the bytes a pull sweep streams from g: its parts marked hot.
+func hotBytes(g *Graph) int64 {
+	b := int64(0)
+	for _, p := range g.memoryParts() {
+		if p.Hot {
+			b += p.Bytes
+		}
+	}
+	return b
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// BenchmarkUniqueNames: the names check of Assemble on a million names (the
+// BenchmarkUniqueNames: the names check of assemble on a million names (the
 // size of the R-MAT scale-20 graph), the table against the plain map.
 func BenchmarkUniqueNames(b *testing.B) {
 	names := make([]string, 1<<20)

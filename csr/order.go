@@ -8,40 +8,53 @@ import (
 	"github.com/authppr/authppr/internal/cpu"
 )
 
-// NodeOrder chooses how Build numbers the nodes.
-type NodeOrder int
+// NodeOrder chooses how a graph's nodes are numbered, spelled as the
+// CLI's --order flag spells it. The zero NodeOrder is StreamOrder.
+type NodeOrder string
 
 const (
 	// StreamOrder numbers nodes in order of first appearance (the default).
-	StreamOrder NodeOrder = iota
+	StreamOrder NodeOrder = "stream"
 	// DegreeOrder numbers nodes by descending degree (arcs in plus arcs
 	// out), ties by first appearance. A sweep gathers x(u) once per arc of
 	// u, so this packs the entries read most into the fewest cache lines;
 	// it pays off when the vectors outgrow the cache (measure with
 	// 'pprbench sweep --reorder'). Names map to the new ids, edge ids do not
-	// change, and Rank gives back each node's first-appearance rank, which
-	// is what ties are broken by (ppr.TopKRanked), so reordering changes no
-	// result by name.
-	DegreeOrder
+	// change, and Graph.Ranks gives back each node's first-appearance rank,
+	// which is what ties are broken by (ppr.TopKRanked), so reordering
+	// changes no result by name.
+	DegreeOrder NodeOrder = "degree"
 	// AutoOrder is DegreeOrder when the graph's vectors outgrow a core's
 	// L2 cache (8 bytes per node > L2, the size cpuid reports, 1 MiB when
 	// it reports none) and StreamOrder otherwise: a sweep's random gathers
-	// then miss L2, and degree order keeps the most-read entries in it. On
-	// R-MAT scale 20 (8 MiB vectors, 2 MiB L2) degree order made a Jacobi
-	// and a Gauss-Seidel sweep 1.37-1.38x faster ('pprbench sweep'); on the
-	// anchors' KG (2 MiB vectors, which L2 and L3 hold) it gained
-	// 1.04-1.48x per sweep but certified queries needed more Gauss-Seidel
-	// sweeps, so graphs that fit stay in stream order.
-	AutoOrder
+	// then miss L2, and degree order keeps the most-read entries in it,
+	// while a graph whose vectors fit gains less per sweep than the extra
+	// sweeps a certified query can need in degree order cost (measured in
+	// docs/benchmarks.md, package csr).
+	AutoOrder NodeOrder = "auto"
 )
 
 // unknownL2 is the L2 size AutoOrder assumes when the CPU reports none.
 const unknownL2 = 1 << 20
 
-// Resolve returns the order a graph of the given node count is built in:
-// o itself, or for AutoOrder the order it picks (see AutoOrder).
-func (o NodeOrder) Resolve(nodes int) NodeOrder {
-	if o != AutoOrder {
+// check returns an error unless o names an order (empty: StreamOrder).
+func (o NodeOrder) check() error {
+	switch o {
+	case "", StreamOrder, DegreeOrder, AutoOrder:
+		return nil
+	}
+	return fmt.Errorf("csr: node order %q, want stream, degree or auto", string(o))
+}
+
+// resolve returns the order a graph of the given node count is built in:
+// StreamOrder for the zero NodeOrder, o itself, or for AutoOrder the order
+// it picks (see AutoOrder). o must pass check.
+func (o NodeOrder) resolve(nodes int) NodeOrder {
+	switch o {
+	case "":
+		return StreamOrder
+	case AutoOrder:
+	default:
 		return o
 	}
 	l2 := cpu.L2Bytes()
@@ -54,49 +67,24 @@ func (o NodeOrder) Resolve(nodes int) NodeOrder {
 	return StreamOrder
 }
 
-// String names the order as the CLI flags spell it.
-func (o NodeOrder) String() string {
-	switch o {
-	case StreamOrder:
-		return "stream"
-	case DegreeOrder:
-		return "degree"
-	case AutoOrder:
-		return "auto"
-	}
-	return fmt.Sprintf("NodeOrder(%d)", int(o))
-}
+// setNodeOrder chooses how Build numbers the nodes (o must pass check).
+// Until Build, ids returned by AddNode and AddEdge are first-appearance
+// ranks.
+func (b *Builder) setNodeOrder(o NodeOrder) { b.order = o }
 
-// ParseNodeOrder reads "stream", "degree" or "auto".
-func ParseNodeOrder(s string) (NodeOrder, error) {
-	switch s {
-	case "stream", "":
-		return StreamOrder, nil
-	case "degree":
-		return DegreeOrder, nil
-	case "auto":
-		return AutoOrder, nil
-	}
-	return 0, fmt.Errorf("csr: node order %q, want stream, degree or auto", s)
-}
-
-// SetNodeOrder chooses how Build numbers the nodes. Until Build, ids
-// returned by AddNode and AddEdge are first-appearance ranks.
-func (b *Builder) SetNodeOrder(o NodeOrder) { b.order = o }
-
-// Rank returns u's first-appearance rank: its id had the graph been built in
+// rankOf returns u's first-appearance rank: its id had the graph been built in
 // StreamOrder. It is u itself for a graph built in StreamOrder.
-func (g *Graph) Rank(u uint32) uint32 {
+func (g *Graph) rankOf(u uint32) uint32 {
 	if g.rank == nil {
 		return u
 	}
 	return g.rank[u]
 }
 
-// Order returns the order g's nodes are numbered in: DegreeOrder for a
+// order returns the order g's nodes are numbered in: DegreeOrder for a
 // graph built or reordered into it (its ranks differ from its ids), else
 // StreamOrder.
-func (g *Graph) Order() NodeOrder {
+func (g *Graph) order() NodeOrder {
 	if g.rank != nil {
 		return DegreeOrder
 	}
@@ -132,9 +120,9 @@ func (b *Builder) degreeOrder() []uint32 {
 
 // Reorder returns a copy of g with its nodes numbered in order o (AutoOrder
 // resolved for g's node count): the graph Build would have made from g's
-// edge stream with SetNodeOrder(o), array for array. Names, edges, edge
-// ids, channels and relations are g's; only node ids change (and Rank
-// records the first-appearance rank, so reordering twice is harmless). g
+// edge stream in order o, array for array. Names, edges, edge ids,
+// channels and relations are g's; only node ids change (and Ranks records
+// the first-appearance rank, so reordering twice is harmless). g
 // is not modified; the new graph shares g's immutable per-edge arrays
 // (weights, channels, relations) and names.
 //
@@ -142,20 +130,23 @@ func (b *Builder) degreeOrder() []uint32 {
 // arcs in edge-id order (both arcs of a self-loop together), whatever the
 // numbering, so the new graph's row for a node is g's row for it with the
 // neighbours renamed. That reads every arc once, where a rebuild through
-// the Builder sorted them again and made a name dictionary (R-MAT 20: the
-// rebuild took longer than loading the file). reorderByBuilder is that
-// rebuild, kept as the reference (TestReorderMatchesBuilder).
+// the Builder sorted them again and made a name dictionary (the times are
+// in docs/benchmarks.md). reorderByBuilder is that rebuild, kept as the
+// reference (TestReorderMatchesBuilder).
 func Reorder(g *Graph, o NodeOrder) (*Graph, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
 	n, m := g.NumNodes(), g.NumEdges()
 	// byRank[r]: g's id of the node first seen r-th.
 	byRank := make([]uint32, n)
 	for u := range n {
-		byRank[g.Rank(uint32(u))] = uint32(u)
+		byRank[g.rankOf(uint32(u))] = uint32(u)
 	}
 	// newID[u]: u's id in the new graph; rank: the new graph's ranks.
 	newID := make([]uint32, n)
 	var rank []uint32
-	if o.Resolve(n) == DegreeOrder {
+	if o.resolve(n) == DegreeOrder {
 		rank = degreeRanks(n, g.edgeSrc, g.edgeDst, byRank, newID)
 	} else {
 		for r, u := range byRank {
@@ -262,13 +253,13 @@ func permuteRows(a Adjacency, newID []uint32, parts int) Adjacency {
 		b.Offsets[id+1] = b.Offsets[id] + a.Offsets[u+1] - a.Offsets[u]
 	}
 	var fill func(from, to int)
-	if a.Weight.Is32() {
+	if a.Weight.is32() {
 		w := make([]float32, arcs)
-		b.Weight = Float32Weights(w)
+		b.Weight = weights32(w)
 		fill = func(from, to int) { fillRows(a, b, a.Weight.Float32s(), w, old, newID, from, to) }
 	} else {
 		w := make([]float64, arcs)
-		b.Weight = Float64Weights(w)
+		b.Weight = weights64(w)
 		fill = func(from, to int) { fillRows(a, b, a.Weight.Float64s(), w, old, newID, from, to) }
 	}
 	if parts <= 1 {
@@ -309,24 +300,24 @@ func reorderByBuilder(g *Graph, o NodeOrder) (*Graph, error) {
 		names:    make([]string, n),
 		src:      make([]uint32, m),
 		dst:      make([]uint32, m),
-		weight:   append([]float64(nil), g.edgeWeight.AsFloat64()...),
+		weight:   append([]float64(nil), g.edgeWeight.asFloat64()...),
 		channel:  append([]uint32(nil), g.edgeChannel...),
 		channels: g.channels,
 		order:    o,
 	}
-	if !g.edgeWeight.Is32() {
-		b.storage = Float64Storage // keep g's storage
+	if !g.edgeWeight.is32() {
+		b.storage = float64Storage // keep g's storage
 	}
 	if g.edgeRelation != nil {
 		b.relation, b.relations, b.hasRelations = append([]uint32(nil), g.edgeRelation...), g.relations, true
 	}
 	for u, name := range g.Names() {
-		r := g.Rank(uint32(u))
+		r := g.rankOf(uint32(u))
 		b.names[r] = name
 		b.ids[name] = r
 	}
 	for e := range m {
-		b.src[e], b.dst[e] = g.Rank(g.edgeSrc[e]), g.Rank(g.edgeDst[e])
+		b.src[e], b.dst[e] = g.rankOf(g.edgeSrc[e]), g.rankOf(g.edgeDst[e])
 	}
 	return b.Build()
 }

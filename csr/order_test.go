@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/authppr/authppr/internal/cpu"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -12,7 +13,7 @@ import (
 func buildOps(t *testing.T, directed bool, ops []op, order NodeOrder) *Graph {
 	t.Helper()
 	b := NewBuilder(directed)
-	b.SetNodeOrder(order)
+	b.setNodeOrder(order)
 	for _, o := range ops {
 		var err error
 		if o.in.Dst == "" {
@@ -38,7 +39,7 @@ func sameByName(t *testing.T, g, h *Graph, where string) {
 	for u := range h.NumNodes() {
 		gu, ok := g.ID(h.Name(uint32(u)))
 		require.True(t, ok, where)
-		require.Equal(t, g.Rank(gu), h.Rank(uint32(u)), "%s: rank of %q", where, h.Name(uint32(u)))
+		require.Equal(t, g.rankOf(gu), h.rankOf(uint32(u)), "%s: rank of %q", where, h.Name(uint32(u)))
 		require.Equal(t, g.OutWeight(gu), h.OutWeight(uint32(u)), where)
 		for _, dir := range []struct {
 			name string
@@ -63,6 +64,7 @@ func sameByName(t *testing.T, g, h *Graph, where string) {
 }
 
 func TestDegreeOrder(t *testing.T) {
+	t.Parallel()
 	for seed := range 300 {
 		for _, directed := range []bool{true, false} {
 			r := rand.New(rand.NewPCG(uint64(seed), 0x0D3))
@@ -82,7 +84,7 @@ func TestDegreeOrder(t *testing.T) {
 			for u := uint32(1); u < uint32(h.NumNodes()); u++ {
 				require.GreaterOrEqual(t, deg(u-1), deg(u), where)
 				if deg(u-1) == deg(u) {
-					require.Less(t, h.Rank(u-1), h.Rank(u), where)
+					require.Less(t, h.rankOf(u-1), h.rankOf(u), where)
 				}
 			}
 			// Reorder gives the same graph as the builder, and back.
@@ -95,8 +97,8 @@ func TestDegreeOrder(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, g.Names(), back.Names(), where)
 			sameByName(t, g, back, where)
-			// Parts carry the ranks through Assemble.
-			a, err := Assemble(h.Parts())
+			// graphParts carry the ranks through assemble.
+			a, err := assemble(h.parts())
 			require.NoError(t, err)
 			require.Equal(t, h.Ranks(), a.Ranks())
 		}
@@ -104,48 +106,63 @@ func TestDegreeOrder(t *testing.T) {
 }
 
 func TestValidateRejectsBadRanks(t *testing.T) {
+	t.Parallel()
 	g := buildOps(t, true, []op{{Input{Src: "a", Dst: "b", Weight: 1}}, {Input{Src: "b", Dst: "c", Weight: 1}}}, DegreeOrder)
-	p := g.Parts()
+	p := g.parts()
 	p.Rank = []uint32{0, 0, 1}
-	_, err := Assemble(p)
+	_, err := assemble(p)
 	require.ErrorContains(t, err, "rank")
 	p.Rank = []uint32{0, 1}
-	_, err = Assemble(p)
+	_, err = assemble(p)
 	require.ErrorContains(t, err, "ranks for 3 nodes")
 }
 
-func TestParseNodeOrder(t *testing.T) {
-	for _, o := range []NodeOrder{StreamOrder, DegreeOrder, AutoOrder} {
-		got, err := ParseNodeOrder(o.String())
-		require.NoError(t, err)
-		require.Equal(t, o, got)
+// TestNodeOrderNames: orders are spelled as the CLI's --order spells
+// them, the zero NodeOrder is StreamOrder, and an order naming none is an
+// error from every function that takes one.
+func TestNodeOrderNames(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, []string{"stream", "degree", "auto"}, []string{string(StreamOrder), string(DegreeOrder), string(AutoOrder)})
+	require.Equal(t, StreamOrder, NodeOrder("").resolve(1<<40))
+	for _, o := range []NodeOrder{"", StreamOrder, DegreeOrder, AutoOrder} {
+		require.NoError(t, o.check())
 	}
-	_, err := ParseNodeOrder("bfs")
+	require.EqualError(t, NodeOrder("bfs").check(), `csr: node order "bfs", want stream, degree or auto`)
+	g, err := Read(strings.NewReader("a b\n"), "g.txt", ReadOptions{})
+	require.NoError(t, err)
+	_, err = Reorder(g, "bfs")
 	require.ErrorContains(t, err, `csr: node order "bfs"`)
+	_, err = FromIDs(IDEdges[int32, int32]{Nodes: 2, Pairs: []int32{0, 1}, Order: "bfs"})
+	require.ErrorContains(t, err, `csr: node order "bfs"`)
+	_, err = Read(strings.NewReader("a b\n"), "g.txt", ReadOptions{Order: "bfs"})
+	var pe *ParseError
+	require.ErrorAs(t, err, &pe)
+	require.EqualError(t, err, `csr: g.txt: node order "bfs", want stream, degree or auto`)
 }
 
 // AutoOrder picks degree order exactly when 8 bytes per node exceed the L2
 // size (1 MiB when the CPU reports none), and Build and Reorder follow it;
 // Order reports what a graph is in.
 func TestAutoOrder(t *testing.T) {
+	t.Parallel()
 	l2 := cpu.L2Bytes()
 	if l2 == 0 {
 		l2 = unknownL2
 	}
-	require.Equal(t, StreamOrder, AutoOrder.Resolve(l2/8))
-	require.Equal(t, DegreeOrder, AutoOrder.Resolve(l2/8+1))
-	require.Equal(t, StreamOrder, StreamOrder.Resolve(1<<40))
-	require.Equal(t, DegreeOrder, DegreeOrder.Resolve(1))
+	require.Equal(t, StreamOrder, AutoOrder.resolve(l2/8))
+	require.Equal(t, DegreeOrder, AutoOrder.resolve(l2/8+1))
+	require.Equal(t, StreamOrder, StreamOrder.resolve(1<<40))
+	require.Equal(t, DegreeOrder, DegreeOrder.resolve(1))
 
 	ops := []op{{Input{Src: "a", Dst: "b", Weight: 1}}, {Input{Src: "c", Dst: "b", Weight: 1}}}
 	small := buildOps(t, true, ops, AutoOrder) // 3 nodes: fits any cache
-	require.Equal(t, StreamOrder, small.Order())
+	require.Equal(t, StreamOrder, small.order())
 	require.Nil(t, small.Ranks())
 	deg := buildOps(t, true, ops, DegreeOrder)
-	require.Equal(t, DegreeOrder, deg.Order())
+	require.Equal(t, DegreeOrder, deg.order())
 	back, err := Reorder(deg, AutoOrder)
 	require.NoError(t, err)
-	require.Equal(t, StreamOrder, back.Order())
+	require.Equal(t, StreamOrder, back.order())
 	require.Equal(t, small.Names(), back.Names())
 }
 
@@ -155,6 +172,7 @@ func TestAutoOrder(t *testing.T) {
 // graphs, directed and undirected, with and without relations and unit
 // weights, to every order.
 func TestReorderMatchesBuilder(t *testing.T) {
+	t.Parallel()
 	for seed := range 300 {
 		for _, directed := range []bool{true, false} {
 			r := rand.New(rand.NewPCG(uint64(seed), 0x0D4))
@@ -176,7 +194,7 @@ func TestReorderMatchesBuilder(t *testing.T) {
 				starts = append(starts, g)
 			}
 			// Both weight storages.
-			starts = append(starts, starts[0].WithWeightStorage(Float64Storage))
+			starts = append(starts, starts[0].withWeightStorage(float64Storage))
 			for i, g := range starts {
 				for _, o := range []NodeOrder{StreamOrder, DegreeOrder, AutoOrder} {
 					where := fmt.Sprintf("seed %d directed=%v start %d order %v", seed, directed, i, o)
@@ -185,8 +203,8 @@ func TestReorderMatchesBuilder(t *testing.T) {
 					got, err := Reorder(g, o)
 					require.NoError(t, err, where)
 					require.NoError(t, got.Validate(), where)
-					require.Equal(t, emptyAsNil(want.Parts()), emptyAsNil(got.Parts()), where)
-					require.Equal(t, want.Order(), got.Order(), where)
+					require.Equal(t, emptyAsNil(want.parts()), emptyAsNil(got.parts()), where)
+					require.Equal(t, want.order(), got.order(), where)
 					require.Equal(t, want.UnitWeights(), got.UnitWeights(), where)
 					require.Equal(t, want.MemoryBytes(), got.MemoryBytes(), where)
 					for u := range uint32(got.NumNodes()) {
@@ -203,7 +221,7 @@ func TestReorderMatchesBuilder(t *testing.T) {
 // emptyAsNil returns p with its empty slices nil: the Builder leaves some
 // arrays of an edgeless graph nil and makes others empty, which says
 // nothing about the graph.
-func emptyAsNil(p Parts) Parts {
+func emptyAsNil(p graphParts) graphParts {
 	u32 := func(s *[]uint32) {
 		if len(*s) == 0 {
 			*s = nil
@@ -238,6 +256,7 @@ func emptyAsNil(p Parts) Parts {
 // input id) and ranks included, answering Name and ID through the ranks;
 // a bad id is the same error as in stream order.
 func TestFromIDsInDegreeOrder(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(0x0D5, 1))
 	for i := range 300 {
 		n := 1 + r.IntN(50)
@@ -259,7 +278,7 @@ func TestFromIDsInDegreeOrder(t *testing.T) {
 		got, err := FromIDs(in)
 		require.NoError(t, err, where)
 		require.NoError(t, got.Validate(), where)
-		require.Equal(t, DegreeOrder, got.Order(), where)
+		require.Equal(t, DegreeOrder, got.order(), where)
 		for u := range uint32(n) {
 			require.Equal(t, want.Name(u), got.Name(u), where)
 			id, ok := got.ID(got.Name(u))
@@ -268,7 +287,7 @@ func TestFromIDsInDegreeOrder(t *testing.T) {
 		}
 		_, ok := got.ID(fmt.Sprint(n))
 		require.False(t, ok, where)
-		require.Equal(t, emptyAsNil(want.Parts()), emptyAsNil(got.Parts()), where)
+		require.Equal(t, emptyAsNil(want.parts()), emptyAsNil(got.parts()), where)
 		// An out-of-range id: the stream build's error.
 		if len(in.Pairs) > 0 {
 			in.Pairs[len(in.Pairs)-1] = uint32(n)

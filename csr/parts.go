@@ -3,44 +3,17 @@ package csr
 import (
 	"fmt"
 	"hash/maphash"
+
+	"github.com/authppr/authppr/internal/csrhook"
 )
 
-// Parts are the arrays a snapshot is made of, for code that stores and
-// loads snapshots. Slices returned by Graph.Parts belong to the graph and
-// must not be modified; slices given to Assemble become the graph's.
-type Parts struct {
-	Directed bool
-	Names    []string
+// graphParts are a graph's arrays, for code that stores and loads graphs
+// (csrhook.Parts states the contract).
+type graphParts = csrhook.Parts[Adjacency, Weights]
 
-	// Owner, when not nil, stands for memory the numeric arrays view
-	// without the garbage collector seeing it (a snapshot's file
-	// mapping, released when Owner becomes unreachable). The graph
-	// Assemble makes holds it, and so does every graph made on its
-	// arrays (Named, WithWeightStorage, Reorder, Assemble of its Parts),
-	// so the memory outlives them all; see the package doc's Memory
-	// section. The strings must be ordinary Go memory whatever Owner is.
-	Owner any
-
-	EdgeSrc, EdgeDst []uint32
-	EdgeWeight       Weights
-	EdgeChannel      []uint32 // index into Channels
-	Channels         []string
-	EdgeRelation     []uint32 // index into Relations; nil when the stream had none
-	Relations        []string
-
-	Out Adjacency
-	In  Adjacency // ignored by Assemble for undirected graphs (In is Out)
-
-	OutWeight []float64
-
-	// Rank is each node's first-appearance rank when the ids were
-	// reordered (Builder.SetNodeOrder), nil when they were not.
-	Rank []uint32
-}
-
-// Parts returns the graph's arrays.
-func (g *Graph) Parts() Parts {
-	return Parts{
+// parts returns the graph's arrays.
+func (g *Graph) parts() graphParts {
+	return graphParts{
 		Directed: g.directed, Names: g.Names(), Owner: g.owner,
 		EdgeSrc: g.edgeSrc, EdgeDst: g.edgeDst, EdgeWeight: g.edgeWeight,
 		EdgeChannel: g.edgeChannel, Channels: g.channels,
@@ -49,13 +22,13 @@ func (g *Graph) Parts() Parts {
 	}
 }
 
-// Named returns a graph on g's arrays (shared, not copied) whose node i is
+// named returns a graph on g's arrays (shared, not copied) whose node i is
 // named names[i]: for structure built by id (FromIDs) whose names are known
 // apart, as a store's compaction knows them. g was checked when it was
 // made and graphs never change, so only the names are checked here (as
 // many as the nodes, non-empty, distinct); the name dictionary is built on
-// first use, as Assemble's is. g's own names are never made.
-func Named(g *Graph, names []string) (*Graph, error) {
+// first use, as assemble's is. g's own names are never made.
+func named(g *Graph, names []string) (*Graph, error) {
 	if len(names) != g.nodes {
 		return nil, fmt.Errorf("csr: %d names for %d nodes", len(names), g.nodes)
 	}
@@ -81,17 +54,17 @@ func (g *Graph) withArrays() *Graph {
 	}
 }
 
-// HasRelations reports whether the graph's edges carry relations.
-func (g *Graph) HasRelations() bool { return g.edgeRelation != nil }
+// hasRelations reports whether the graph's edges carry relations.
+func (g *Graph) hasRelations() bool { return g.edgeRelation != nil }
 
-// Assemble makes a graph of parts that came from outside (a file) and
+// assemble makes a graph of parts that came from outside (a file) and
 // checks every invariant with Validate before returning it: a corrupt or
 // inconsistent part is an error, never a wrong graph.
-func Assemble(p Parts) (*Graph, error) { return AssembleVisit(p, nil) }
+func assemble(p graphParts) (*Graph, error) { return assembleVisit(p, nil) }
 
-// AssembleVisit is Assemble calling visit (when not nil) for each block of
-// the edge and arc arrays as its checks read them; see VisitFunc.
-func AssembleVisit(p Parts, visit VisitFunc) (*Graph, error) {
+// assembleVisit is assemble calling visit (when not nil) for each block of
+// the edge and arc arrays as its checks read them; see visitFunc.
+func assembleVisit(p graphParts, visit visitFunc) (*Graph, error) {
 	if len(p.Names) == 0 {
 		return nil, fmt.Errorf("csr: assemble: no nodes")
 	}

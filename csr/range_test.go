@@ -30,6 +30,7 @@ var badWeights = []struct {
 }
 
 func TestWeightRangeConstants(t *testing.T) {
+	t.Parallel()
 	require.Equal(t, 0x1p-1022, MinWeight)
 	require.Equal(t, 0x1p988, MaxWeight)
 	for _, w := range []float64{0, MinWeight, 1, MaxWeight, 0.5, 1e-300, 1e297} {
@@ -45,6 +46,7 @@ func TestWeightRangeConstants(t *testing.T) {
 }
 
 func TestBuilderRefusesWeightsOutOfRange(t *testing.T) {
+	t.Parallel()
 	for _, c := range badWeights {
 		for _, directed := range []bool{true, false} {
 			b := NewBuilder(directed)
@@ -55,8 +57,8 @@ func TestBuilderRefusesWeightsOutOfRange(t *testing.T) {
 			for _, want := range []string{"csr: edge 1 (a -> c)", "weight " + fmtWeight(c.w), c.want, "2^988", "2^-1022"} {
 				require.Contains(t, err.Error(), want)
 			}
-			require.Equal(t, 1, b.NumEdges(), "nothing added")
-			require.Equal(t, 2, b.NumNodes(), "nothing added")
+			require.Equal(t, 1, b.numEdges(), "nothing added")
+			require.Equal(t, 2, b.numNodes(), "nothing added")
 			_, err = b.AddEdgeByID(0, 1, c.w, "")
 			require.ErrorContains(t, err, "csr: edge 1 (0 -> 1): weight "+fmtWeight(c.w))
 		}
@@ -69,6 +71,7 @@ func fmtWeight(w float64) string { return fmt.Sprint(w) }
 // TestReadRefusesOverflowingWeights is the reproduction: two
 // finite weights whose sum overflows. The reader names the line.
 func TestReadRefusesOverflowingWeights(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		text, want string
 	}{
@@ -76,7 +79,7 @@ func TestReadRefusesOverflowingWeights(t *testing.T) {
 		{"a b 1\na c 1e-320\n", "big.txt:2: edge 1 (a -> c): weight 1e-320 below"},
 	} {
 		for _, directed := range []bool{true, false} {
-			_, err := Read(strings.NewReader(c.text), "big.txt", FormatEdges, directed)
+			_, err := Read(strings.NewReader(c.text), "big.txt", ReadOptions{Directed: directed})
 			var pe *ParseError
 			require.ErrorAs(t, err, &pe)
 			require.ErrorContains(t, err, c.want)
@@ -87,6 +90,7 @@ func TestReadRefusesOverflowingWeights(t *testing.T) {
 // TestFromIDsRefusesWeightsOutOfRange: the bulk path and its reference give
 // the same located error.
 func TestFromIDsRefusesWeightsOutOfRange(t *testing.T) {
+	t.Parallel()
 	for _, c := range badWeights {
 		for _, directed := range []bool{true, false} {
 			in := IDEdges[int64, int32]{Directed: directed, Nodes: 3, Pairs: []int64{0, 1, 0, 2, 1, 2}, Weights: []float64{1, c.w, 1}}
@@ -104,6 +108,7 @@ func TestFromIDsRefusesWeightsOutOfRange(t *testing.T) {
 // TestExtremeWeightsBuild: the ends of the range, in one row and alone,
 // many times over: every out-weight is finite and so is its reciprocal.
 func TestExtremeWeightsBuild(t *testing.T) {
+	t.Parallel()
 	for _, directed := range []bool{true, false} {
 		b := NewBuilder(directed)
 		for range 1000 {
@@ -131,16 +136,17 @@ func TestExtremeWeightsBuild(t *testing.T) {
 // holding a weight out of range (as a crafted file would) is refused,
 // naming the edge.
 func TestValidateRefusesWeightsOutOfRange(t *testing.T) {
+	t.Parallel()
 	for _, c := range badWeights {
-		g := buildStored(t, Float64Storage, true, Input{Src: "a", Dst: "b", Weight: 3}, Input{Src: "a", Dst: "c", Weight: 5})
-		p := g.Parts()
+		g := buildStored(t, float64Storage, true, Input{Src: "a", Dst: "b", Weight: 3}, Input{Src: "a", Dst: "c", Weight: 5})
+		p := g.parts()
 		// The edge and its arc carry the bad weight; the out-weight is their sum.
 		w64 := p.EdgeWeight.Float64s()
 		w64[1] = c.w
 		p.Out.Weight.Float64s()[1] = c.w
 		p.In.Weight.Float64s()[slices.Index(p.In.Edge, 1)] = c.w
 		p.OutWeight[0] = 3 + c.w
-		_, err := Assemble(p)
+		_, err := assemble(p)
 		require.Error(t, err, "weight %v", c.w)
 		require.Contains(t, err.Error(), "csr: edge 1 (0 -> 2): weight "+fmtWeight(c.w))
 		require.Contains(t, err.Error(), c.want)
@@ -151,12 +157,13 @@ func TestValidateRefusesWeightsOutOfRange(t *testing.T) {
 // mantissa that parses to 0 (strconv.ParseFloat underflows without an
 // error) is refused, not read as 0; zeros in every spelling are zeros.
 func TestReadRefusesUnderflowingWeights(t *testing.T) {
+	t.Parallel()
 	for _, w := range []string{"1e-400", "2e-324", "0x1p-1080", "-0.5e-400", "0.0001e-330"} {
-		_, err := Read(strings.NewReader("a b 1\na c "+w+"\n"), "u.txt", FormatEdges, true)
+		_, err := Read(strings.NewReader("a b 1\na c "+w+"\n"), "u.txt", ReadOptions{Directed: true})
 		require.ErrorContains(t, err, "u.txt:2: weight \""+w+"\"", w)
 	}
 	for _, w := range []string{"0", "0.0", "-0", "0e5", "0x0p3", "00.000e-999"} {
-		g, err := Read(strings.NewReader("a b 1\na c "+w+"\n"), "z.txt", FormatEdges, true)
+		g, err := Read(strings.NewReader("a b 1\na c "+w+"\n"), "z.txt", ReadOptions{Directed: true})
 		require.NoError(t, err, w)
 		require.Zero(t, g.Edge(1).Weight, w)
 	}

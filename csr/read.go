@@ -13,41 +13,42 @@ import (
 	"strings"
 )
 
-// Format names a text edge format.
-type Format int
+// Format names an edge format, spelled as the CLI's --format flag spells
+// it.
+type Format string
 
 const (
 	// FormatEdges is a SNAP-style edge list: "src dst [weight [channel]]".
-	FormatEdges Format = iota
+	// The zero Format means it.
+	FormatEdges Format = "edges"
 	// FormatTriples is a knowledge-graph triple list:
 	// "head relation tail [channel]", an edge head -> tail of weight 1.
-	FormatTriples
+	FormatTriples Format = "triples"
+	// FormatPPREDGE1 is the binary edge list of
+	// shared/anchors/gen_graph.py, specified in docs/formats.md: node ids
+	// 0..n-1 (named by their decimal form), float32 weights, directed or
+	// undirected as its header says.
+	FormatPPREDGE1 Format = "ppredge"
 )
 
-func (f Format) String() string {
-	if f == FormatTriples {
-		return "triples"
+// text reports whether f is one of the text formats Stream parses (the
+// zero Format is FormatEdges), or else returns the error naming f.
+func (f Format) text(name string) (bool, error) {
+	switch f {
+	case "", FormatEdges, FormatTriples:
+		return true, nil
+	case FormatPPREDGE1:
+		return false, nil
 	}
-	return "edges"
+	return false, &ParseError{File: name, Msg: fmt.Sprintf("unknown format %q, want edges, triples or ppredge", string(f))}
 }
 
-// ParseFormat accepts "edges" or "triples".
-func ParseFormat(s string) (Format, error) {
-	switch s {
-	case "edges":
-		return FormatEdges, nil
-	case "triples":
-		return FormatTriples, nil
-	}
-	return 0, fmt.Errorf("csr: unknown format %q, want edges or triples", s)
-}
-
-// ParseError locates a problem in a text input.
+// ParseError locates a problem in an input.
 type ParseError struct {
 	File string // as given to the reader
-	Line int    // 1-based; 0 when the problem is the input as a whole
+	Line int    // 1-based; 0 when the problem is the input as a whole (or a binary input's)
 	Msg  string
-	Err  error // the builder's error Msg reports (a *MemoryError, say), or nil
+	Err  error // the error Msg reports (a *MemoryError, say), or nil
 }
 
 // Unwrap returns the error Msg reports, if any.
@@ -63,58 +64,101 @@ func (e *ParseError) Error() string {
 // maxLine bounds one input line; a longer line is an error, not a truncation.
 const maxLine = 1 << 20
 
-// ReadOptions are the settings of ReadWith and ReadFileWith; the zero
-// value is Read's.
+// ReadOptions are the settings of ReadFile and Read; the zero value reads
+// an undirected edge list (FormatEdges) within the default memory limit,
+// half the memory available (MemoryError.Default).
 type ReadOptions struct {
-	// MaxMemory is the memory limit of the build in bytes (0:
-	// DefaultMaxMemory; negative: none): reading stops, with a
-	// *ParseError wrapping a *MemoryError at the line that would cross it
-	// (Builder.SetMaxMemory).
+	// Format is the input's format (FormatEdges when empty).
+	Format Format
+	// Directed says whether a text input's edges are directed; a PPREDGE1
+	// file's header says it, and Directed is then not read.
+	Directed bool
+	// MaxMemory is the memory limit of the build in bytes (0: half the
+	// memory available, MemoryError.Default; negative: none). A text input stops, with a
+	// *ParseError wrapping a *MemoryError, at the line that would cross it
+	// (Builder.SetMaxMemory); a PPREDGE1 file whose header promises a graph
+	// that needs more (its body, the arrays decoded from it and FromIDs'
+	// build) is refused before any of it is read.
 	MaxMemory int64
+	// Order numbers the nodes (StreamOrder, the zero value: in order of
+	// first appearance; a PPREDGE1 file's ids are its own). A graph read
+	// in DegreeOrder is the one Reorder makes of the stream-order graph,
+	// built without that graph first.
+	Order NodeOrder
+	// Float64Weights stores every weight array as float64; by default
+	// they are float32 when every weight is exactly one (the same values:
+	// no weight is ever rounded).
+	Float64Weights bool
 }
 
-// ReadFile reads a graph from a file in the given format. Gzip is detected
-// from the content, not the name.
-func ReadFile(path string, format Format, directed bool) (*Graph, error) {
-	return ReadFileWith(path, format, directed, ReadOptions{})
-}
-
-// ReadFileWith is ReadFile with options.
-func ReadFileWith(path string, format Format, directed bool, opt ReadOptions) (*Graph, error) {
+// ReadFile reads a graph from a file. A text input may be gzipped: gzip
+// is detected from the content, not the name.
+func ReadFile(path string, opt ReadOptions) (*Graph, error) {
+	text, err := opt.check(path)
+	if err != nil {
+		return nil, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("csr: %w", err)
 	}
 	defer f.Close()
-	return ReadWith(f, path, format, directed, opt)
+	if text {
+		return Read(f, path, opt)
+	}
+	size := int64(-1)
+	if st, err := f.Stat(); err == nil {
+		size = st.Size()
+	}
+	return readPPREDGE1(f, path, size, opt)
 }
 
-// Read reads a graph from r; name is used in error messages. Lines that are
-// blank or start with '#' are skipped; fields are separated by spaces or tabs.
-// The build's memory is limited to DefaultMaxMemory (see ReadWith).
-func Read(r io.Reader, name string, format Format, directed bool) (*Graph, error) {
-	return ReadWith(r, name, format, directed, ReadOptions{})
+// check checks the format and the order, and reports whether the format is
+// a text one.
+func (opt ReadOptions) check(name string) (text bool, err error) {
+	if err := opt.Order.check(); err != nil {
+		return false, &ParseError{File: name, Msg: strings.TrimPrefix(err.Error(), "csr: ")}
+	}
+	return opt.Format.text(name)
 }
 
-// ReadWith is Read with options.
-func ReadWith(r io.Reader, name string, format Format, directed bool, opt ReadOptions) (*Graph, error) {
-	b := NewBuilder(directed)
+// Read reads a graph from r; name is used in error messages. In the text
+// formats, lines that are blank or start with '#' are skipped and fields
+// are separated by spaces or tabs; an input without edges is an error.
+func Read(r io.Reader, name string, opt ReadOptions) (*Graph, error) {
+	text, err := opt.check(name)
+	if err != nil {
+		return nil, err
+	}
+	if !text {
+		return readPPREDGE1(r, name, -1, opt)
+	}
+	b := NewBuilder(opt.Directed)
 	b.SetMaxMemory(opt.MaxMemory)
-	if err := Stream(r, name, format, func(in Input, _ int) error {
+	b.setNodeOrder(opt.Order)
+	b.setWeightStorage(storageOf(opt.Float64Weights))
+	if err := Stream(r, name, opt.Format, func(in Input, _ int) error {
 		_, err := b.AddEdge(in)
 		return err
 	}); err != nil {
 		return nil, err
 	}
-	if b.NumEdges() == 0 {
+	if b.numEdges() == 0 {
 		return nil, &ParseError{File: name, Msg: "no edges (the input is empty or only comments)"}
 	}
 	return b.Build()
 }
 
-// Stream parses r and calls add for every edge with its line number. An error
-// from add is returned located at that line. Stream does not require edges.
+// Stream parses r, in a text format, and calls add for every edge with its
+// line number. An error from add is returned located at that line. Stream
+// does not require edges.
 func Stream(r io.Reader, name string, format Format, add func(in Input, line int) error) error {
+	if text, err := format.text(name); err != nil || !text {
+		if err == nil {
+			err = &ParseError{File: name, Msg: fmt.Sprintf("Stream reads the text formats (edges, triples), not %s", string(format))}
+		}
+		return err
+	}
 	src, closeSrc, err := maybeGunzip(r, name)
 	if err != nil {
 		return err

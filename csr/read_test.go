@@ -29,7 +29,7 @@ func gzipBytes(t testing.TB, text string) []byte {
 
 func readString(t testing.TB, text string, format Format, directed bool) *Graph {
 	t.Helper()
-	g, err := Read(strings.NewReader(text), "mem.txt", format, directed)
+	g, err := Read(strings.NewReader(text), "mem.txt", ReadOptions{Format: format, Directed: directed})
 	require.NoError(t, err)
 	require.NoError(t, g.Validate())
 	return g
@@ -43,19 +43,57 @@ func allEdges(g *Graph) []Edge {
 	return out
 }
 
+// TestFormatNames: formats are spelled as the CLI's --format spells them,
+// the zero Format reads edges, and an unknown format is a *ParseError
+// naming it, from every reader.
 func TestFormatNames(t *testing.T) {
-	for _, f := range []Format{FormatEdges, FormatTriples} {
-		got, err := ParseFormat(f.String())
+	t.Parallel()
+	require.Equal(t, "edges", string(FormatEdges))
+	require.Equal(t, "triples", string(FormatTriples))
+	require.Equal(t, "ppredge", string(FormatPPREDGE1))
+	zero, err := Read(strings.NewReader("a b 2\n"), "zero.txt", ReadOptions{})
+	require.NoError(t, err)
+	edges, err := Read(strings.NewReader("a b 2\n"), "edges.txt", ReadOptions{Format: FormatEdges})
+	require.NoError(t, err)
+	require.Equal(t, edges.parts(), zero.parts())
+	var pe *ParseError
+	_, err = Read(strings.NewReader("a b\n"), "in.csv", ReadOptions{Format: "csv"})
+	require.ErrorAs(t, err, &pe)
+	require.EqualError(t, err, `csr: in.csv: unknown format "csv", want edges, triples or ppredge`)
+	path := filepath.Join(t.TempDir(), "in.csv")
+	require.NoError(t, os.WriteFile(path, []byte("a b\n"), 0o644))
+	_, err = ReadFile(path, ReadOptions{Format: "csv"})
+	require.EqualError(t, err, `csr: `+path+`: unknown format "csv", want edges, triples or ppredge`)
+	err = Stream(strings.NewReader("a b\n"), "in.csv", "csv", func(Input, int) error { return nil })
+	require.EqualError(t, err, `csr: in.csv: unknown format "csv", want edges, triples or ppredge`)
+	err = Stream(strings.NewReader("a b\n"), "g.bin", FormatPPREDGE1, func(Input, int) error { return nil })
+	require.EqualError(t, err, `csr: g.bin: Stream reads the text formats (edges, triples), not ppredge`)
+}
+
+// TestReadOptionsOrderAndStorage: a text input read in an order and a
+// weight storage is the graph Reorder and withWeightStorage make of the
+// plain read, array for array.
+func TestReadOptionsOrderAndStorage(t *testing.T) {
+	t.Parallel()
+	text := "a b 1\nc a 0.1\nd a 2\nd c 1\nb b 3\n"
+	for _, directed := range []bool{false, true} {
+		plain, err := Read(strings.NewReader(text), "g.txt", ReadOptions{Directed: directed})
 		require.NoError(t, err)
-		require.Equal(t, f, got)
+		for _, order := range []NodeOrder{StreamOrder, DegreeOrder} {
+			for _, f64 := range []bool{false, true} {
+				got, err := Read(strings.NewReader(text), "g.txt", ReadOptions{Directed: directed, Order: order, Float64Weights: f64})
+				require.NoError(t, err)
+				want, err := Reorder(plain, order)
+				require.NoError(t, err)
+				want = want.withWeightStorage(storageOf(f64))
+				require.Equal(t, want.parts(), got.parts(), "directed %v, %v, float64 %v", directed, order, f64)
+			}
+		}
 	}
-	require.Equal(t, "edges", FormatEdges.String())
-	require.Equal(t, "triples", FormatTriples.String())
-	_, err := ParseFormat("csv")
-	require.ErrorContains(t, err, `csr: unknown format "csv"`)
 }
 
 func TestReadEdgesColumnsSeparatorsComments(t *testing.T) {
+	t.Parallel()
 	text := "# a comment\n" +
 		"\n" +
 		"a b\n" +
@@ -80,6 +118,7 @@ func TestReadEdgesColumnsSeparatorsComments(t *testing.T) {
 }
 
 func TestReadUndirected(t *testing.T) {
+	t.Parallel()
 	g := readString(t, "a b 2\nb b 3\n", FormatEdges, false)
 	require.False(t, g.Directed())
 	require.Equal(t, 4, g.NumArcs())
@@ -88,6 +127,7 @@ func TestReadUndirected(t *testing.T) {
 }
 
 func TestReadTriples(t *testing.T) {
+	t.Parallel()
 	text := "# kg\n" +
 		"h1 _hypernym t1\n" +
 		"t1\t_also_see\th2\tuntrusted\n" +
@@ -108,10 +148,11 @@ func TestReadTriples(t *testing.T) {
 }
 
 func TestReadGzipDetectedFromContent(t *testing.T) {
+	t.Parallel()
 	text := "# header\n1 2\n2 3 0.5\n3 1 2 eve\n"
 	plain := readString(t, text, FormatEdges, true)
 	gz := gzipBytes(t, text)
-	zipped, err := Read(bytes.NewReader(gz), "no-suffix", FormatEdges, true)
+	zipped, err := Read(bytes.NewReader(gz), "no-suffix", ReadOptions{Directed: true})
 	require.NoError(t, err)
 	require.NoError(t, zipped.Validate())
 	require.Equal(t, plain.Names(), zipped.Names())
@@ -122,12 +163,12 @@ func TestReadGzipDetectedFromContent(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "plain.gz")
 	require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
-	g, err := ReadFile(p, FormatEdges, true)
+	g, err := ReadFile(p, ReadOptions{Directed: true})
 	require.NoError(t, err)
 	require.Equal(t, allEdges(plain), allEdges(g))
 	p = filepath.Join(dir, "zipped.txt")
 	require.NoError(t, os.WriteFile(p, gz, 0o644))
-	g, err = ReadFile(p, FormatEdges, true)
+	g, err = ReadFile(p, ReadOptions{Directed: true})
 	require.NoError(t, err)
 	require.Equal(t, allEdges(plain), allEdges(g))
 
@@ -137,7 +178,8 @@ func TestReadGzipDetectedFromContent(t *testing.T) {
 }
 
 func TestReadFileMissing(t *testing.T) {
-	_, err := ReadFile(filepath.Join(t.TempDir(), "nope.txt"), FormatEdges, true)
+	t.Parallel()
+	_, err := ReadFile(filepath.Join(t.TempDir(), "nope.txt"), ReadOptions{Directed: true})
 	require.Error(t, err)
 	require.True(t, errors.Is(err, fs.ErrNotExist), "got %v", err)
 	require.Contains(t, err.Error(), "csr: ")
@@ -164,6 +206,7 @@ func requireParseError(t *testing.T, err error, file string, line int, want ...s
 }
 
 func TestReadErrors(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("x", maxLine+10)
 	cases := []struct {
 		name   string
@@ -196,7 +239,7 @@ func TestReadErrors(t *testing.T) {
 				if zipped {
 					r = bytes.NewReader(gzipBytes(t, tc.text))
 				}
-				g, err := Read(r, "in/"+tc.name, tc.format, true)
+				g, err := Read(r, "in/"+tc.name, ReadOptions{Format: tc.format, Directed: true})
 				require.Nil(t, g)
 				requireParseError(t, err, "in/"+tc.name, tc.line, tc.want...)
 			}
@@ -205,6 +248,7 @@ func TestReadErrors(t *testing.T) {
 }
 
 func TestReadLongLineWithinLimit(t *testing.T) {
+	t.Parallel()
 	// Longer than bufio's default 64 KiB token, shorter than maxLine.
 	name := strings.Repeat("n", 200_000)
 	g := readString(t, "a "+name+" 3\n"+name+" a\n", FormatEdges, true)
@@ -213,6 +257,7 @@ func TestReadLongLineWithinLimit(t *testing.T) {
 }
 
 func TestReadTruncatedGzip(t *testing.T) {
+	t.Parallel()
 	var sb strings.Builder
 	lines := 3000
 	for i := range lines {
@@ -221,7 +266,7 @@ func TestReadTruncatedGzip(t *testing.T) {
 	text := sb.String()
 	textLines := strings.Split(text, "\n")
 	gz := gzipBytes(t, text)
-	full, err := Read(bytes.NewReader(gz), "full.gz", FormatEdges, true)
+	full, err := Read(bytes.NewReader(gz), "full.gz", ReadOptions{Directed: true})
 	require.NoError(t, err)
 	require.Equal(t, lines, full.NumEdges())
 
@@ -239,7 +284,7 @@ func TestReadTruncatedGzip(t *testing.T) {
 			continue
 		}
 		name := fmt.Sprintf("cut%d.gz", cut)
-		g, err := Read(bytes.NewReader(gz[:cut]), name, FormatEdges, true)
+		g, err := Read(bytes.NewReader(gz[:cut]), name, ReadOptions{Directed: true})
 		require.Nil(t, g, "cut %d", cut)
 		require.Error(t, err, "cut %d", cut)
 		var pe *ParseError
@@ -270,6 +315,7 @@ func TestReadTruncatedGzip(t *testing.T) {
 }
 
 func TestStreamLinesAndAddErrors(t *testing.T) {
+	t.Parallel()
 	text := "# c\na b\n\nb c 2 x\n#\nc d\n"
 	var lines []int
 	var ins []Input
@@ -304,6 +350,7 @@ func TestStreamLinesAndAddErrors(t *testing.T) {
 }
 
 func TestParseErrorFormat(t *testing.T) {
+	t.Parallel()
 	require.Equal(t, "csr: f.txt:3: bad", (&ParseError{File: "f.txt", Line: 3, Msg: "bad"}).Error())
 	require.Equal(t, "csr: f.txt: bad", (&ParseError{File: "f.txt", Msg: "bad"}).Error())
 }
@@ -367,6 +414,7 @@ func countPlain(t *testing.T, path string, triples bool) plainCount {
 }
 
 func TestReadRealGraphs(t *testing.T) {
+	t.Parallel()
 	dir := dataDir(t)
 	cases := []struct {
 		file         string
@@ -385,7 +433,7 @@ func TestReadRealGraphs(t *testing.T) {
 				t.Skipf("%s is absent: %v", path, err)
 			}
 			start := time.Now()
-			g, err := ReadFile(path, tc.format, true)
+			g, err := ReadFile(path, ReadOptions{Format: tc.format, Directed: true})
 			require.NoError(t, err)
 			require.NoError(t, g.Validate())
 			t.Logf("%s: %d nodes, %d edges, read and validated in %v", tc.file, g.NumNodes(), g.NumEdges(), time.Since(start))
@@ -416,7 +464,7 @@ func TestReadRealGraphs(t *testing.T) {
 			require.Equal(t, []string{DefaultChannel}, g.Channels())
 
 			// Undirected reading of the same file is valid too.
-			u, err := ReadFile(path, tc.format, false)
+			u, err := ReadFile(path, ReadOptions{Format: tc.format})
 			require.NoError(t, err)
 			require.NoError(t, u.Validate())
 			require.Equal(t, 2*tc.edges, u.NumArcs())

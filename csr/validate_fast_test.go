@@ -70,6 +70,7 @@ func corruptAdjacency(r *rand.Rand, a Adjacency, m int) {
 // plain arc-by-arc validateAdjacency accept exactly the same adjacencies, on
 // built graphs and on random corruptions of them, in both directions.
 func TestValidateAdjacencyMatchesReference(t *testing.T) {
+	t.Parallel()
 	graphs, rounds := 400, 30
 	if testing.Short() {
 		graphs = 100
@@ -125,6 +126,7 @@ func uniqueNamesMap(names []string) error {
 // TestUniqueNamesMatchesMap: the table check and the map check report the
 // same first fault (or none) on random name lists with repeats and empties.
 func TestUniqueNamesMatchesMap(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(5, 0x4E4D))
 	faults := 0
 	for round := range 3000 {
@@ -154,9 +156,10 @@ func TestUniqueNamesMatchesMap(t *testing.T) {
 // TestAssembledIDsConcurrent: an assembled graph builds its name dictionary
 // on the first ID call; concurrent first calls (go test -race) agree.
 func TestAssembledIDsConcurrent(t *testing.T) {
+	t.Parallel()
 	g := corruptibleGraph(t, true)
 	for range 20 {
-		h, err := Assemble(g.Parts())
+		h, err := assemble(g.parts())
 		require.NoError(t, err)
 		require.Nil(t, h.ids)
 		var wg sync.WaitGroup
@@ -176,17 +179,18 @@ func TestAssembledIDsConcurrent(t *testing.T) {
 	}
 }
 
-// TestAssembleRejectsRepeatedName: Assemble's check without the dictionary
+// TestAssembleRejectsRepeatedName: assemble's check without the dictionary
 // still rejects a repeated or empty name.
 func TestAssembleRejectsRepeatedName(t *testing.T) {
+	t.Parallel()
 	g := corruptibleGraph(t, false)
-	p := g.Parts()
+	p := g.parts()
 	p.Names = slices.Clone(p.Names)
 	p.Names[4] = p.Names[1]
-	_, err := Assemble(p)
+	_, err := assemble(p)
 	require.ErrorContains(t, err, `node 4: name "b" repeats node 1`)
 	p.Names[4] = ""
-	_, err = Assemble(p)
+	_, err = assemble(p)
 	require.ErrorContains(t, err, "node 4 has an empty name")
 }
 
@@ -239,7 +243,7 @@ func (g *Graph) validatePlain(checkNames func() error) error {
 	}
 	for u := 0; u < n; u++ {
 		lo, hi := g.out.Span(uint32(u))
-		if w := sumWeights(g.out.Weight.AsFloat64()[lo:hi]); w != g.outWeight[u] {
+		if w := sumWeights(g.out.Weight.asFloat64()[lo:hi]); w != g.outWeight[u] {
 			return fmt.Errorf("csr: node %d: out-weight %v, arcs sum to %v", u, g.outWeight[u], w)
 		}
 	}
@@ -311,6 +315,7 @@ func corruptGraph(r *rand.Rand, g *Graph) {
 // no fault, that the plain sequential validatePlain reports, on built
 // graphs and on random corruptions of them.
 func TestValidateMatchesPlain(t *testing.T) {
+	t.Parallel()
 	graphs, rounds := 400, 30
 	if testing.Short() {
 		graphs = 100
@@ -357,17 +362,19 @@ func TestValidateMatchesPlain(t *testing.T) {
 // TestFingerprintWeightZeros: -0 and +0 are the same weight to the plain
 // check (==), so also to the fingerprint; NaN is no weight.
 func TestFingerprintWeightZeros(t *testing.T) {
+	t.Parallel()
 	require.Equal(t, weightBits(0), weightBits(math.Copysign(0, -1)))
 	require.NotEqual(t, weightBits(0), weightBits(math.NaN()))
 	require.NotEqual(t, weightBits(1), weightBits(-1))
 }
 
-// TestAssembleVisitTiles: the blocks AssembleVisit reports tile every edge
+// TestAssembleVisitTiles: the blocks assembleVisit reports tile every edge
 // and arc array, lane after lane, each lane in order, on graphs of a
 // few arcs and of several blocks per lane, directed and undirected.
 func TestAssembleVisitTiles(t *testing.T) {
+	t.Parallel()
 	type span struct{ lo, hi int }
-	for _, size := range []int{0, 1, 3, 40, 3 * VisitLanes * visitEdges} {
+	for _, size := range []int{0, 1, 3, 40, 3 * visitLanes * visitEdges} {
 		for _, directed := range []bool{true, false} {
 			r := rand.New(rand.NewPCG(uint64(size), 0x71E))
 			b := NewBuilder(directed)
@@ -384,19 +391,19 @@ func TestAssembleVisitTiles(t *testing.T) {
 			}
 			g, err := b.Build()
 			require.NoError(t, err)
-			var seen [3][VisitLanes][]span
-			h, err := AssembleVisit(g.Parts(), func(lane int, kind BlockKind, lo, hi int) {
+			var seen [3][visitLanes][]span
+			h, err := assembleVisit(g.parts(), func(lane int, kind blockKind, lo, hi int) {
 				seen[kind][lane] = append(seen[kind][lane], span{lo, hi})
 			})
 			require.NoError(t, err)
 			require.Equal(t, g.NumArcs(), h.NumArcs())
 			want := [3]int{g.NumEdges(), g.NumArcs(), g.NumArcs()}
 			if !directed {
-				want[InArcBlock] = 0
+				want[inArcBlock] = 0
 			}
 			for kind := range seen {
 				pos := 0
-				for lane := range VisitLanes {
+				for lane := range visitLanes {
 					for _, sp := range seen[kind][lane] {
 						where := fmt.Sprintf("size %d directed=%v kind %d lane %d: block %v at %d", size, directed, kind, lane, sp, pos)
 						require.Equal(t, pos, sp.lo, where)
@@ -406,10 +413,10 @@ func TestAssembleVisitTiles(t *testing.T) {
 				}
 				require.Equal(t, want[kind], pos, "size %d directed=%v kind %d", size, directed, kind)
 			}
-			if size == 3*VisitLanes*visitEdges {
+			if size == 3*visitLanes*visitEdges {
 				// Several blocks in a lane, and lanes after the first used.
-				for _, kind := range []BlockKind{EdgeBlock, OutArcBlock} {
-					require.Greater(t, len(seen[kind][VisitLanes-1]), 1, "kind %d", kind)
+				for _, kind := range []blockKind{edgeBlock, outArcBlock} {
+					require.Greater(t, len(seen[kind][visitLanes-1]), 1, "kind %d", kind)
 				}
 			}
 		}

@@ -20,11 +20,11 @@ type Weights struct {
 	f32 []float32
 }
 
-// Float64Weights returns w as Weights (not copied).
-func Float64Weights(w []float64) Weights { return Weights{f64: w} }
+// weights64 returns w as Weights (not copied).
+func weights64(w []float64) Weights { return Weights{f64: w} }
 
-// Float32Weights returns w as Weights (not copied).
-func Float32Weights(w []float32) Weights { return Weights{f32: w} }
+// weights32 returns w as Weights (not copied).
+func weights32(w []float32) Weights { return Weights{f32: w} }
 
 // Len returns the number of weights.
 func (w Weights) Len() int { return len(w.f64) + len(w.f32) }
@@ -43,8 +43,8 @@ func (w Weights) Float64s() []float64 { return w.f64 }
 // Float32s returns the backing array when stored as float32, else nil.
 func (w Weights) Float32s() []float32 { return w.f32 }
 
-// Is32 reports whether the weights are stored as float32.
-func (w Weights) Is32() bool { return w.f32 != nil }
+// is32 reports whether the weights are stored as float32.
+func (w Weights) is32() bool { return w.f32 != nil }
 
 // Slice returns weights [lo, hi) in the same storage.
 func (w Weights) Slice(lo, hi int) Weights {
@@ -54,9 +54,9 @@ func (w Weights) Slice(lo, hi int) Weights {
 	return Weights{f64: w.f64[lo:hi]}
 }
 
-// AsFloat64 returns the weights as float64: the backing array itself when
+// asFloat64 returns the weights as float64: the backing array itself when
 // stored as float64 (must not be modified), else a widened copy.
-func (w Weights) AsFloat64() []float64 {
+func (w Weights) asFloat64() []float64 {
 	if w.f32 == nil {
 		return w.f64
 	}
@@ -67,7 +67,7 @@ func (w Weights) AsFloat64() []float64 {
 	return out
 }
 
-// data returns the address of the backing array (for MemoryParts' sharing).
+// data returns the address of the backing array (for memoryParts' sharing).
 func (w Weights) data() unsafe.Pointer {
 	if w.f32 != nil {
 		return unsafe.Pointer(unsafe.SliceData(w.f32))
@@ -93,34 +93,31 @@ func (w Weights) allOnes() bool {
 // bytes returns the bytes the weights occupy.
 func (w Weights) bytes() int64 { return int64(weightBytes*len(w.f64) + weightBytes/2*len(w.f32)) }
 
-// WeightStorage chooses how a graph stores its weights.
-type WeightStorage int
+// weightStorage chooses how a graph stores its weights.
+type weightStorage int
 
 const (
-	// AutoWeights stores every weight array as float32 when every weight
+	// autoWeights stores every weight array as float32 when every weight
 	// of the graph is exactly representable in float32, else as float64.
 	// Never rounds a weight. The default.
-	AutoWeights WeightStorage = iota
-	// Float64Storage stores every weight array as float64.
-	Float64Storage
+	autoWeights weightStorage = iota
+	// float64Storage stores every weight array as float64.
+	float64Storage
 )
 
-func (s WeightStorage) String() string {
-	if s == Float64Storage {
+func (s weightStorage) String() string {
+	if s == float64Storage {
 		return "float64"
 	}
 	return "auto"
 }
 
-// ParseWeightStorage accepts "auto" or "float64".
-func ParseWeightStorage(s string) (WeightStorage, error) {
-	switch s {
-	case "auto":
-		return AutoWeights, nil
-	case "float64":
-		return Float64Storage, nil
+// storageOf is the storage a Float64Weights option asks for.
+func storageOf(float64Weights bool) weightStorage {
+	if float64Weights {
+		return float64Storage
 	}
-	return 0, fmt.Errorf("csr: unknown weight storage %q, want auto or float64", s)
+	return autoWeights
 }
 
 // float32Exact reports whether every weight is exactly a float32.
@@ -165,18 +162,18 @@ func sumWeightsAt(w Weights, lo, hi int) float64 {
 	return sumWeightsOf(w.f64[lo:hi])
 }
 
-// Float32Weights reports whether g's weights are stored as float32 (its
-// out-adjacency's; Build, FromIDs, WithWeightStorage and snapshot files
+// storesFloat32 reports whether g's weights are stored as float32 (its
+// out-adjacency's; Build, FromIDs, withWeightStorage and snapshot files
 // store every weight array of a graph alike).
-func (g *Graph) Float32Weights() bool { return g.out.Weight.Is32() }
+func (g *Graph) storesFloat32() bool { return g.out.Weight.is32() }
 
-// WithWeightStorage returns a graph on g's arrays (shared, not copied)
+// withWeightStorage returns a graph on g's arrays (shared, not copied)
 // except the weight arrays, stored as s asks: for comparing the two
 // storages on one graph (the results are the same bits), or for a caller
 // that wants float64. It returns g itself when nothing changes.
-func (g *Graph) WithWeightStorage(s WeightStorage) *Graph {
-	want32 := s == AutoWeights && (g.edgeWeight.Is32() || float32Exact(g.edgeWeight.f64))
-	if want32 == g.out.Weight.Is32() && want32 == g.in.Weight.Is32() && want32 == g.edgeWeight.Is32() {
+func (g *Graph) withWeightStorage(s weightStorage) *Graph {
+	want32 := s == autoWeights && (g.edgeWeight.is32() || float32Exact(g.edgeWeight.f64))
+	if want32 == g.out.Weight.is32() && want32 == g.in.Weight.is32() && want32 == g.edgeWeight.is32() {
 		return g
 	}
 	h := g.withArrays()
@@ -199,13 +196,13 @@ func (g *Graph) WithWeightStorage(s WeightStorage) *Graph {
 // weights in the out-adjacency's when its edge ids are the identity.
 func (g *Graph) restore(want32 bool) {
 	conv := func(w Weights) Weights {
-		if w.Is32() == want32 {
+		if w.is32() == want32 {
 			return w
 		}
 		if want32 {
-			return Float32Weights(narrow(w.f64))
+			return weights32(narrow(w.f64))
 		}
-		return Float64Weights(w.AsFloat64())
+		return weights64(w.asFloat64())
 	}
 	sameInOut := sameAdjacency(g.in, g.out)
 	g.out.Weight = conv(g.out.Weight)

@@ -41,14 +41,14 @@ func flipWeightBit(w Weights, p, i int) {
 // cloneWeights copies w in its storage.
 func cloneWeights(w Weights) Weights {
 	if w.f32 != nil {
-		return Float32Weights(slices.Clone(w.f32))
+		return weights32(slices.Clone(w.f32))
 	}
-	return Float64Weights(slices.Clone(w.f64))
+	return weights64(slices.Clone(w.f64))
 }
 
 // sameWeights compares two weight arrays bit for bit, storage included.
 func sameWeights(a, b Weights) bool {
-	return a.Is32() == b.Is32() && slices.EqualFunc(a.f32, b.f32, func(x, y float32) bool { return math.Float32bits(x) == math.Float32bits(y) }) &&
+	return a.is32() == b.is32() && slices.EqualFunc(a.f32, b.f32, func(x, y float32) bool { return math.Float32bits(x) == math.Float32bits(y) }) &&
 		sameFloats(a.f64, b.f64)
 }
 
@@ -63,10 +63,11 @@ func roundOps(ops []op) []op {
 }
 
 // TestWeightStorage: Build stores float32 exactly when every weight is a
-// float32 (never rounding one), Float64Storage keeps float64, and
-// WithWeightStorage converts both ways with every value and every other
+// float32 (never rounding one), float64Storage keeps float64, and
+// withWeightStorage converts both ways with every value and every other
 // array unchanged.
 func TestWeightStorage(t *testing.T) {
+	t.Parallel()
 	for seed := range 60 {
 		for _, directed := range []bool{true, false} {
 			r := rand.New(rand.NewPCG(uint64(seed), 0x3232))
@@ -82,12 +83,12 @@ func TestWeightStorage(t *testing.T) {
 				w := g.Edge(e).Weight
 				allExact = allExact && float64(float32(w)) == w
 			}
-			require.Equal(t, allExact, g.Float32Weights(), where)
-			require.Equal(t, allExact, g.In().Weight.Is32() && g.edgeWeight.Is32(), where)
+			require.Equal(t, allExact, g.storesFloat32(), where)
+			require.Equal(t, allExact, g.In().Weight.is32() && g.edgeWeight.is32(), where)
 			checkAgainstModel(t, g, buildModel(directed, ops), directed, where)
 
 			b := NewBuilder(directed)
-			b.SetWeightStorage(Float64Storage)
+			b.setWeightStorage(float64Storage)
 			for _, o := range ops {
 				var err error
 				if o.in.Dst == "" {
@@ -99,23 +100,23 @@ func TestWeightStorage(t *testing.T) {
 			}
 			h, err := b.Build()
 			require.NoError(t, err)
-			require.False(t, h.Float32Weights(), where)
+			require.False(t, h.storesFloat32(), where)
 
 			// Both ways, each against the other graph: same values, same
 			// sharing, and a valid graph.
-			for _, c := range []struct{ from, to *Graph }{{g.WithWeightStorage(Float64Storage), h}, {h.WithWeightStorage(AutoWeights), g}} {
+			for _, c := range []struct{ from, to *Graph }{{g.withWeightStorage(float64Storage), h}, {h.withWeightStorage(autoWeights), g}} {
 				require.NoError(t, c.from.Validate(), where)
-				require.Equal(t, c.to.Float32Weights(), c.from.Float32Weights(), where)
+				require.Equal(t, c.to.storesFloat32(), c.from.storesFloat32(), where)
 				require.Equal(t, memoryParts(c.to), memoryParts(c.from), where)
-				fp, tp := c.from.Parts(), c.to.Parts()
+				fp, tp := c.from.parts(), c.to.parts()
 				require.True(t, sameWeights(fp.EdgeWeight, tp.EdgeWeight), where)
 				require.True(t, sameAdjacencyValues(fp.Out, tp.Out), where)
 				require.True(t, sameAdjacencyValues(fp.In, tp.In), where)
 				require.True(t, sameFloats(fp.OutWeight, tp.OutWeight), where)
 				require.Equal(t, c.to.UnitWeights(), c.from.UnitWeights(), where)
 			}
-			require.Same(t, g, g.WithWeightStorage(AutoWeights))
-			require.Same(t, h, h.WithWeightStorage(Float64Storage))
+			require.Same(t, g, g.withWeightStorage(autoWeights))
+			require.Same(t, h, h.withWeightStorage(float64Storage))
 		}
 	}
 }
@@ -124,14 +125,15 @@ func TestWeightStorage(t *testing.T) {
 // (names made on demand) and of an assembled one (dictionary built on
 // first use) names and finds every node as the original does.
 func TestWithWeightStorageKeepsNames(t *testing.T) {
+	t.Parallel()
 	byID, err := FromIDs(IDEdges[uint32, uint32]{Directed: true, Nodes: 4, Pairs: []uint32{0, 1, 2, 3, 3, 0}, Weights32: []float32{0.5, 2, 0.25}})
 	require.NoError(t, err)
-	require.True(t, byID.Float32Weights())
-	assembled, err := Assemble(mustBuild(t, false, Input{Src: "a", Dst: "b", Weight: 0.5}, Input{Src: "b", Dst: "c", Weight: 3}).Parts())
+	require.True(t, byID.storesFloat32())
+	assembled, err := assemble(mustBuild(t, false, Input{Src: "a", Dst: "b", Weight: 0.5}, Input{Src: "b", Dst: "c", Weight: 3}).parts())
 	require.NoError(t, err)
 	for _, g := range []*Graph{byID, assembled} {
-		h := g.WithWeightStorage(Float64Storage)
-		require.False(t, h.Float32Weights())
+		h := g.withWeightStorage(float64Storage)
+		require.False(t, h.storesFloat32())
 		require.NoError(t, h.Validate())
 		require.Equal(t, g.Names(), h.Names())
 		for u, name := range g.Names() {
@@ -140,8 +142,8 @@ func TestWithWeightStorageKeepsNames(t *testing.T) {
 			require.Equal(t, uint32(u), id)
 			require.Equal(t, g.Edge(0), h.Edge(0))
 		}
-		back := h.WithWeightStorage(AutoWeights)
-		require.True(t, back.Float32Weights())
-		require.Equal(t, g.Parts(), back.Parts())
+		back := h.withWeightStorage(autoWeights)
+		require.True(t, back.storesFloat32())
+		require.Equal(t, g.parts(), back.parts())
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/authppr/authppr/internal/fuzzcase"
+	"github.com/authppr/authppr/internal/fuzzseed"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
 )
@@ -15,8 +17,9 @@ import (
 func FuzzMaskedSolve(f *testing.F) {
 	f.Add([]byte{4, 0x30, 2, 1, 0, 1, 0, 1, 0x00, 1, 2, 0x08, 2, 3, 0x10, 3, 0, 0x28})
 	f.Add([]byte{6, 0x11, 3, 2, 0, 2, 5, 1, 0, 1, 0x20, 1, 0, 0x09, 2, 2, 0x02, 4, 5, 0x18})
+	fuzzseed.Add(f) // the packed corpus, testdata/fuzz/FuzzMaskedSolve.zip
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := Decode(data)
+		c, err := fuzzcase.Decode(data)
 		if err != nil {
 			t.Fatalf("decode: %v", err) // every input must decode
 		}
@@ -34,9 +37,9 @@ func FuzzMaskedSolve(f *testing.F) {
 	})
 }
 
-func checkViewAgainstCopy(t *testing.T, c *Case, view *mask.View) {
+func checkViewAgainstCopy(t *testing.T, c *fuzzcase.Case, view *mask.View) {
 	t.Helper()
-	sub, err := CopySubgraph(view)
+	sub, err := fuzzcase.CopySubgraph(view)
 	if err != nil {
 		t.Fatalf("%s: copy: %v", view.Name(), err)
 	}

@@ -3,6 +3,8 @@ package fuzz
 import (
 	"testing"
 
+	"github.com/authppr/authppr/internal/fuzzcase"
+	"github.com/authppr/authppr/internal/fuzzseed"
 	"github.com/authppr/authppr/ppr"
 	"github.com/authppr/authppr/replay"
 )
@@ -16,8 +18,9 @@ func FuzzGuard(f *testing.F) {
 	f.Add([]byte{4, 0x30, 2, 1, 0, 1, 0, 1, 0x00, 1, 2, 0x08, 2, 3, 0x10, 3, 0, 0x28}, uint32(0), uint8(0))
 	f.Add([]byte{6, 0x11, 3, 2, 0, 2, 5, 1, 0, 1, 0x20, 1, 0, 0x09, 2, 2, 0x02, 4, 5, 0x18}, uint32(0x3c), uint8(1))
 	f.Add([]byte{9, 0x13, 1, 1, 0, 1, 0, 1, 0x00, 0, 2, 0x00, 1, 3, 0x00, 2, 3, 0x00, 0, 3, 0x08, 3, 4, 0x00, 2, 5, 0x00}, uint32(0x38), uint8(2))
+	fuzzseed.Add(f) // the packed corpus, testdata/fuzz/FuzzGuard.zip
 	f.Fuzz(func(t *testing.T, data []byte, cand uint32, mode uint8) {
-		c, err := Decode(data)
+		c, err := fuzzcase.Decode(data)
 		if err != nil {
 			t.Fatalf("decode: %v", err)
 		}

@@ -12,7 +12,7 @@ import (
 // turns them into the authenticated view: the same arrays, untrusted edges
 // masked, out-weights recomputed over what survives.
 func ExampleAuthenticated() {
-	g, err := csr.Read(strings.NewReader("q a 1 default\nq b 3 mallory\na b 1 default\n"), "g", csr.FormatEdges, true)
+	g, err := csr.Read(strings.NewReader("q a 1 default\nq b 3 mallory\na b 1 default\n"), "g", csr.ReadOptions{Directed: true})
 	if err != nil {
 		panic(err)
 	}

@@ -7,7 +7,11 @@ import (
 	"slices"
 
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/csrhook"
 )
+
+// csrHooks makes csr.Weights over a patched row's weights.
+var csrHooks = csrhook.Get[*csr.Graph, csr.Adjacency, csr.Weights]()
 
 // rowSet lists whole rows in CSR form: row i belongs to node Nodes[i] and
 // holds the arcs Offsets[i] .. Offsets[i+1]-1 of Nbr (the other endpoint),
@@ -277,7 +281,7 @@ func (v *View) ReplacedRow(u uint32) (nbr []uint32, wt []float64, eid []uint32, 
 // OutRow returns u's out-row in the view.
 func (v *View) OutRow(u uint32) Row {
 	if nbr, wt, eid, ok := v.ReplacedRow(u); ok {
-		return Row{Nbr: nbr, Weight: csr.Float64Weights(wt), Edge: eid}
+		return Row{Nbr: nbr, Weight: csrHooks.Float64Weights(wt), Edge: eid}
 	}
 	if int(u) >= v.g.NumNodes() {
 		return Row{}
@@ -293,7 +297,7 @@ func (v *View) InRow(u uint32) Row {
 	if v.patch != nil {
 		if i := v.patch.in.index(u); i >= 0 {
 			nbr, wt, eid := v.patch.in.row(i)
-			return Row{Nbr: nbr, Weight: csr.Float64Weights(wt), Edge: eid}
+			return Row{Nbr: nbr, Weight: csrHooks.Float64Weights(wt), Edge: eid}
 		}
 	}
 	if int(u) >= v.g.NumNodes() {

@@ -16,6 +16,8 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/stretchr/testify/require"
+
+	"github.com/authppr/authppr/internal/fuzzseed"
 )
 
 var update = flag.Bool("update", false, "rewrite mask/testdata/labels.golden and the FuzzReadLabels seeds")
@@ -421,6 +423,7 @@ func FuzzReadLabels(f *testing.F) {
 	f.Add(serialize(f, smallLabels()))
 	f.Add(serialize(f, NewLabels(0)))
 	f.Add([]byte("APPRLBL1"))
+	fuzzseed.Add(f) // the packed corpus, testdata/fuzz/FuzzReadLabels.zip
 	f.Fuzz(func(t *testing.T, data []byte) {
 		check(t, data)
 		if len(data) >= 4 {

@@ -11,9 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/authppr/authppr/bench"
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/bench"
 	"github.com/authppr/authppr/internal/cpu"
+	"github.com/authppr/authppr/internal/csrhook"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
 )
@@ -36,7 +37,7 @@ func anchorGraph(b *testing.B, name string) *csr.Graph {
 	if _, err := os.Stat(path); err != nil {
 		b.Skipf("%s not found (run shared/anchors/gen_graph.py)", path)
 	}
-	g, err := bench.ReadPPREDGE1(path)
+	g, err := csr.ReadFile(path, csr.ReadOptions{Format: csr.FormatPPREDGE1})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func BenchmarkAnchorBuild(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for range b.N {
-		if _, err := bench.ReadPPREDGE1(dir + "/rmat20.edges.bin"); err != nil {
+		if _, err := csr.ReadFile(dir+"/rmat20.edges.bin", csr.ReadOptions{Format: csr.FormatPPREDGE1}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -440,8 +441,8 @@ func BenchmarkAnchorTopKScans(b *testing.B) {
 
 // BenchmarkAnchorStorage times each kernel on the anchors' graphs with
 // their weights stored as float32 (as read: PPREDGE1 weights are float32)
-// and the same graph stored as float64 (csr.Float64Storage), in turn
-// within each iteration at the best CPU level, and reports the median
+// and the same graph stored as float64 (csrhook's WithWeightStorage), in
+// turn within each iteration at the best CPU level, and reports the median
 // time ratio float32/float64 per kernel (the results are the same bits,
 // TestFloat32StorageSameBits). Batched kernels run 8 seed vectors.
 func BenchmarkAnchorStorage(b *testing.B) {
@@ -449,10 +450,10 @@ func BenchmarkAnchorStorage(b *testing.B) {
 	for _, name := range []string{"kg", "rmat20"} {
 		b.Run(name, func(b *testing.B) {
 			g32 := anchorGraph(b, name)
-			if !g32.Float32Weights() {
+			if !csrhook.Get[*csr.Graph, csr.Adjacency, csr.Weights]().Float32(g32) {
 				b.Fatal("the anchors' graph does not store float32 weights")
 			}
-			g64 := g32.WithWeightStorage(csr.Float64Storage)
+			g64 := csrhook.Get[*csr.Graph, csr.Adjacency, csr.Weights]().WithWeightStorage(g32, true)
 			rng := rand.New(rand.NewPCG(7, 7))
 			var in []ppr.Seed
 			for len(in) < 5 {
@@ -544,7 +545,7 @@ func BenchmarkAnchorTopKVisits(b *testing.B) {
 		if _, err := os.Stat(path); err != nil {
 			b.Skipf("%s not found", path)
 		}
-		g, err := csr.ReadFile(path, csr.FormatEdges, true)
+		g, err := csr.ReadFile(path, csr.ReadOptions{Directed: true})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -107,7 +107,7 @@ func factorBatch16AVX512(r, x, factor [][2 * batchWidth]float64, inv []float64, 
 // VBROADCASTSS + VCVTPS2PD on 512-bit vectors (as the AVX2 twins do),
 // 0.84-1.12x in one run, no better; the one-instruction widening kept. A caller that wants
 // the float64 kernels' speed for batches stores the graph as float64
-// (csr.Float64Storage), at 4 more bytes per arc.
+// (csr.ReadOptions.Float64Weights), at 4 more bytes per arc.
 //
 //go:generate go test -run TestBatch32AsmGenerated -update-batch32
 

@@ -20,7 +20,7 @@ b passage2 1 default
 b passage3 1 default
 q passage3 2 peer
 `
-	g, err := csr.Read(strings.NewReader(memory), "memory", csr.FormatEdges, false)
+	g, err := csr.Read(strings.NewReader(memory), "memory", csr.ReadOptions{})
 	if err != nil {
 		panic(err)
 	}

@@ -69,11 +69,7 @@ func loadGoldenGraph(t *testing.T, c goldenCase) *csr.Graph {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) && shared {
 		t.Skipf("graph %s not found (shared/data is not checked out next to the repository); skipping the igraph comparison on it", path)
 	}
-	format, err := csr.ParseFormat(c.Format)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := csr.ReadFile(path, format, c.Directed)
+	g, err := csr.ReadFile(path, csr.ReadOptions{Format: csr.Format(c.Format), Directed: c.Directed})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/authppr/authppr/csr"
 	"github.com/authppr/authppr/internal/cpu"
+	"github.com/authppr/authppr/internal/csrhook"
 	"github.com/authppr/authppr/mask"
 	"github.com/stretchr/testify/require"
 )
@@ -57,9 +58,10 @@ func newStorageCase(t *testing.T, rng *rand.Rand, n, m int) storageCase {
 	}
 	g32, err := b.Build()
 	require.NoError(t, err)
-	require.True(t, g32.Float32Weights())
-	g64 := g32.WithWeightStorage(csr.Float64Storage)
-	require.False(t, g64.Float32Weights())
+	hooks := csrhook.Get[*csr.Graph, csr.Adjacency, csr.Weights]()
+	require.True(t, hooks.Float32(g32))
+	g64 := hooks.WithWeightStorage(g32, true)
+	require.False(t, hooks.Float32(g64))
 	labels := mask.FromGraph(g32)
 	many := roaring.New()
 	for e := range uint32(g32.NumEdges()) {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/authppr/authppr/bench"
+	"github.com/authppr/authppr/internal/bench"
 	"github.com/authppr/authppr/replay"
 )
 

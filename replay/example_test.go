@@ -22,7 +22,7 @@ carol p3 1 default
 bob carol 0.2 default
 q p3 3 mallory
 `
-	g, err := csr.Read(strings.NewReader(memory), "memory", csr.FormatEdges, false)
+	g, err := csr.Read(strings.NewReader(memory), "memory", csr.ReadOptions{})
 	if err != nil {
 		panic(err)
 	}

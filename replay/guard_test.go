@@ -254,7 +254,7 @@ carol p3 1 default
 bob carol 0.2 default
 q p3 3 mallory
 `
-	g, err := csr.Read(strings.NewReader(memory), "memory", csr.FormatEdges, false)
+	g, err := csr.Read(strings.NewReader(memory), "memory", csr.ReadOptions{})
 	require.NoError(t, err)
 	labels := mask.FromGraph(g)
 	gd, err := New(g, labels, mask.Trust("default"), Options{})
@@ -322,7 +322,7 @@ a p1 1 default
 b p2 1 default
 q p2 2 default
 `
-	g, err := csr.Read(strings.NewReader(memory), "memory", csr.FormatEdges, true)
+	g, err := csr.Read(strings.NewReader(memory), "memory", csr.ReadOptions{Directed: true})
 	require.NoError(t, err)
 	labels := mask.FromGraph(g)
 	require.NoError(t, labels.Delete("mallory", 4)) // q -> p2: natively p1 and p2 tie, p1 wins by id

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/csrhook"
 	"github.com/authppr/authppr/mask"
 	"github.com/stretchr/testify/require"
 )
@@ -40,8 +41,9 @@ func TestFloat32StorageSameDecisions(t *testing.T) {
 		}
 		g32, err := b.Build()
 		require.NoError(t, err)
-		require.True(t, g32.Float32Weights())
-		g64 := g32.WithWeightStorage(csr.Float64Storage)
+		hooks := csrhook.Get[*csr.Graph, csr.Adjacency, csr.Weights]()
+		require.True(t, hooks.Float32(g32))
+		g64 := hooks.WithWeightStorage(g32, true)
 		labels := mask.FromGraph(g32)
 		for range rng.IntN(3) {
 			require.NoError(t, labels.Delete("peer", uint32(rng.IntN(g32.NumEdges()))))

@@ -14,7 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
-	"github.com/authppr/authppr/bench"
+	"github.com/authppr/authppr/csr"
 	"github.com/authppr/authppr/internal/live"
 	"github.com/authppr/authppr/internal/natstest"
 )
@@ -148,7 +148,7 @@ func measureKGStart(t *testing.T) {
 	if _, err := os.Stat(*measureKG); err != nil {
 		t.Skipf("%s: %v (make it with gen_graph.py kg)", *measureKG, err)
 	}
-	g, err := bench.ReadPPREDGE1(*measureKG)
+	g, err := csr.ReadFile(*measureKG, csr.ReadOptions{Format: csr.FormatPPREDGE1})
 	require.NoError(t, err)
 	t.Logf("KG: %d nodes, %d edges", g.NumNodes(), g.NumEdges())
 	c := natstest.Start(t, 1, users())

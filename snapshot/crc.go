@@ -7,7 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/csrhook"
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -84,17 +84,17 @@ func sectionSums(bodies [][]byte) []uint32 {
 }
 
 // fusedSums checksums the edge and arc sections in the blocks that
-// csr.AssembleVisit reports (see csr.VisitFunc): per kind of block and per
+// the checked assembly (csrhook.Hooks.Assemble) reports (see csrhook.VisitFunc): per kind of block and per
 // lane a running CRC-32C of each section, the lanes joined in order by
 // crcCombine at the end. A nil *fusedSums takes no section.
 type fusedSums struct {
-	kinds [3]fusedKind // indexed by csr.BlockKind
+	kinds [3]fusedKind // indexed by csrhook.BlockKind
 }
 
 type fusedKind struct {
 	count int // elements the blocks must tile
 	secs  []fusedSection
-	lanes [csr.VisitLanes]fusedLane
+	lanes [csrhook.Lanes]fusedLane
 }
 
 type fusedSection struct {
@@ -111,7 +111,7 @@ type fusedLane struct {
 	crc        []uint32 // per section of the kind
 }
 
-// newFusedSums lists the sections csr.AssembleVisit reads in blocks for a
+// newFusedSums lists the sections the checked assembly (csrhook.Hooks.Assemble) reads in blocks for a
 // graph with these flags and counts: the edge arrays (edge-relation when
 // the edges carry relations) and the arc arrays of the out-adjacency, and
 // of the in-adjacency when directed.
@@ -125,10 +125,10 @@ func newFusedSums(directed, relations, float32Weights bool, m, arcs uint64) *fus
 	if relations {
 		edges = append(edges, fusedSection{id: secEdgeRelation, size: 4})
 	}
-	f.kinds[csr.EdgeBlock] = fusedKind{count: int(m), secs: edges}
-	f.kinds[csr.OutArcBlock] = fusedKind{count: int(arcs), secs: []fusedSection{{id: secOutNbr, size: 4}, {id: secOutWeight, size: ws}, {id: secOutEdge, size: 4}}}
+	f.kinds[csrhook.EdgeBlock] = fusedKind{count: int(m), secs: edges}
+	f.kinds[csrhook.OutArcBlock] = fusedKind{count: int(arcs), secs: []fusedSection{{id: secOutNbr, size: 4}, {id: secOutWeight, size: ws}, {id: secOutEdge, size: 4}}}
 	if directed {
-		f.kinds[csr.InArcBlock] = fusedKind{count: int(arcs), secs: []fusedSection{{id: secInNbr, size: 4}, {id: secInWeight, size: ws}, {id: secInEdge, size: 4}}}
+		f.kinds[csrhook.InArcBlock] = fusedKind{count: int(arcs), secs: []fusedSection{{id: secInNbr, size: 4}, {id: secInWeight, size: ws}, {id: secInEdge, size: 4}}}
 	}
 	for k := range f.kinds {
 		kind := &f.kinds[k]
@@ -156,12 +156,12 @@ func (f *fusedSums) take(id uint32, b []byte, stored uint32) bool {
 	return false
 }
 
-// visit is the csr.VisitFunc: it extends the lane's running checksums by
+// visit is the csrhook.VisitFunc: it extends the lane's running checksums by
 // the block's bytes of each section of the kind. A block that does not
 // continue the lane, or lies outside a section (which csr never reports),
 // marks the lane broken, and check then fails.
-func (f *fusedSums) visit(lane int, kind csr.BlockKind, lo, hi int) {
-	if int(kind) < 0 || int(kind) >= len(f.kinds) || lane < 0 || lane >= csr.VisitLanes {
+func (f *fusedSums) visit(lane int, kind csrhook.BlockKind, lo, hi int) {
+	if int(kind) < 0 || int(kind) >= len(f.kinds) || lane < 0 || lane >= csrhook.Lanes {
 		return // check finds the elements untiled
 	}
 	k := &f.kinds[kind]

@@ -7,15 +7,16 @@
 // (temporary file, fsync, rename, fsync of the directory), so a crash
 // leaves either the old file or the new one. Load checks the header, every
 // section's bounds, alignment and checksum, and then every graph invariant
-// (csr.Assemble), every label bitmap (mask.ReadLabels) and the labels
-// against the edge-channel section (every edge added by exactly the
-// channel it records; Save refuses labels that are not) before it returns:
-// a truncated, corrupted or wrong-version file is an error naming the
-// section that failed, never a panic or a wrong graph. The checksums of the
-// edge and arc sections are computed in the blocks csr.AssembleVisit
-// checks, while those are in cache, so a load reads the file from memory
-// once; when anything fails, the plain order (every checksum, then the
-// graph) runs again to name the fault.
+// (csr's checked assembly, reached through internal/csrhook), every label
+// bitmap (mask.ReadLabels) and the labels against the edge-channel section
+// (every edge added by exactly the channel it records; Save refuses labels
+// that are not) before it returns: a truncated, corrupted or wrong-version
+// file is an error naming the section that failed, never a panic or a
+// wrong graph. The checksums of the edge and arc sections are computed in
+// the blocks csr's checks read (csrhook.VisitFunc), while those are in
+// cache, so a load reads the file from memory once; when anything fails,
+// the plain order (every checksum, then the graph) runs again to name the
+// fault.
 //
 // Hosts must be little-endian and 64-bit (amd64, arm64 and the like); Load
 // and Save say so otherwise.
@@ -29,9 +30,9 @@
 //
 //   - The graph's numeric arrays (edges, adjacencies, weights, out-weights,
 //     ranks) are unsafe.Slice views of the mapping (viewAs). The graph holds
-//     the owner (csr.Parts.Owner), and so does every graph made on its
-//     arrays (csr.Named, WithWeightStorage, csr.Reorder, csr.Assemble of
-//     its Parts); a cleanup unmaps the file once the owner is unreachable,
+//     the owner (csrhook.Parts.Owner), and so does every graph made on its
+//     arrays (csr.Reorder, and csrhook's Named, WithWeightStorage and
+//     Assemble of its Parts); a cleanup unmaps the file once the owner is unreachable,
 //     that is once no such graph is. A slice taken from the graph is valid
 //     while a graph holding it is reachable (csr's Memory section).
 //   - Names, channels and relations are strings sliced from one Go copy of

@@ -15,7 +15,7 @@ import (
 // loaded back by mapping it: every section's checksum and every graph
 // invariant is checked before Load returns.
 func Example() {
-	g, err := csr.Read(strings.NewReader("q a 1 default\nq b 3 mallory\n"), "g", csr.FormatEdges, false)
+	g, err := csr.Read(strings.NewReader("q a 1 default\nq b 3 mallory\n"), "g", csr.ReadOptions{})
 	if err != nil {
 		panic(err)
 	}

@@ -18,6 +18,7 @@ import (
 // to the very bytes of the Builder's graph over nodes named "0".."n-1",
 // and loads back with those names.
 func TestFromIDsSavesAsBuilder(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(11, 12))
 	dir := t.TempDir()
 	for i := range 20 {

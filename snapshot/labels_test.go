@@ -90,6 +90,7 @@ func recordedLabels(t testing.TB, g *csr.Graph) *mask.Labels {
 // same words. Deletions by any channel, and channels that only delete,
 // are consistent.
 func TestLabelsAgreeWithEdgeChannels(t *testing.T) {
+	t.Parallel()
 	b := csr.NewBuilder(true)
 	for i, in := range []csr.Input{
 		{Src: "a", Dst: "b", Weight: 1, Channel: "alice"},
@@ -174,6 +175,7 @@ func TestLabelsAgreeWithEdgeChannels(t *testing.T) {
 // adders are its recorded channel alone, and otherwise names the first
 // edge that is not.
 func TestCheckLabelsMatchesDefinition(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 16))
 	channels := []string{"a", "b", "c", "d"}
 	for round := range 400 {

@@ -1,21 +1,25 @@
 package snapshot
 
 import (
+	"errors"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/authppr/authppr/bench"
+	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/bench"
 	"github.com/authppr/authppr/mask"
 )
 
-// loadBenchGraph is the 16M-edge graph of issue 5's load target; the
+// loadBenchGraph is the 16M-edge graph of the load target (R-MAT scale 20); the
 // benchmark skips when it is absent.
 const loadBenchGraph = "/tmp/anchors-data/rmat20.edges.bin"
 
 // BenchmarkLoadVsRebuild times, in one run on one graph, rebuilding the
-// graph from its edge file (bench.ReadPPREDGE1) and loading its saved
-// snapshot (mmap + validate), and reports load/rebuild as a ratio.
+// graph from its edge file (csr.ReadFile of a PPREDGE1 file) and loading
+// its saved snapshot (mmap + validate), and reports load/rebuild as a
+// ratio.
 //
 //	go test ./snapshot -run '^$' -bench LoadVsRebuild -benchtime 3x
 func BenchmarkLoadVsRebuild(b *testing.B) {
@@ -29,7 +33,7 @@ func BenchmarkLoadVsRebuild(b *testing.B) {
 	var rebuild, load time.Duration
 	for i := range b.N {
 		t0 := time.Now()
-		g, err := bench.ReadPPREDGE1(loadBenchGraph)
+		g, err := csr.ReadFile(loadBenchGraph, csr.ReadOptions{Format: csr.FormatPPREDGE1})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -68,5 +72,50 @@ func BenchmarkLoad(b *testing.B) {
 			b.Fatal(err)
 		}
 		s.Close()
+	}
+}
+
+// BenchmarkSaveLoad times Save and Load of the anchors' KG and Load of
+// R-MAT scale 18 (internal/bench.Input; docs/benchmarks.md, package
+// snapshot, has a run):
+//
+//	go test ./snapshot -run '^$' -bench SaveLoad -count 10
+func BenchmarkSaveLoad(b *testing.B) {
+	dir := b.TempDir()
+	for _, c := range []struct {
+		name, input string
+		save        bool
+	}{{"save/kg", "kg", true}, {"load/kg", "kg", false}, {"load/rmat18", "rmat18", false}} {
+		b.Run(c.name, func(b *testing.B) {
+			src, err := bench.Input(c.input)
+			if errors.Is(err, bench.ErrNoInput) {
+				b.Skip(err)
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			g, err := csr.ReadFile(src, csr.ReadOptions{Format: csr.FormatPPREDGE1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			l := mask.FromGraph(g)
+			path := filepath.Join(dir, c.input+".snap")
+			if err := Save(path, g, l); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if c.save {
+					if err := Save(path, g, l); err != nil {
+						b.Fatal(err)
+					}
+					continue
+				}
+				s, err := Load(path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				s.Close()
+			}
+		})
 	}
 }

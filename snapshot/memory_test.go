@@ -91,14 +91,14 @@ func mappingLifetime(t *testing.T, dir string) {
 			for u := range names {
 				names[u] = fmt.Sprint("renamed-", u)
 			}
-			return csr.Named(g, names)
+			return csrHooks.Named(g, names)
 		}},
 		{"WithWeightStorage", func(g *csr.Graph) (*csr.Graph, error) {
-			require.False(t, g.WithWeightStorage(csr.Float64Storage) == g, "the sample's weights are float32")
-			return g.WithWeightStorage(csr.Float64Storage), nil
+			require.False(t, csrHooks.WithWeightStorage(g, true) == g, "the sample's weights are float32")
+			return csrHooks.WithWeightStorage(g, true), nil
 		}},
 		{"Reorder", func(g *csr.Graph) (*csr.Graph, error) { return csr.Reorder(g, csr.DegreeOrder) }},
-		{"Assemble", func(g *csr.Graph) (*csr.Graph, error) { return csr.Assemble(g.Parts()) }},
+		{"Assemble", func(g *csr.Graph) (*csr.Graph, error) { return csrHooks.Assemble(csrHooks.Parts(g), nil) }},
 	}
 	for i, d := range derivations {
 		path := filepath.Join(dir, fmt.Sprintf("derived-%d.snap", i))

@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/authppr/authppr/bench"
+	"github.com/authppr/authppr/csr"
 	"github.com/authppr/authppr/ppr"
 )
 
@@ -132,7 +132,7 @@ func BenchmarkPatchedSolveLargeGraph(b *testing.B) {
 	if path == "" {
 		b.Skip("set STORE_BENCH_GRAPH to a PPREDGE1 file")
 	}
-	g, err := bench.ReadPPREDGE1(path)
+	g, err := csr.ReadFile(path, csr.ReadOptions{Format: csr.FormatPPREDGE1})
 	if err != nil {
 		b.Fatal(err)
 	}

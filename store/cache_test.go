@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/authppr/authppr/internal/fuzzseed"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
 )
@@ -81,6 +82,7 @@ func FuzzStore(f *testing.F) {
 	for seed := range uint64(8) {
 		f.Add(seed, uint8(40), seed%2 == 0, seed%3 == 0)
 	}
+	fuzzseed.Add(f) // the packed corpus, testdata/fuzz/FuzzStore.zip
 	f.Fuzz(func(t *testing.T, seed uint64, steps uint8, directed, halfDamping bool) {
 		d := 0.85
 		if halfDamping {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/authppr/authppr/internal/faultfile"
+	"github.com/authppr/authppr/internal/fuzzseed"
 	"github.com/authppr/authppr/internal/wal"
 )
 
@@ -222,6 +223,7 @@ func FuzzStoreFaults(f *testing.F) {
 	f.Add([]byte{0, 3, 3, 4, 0, 5, 0, 1, 5, 6, 0, 1}) // a failed fsync, then a failed cut back
 	f.Add([]byte{0, 3, 5, 0, 2, 3, 4, 0, 4, 5, 7, 0, 0, 0, 2, 6})
 	f.Add([]byte{0, 3, 0, 4, 7, 1, 0, 0, 2, 7, 2, 9, 6})
+	fuzzseed.Add(f) // the packed corpus, testdata/fuzz/FuzzStoreFaults.zip
 	f.Fuzz(func(t *testing.T, script []byte) {
 		runStoreFaults(t, script)
 	})

@@ -101,7 +101,7 @@ func (v *Version) buildView(p *mask.Policy) (*mask.View, error) {
 }
 
 // emptyGraphs are the 0-node snapshots an empty store's versions patch.
-var emptyGraphs = [2]*csr.Graph{csr.Empty(false), csr.Empty(true)}
+var emptyGraphs = [2]*csr.Graph{csrHooks.Empty(false), csrHooks.Empty(true)}
 
 func emptyGraph(directed bool) *csr.Graph {
 	if directed {

@@ -7,8 +7,13 @@ import (
 	"sync"
 
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/csrhook"
 	"github.com/authppr/authppr/mask"
 )
+
+// csrHooks reach csr's machinery: a base graph's arrays, and naming a
+// graph built by id.
+var csrHooks = csrhook.Get[*csr.Graph, csr.Adjacency, csr.Weights]()
 
 // Version is one immutable state of the store: a base snapshot and a prefix
 // of the delta logs. Safe for concurrent use.
@@ -124,7 +129,7 @@ func (v *Version) Materialize() (*csr.Graph, *mask.Labels, error) {
 	}
 	var g *csr.Graph
 	var err error
-	if v.base.g != nil && v.base.g.HasRelations() {
+	if v.base.g != nil && csrHooks.HasRelations(v.base.g) {
 		g, err = v.materializeByBuilder()
 	} else {
 		g, err = v.materializeInBulk()
@@ -141,7 +146,7 @@ func (v *Version) Materialize() (*csr.Graph, *mask.Labels, error) {
 
 // materializeInBulk builds the version's graph through csr.FromIDs (every
 // edge by id, in edge order, with its channel) and then names the nodes
-// with csr.Assemble over the same arrays: the graph materializeByBuilder
+// on the same arrays (csr's named, through csrhook): the graph materializeByBuilder
 // makes (TestMaterializeInBulkMatchesBuilder), without the Builder's
 // per-name and per-edge work. Graphs with relations take the Builder.
 func (v *Version) materializeInBulk() (*csr.Graph, error) {
@@ -162,7 +167,7 @@ func (v *Version) materializeInBulk() (*csr.Graph, error) {
 		return c
 	}
 	if bg := v.base.g; bg != nil {
-		parts := bg.Parts()
+		parts := csrHooks.Parts(bg)
 		base := make([]uint32, len(parts.Channels)) // base channel index -> ours
 		for i, name := range parts.Channels {
 			base[i] = channel(name)
@@ -187,7 +192,7 @@ func (v *Version) materializeInBulk() (*csr.Graph, error) {
 	for u := range n {
 		names[u] = v.Name(uint32(u))
 	}
-	g, err := csr.Named(byID, names)
+	g, err := csrHooks.Named(byID, names)
 	if err != nil {
 		return nil, fmt.Errorf("store: materialize: %w", err)
 	}
@@ -206,7 +211,7 @@ func (v *Version) materializeByBuilder() (*csr.Graph, error) {
 		}
 	}
 	if bg != nil {
-		parts := bg.Parts()
+		parts := csrHooks.Parts(bg)
 		rel := parts.EdgeRelation
 		for e := range v.base.edges {
 			ch := parts.Channels[parts.EdgeChannel[e]]

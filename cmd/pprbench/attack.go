@@ -18,9 +18,9 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/authppr/authppr/attack"
-	"github.com/authppr/authppr/bench"
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/attack"
+	"github.com/authppr/authppr/internal/bench"
 )
 
 // attackOutput is the JSON the attack command writes.
@@ -95,12 +95,16 @@ func runAttack(args []string, stdout, stderr io.Writer) error {
 		var err error
 		switch name {
 		case "memory":
+			// A HippoRAG-like memory graph with every edge trusted.
 			mc := bench.DefaultMemory
-			mc.Entities, mc.Passages, mc.Seed = *nodes*4/5, *nodes/5, *seed
-			m, err = attack.GeneratedMemory(mc)
+			mc.Entities, mc.Passages, mc.Seed, mc.UntrustedShare = *nodes*4/5, *nodes/5, *seed, 0
+			var bm *bench.Memory
+			if bm, err = bench.NewMemory(mc); err == nil {
+				m, err = attack.NewMemory(fmt.Sprintf("memory-%dk", (mc.Entities+mc.Passages)/1000), bm.Graph, bm.Passages)
+			}
 		case "wn18rr":
 			var g *csr.Graph
-			if g, err = csr.ReadFileWith(filepath.Join(*data, "wn18rr-train.txt.gz"), csr.FormatTriples, false, csr.ReadOptions{MaxMemory: limit}); err == nil {
+			if g, err = csr.ReadFile(filepath.Join(*data, "wn18rr-train.txt.gz"), csr.ReadOptions{Format: csr.FormatTriples, MaxMemory: limit}); err == nil {
 				m, err = attack.SplitRoles("wn18rr", g, 0.2, *seed)
 			}
 		}

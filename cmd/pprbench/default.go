@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/authppr/authppr/bench"
+	"github.com/authppr/authppr/internal/bench"
 	"github.com/authppr/authppr/internal/live"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"

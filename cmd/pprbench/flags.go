@@ -6,8 +6,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-
-	"github.com/authppr/authppr/csr"
 )
 
 // Flag checks. Every command checks its flags before it reads a file, with
@@ -120,7 +118,7 @@ func orList(choices []string) string {
 }
 
 // graphFormats are the values of --format: the text formats csr reads
-// and the PPREDGE1 binary that bench reads.
+// and the PPREDGE1 binary (csr.FormatPPREDGE1).
 var graphFormats = []string{"edges", "triples", "ppredge"}
 
 // check checks the graph flags given on the command line: the names of
@@ -131,11 +129,11 @@ func (f *graphFlags) check(set map[string]bool) error {
 	if !slices.Contains(graphFormats, f.format) {
 		return usagef("--format: unknown format %q, want %s", f.format, orList(graphFormats))
 	}
-	if _, err := csr.ParseNodeOrder(f.order); err != nil {
+	if _, err := parseOrder(f.order); err != nil {
 		return flagErr("order", err)
 	}
 	if f.weights != "" {
-		if _, err := csr.ParseWeightStorage(f.weights); err != nil {
+		if _, err := parseWeights(f.weights); err != nil {
 			return flagErr("weights", err)
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/authppr/authppr/bench"
 	"github.com/authppr/authppr/csr"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/snapshot"
@@ -59,7 +58,7 @@ func runIngest(args []string, stdout, stderr io.Writer) error {
 		if order, err = gf.nodeOrder(); err != nil {
 			return err
 		}
-		g, err = bench.ReadPPREDGE1With(gf.path, bench.PPREDGE1Options{Order: order, MaxMemory: limit})
+		g, err = csr.ReadFile(gf.path, csr.ReadOptions{Format: csr.FormatPPREDGE1, Order: order, MaxMemory: limit})
 	} else {
 		g, err = streamGraph(gf, limit, stderr)
 	}
@@ -78,7 +77,7 @@ func runIngest(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "ingested %s: %d nodes, %d edges (%d arcs), %s order, in %v; in memory %.1f bytes/arc; snapshot %s: %d bytes, %.1f bytes/edge, saved in %v\n",
-		gf.path, g.NumNodes(), g.NumEdges(), g.NumArcs(), g.Order(), built.Round(time.Millisecond),
+		gf.path, g.NumNodes(), g.NumEdges(), g.NumArcs(), orderOf(g), built.Round(time.Millisecond),
 		float64(g.MemoryBytes())/float64(g.NumArcs()), *out, saved.Size(),
 		float64(saved.Size())/float64(g.NumEdges()), (time.Since(start) - built).Round(time.Millisecond))
 	return nil
@@ -88,10 +87,7 @@ func runIngest(args []string, stdout, stderr io.Writer) error {
 // (csr.Builder.SetMaxMemory), with a progress line on stderr every second
 // for inputs over 16 MiB.
 func streamGraph(gf graphFlags, maxMemory int64, stderr io.Writer) (*csr.Graph, error) {
-	format, err := csr.ParseFormat(gf.format)
-	if err != nil {
-		return nil, fmt.Errorf("%w: --format: %v", errUsage, err)
-	}
+	format := csr.Format(gf.format)
 	f, err := os.Open(gf.path)
 	if err != nil {
 		return nil, err
@@ -129,7 +125,7 @@ func streamGraph(gf graphFlags, maxMemory int64, stderr io.Writer) (*csr.Graph, 
 	if err != nil {
 		return nil, err
 	}
-	if b.NumEdges() == 0 {
+	if edges.Load() == 0 {
 		return nil, fmt.Errorf("%s: no edges (the input is empty or only comments)", gf.path)
 	}
 	return b.Build()

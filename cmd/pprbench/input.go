@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/authppr/authppr/bench"
 	"github.com/authppr/authppr/csr"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
@@ -54,7 +53,8 @@ func registerMaxMemory(fs *flag.FlagSet, p *string) {
 }
 
 // parseMaxMemory reads a --max-memory value as a csr MaxMemory setting:
-// bytes, 0 for auto (csr.DefaultMaxMemory), -1 for none.
+// bytes, 0 for auto (csr's default: half the memory available), -1 for
+// none.
 func parseMaxMemory(s string) (int64, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
 	switch t {
@@ -125,9 +125,9 @@ func (f *graphFlags) load() (*loaded, time.Duration, error) {
 
 // nodeOrder parses --order (a usage error when it names no order).
 func (f *graphFlags) nodeOrder() (csr.NodeOrder, error) {
-	order, err := csr.ParseNodeOrder(f.order)
+	order, err := parseOrder(f.order)
 	if err != nil {
-		return 0, fmt.Errorf("%w: --order: %v", errUsage, err)
+		return "", fmt.Errorf("%w: --order: %v", errUsage, err)
 	}
 	return order, nil
 }
@@ -139,27 +139,27 @@ func (f *graphFlags) nodeOrder() (csr.NodeOrder, error) {
 func (f *graphFlags) applyOrder(g *csr.Graph, fromSnapshot bool) (*csr.Graph, csr.NodeOrder, time.Duration, error) {
 	order, err := f.nodeOrder()
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, "", 0, err
 	}
-	want := order.Resolve(g.NumNodes())
+	want := csr.NodeOrder(csrHooks.ResolveOrder(string(order), g.NumNodes()))
 	if order == csr.AutoOrder && fromSnapshot {
-		want = g.Order()
+		want = orderOf(g)
 	}
-	if want == g.Order() {
+	if want == orderOf(g) {
 		return g, want, 0, nil
 	}
 	// A reorder copies the graph's arrays (at most its MemoryBytes) while
 	// the graph is alive: the load then holds both.
 	limit, err := f.memoryLimit()
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, "", 0, err
 	}
-	if err := csr.CheckMemory("reordering "+f.name(), int64(g.NumNodes()), int64(g.NumEdges()), 2*g.MemoryBytes(), limit); err != nil {
-		return nil, 0, 0, err
+	if err := csrHooks.CheckMemory("reordering "+f.name(), int64(g.NumNodes()), int64(g.NumEdges()), 2*g.MemoryBytes(), limit); err != nil {
+		return nil, "", 0, err
 	}
 	start := time.Now()
 	if g, err = csr.Reorder(g, want); err != nil {
-		return nil, 0, 0, err
+		return nil, "", 0, err
 	}
 	return g, want, time.Since(start), nil
 }
@@ -184,10 +184,10 @@ func (f *graphFlags) loadLimited() (*loaded, error) {
 	case f.path == "":
 		return nil, fmt.Errorf("%w: --graph (or --snapshot) is required", errUsage)
 	}
-	storage := csr.AutoWeights
+	float64Weights := false
 	if f.weights != "" {
 		var err error
-		if storage, err = csr.ParseWeightStorage(f.weights); err != nil {
+		if float64Weights, err = parseWeights(f.weights); err != nil {
 			return nil, fmt.Errorf("%w: --weights: %v", errUsage, err)
 		}
 	}
@@ -195,28 +195,22 @@ func (f *graphFlags) loadLimited() (*loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f.format == "ppredge" {
-		// Built straight in the order asked (applyOrder then has nothing
-		// to do): no stream-order copy alive beside the reordered one.
+	opt := csr.ReadOptions{Format: csr.Format(f.format), Directed: !f.undirected, MaxMemory: limit}
+	if opt.Format == csr.FormatPPREDGE1 {
+		// Built straight in the order and the storage asked (applyOrder
+		// then has nothing to do): no stream-order copy alive beside the
+		// reordered one.
 		order, err := f.nodeOrder()
 		if err != nil {
 			return nil, err
 		}
-		g, err := bench.ReadPPREDGE1With(f.path, bench.PPREDGE1Options{Storage: storage, Order: order, MaxMemory: limit})
-		if err != nil {
-			return nil, err
-		}
-		return &loaded{g: g, labels: mask.FromGraph(g), close: func() {}}, nil
+		opt.Order, opt.Float64Weights = order, float64Weights
 	}
-	format, err := csr.ParseFormat(f.format)
-	if err != nil {
-		return nil, fmt.Errorf("%w: --format: %v", errUsage, err)
-	}
-	g, err := csr.ReadFileWith(f.path, format, !f.undirected, csr.ReadOptions{MaxMemory: limit})
+	g, err := csr.ReadFile(f.path, opt)
 	if err != nil {
 		return nil, err
 	}
-	g = g.WithWeightStorage(storage)
+	g = csrHooks.WithWeightStorage(g, float64Weights)
 	return &loaded{g: g, labels: mask.FromGraph(g), close: func() {}}, nil
 }
 

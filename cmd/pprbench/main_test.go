@@ -258,7 +258,7 @@ func TestApplyOrder(t *testing.T) {
 	ld, _, err := gf.load()
 	require.NoError(t, err)
 	deg := ld.g
-	require.Equal(t, csr.DegreeOrder, deg.Order())
+	require.Equal(t, csr.DegreeOrder, orderOf(deg))
 	require.Equal(t, csr.DegreeOrder, ld.order)
 	require.Positive(t, ld.reorderTime)
 
@@ -271,7 +271,7 @@ func TestApplyOrder(t *testing.T) {
 	g, order, _, err = gf.applyOrder(deg, false) // 7 nodes fit any L2
 	require.NoError(t, err)
 	require.Equal(t, csr.StreamOrder, order)
-	require.Equal(t, csr.StreamOrder, g.Order())
+	require.Equal(t, csr.StreamOrder, orderOf(g))
 	stream := g
 	gf.order = "stream"
 	g, _, took, err = gf.applyOrder(stream, false)

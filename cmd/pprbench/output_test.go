@@ -52,7 +52,7 @@ func noStandIns(t *testing.T, out string) {
 // exactScores solves the graph file to 1e-14 through the library.
 func exactScores(t *testing.T, path string, seed string, damping float64) (*csr.Graph, []float64) {
 	t.Helper()
-	g, err := csr.ReadFile(path, csr.FormatEdges, true)
+	g, err := csr.ReadFile(path, csr.ReadOptions{Directed: true})
 	require.NoError(t, err)
 	id, ok := g.ID(seed)
 	require.True(t, ok)

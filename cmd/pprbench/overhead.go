@@ -12,8 +12,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/authppr/authppr/bench"
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/bench"
 	"github.com/authppr/authppr/internal/live"
 	"github.com/authppr/authppr/replay"
 )
@@ -66,12 +66,12 @@ func runOverhead(args []string, stdout, stderr io.Writer) error {
 		w, err = bench.MemoryWorkload(c, regime, *count, 1)
 	case "kg":
 		var g *csr.Graph
-		if g, err = bench.ReadPPREDGE1With(*kgPath, bench.PPREDGE1Options{MaxMemory: limit}); err == nil {
+		if g, err = csr.ReadFile(*kgPath, csr.ReadOptions{Format: csr.FormatPPREDGE1, MaxMemory: limit}); err == nil {
 			w, err = bench.KGWorkload(filepath.Base(*kgPath), g, *kgEntities, regime, *count, 1)
 		}
 	case "wn18rr":
 		var g *csr.Graph
-		if g, err = csr.ReadFileWith(filepath.Join(*data, "wn18rr-train.txt.gz"), csr.FormatTriples, false, csr.ReadOptions{MaxMemory: limit}); err == nil {
+		if g, err = csr.ReadFile(filepath.Join(*data, "wn18rr-train.txt.gz"), csr.ReadOptions{Format: csr.FormatTriples, MaxMemory: limit}); err == nil {
 			w, err = bench.GraphWorkload("wn18rr", g, regime, 0.5, *count, 5, 1)
 		}
 	case "rmat":

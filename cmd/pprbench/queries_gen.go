@@ -8,8 +8,8 @@ import (
 	"io"
 	"math/rand/v2"
 
-	"github.com/authppr/authppr/bench"
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/bench"
 	"github.com/authppr/authppr/internal/query"
 	"github.com/authppr/authppr/ppr"
 )

@@ -27,7 +27,7 @@ func TestQueriesRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, string(first), again, "same --seed, different file")
 
-	g, err := csr.ReadFile(graph, csr.FormatEdges, true)
+	g, err := csr.ReadFile(graph, csr.ReadOptions{Directed: true})
 	require.NoError(t, err)
 	qs, err := readQueries(g, seedsPath)
 	require.NoError(t, err)

@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/authppr/authppr/bench"
+	"github.com/authppr/authppr/csr"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
 	"github.com/authppr/authppr/snapshot"
@@ -66,7 +66,7 @@ func runStoreBench(args []string, stdout, stderr io.Writer) error {
 
 	// Build from scratch: the reference for compaction and snapshot load.
 	t0 := time.Now()
-	g, err := bench.ReadPPREDGE1With(*path, bench.PPREDGE1Options{MaxMemory: limit})
+	g, err := csr.ReadFile(*path, csr.ReadOptions{Format: csr.FormatPPREDGE1, MaxMemory: limit})
 	if err != nil {
 		return memoryHint(err)
 	}

@@ -14,8 +14,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/authppr/authppr/bench"
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/bench"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
 )
@@ -50,7 +50,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	damping := fs.Float64("damping", 0.85, "damping d")
 	threads := fs.Int("threads", 2, "threads for the parallel rows (1 to skip them)")
 	reorder := fs.Bool("reorder", true, "also time the kernels on a copy of the graph in degree order (csr.DegreeOrder)")
-	wide := fs.Bool("float64", true, "when the graph stores float32 weights, also time the kernels on it with float64 weights (csr.Float64Storage; the same results)")
+	wide := fs.Bool("float64", true, "when the graph stores float32 weights, also time the kernels on it with float64 weights (ReadOptions.Float64Weights; the same results)")
 	cLoop := fs.String("c", defaultCLoop, "built shared/anchors/ppr_csr.c, run on the same file (--format ppredge only); empty to skip")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -74,8 +74,8 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	arcs := float64(max(g.NumArcs(), 1))
 	fmt.Fprintf(stdout, "graph %s: %d nodes, %d arcs, unit weights %v, loaded in %v; kernels %v\n",
 		gf.name(), g.NumNodes(), g.NumArcs(), g.UnitWeights(), loadTime.Round(time.Millisecond), ppr.PullLevel())
-	fmt.Fprintf(stdout, "memory: snapshot %.1f bytes/arc, sweep's hot arrays %.1f bytes/arc;", float64(g.MemoryBytes())/arcs, float64(g.HotBytes())/arcs)
-	for _, p := range g.MemoryParts() {
+	fmt.Fprintf(stdout, "memory: snapshot %.1f bytes/arc, sweep's hot arrays %.1f bytes/arc;", float64(g.MemoryBytes())/arcs, float64(hotBytes(g))/arcs)
+	for _, p := range csrHooks.MemoryParts(g) {
 		if p.SharedWith == "" {
 			fmt.Fprintf(stdout, " %s %.2f", p.Name, float64(p.Bytes)/arcs)
 		} else {
@@ -124,10 +124,10 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if err := addGraph(g, ""); err != nil {
 		return err
 	}
-	if *wide && g.Float32Weights() {
+	if *wide && csrHooks.Float32(g) {
 		start := time.Now()
-		g64 := g.WithWeightStorage(csr.Float64Storage)
-		fmt.Fprintf(stdout, "float64 copy built in %v: hot arrays %.1f bytes/arc\n", time.Since(start).Round(time.Millisecond), float64(g64.HotBytes())/arcs)
+		g64 := csrHooks.WithWeightStorage(g, true)
+		fmt.Fprintf(stdout, "float64 copy built in %v: hot arrays %.1f bytes/arc\n", time.Since(start).Round(time.Millisecond), float64(hotBytes(g64))/arcs)
 		if err := addGraph(g64, ", float64 weights"); err != nil {
 			return err
 		}
@@ -178,7 +178,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	}
 
 	weightBytes := 8
-	if g.Float32Weights() {
+	if csrHooks.Float32(g) {
 		weightBytes = 4
 	}
 	if g.UnitWeights() {

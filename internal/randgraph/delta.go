@@ -42,11 +42,8 @@ func NewDeltaCase(r *rand.Rand, directed bool, maxNodes int) (DeltaCase, error) 
 		pairs = append(pairs, uint32(r.IntN(n)), uint32(r.IntN(n)))
 		weights = append(weights, weight())
 	}
-	storage := csr.AutoWeights
-	if r.IntN(2) == 0 {
-		storage = csr.Float64Storage
-	}
-	base, err := csr.FromIDs(csr.IDEdges[uint32, uint32]{Directed: directed, Nodes: n, Pairs: pairs, Weights: weights, WeightStorage: storage})
+	float64Weights := r.IntN(2) == 0
+	base, err := csr.FromIDs(csr.IDEdges[uint32, uint32]{Directed: directed, Nodes: n, Pairs: pairs, Weights: weights, Float64Weights: float64Weights})
 	if err != nil {
 		return DeltaCase{}, err
 	}
@@ -54,7 +51,7 @@ func NewDeltaCase(r *rand.Rand, directed bool, maxNodes int) (DeltaCase, error) 
 		pairs = append(pairs, uint32(r.IntN(nodes)), uint32(r.IntN(nodes)))
 		weights = append(weights, weight())
 	}
-	all, err := csr.FromIDs(csr.IDEdges[uint32, uint32]{Directed: directed, Nodes: nodes, Pairs: pairs, Weights: weights, WeightStorage: storage})
+	all, err := csr.FromIDs(csr.IDEdges[uint32, uint32]{Directed: directed, Nodes: nodes, Pairs: pairs, Weights: weights, Float64Weights: float64Weights})
 	if err != nil {
 		return DeltaCase{}, err
 	}

@@ -1,0 +1,89 @@
+package bench
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/authppr/authppr/csr"
+)
+
+// ErrNoInput is Input's error for an input whose source is absent (the
+// anchors' data): benchmarks skip on it.
+var ErrNoInput = errors.New("bench: input absent")
+
+// anchorsKG lists where shared/anchors/gen_graph.py's KG graph may be.
+var anchorsKG = []string{"/tmp/anchors-data/kg.edges.bin", "/tmp/anchors-data/kg.ppredge"}
+
+// Input returns the path of a benchmark input file, made on first use in
+// os.TempDir()/authppr-bench-inputs and kept across runs:
+//
+//   - "kg": the anchors' KG graph as PPREDGE1 (250k nodes, 1.24M
+//     undirected edges; ErrNoInput when /tmp/anchors-data has none);
+//   - "kg.txt": that graph as a text edge list ("src dst weight");
+//   - "rmat18": RMAT(18, 16, 7) as PPREDGE1 (262k nodes, 4.2M directed
+//     edges).
+func Input(name string) (string, error) {
+	if name == "kg" {
+		for _, p := range anchorsKG {
+			if _, err := os.Stat(p); err == nil {
+				return p, nil
+			}
+		}
+		return "", ErrNoInput
+	}
+	dir := filepath.Join(os.TempDir(), "authppr-bench-inputs")
+	path := filepath.Join(dir, name)
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("bench: %w", err)
+	}
+	tmp := path + ".tmp"
+	var err error
+	switch name {
+	case "kg.txt":
+		err = writeKGText(tmp)
+	case "rmat18":
+		var g *csr.Graph
+		if g, err = RMAT(18, 16, 7); err == nil {
+			err = WritePPREDGE1(tmp, g)
+		}
+	default:
+		return "", fmt.Errorf("bench: no input %q", name)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return "", err
+	}
+	return path, os.Rename(tmp, path)
+}
+
+// writeKGText writes the anchors' KG as a text edge list at path.
+func writeKGText(path string) error {
+	src, err := Input("kg")
+	if err != nil {
+		return err
+	}
+	g, err := csr.ReadFile(src, csr.ReadOptions{Format: csr.FormatPPREDGE1})
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	for e := range uint32(g.NumEdges()) {
+		ed := g.Edge(e)
+		fmt.Fprintf(w, "%s %s %v\n", g.Name(ed.Src), g.Name(ed.Dst), ed.Weight)
+	}
+	err = w.Flush()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
