@@ -19,6 +19,50 @@ import (
 )
 
 func runOverhead(args []string, stdout, stderr io.Writer) error {
+	o, err := newOverhead(args, stderr)
+	if err != nil {
+		return err
+	}
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if err := o.run(); err != nil {
+		return err
+	}
+	if o.asJSON {
+		return json.NewEncoder(stdout).Encode(o.jsonReport())
+	}
+	return o.report(stdout)
+}
+
+// overhead is one overhead run: the workload, its guard, and what the
+// queries measured.
+type overhead struct {
+	w          *bench.Workload
+	guard      *replay.Guard
+	setup      time.Duration
+	check      bool
+	perQuery   string
+	asJSON     bool
+	cpuProfile string
+
+	sum                     live.Summary
+	arcOps, nativeGaps      map[string][]float64 // by path
+	opsRatio                []float64
+	checked, ambiguous      int
+	nativeTotal, guardTotal time.Duration
+}
+
+// newOverhead parses overhead's flags and sets the workload and guard up.
+func newOverhead(args []string, stderr io.Writer) (*overhead, error) {
 	fs := flag.NewFlagSet("overhead", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	workload := fs.String("workload", "memory", "memory (generated HippoRAG-like), kg (shared/anchors' KG file, see --kg), wn18rr (undirected, d=0.5) or rmat (directed, d=0.85)")
@@ -30,172 +74,194 @@ func runOverhead(args []string, stdout, stderr io.Writer) error {
 	count := fs.Int("queries", 200, "number of queries")
 	data := fs.String("data", filepath.Join("..", "shared", "data"), "directory with wn18rr-train.txt.gz")
 	force := fs.String("force", "auto", "start replay at this path: auto, delta or full")
-	check := fs.Bool("check", false, "also check every decision against two from-scratch solves (slow)")
-	perQuery := fs.String("per-query", "", "also write one JSON line per query to this file (path, outcome, times, arcs, gaps), to see where the tail comes from")
-	asJSON := fs.Bool("json", false, "print one JSON object")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the query loop to this file")
+	o := &overhead{arcOps: map[string][]float64{}, nativeGaps: map[string][]float64{}}
+	fs.BoolVar(&o.check, "check", false, "also check every decision against two from-scratch solves (slow)")
+	fs.StringVar(&o.perQuery, "per-query", "", "also write one JSON line per query to this file (path, outcome, times, arcs, gaps), to see where the tail comes from")
+	fs.BoolVar(&o.asJSON, "json", false, "print one JSON object")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the query loop to this file")
 	var maxMemory string
 	registerMaxMemory(fs, &maxMemory)
 	if err := parseFlags(fs, args); err != nil {
-		return err
+		return nil, err
 	}
 	if err := checkOverheadFlags(given(fs), *workload, *nodes, *scale, *count, *kgEntities, *kgPath); err != nil {
-		return err
+		return nil, err
 	}
 	regime, err := bench.ParseRegime(*regimeName)
 	if err != nil {
-		return flagErr("regime", err)
+		return nil, flagErr("regime", err)
 	}
 	if regime == bench.Attack && *workload != "memory" {
-		return usagef("--regime attack applies only with --workload memory (its attack edges are placed on the memory graph)")
+		return nil, usagef("--regime attack applies only with --workload memory (its attack edges are placed on the memory graph)")
 	}
 	path, err := replay.ParsePath(*force)
 	if err != nil {
-		return fmt.Errorf("%w: --force: %v", errUsage, err)
+		return nil, fmt.Errorf("%w: --force: %v", errUsage, err)
 	}
 	limit, err := parseMaxMemory(maxMemory)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	start := time.Now()
-	var w *bench.Workload
-	switch *workload {
+	w := workloadSpec{name: *workload, kgPath: *kgPath, kgEntities: *kgEntities, nodes: *nodes, scale: *scale, data: *data}
+	if o.w, err = w.make(regime, *count, limit); err != nil {
+		return nil, memoryHint(err)
+	}
+	o.setup = time.Since(start)
+	if o.guard, err = replay.New(o.w.Graph, o.w.Labels, o.w.Trust, replay.Options{Force: path}); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// workloadSpec is the workload the flags name.
+type workloadSpec struct {
+	name, kgPath, data       string
+	kgEntities, nodes, scale int
+}
+
+func (s workloadSpec) make(regime bench.Regime, count int, limit int64) (*bench.Workload, error) {
+	switch s.name {
 	case "memory":
 		c := bench.HippoMemory
-		c.Entities, c.Passages = *nodes*4/5, *nodes/5
-		w, err = bench.MemoryWorkload(c, regime, *count, 1)
+		c.Entities, c.Passages = s.nodes*4/5, s.nodes/5
+		return bench.MemoryWorkload(c, regime, count, 1)
 	case "kg":
-		var g *csr.Graph
-		if g, err = csr.ReadFile(*kgPath, csr.ReadOptions{Format: csr.FormatPPREDGE1, MaxMemory: limit}); err == nil {
-			w, err = bench.KGWorkload(filepath.Base(*kgPath), g, *kgEntities, regime, *count, 1)
-		}
-	case "wn18rr":
-		var g *csr.Graph
-		if g, err = csr.ReadFile(filepath.Join(*data, "wn18rr-train.txt.gz"), csr.ReadOptions{Format: csr.FormatTriples, MaxMemory: limit}); err == nil {
-			w, err = bench.GraphWorkload("wn18rr", g, regime, 0.5, *count, 5, 1)
-		}
-	case "rmat":
-		var g *csr.Graph
-		if g, err = bench.RMAT(*scale, 16, 1); err == nil {
-			w, err = bench.GraphWorkload(fmt.Sprintf("rmat%d", *scale), g, regime, 0.85, *count, 10, 1)
-		}
-	}
-	if err != nil {
-		return memoryHint(err)
-	}
-	setup := time.Since(start)
-	guard, err := replay.New(w.Graph, w.Labels, w.Trust, replay.Options{Force: path})
-	if err != nil {
-		return err
-	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
+		g, err := csr.ReadFile(s.kgPath, csr.ReadOptions{Format: csr.FormatPPREDGE1, MaxMemory: limit})
 		if err != nil {
-			return err
+			return nil, err
 		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
+		return bench.KGWorkload(filepath.Base(s.kgPath), g, s.kgEntities, regime, count, 1)
+	case "wn18rr":
+		g, err := csr.ReadFile(filepath.Join(s.data, "wn18rr-train.txt.gz"), csr.ReadOptions{Format: csr.FormatTriples, MaxMemory: limit})
+		if err != nil {
+			return nil, err
 		}
-		defer pprof.StopCPUProfile()
+		return bench.GraphWorkload("wn18rr", g, regime, 0.5, count, 5, 1)
+	default: // rmat; checkOverheadFlags checked the name
+		g, err := bench.RMAT(s.scale, 16, 1)
+		if err != nil {
+			return nil, err
+		}
+		return bench.GraphWorkload(fmt.Sprintf("rmat%d", s.scale), g, regime, 0.85, count, 10, 1)
 	}
-	var sum live.Summary
-	arcOps := map[string][]float64{}
-	nativeGaps := map[string][]float64{}
-	var checked, ambiguous int
-	var nativeTotal, replayTotal time.Duration
-	var opsRatio []float64
+}
+
+// run guards every query, and checks each decision with --check.
+func (o *overhead) run() error {
 	var perQueryOut *json.Encoder
 	closePerQuery := func() error { return nil }
-	if *perQuery != "" {
-		f, closeF, err := createOutput(*perQuery, nil)
+	if o.perQuery != "" {
+		f, closeF, err := createOutput(o.perQuery, nil)
 		if err != nil {
 			return err
 		}
 		defer closeF()
 		perQueryOut, closePerQuery = json.NewEncoder(f), closeF
 	}
-	for _, q := range w.Queries {
-		rq := replay.Query{Seeds: q.Seeds, K: q.K, Candidates: q.Candidates, Damping: w.Damping}
-		d, err := guard.Select(rq)
+	for _, q := range o.w.Queries {
+		rq := replay.Query{Seeds: q.Seeds, K: q.K, Candidates: q.Candidates, Damping: o.w.Damping}
+		d, err := o.guard.Select(rq)
 		if err != nil {
 			return fmt.Errorf("query %s: %w", q.ID, err)
 		}
-		sum.Add(d)
-		nativeTotal += d.NativeTime
-		replayTotal += d.ReplayTime
-		// Arcs read, replay against native (a sweep reads every arc): the
-		// same ratio without the timer noise of a shared machine.
-		opsRatio = append(opsRatio, float64(d.ReplayArcOps)/float64(max(1, d.NativeSweeps)*w.Graph.NumArcs()))
-		arcOps[d.Path.String()] = append(arcOps[d.Path.String()], float64(d.ReplayArcOps))
-		nativeGaps[d.Path.String()] = append(nativeGaps[d.Path.String()], d.NativeGap)
+		o.add(d)
 		if perQueryOut != nil {
-			err := perQueryOut.Encode(map[string]any{
-				"id": q.ID, "path": d.Path.String(), "outcome": d.Outcome.String(),
-				"native_us": d.NativeTime.Microseconds(), "replay_us": d.ReplayTime.Microseconds(),
-				"native_sweeps": d.NativeSweeps, "replay_sweeps": d.ReplaySweeps,
-				"arcs_ratio": opsRatio[len(opsRatio)-1], "refined": d.Refined,
-				"native_gap": jsonFloat(d.NativeGap), "gap_lo": jsonFloat(d.Gap.Lo), "gap_hi": jsonFloat(d.Gap.Hi),
-			})
-			if err != nil {
+			if err := perQueryOut.Encode(o.queryRecord(q.ID, d)); err != nil {
 				return err
 			}
 		}
-		if *check {
-			ref, err := replay.Reference(w.Graph, w.Labels, w.Trust, rq, guard.Options())
-			if err != nil {
+		if o.check {
+			if err := o.verify(q.ID, rq, d); err != nil {
 				return err
-			}
-			amb, err := ref.Check(d, rq, guard.Options().TieTol)
-			if err != nil {
-				return fmt.Errorf("query %s: decision differs from the from-scratch reference: %w", q.ID, err)
-			}
-			checked++
-			if amb {
-				ambiguous++
 			}
 		}
 	}
-	if err := closePerQuery(); err != nil {
+	return closePerQuery()
+}
+
+// add counts one decision.
+func (o *overhead) add(d *replay.Decision) {
+	o.sum.Add(d)
+	o.nativeTotal += d.NativeTime
+	o.guardTotal += d.ReplayTime
+	// Arcs read, replay against native (a sweep reads every arc): the
+	// same ratio without the timer noise of a shared machine.
+	o.opsRatio = append(o.opsRatio, float64(d.ReplayArcOps)/float64(max(1, d.NativeSweeps)*o.w.Graph.NumArcs()))
+	o.arcOps[d.Path.String()] = append(o.arcOps[d.Path.String()], float64(d.ReplayArcOps))
+	o.nativeGaps[d.Path.String()] = append(o.nativeGaps[d.Path.String()], d.NativeGap)
+}
+
+// queryRecord is one line of --per-query.
+func (o *overhead) queryRecord(id string, d *replay.Decision) map[string]any {
+	return map[string]any{
+		"id": id, "path": d.Path.String(), "outcome": d.Outcome.String(),
+		"native_us": d.NativeTime.Microseconds(), "replay_us": d.ReplayTime.Microseconds(),
+		"native_sweeps": d.NativeSweeps, "replay_sweeps": d.ReplaySweeps,
+		"arcs_ratio": o.opsRatio[len(o.opsRatio)-1], "refined": d.Refined,
+		"native_gap": jsonFloat(d.NativeGap), "gap_lo": jsonFloat(d.Gap.Lo), "gap_hi": jsonFloat(d.Gap.Hi),
+	}
+}
+
+// verify checks d against the from-scratch reference.
+func (o *overhead) verify(id string, rq replay.Query, d *replay.Decision) error {
+	ref, err := replay.Reference(o.w.Graph, o.w.Labels, o.w.Trust, rq, o.guard.Options())
+	if err != nil {
 		return err
 	}
-	g := w.Graph
-	if *asJSON {
-		out := map[string]any{
-			"workload": w.Name, "nodes": g.NumNodes(), "edges": g.NumEdges(), "arcs": g.NumArcs(),
-			"masked_auth": guard.Auth().Masked().GetCardinality(), "touched_nodes": len(guard.Touched()),
-			"queries": sum.Queries, "divergent": sum.Divergent, "ties": sum.Ties, "paths": sum.Paths,
-			"overhead_median": live.Quantile(sum.Overhead, 0.5), "overhead_p99": live.Quantile(sum.Overhead, 0.99),
-			"overhead_total":       ratio(replayTotal, nativeTotal),
-			"arc_ops_ratio_median": live.Quantile(opsRatio, 0.5), "arc_ops_ratio_p99": live.Quantile(opsRatio, 0.99),
-			"checked": checked, "ambiguous": ambiguous,
-		}
-		ops := map[string]float64{}
-		for p, xs := range arcOps {
-			ops[p] = live.Quantile(xs, 0.5)
-		}
-		out["replay_arc_ops_median"] = ops
-		return json.NewEncoder(stdout).Encode(out)
+	amb, err := ref.Check(d, rq, o.guard.Options().TieTol)
+	if err != nil {
+		return fmt.Errorf("query %s: decision differs from the from-scratch reference: %w", id, err)
 	}
+	o.checked++
+	if amb {
+		o.ambiguous++
+	}
+	return nil
+}
+
+// jsonReport is --json's object.
+func (o *overhead) jsonReport() map[string]any {
+	g, sum := o.w.Graph, &o.sum
+	out := map[string]any{
+		"workload": o.w.Name, "nodes": g.NumNodes(), "edges": g.NumEdges(), "arcs": g.NumArcs(),
+		"masked_auth": o.guard.Auth().Masked().GetCardinality(), "touched_nodes": len(o.guard.Touched()),
+		"queries": sum.Queries, "divergent": sum.Divergent, "ties": sum.Ties, "paths": sum.Paths,
+		"overhead_median": live.Quantile(sum.Overhead, 0.5), "overhead_p99": live.Quantile(sum.Overhead, 0.99),
+		"overhead_total":       ratio(o.guardTotal, o.nativeTotal),
+		"arc_ops_ratio_median": live.Quantile(o.opsRatio, 0.5), "arc_ops_ratio_p99": live.Quantile(o.opsRatio, 0.99),
+		"checked": o.checked, "ambiguous": o.ambiguous,
+	}
+	ops := map[string]float64{}
+	for p, xs := range o.arcOps {
+		ops[p] = live.Quantile(xs, 0.5)
+	}
+	out["replay_arc_ops_median"] = ops
+	return out
+}
+
+// report prints the run in text.
+func (o *overhead) report(stdout io.Writer) error {
+	g, sum := o.w.Graph, &o.sum
 	fmt.Fprintf(stdout, "workload %s: %d nodes, %d edges (%d arcs), %d masked in the authenticated view, %d touched nodes; set up in %v\n",
-		w.Name, g.NumNodes(), g.NumEdges(), g.NumArcs(), guard.Auth().Masked().GetCardinality(), len(guard.Touched()), setup.Round(time.Millisecond))
-	fmt.Fprintf(stdout, "%d queries, d=%.2g: %d divergent, %d ties\n", sum.Queries, w.Damping, sum.Divergent, sum.Ties)
+		o.w.Name, g.NumNodes(), g.NumEdges(), g.NumArcs(), o.guard.Auth().Masked().GetCardinality(), len(o.guard.Touched()), o.setup.Round(time.Millisecond))
+	fmt.Fprintf(stdout, "%d queries, d=%.2g: %d divergent, %d ties\n", sum.Queries, o.w.Damping, sum.Divergent, sum.Ties)
 	fmt.Fprintf(stdout, "replay overhead (replay time / native time, same query, same run): median %.2f%%, p99 %.2f%%, all queries together %.2f%%\n",
-		100*live.Quantile(sum.Overhead, 0.5), 100*live.Quantile(sum.Overhead, 0.99), 100*ratio(replayTotal, nativeTotal))
+		100*live.Quantile(sum.Overhead, 0.5), 100*live.Quantile(sum.Overhead, 0.99), 100*ratio(o.guardTotal, o.nativeTotal))
 	fmt.Fprintf(stdout, "arcs read (replay / native sweeps x arcs, per query): median %.2f%%, p99 %.2f%%\n\n",
-		100*live.Quantile(opsRatio, 0.5), 100*live.Quantile(opsRatio, 0.99))
+		100*live.Quantile(o.opsRatio, 0.5), 100*live.Quantile(o.opsRatio, 0.99))
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "path\tqueries\tmedian replay arc ops\tmax replay arc ops\tmedian native gap")
 	for _, p := range []string{"untouched", "certificate", "delta", "full"} {
-		if xs := arcOps[p]; len(xs) > 0 {
-			fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.2g\n", p, len(xs), live.Quantile(xs, 0.5), live.Quantile(xs, 1), live.Quantile(nativeGaps[p], 0.5))
+		if xs := o.arcOps[p]; len(xs) > 0 {
+			fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.2g\n", p, len(xs), live.Quantile(xs, 0.5), live.Quantile(xs, 1), live.Quantile(o.nativeGaps[p], 0.5))
 		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if *check {
-		fmt.Fprintf(stdout, "\nchecked against from-scratch solves: %d of %d agree (%d ambiguous at the tie band's edge)\n", checked, sum.Queries, ambiguous)
+	if o.check {
+		fmt.Fprintf(stdout, "\nchecked against from-scratch solves: %d of %d agree (%d ambiguous at the tie band's edge)\n", o.checked, sum.Queries, o.ambiguous)
 	}
 	return nil
 }
