@@ -94,51 +94,66 @@ func runLive(args []string, stdout, stderr io.Writer) error {
 // and the first one is returned at the end so the exit status says so. A
 // failed --check or an output error stops the run.
 func runEvents(in io.Reader, runner *live.Runner, out io.Writer, stderr io.Writer) (bad, err error) {
+	lines := eventLines{command: "live", what: "event(s)", verdict: "applied not at all"}
+	return lines.run(in, out, stderr, func(ev live.Event) (*live.Record, error) {
+		if ev.Write != nil {
+			if _, err := runner.Apply(ev.Write); err != nil {
+				return nil, fmt.Errorf("write by %q: %w", ev.Write.Channel, err)
+			}
+			return nil, nil
+		}
+		return runner.Answer(ev.Query)
+	})
+}
+
+// eventLines reads a JSON-lines event stream for a command.
+type eventLines struct {
+	command, what, verdict string
+}
+
+// run parses each line of in and hands its event to handle, writing the
+// records handle returns to out. A line that does not parse or that handle
+// refuses is reported on stderr with its number and the run goes on; the
+// first is returned as bad at the end. A failed check (live.ErrCheck) or an
+// output error stops the run.
+func (l eventLines) run(in io.Reader, out, stderr io.Writer, handle func(live.Event) (*live.Record, error)) (bad, err error) {
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 64<<10), maxEventLine)
 	enc := json.NewEncoder(out)
-	badCount := 0
-	report := func(e error) {
-		badCount++
-		fmt.Fprintln(stderr, "pprbench: live:", e)
-		if bad == nil {
-			bad = e
-		}
-	}
+	count := 0
 	for line := 1; sc.Scan(); line++ {
 		text := sc.Bytes()
 		if len(trimSpace(text)) == 0 {
 			continue
 		}
-		ev, perr := live.Parse(text, line)
-		if perr != nil {
-			report(perr)
-			continue
+		ev, err := live.Parse(text, line)
+		var rec *live.Record
+		if err == nil {
+			rec, err = handle(ev)
+			if err != nil {
+				err = fmt.Errorf("line %d: %w", line, err)
+			}
 		}
 		switch {
-		case ev.Write != nil:
-			if _, werr := runner.Apply(ev.Write); werr != nil {
-				report(fmt.Errorf("line %d: write by %q: %w", line, ev.Write.Channel, werr))
+		case errors.Is(err, live.ErrCheck):
+			return nil, err
+		case err != nil:
+			count++
+			fmt.Fprintf(stderr, "pprbench: %s: %v\n", l.command, err)
+			if bad == nil {
+				bad = err
 			}
-		case ev.Query != nil:
-			rec, qerr := runner.Answer(ev.Query)
-			if qerr != nil {
-				if errors.Is(qerr, live.ErrCheck) {
-					return nil, fmt.Errorf("line %d: %w", line, qerr)
-				}
-				report(fmt.Errorf("line %d: %w", line, qerr))
-				continue
-			}
+		case rec != nil:
 			if err := enc.Encode(rec); err != nil {
 				return nil, err
 			}
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("events: %w", err)
+		return nil, fmt.Errorf("%s: %w", l.command, err)
 	}
-	if badCount > 0 {
-		return fmt.Errorf("%d bad event(s), each reported above and applied not at all; the first: %w", badCount, bad), nil
+	if count > 0 {
+		return fmt.Errorf("%d bad %s, each reported above and %s; the first: %w", count, l.what, l.verdict, bad), nil
 	}
 	return nil, nil
 }

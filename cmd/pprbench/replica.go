@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -250,45 +251,11 @@ func runFollow(args []string, stdout, stderr io.Writer) error {
 // answerQueries answers the query lines of in, as runEvents does; a write
 // line is an error naming it (writes go through publish).
 func answerQueries(in io.Reader, f *replica.Follower, out, stderr io.Writer) (bad, err error) {
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 64<<10), maxEventLine)
-	enc := json.NewEncoder(out)
-	count := 0
-	report := func(e error) {
-		count++
-		fmt.Fprintln(stderr, "pprbench: follow:", e)
-		if bad == nil {
-			bad = e
-		}
-	}
-	for line := 1; sc.Scan(); line++ {
-		text := sc.Bytes()
-		if len(trimSpace(text)) == 0 {
-			continue
-		}
-		ev, perr := live.Parse(text, line)
-		if perr != nil {
-			report(perr)
-			continue
-		}
+	lines := eventLines{command: "follow", what: "query line(s)", verdict: "not answered"}
+	return lines.run(in, out, stderr, func(ev live.Event) (*live.Record, error) {
 		if ev.Write != nil {
-			report(fmt.Errorf("line %d: a write in the query file: writes go through pprbench publish", line))
-			continue
+			return nil, errors.New("a write in the query file: writes go through pprbench publish")
 		}
-		rec, qerr := f.Answer(ev.Query)
-		if qerr != nil {
-			report(fmt.Errorf("line %d: %w", line, qerr))
-			continue
-		}
-		if err := enc.Encode(rec); err != nil {
-			return nil, err
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("queries: %w", err)
-	}
-	if count > 0 {
-		return fmt.Errorf("%d bad query line(s), each reported above; the first: %w", count, bad), nil
-	}
-	return nil, nil
+		return f.Answer(ev.Query)
+	})
 }
