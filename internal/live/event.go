@@ -108,34 +108,42 @@ func parseWrite(w *writeJSON) (*Write, error) {
 	return out, nil
 }
 
+// opFields are the name fields each op takes, in order, and whether it
+// takes a weight.
+var opFields = map[string]struct {
+	names  [2]string
+	weight bool
+}{
+	"edge":   {[2]string{"src", "dst"}, true},
+	"delete": {[2]string{"src", "dst"}, false},
+	"merge":  {[2]string{"from", "into"}, false},
+}
+
 func parseOp(o opJSON) (store.Op, error) {
-	name := func(field string, p *string) (string, error) {
-		if p == nil || *p == "" {
-			return "", fmt.Errorf("%q is required and not empty", field)
-		}
-		return *p, nil
+	spec, ok := opFields[o.Op]
+	switch {
+	case o.Op == "":
+		return store.Op{}, errors.New(`"op" is required: edge, delete or merge`)
+	case !ok:
+		return store.Op{}, fmt.Errorf("op %q, want edge, delete or merge", o.Op)
 	}
-	unexpected := func(fields ...string) error {
-		for i, p := range []bool{o.Src != nil, o.Dst != nil, o.Weight != nil, o.From != nil, o.Into != nil} {
-			if p && !slices.Contains(fields, []string{"src", "dst", "weight", "from", "into"}[i]) {
-				return fmt.Errorf("%q does not apply to op %q", []string{"src", "dst", "weight", "from", "into"}[i], o.Op)
-			}
+	given := map[string]*string{"src": o.Src, "dst": o.Dst, "from": o.From, "into": o.Into}
+	for _, field := range []string{"src", "dst", "from", "into", "weight"} {
+		present := field == "weight" && o.Weight != nil || given[field] != nil
+		if present && !slices.Contains(spec.names[:], field) && !(field == "weight" && spec.weight) {
+			return store.Op{}, fmt.Errorf("%q does not apply to op %q", field, o.Op)
 		}
-		return nil
+	}
+	var names [2]string
+	for i, field := range spec.names {
+		if p := given[field]; p == nil || *p == "" {
+			return store.Op{}, fmt.Errorf("%q is required and not empty", field)
+		} else {
+			names[i] = *p
+		}
 	}
 	switch o.Op {
 	case "edge":
-		if err := unexpected("src", "dst", "weight"); err != nil {
-			return store.Op{}, err
-		}
-		src, err := name("src", o.Src)
-		if err != nil {
-			return store.Op{}, err
-		}
-		dst, err := name("dst", o.Dst)
-		if err != nil {
-			return store.Op{}, err
-		}
 		w := 1.0
 		if o.Weight != nil {
 			w = *o.Weight
@@ -143,37 +151,12 @@ func parseOp(o opJSON) (store.Op, error) {
 		if math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
 			return store.Op{}, fmt.Errorf("weight %v, want finite and non-negative", w)
 		}
-		return store.Edge(src, dst, w), nil
+		return store.Edge(names[0], names[1], w), nil
 	case "delete":
-		if err := unexpected("src", "dst"); err != nil {
-			return store.Op{}, err
-		}
-		src, err := name("src", o.Src)
-		if err != nil {
-			return store.Op{}, err
-		}
-		dst, err := name("dst", o.Dst)
-		if err != nil {
-			return store.Op{}, err
-		}
-		return store.DeleteEdges(src, dst), nil
-	case "merge":
-		if err := unexpected("from", "into"); err != nil {
-			return store.Op{}, err
-		}
-		from, err := name("from", o.From)
-		if err != nil {
-			return store.Op{}, err
-		}
-		into, err := name("into", o.Into)
-		if err != nil {
-			return store.Op{}, err
-		}
-		return store.MergeInto(from, into), nil
-	case "":
-		return store.Op{}, errors.New(`"op" is required: edge, delete or merge`)
+		return store.DeleteEdges(names[0], names[1]), nil
+	default:
+		return store.MergeInto(names[0], names[1]), nil
 	}
-	return store.Op{}, fmt.Errorf("op %q, want edge, delete or merge", o.Op)
 }
 
 // parseQuery reads a query event's object: a query file's line whose id
