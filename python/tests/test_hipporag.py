@@ -52,7 +52,11 @@ class HippoRAG(unittest.TestCase):
     def assertSameRanking(self, got, want, what):
         ids, scores = got
         wids, wscores = want
-        self.assertEqual(len(ids), len(wids), what)
+        # HippoRAG2's types: numpy arrays, one entry per passage.
+        self.assertIs(type(ids), type(wids), what)
+        self.assertIs(type(scores), type(wscores), what)
+        self.assertEqual(ids.shape, wids.shape, what)
+        self.assertEqual(scores.shape, wscores.shape, what)
         self.assertFalse(np.isnan(scores).any(), what)
         np.testing.assert_allclose(scores, wscores, rtol=0, atol=1e-9, err_msg=what)
         for i in range(len(wids)):
@@ -98,6 +102,34 @@ class HippoRAG(unittest.TestCase):
         self.rag.index([("a late passage", [("entity 001", "rel1", "entity 002")])])
         self.assertSameRanking(self.rag.run_ppr(self.rag.reset(*q[:1], np.random.default_rng(2).random(len(self.rag.passages))), 0.5),
                                self.igraph_ranking((q[0], np.random.default_rng(2).random(len(self.rag.passages)))), "indexed")
+
+    def test_certified_top_k_of_passages(self):
+        """The certified top-k of the passages (Graph.top_k, what the guard
+        solves natively; the removed example's run_ppr(top_k=k)) is
+        igraph's top-k, proved in order, its scores within their bounds of
+        igraph's; the guarded run_ppr's decision names igraph's top-5."""
+        g = authppr.Graph.from_igraph(self.rag.graph, directed=False)
+        passages = self.rag.passage_node_idxs
+        self.tag()
+        hr.patch(self.rag, trust=["curated", "wiki"])
+        for i, q in enumerate(self.queries):
+            reset = self.rag.reset(*q)
+            ids, scores = self.igraph_ranking(q)
+            for k in (1, 5, 10):
+                t = g.top_k(reset, k, candidates=passages, damping=0.5)
+                what = "query %d, k=%d: %r" % (i, k, t)
+                self.assertTrue(t.certified and t.ordered, what)
+                got = [passages.index(u) for u in t.ids]
+                for r in range(k):
+                    if separated(scores, r):
+                        self.assertEqual(got[r], ids[r], what)
+                    self.assertLessEqual(t.scores[r], scores[r] + 1e-9, what)
+                    self.assertLessEqual(scores[r], t.scores[r] + t.score_errors[r] + 1e-9, what)
+            self.rag.run_ppr(reset, 0.5)
+            d = self.rag.authppr_last_decision
+            if all(separated(scores, r) for r in range(5)):
+                self.assertEqual(sorted(d.native), sorted(ids[:5].tolist()), "query %d" % i)
+        g.close()
 
     def tag(self):
         return hr.tag_writers(self.rag, self.writers)
