@@ -32,7 +32,7 @@ func TestSelectMatchesBruteRandom(t *testing.T) {
 	for trial := 0; trial < n; trial++ {
 		k := rng.IntN(maxBruteItems + 1)
 		d := densities[trial%len(densities)]
-		checkAgainstBrute(t, mustGraph(RandomGraph(rng, k, d)), fmt.Sprintf("trial %d: k=%d density=%v", trial, k, d))
+		checkAgainstBrute(t, mustGraph(randomGraph(rng, k, d)), fmt.Sprintf("trial %d: k=%d density=%v", trial, k, d))
 	}
 }
 
@@ -47,7 +47,7 @@ func TestSelectMatchesBruteCollusion(t *testing.T) {
 		c := 1 + rng.IntN(k-1)
 		d := 0.05 + 0.25*rng.Float64()
 		cross := []float64{1, 0.9, 0.6}[trial%3]
-		checkAgainstBrute(t, mustGraph(CollusionGraph(rng, k, c, d, cross)), fmt.Sprintf("trial %d: k=%d c=%d density=%.2f cross=%v", trial, k, c, d, cross))
+		checkAgainstBrute(t, mustGraph(collusionGraph(rng, k, c, d, cross)), fmt.Sprintf("trial %d: k=%d c=%d density=%.2f cross=%v", trial, k, c, d, cross))
 	}
 }
 
@@ -87,7 +87,7 @@ func TestSelectTieBreak(t *testing.T) {
 
 func TestSelectBudget(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 3))
-	g := mustGraph(RandomGraph(rng, 128, 0.05))
+	g := mustGraph(randomGraph(rng, 128, 0.05))
 	sel, err := Select(g, Options{MaxNodes: 10})
 	require.ErrorIs(t, err, ErrBudget)
 	var be *BudgetError
@@ -118,7 +118,7 @@ func TestGraphErrors(t *testing.T) {
 	require.Equal(t, 1, g.Edges())
 	require.True(t, g.Contradicts(2, 0))
 	require.False(t, g.Contradicts(0, 1))
-	_, err = selectBrute(mustGraph(RandomGraph(rand.New(rand.NewPCG(1, 1)), 21, 0.1)))
+	_, err = selectBrute(mustGraph(randomGraph(rand.New(rand.NewPCG(1, 1)), 21, 0.1)))
 	require.ErrorContains(t, err, "at most 20")
 }
 

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/authppr/authppr/consensus"
+	"github.com/authppr/authppr/internal/randgraph"
 )
 
 func main() {
@@ -50,18 +51,28 @@ func settings() []setting {
 	var out []setting
 	for _, d := range []float64{0.05, 0.1, 0.2, 0.3} {
 		out = append(out, setting{fmt.Sprintf("random density %.2f", d), func(rng *rand.Rand, k int) (*consensus.Graph, error) {
-			return consensus.RandomGraph(rng, k, d)
+			return consensus.BuildGraph(k, consensus.JudgeFunc(randgraph.Contradictions(rng, d)))
 		}})
 	}
 	// Adversarial: the last quarter of the items collude (agree with each
 	// other, contradict every honest item); honest items disagree at 0.1.
 	out = append(out, setting{"collusion k/4, honest 0.10", func(rng *rand.Rand, k int) (*consensus.Graph, error) {
-		return consensus.CollusionGraph(rng, k, k/4, 0.1, 1)
+		return collusionGraph(rng, k, k/4, 0.1, 1)
 	}})
 	out = append(out, setting{"collusion k/3, honest 0.20", func(rng *rand.Rand, k int) (*consensus.Graph, error) {
-		return consensus.CollusionGraph(rng, k, k/3, 0.2, 1)
+		return collusionGraph(rng, k, k/3, 0.2, 1)
 	}})
 	return out
+}
+
+// collusionGraph draws randgraph.Collusion's adversarial shape: the last c
+// items collude.
+func collusionGraph(rng *rand.Rand, k, c int, density, cross float64) (*consensus.Graph, error) {
+	judge, err := randgraph.Collusion(rng, k, c, density, cross)
+	if err != nil {
+		return nil, err
+	}
+	return consensus.BuildGraph(k, consensus.JudgeFunc(judge))
 }
 
 func runMedians(args []string, w io.Writer) error {
