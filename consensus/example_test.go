@@ -45,17 +45,7 @@ func Example() {
 		panic(err)
 	}
 	fmt.Println("native:", d.Native.Items, "auth:", d.Auth.Items, "divergent:", d.Divergent, "selected:", d.Selected.Items)
-
-	// Sample and aggregate: 9 samples of 2 passages, weights 0.8^(i-1).
-	w, _ := consensus.GeometricWeights(len(answers), 0.8)
-	agg, err := consensus.SampleAggregate(consensus.SampleOptions{Weights: w, T: 9, M: 2, Seed: 1},
-		func(sample []int) (string, error) { return answers[sample[0]], nil })
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println("aggregate answer:", agg.Answer)
 	// Output:
 	// selected: [0 1 3] exact: true
 	// native: [1 3] auth: [0 1 3] divergent: true selected: [0 1 3]
-	// aggregate answer: Paris
 }

@@ -1,7 +1,8 @@
 // Command consensusbench measures the consensus package: the median time of
 // the exact rank-aware selection over many random graphs per setting
-// (medians), and the empirical robustness of sample-and-aggregate against
-// its bound (robust). Both print markdown tables.
+// (medians), and the empirical robustness of sample-and-aggregate
+// (internal/sampleagg) against its bound (robust). Both print markdown
+// tables.
 package main
 
 import (
@@ -19,6 +20,7 @@ import (
 
 	"github.com/authppr/authppr/consensus"
 	"github.com/authppr/authppr/internal/randgraph"
+	"github.com/authppr/authppr/internal/sampleagg"
 )
 
 func main() {
@@ -148,13 +150,13 @@ func runRobust(args []string, w io.Writer) error {
 	}
 	var schemes []scheme
 	for _, g := range []float64{0.8, 0.9, 1} {
-		wts, err := consensus.GeometricWeights(*k, g)
+		wts, err := sampleagg.GeometricWeights(*k, g)
 		if err != nil {
 			return err
 		}
 		schemes = append(schemes, scheme{fmt.Sprintf("gamma %.1f", g), wts})
 	}
-	schemes = append(schemes, scheme{"linear", consensus.LinearWeights(*k)})
+	schemes = append(schemes, scheme{"linear", sampleagg.LinearWeights(*k)})
 	ranks := func(lo, hi int) []int { // 1-based inclusive ranks -> indices
 		var out []int
 		for r := lo; r <= hi && r <= *k; r++ {
@@ -173,11 +175,11 @@ func runRobust(args []string, w io.Writer) error {
 	fmt.Fprintf(w, "| weights | malicious ranks | c | sample hit rate | qBar (bound) | P(malicious answer) | bound | within bound |\n|---|---|---|---|---|---|---|---|\n")
 	for _, s := range schemes {
 		for _, a := range attacks {
-			rate, hit, err := consensus.AttackRate(s.weights, a.bad, *t, *m, *runs, *seed)
+			rate, hit, err := sampleagg.AttackRate(s.weights, a.bad, *t, *m, *runs, *seed)
 			if err != nil {
 				return err
 			}
-			q, bound, err := consensus.AttackBound(s.weights, a.bad, *t, *m)
+			q, bound, err := sampleagg.AttackBound(s.weights, a.bad, *t, *m)
 			if err != nil {
 				return err
 			}
