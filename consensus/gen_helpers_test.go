@@ -25,3 +25,24 @@ func collusionGraph(rng *rand.Rand, k, c int, density, cross float64) (*Graph, e
 	}
 	return BuildGraph(k, JudgeFunc(judge))
 }
+
+// independent reports whether no two of the given items contradict.
+func (g *Graph) independent(items []int) bool {
+	for a, i := range items {
+		for _, j := range items[a+1:] {
+			if i == j || g.contradicts(i, j) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// numEdges returns the number of distinct contradictions.
+func (g *Graph) numEdges() int {
+	n := 0
+	for i := 0; i < g.k; i++ {
+		n += g.degree(i)
+	}
+	return n / 2
+}

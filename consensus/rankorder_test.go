@@ -109,7 +109,7 @@ func TestSelectMultiWord(t *testing.T) {
 			}
 			got, err := Select(g, Options{})
 			require.NoError(t, err, what)
-			require.True(t, g.Independent(got.Items), what)
+			require.True(t, g.independent(got.Items), what)
 			require.Equal(t, rankOrderSelect(g), got.Items, what)
 		}
 	}

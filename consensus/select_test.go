@@ -19,7 +19,7 @@ func checkAgainstBrute(t *testing.T, g *Graph, what string) {
 	require.True(t, got.Exact, what)
 	require.Equal(t, want, got.Items, what)
 	require.Equal(t, len(want), got.UpperBound, what)
-	require.True(t, g.Independent(got.Items), what)
+	require.True(t, g.independent(got.Items), what)
 }
 
 func TestSelectMatchesBruteRandom(t *testing.T) {
@@ -54,10 +54,10 @@ func TestSelectMatchesBruteCollusion(t *testing.T) {
 // Hand-made graphs where the tie-break decides.
 func TestSelectTieBreak(t *testing.T) {
 	build := func(k int, edges ...[2]int) *Graph {
-		g, err := NewGraph(k)
+		g, err := newGraph(k)
 		require.NoError(t, err)
 		for _, e := range edges {
-			require.NoError(t, g.AddContradiction(e[0], e[1]))
+			require.NoError(t, g.addContradiction(e[0], e[1]))
 		}
 		return g
 	}
@@ -90,34 +90,34 @@ func TestSelectBudget(t *testing.T) {
 	g := mustGraph(randomGraph(rng, 128, 0.05))
 	sel, err := Select(g, Options{MaxNodes: 10})
 	require.ErrorIs(t, err, ErrBudget)
-	var be *BudgetError
+	var be *budgetError
 	require.True(t, errors.As(err, &be))
 	require.False(t, sel.Exact)
 	require.NotEmpty(t, sel.Items)
-	require.True(t, g.Independent(sel.Items), "best-so-far is still an independent set")
-	require.Equal(t, len(sel.Items), be.Best)
-	require.GreaterOrEqual(t, be.UpperBound, be.Best)
+	require.True(t, g.independent(sel.Items), "best-so-far is still an independent set")
+	require.Equal(t, len(sel.Items), be.best)
+	require.GreaterOrEqual(t, be.upperBound, be.best)
 	require.Contains(t, err.Error(), "node budget 10 exceeded")
 
 	exact, err := Select(g, Options{MaxNodes: -1})
 	require.NoError(t, err)
 	require.True(t, exact.Exact)
-	require.GreaterOrEqual(t, be.UpperBound, len(exact.Items))
+	require.GreaterOrEqual(t, be.upperBound, len(exact.Items))
 	require.GreaterOrEqual(t, len(exact.Items), len(sel.Items))
 }
 
 func TestGraphErrors(t *testing.T) {
-	_, err := NewGraph(-1)
+	_, err := newGraph(-1)
 	require.ErrorContains(t, err, "consensus: -1 items")
-	g, err := NewGraph(3)
+	g, err := newGraph(3)
 	require.NoError(t, err)
-	require.ErrorContains(t, g.AddContradiction(1, 1), "cannot contradict itself")
-	require.ErrorContains(t, g.AddContradiction(0, 3), "out of range [0, 3)")
-	require.NoError(t, g.AddContradiction(0, 2))
-	require.NoError(t, g.AddContradiction(2, 0))
-	require.Equal(t, 1, g.Edges())
-	require.True(t, g.Contradicts(2, 0))
-	require.False(t, g.Contradicts(0, 1))
+	require.ErrorContains(t, g.addContradiction(1, 1), "cannot contradict itself")
+	require.ErrorContains(t, g.addContradiction(0, 3), "out of range [0, 3)")
+	require.NoError(t, g.addContradiction(0, 2))
+	require.NoError(t, g.addContradiction(2, 0))
+	require.Equal(t, 1, g.numEdges())
+	require.True(t, g.contradicts(2, 0))
+	require.False(t, g.contradicts(0, 1))
 	_, err = selectBrute(mustGraph(randomGraph(rand.New(rand.NewPCG(1, 1)), 21, 0.1)))
 	require.ErrorContains(t, err, "at most 20")
 }

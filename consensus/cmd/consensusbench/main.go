@@ -81,7 +81,7 @@ func runMedians(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("medians", flag.ContinueOnError)
 	graphs := fs.Int("graphs", 200, "random graphs per setting")
 	seed := fs.Uint64("seed", 1, "PCG seed")
-	maxNodes := fs.Int64("max-nodes", 0, "node budget per selection (0: consensus.DefaultMaxNodes)")
+	maxNodes := fs.Int64("max-nodes", 0, "node budget per selection (0: Select's default, 2^20)")
 	ks := fs.String("k", "64,128", "comma-separated item counts")
 	only := fs.String("shape", "", "run only the shapes whose name contains this")
 	if err := fs.Parse(args); err != nil {
