@@ -17,9 +17,9 @@ func BenchmarkSelect(b *testing.B) {
 	}
 	var shapes []shape
 	for _, d := range []float64{0.05, 0.1, 0.2, 0.3} {
-		shapes = append(shapes, shape{fmt.Sprintf("random-%.2f", d), func(rng *rand.Rand, k int) (*Graph, error) { return RandomGraph(rng, k, d) }})
+		shapes = append(shapes, shape{fmt.Sprintf("random-%.2f", d), func(rng *rand.Rand, k int) (*Graph, error) { return randomGraph(rng, k, d) }})
 	}
-	shapes = append(shapes, shape{"collusion", func(rng *rand.Rand, k int) (*Graph, error) { return CollusionGraph(rng, k, k/4, 0.1, 1) }})
+	shapes = append(shapes, shape{"collusion", func(rng *rand.Rand, k int) (*Graph, error) { return collusionGraph(rng, k, k/4, 0.1, 1) }})
 	for _, k := range []int{64, 128} {
 		for _, sh := range shapes {
 			b.Run(fmt.Sprintf("k=%d/%s", k, sh.name), func(b *testing.B) {

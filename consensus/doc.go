@@ -1,7 +1,15 @@
 // Package consensus selects the largest mutually consistent set of ranked
 // items (ReliabilityRAG, Shen et al., arXiv 2509.23519): the rank-aware
-// maximum independent set of their contradiction graph, exactly, and its
-// weighted sample-and-aggregate form for many items.
+// maximum independent set of their contradiction graph, exactly, guarded
+// against contradictions reported by untrusted channels.
+//
+//	judge := consensus.JudgeFunc(func(i, j int) (bool, error) { return answers[i] != answers[j], nil })
+//	g, err := consensus.BuildGraph(len(answers), judge)
+//	sel, err := consensus.Select(g, consensus.Options{}) // sel.Items, best rank first
+//
+//	// contradictions with the channel that reported each
+//	guarded, err := consensus.NewGuarded(len(answers), edges, mask.Trust("nli").Trusts, consensus.Options{})
+//	d, err := guarded.Replay(replay.Reject) // d.Native, d.Auth, d.Divergent, d.Selected
 //
 // # Items, ranks, contradictions
 //
@@ -47,41 +55,29 @@
 //
 // # Budget
 //
-// Options.MaxNodes caps the search nodes of both phases together
-// (DefaultMaxNodes = 2^20, a few seconds at k = 128; negative: no cap).
-// When it runs out Select returns the best set found so far with
-// Exact = false and a *BudgetError (errors.Is(err, ErrBudget)) that gives
-// the set's size and a proved upper bound on the maximum; a set is never
-// returned as exact unless both phases finished.
-//
-// # Sample and aggregate
-//
-// SampleAggregate draws T samples of M items without replacement with
-// probability proportional to weight (GeometricWeights w_i = gamma^(i-1),
-// LinearWeights w_i = k-i+1, or the caller's reliability weights),
-// deterministically from a PCG seed, asks a caller-supplied function for
-// each sample's answer, and aggregates the answers by Select: samples are
-// ranked by their ascending item tuples (a sample holding better-ranked
-// items ranks higher), and two samples contradict when their answers do
-// (by default, when they differ; then the result is the largest group of
-// equal answers, ties to the group holding the best-ranked sample).
-// AttackRate and AttackBound measure a worst-case attacker holding some
-// items against a bound derived in robust.go.
+// Options.MaxNodes caps the search nodes of both phases together (2^20
+// when zero; negative: no cap). When it runs out Select returns the best
+// set found so far with Exact = false, a proved UpperBound on the maximum
+// and an error matching ErrBudget (errors.Is); a set is never returned as
+// exact unless both phases finished.
 //
 // # Guarded like PPR
 //
 // Contradiction edges reported by untrusted channels are structural writes.
-// Guarded builds the native graph (every edge) and the authenticated one
-// (edges some trusted channel reported) and implements replay.Selector;
-// replay.ReplaySelector runs both and flags a divergence. FromViews builds
-// it from two views of a graph that stores contradictions as edges between
-// item nodes, a store version's as well as a snapshot's, so the selector
-// is guarded on a living memory the way PPR selections are.
+// NewGuarded builds the native graph (every edge) and the authenticated
+// one (edges some trusted channel reported); Guarded.Replay selects on
+// both as replay.ReplaySelector does and flags a divergence. FromViews
+// builds the same from two views of a graph that stores contradictions as
+// edges between item nodes, a store version's as well as a snapshot's, so
+// the selector is guarded on a living memory the way PPR selections are.
+//
+// Sample-and-aggregate, the paper's form for many items, and its
+// robustness experiment are in internal/sampleagg (consensusbench robust).
 //
 // # Errors
 //
 // Bad input (negative k, an item out of range or contradicting itself, a
-// sample size outside 1..k, a weight that is not finite and positive, a
-// judge or answer error) is an error prefixed "consensus:" that names the
-// item, edge or sample. Nothing panics on user data.
+// judge error, a node out of range or repeated in FromViews) is an error
+// prefixed "consensus:" that names the item, edge or node. Nothing panics
+// on user data.
 package consensus

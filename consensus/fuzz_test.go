@@ -23,7 +23,7 @@ func FuzzSelect(f *testing.F) {
 			return
 		}
 		k := int(data[0]) % (maxBruteItems + 1)
-		g, err := NewGraph(k)
+		g, err := newGraph(k)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -32,7 +32,7 @@ func FuzzSelect(f *testing.F) {
 			for j := i + 1; j < k; j++ {
 				byteIdx := 1 + bit/8
 				if byteIdx < len(data) && data[byteIdx]>>(bit%8)&1 == 1 {
-					if err := g.AddContradiction(i, j); err != nil {
+					if err := g.addContradiction(i, j); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -55,8 +55,8 @@ func FuzzSelect(f *testing.F) {
 			switch {
 			case err == nil && !equalInts(small.Items, want):
 				t.Fatalf("k=%d: budget 3 gave %v without an error, want %v", k, small.Items, want)
-			case err != nil && (small.Exact || !g.Independent(small.Items) || small.UpperBound < len(want)):
-				t.Fatalf("k=%d: budget 3: %v with exact=%v, independent=%v, bound %d < %d", k, small.Items, small.Exact, g.Independent(small.Items), small.UpperBound, len(want))
+			case err != nil && (small.Exact || !g.independent(small.Items) || small.UpperBound < len(want)):
+				t.Fatalf("k=%d: budget 3: %v with exact=%v, independent=%v, bound %d < %d", k, small.Items, small.Exact, g.independent(small.Items), small.UpperBound, len(want))
 			}
 		}
 	})

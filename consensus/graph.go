@@ -12,11 +12,10 @@ type Graph struct {
 	k     int
 	words int      // uint64 words per adjacency row: ceil(k/64)
 	adj   []uint64 // row i is adj[i*words : (i+1)*words]
-	edges int
 }
 
-// NewGraph returns the graph of k items with no contradictions.
-func NewGraph(k int) (*Graph, error) {
+// newGraph returns the graph of k items with no contradictions.
+func newGraph(k int) (*Graph, error) {
 	if k < 0 {
 		return nil, fmt.Errorf("consensus: %d items, want at least 0", k)
 	}
@@ -24,59 +23,38 @@ func NewGraph(k int) (*Graph, error) {
 	return &Graph{k: k, words: w, adj: make([]uint64, k*w)}, nil
 }
 
-// Len returns the number of items.
-func (g *Graph) Len() int { return g.k }
-
-// Edges returns the number of distinct contradictions.
-func (g *Graph) Edges() int { return g.edges }
-
 func (g *Graph) row(i int) []uint64 { return g.adj[i*g.words : (i+1)*g.words] }
 
-// AddContradiction records that items i and j contradict each other.
+// addContradiction records that items i and j contradict each other.
 // Adding an edge twice is harmless.
-func (g *Graph) AddContradiction(i, j int) error {
+func (g *Graph) addContradiction(i, j int) error {
 	if i < 0 || i >= g.k || j < 0 || j >= g.k {
 		return fmt.Errorf("consensus: contradiction (%d, %d): item out of range [0, %d)", i, j, g.k)
 	}
 	if i == j {
 		return fmt.Errorf("consensus: contradiction (%d, %d): an item cannot contradict itself", i, j)
 	}
-	if !g.Contradicts(i, j) {
-		g.edges++
-	}
 	g.row(i)[j/64] |= 1 << (j % 64)
 	g.row(j)[i/64] |= 1 << (i % 64)
 	return nil
 }
 
-// Contradicts reports whether items i and j contradict. Out-of-range items
+// contradicts reports whether items i and j contradict. Out-of-range items
 // contradict nothing.
-func (g *Graph) Contradicts(i, j int) bool {
+func (g *Graph) contradicts(i, j int) bool {
 	if i < 0 || i >= g.k || j < 0 || j >= g.k {
 		return false
 	}
 	return g.row(i)[j/64]>>(j%64)&1 == 1
 }
 
-// Degree returns the number of items i contradicts.
-func (g *Graph) Degree(i int) int {
+// degree returns the number of items i contradicts.
+func (g *Graph) degree(i int) int {
 	n := 0
 	for _, w := range g.row(i) {
 		n += bits.OnesCount64(w)
 	}
 	return n
-}
-
-// Independent reports whether no two of the given items contradict.
-func (g *Graph) Independent(items []int) bool {
-	for a, i := range items {
-		for _, j := range items[a+1:] {
-			if i == j || g.Contradicts(i, j) {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // Judge says whether two ranked items contradict each other (an NLI model,
@@ -94,7 +72,7 @@ func (f JudgeFunc) Contradicts(i, j int) (bool, error) { return f(i, j) }
 // BuildGraph asks the judge about every pair i < j of k items, once, in
 // order (i, then j ascending), and returns the contradiction graph.
 func BuildGraph(k int, judge Judge) (*Graph, error) {
-	g, err := NewGraph(k)
+	g, err := newGraph(k)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +83,7 @@ func BuildGraph(k int, judge Judge) (*Graph, error) {
 				return nil, fmt.Errorf("consensus: judge on items %d and %d: %w", i, j, err)
 			}
 			if c {
-				g.AddContradiction(i, j) // in range and i != j by construction
+				g.addContradiction(i, j) // in range and i != j by construction
 			}
 		}
 	}

@@ -17,55 +17,51 @@ type Contradiction struct {
 
 // Guarded is the consensus selector under the replay guard: contradiction
 // edges are structural writes, so the native selection uses every edge and
-// the authenticated one only edges some trusted channel reported. It
-// implements replay.Selector[*Selection]; replay.ReplaySelector runs both
-// and flags a divergence.
+// the authenticated one only edges some trusted channel reported. Replay
+// runs both and flags a divergence.
 type Guarded struct {
 	native, auth *Graph
 	opt          Options
 }
-
-var _ replay.Selector[*Selection] = (*Guarded)(nil)
 
 // NewGuarded builds both graphs over k items. trusts says whether a
 // channel is authenticated (mask.Policy.Trusts fits); nil trusts every
 // channel. An edge reported by several channels is authenticated when any
 // of them is trusted.
 func NewGuarded(k int, edges []Contradiction, trusts func(channel string) bool, opt Options) (*Guarded, error) {
-	native, err := NewGraph(k)
+	native, err := newGraph(k)
 	if err != nil {
 		return nil, err
 	}
-	auth, _ := NewGraph(k)
+	auth, _ := newGraph(k)
 	for n, e := range edges {
-		if err := native.AddContradiction(e.I, e.J); err != nil {
+		if err := native.addContradiction(e.I, e.J); err != nil {
 			return nil, fmt.Errorf("consensus: edge %d (channel %q): %w", n, e.Channel, err)
 		}
 		if trusts == nil || trusts(e.Channel) {
-			auth.AddContradiction(e.I, e.J)
+			auth.addContradiction(e.I, e.J)
 		}
 	}
 	return &Guarded{native: native, auth: auth, opt: opt}, nil
 }
 
-// Native returns the graph of every edge, Auth the graph of trusted edges.
-func (g *Guarded) Native() *Graph { return g.native }
-func (g *Guarded) Auth() *Graph   { return g.auth }
-
-// SelectNative selects with every contradiction edge.
-func (g *Guarded) SelectNative() (*Selection, error) { return Select(g.native, g.opt) }
-
-// SelectAuth selects with trusted contradiction edges only.
-func (g *Guarded) SelectAuth() (*Selection, error) { return Select(g.auth, g.opt) }
-
-// Equal compares selected items.
-func (g *Guarded) Equal(a, b *Selection) bool { return slices.Equal(a.Items, b.Items) }
-
-// Replay runs both selections and decides under policy (see
-// replay.ReplaySelector).
+// Replay runs the native and the authenticated selection and decides
+// under policy as replay.ReplaySelector does: Divergent when the two
+// selected sets differ; under replay.Reject the caller gets the
+// authenticated selection, under replay.Report the native one (flagged),
+// under replay.Escalate a *replay.SelectorDivergenceError.
 func (g *Guarded) Replay(policy replay.OnDivergence) (*replay.SelectorDecision[*Selection], error) {
-	return replay.ReplaySelector[*Selection](g, policy)
+	return replay.ReplaySelector[*Selection](sides{g}, policy)
 }
+
+// sides is g as a replay.Selector: the selections on its two graphs.
+type sides struct{ g *Guarded }
+
+var _ replay.Selector[*Selection] = sides{}
+
+func (s sides) SelectNative() (*Selection, error) { return Select(s.g.native, s.g.opt) }
+func (s sides) SelectAuth() (*Selection, error)   { return Select(s.g.auth, s.g.opt) }
+func (s sides) Equal(a, b *Selection) bool        { return slices.Equal(a.Items, b.Items) }
 
 // FromViews builds the guarded selector over items (node ids in rank
 // order: items[0] is the most reliable) from two views of one graph that
@@ -90,7 +86,7 @@ func FromViews(items []uint32, native, auth *mask.View, opt Options) (*Guarded, 
 		index[u] = i
 	}
 	build := func(v *mask.View) (*Graph, error) {
-		g, err := NewGraph(len(items))
+		g, err := newGraph(len(items))
 		if err != nil {
 			return nil, err
 		}
@@ -98,7 +94,7 @@ func FromViews(items []uint32, native, auth *mask.View, opt Options) (*Guarded, 
 			row := v.OutRow(u)
 			for p, w := range row.Nbr {
 				if j, ok := index[w]; ok && j != i && row.Live(p) {
-					if err := g.AddContradiction(i, j); err != nil {
+					if err := g.addContradiction(i, j); err != nil {
 						return nil, err
 					}
 				}

@@ -20,8 +20,8 @@ func TestGuardedDivergence(t *testing.T) {
 	}
 	g, err := NewGuarded(5, edges, mask.Trust("default").Trusts, Options{})
 	require.NoError(t, err)
-	require.Equal(t, 6, g.Native().Edges())
-	require.Equal(t, 4, g.Auth().Edges())
+	require.Equal(t, 6, g.native.numEdges())
+	require.Equal(t, 4, g.auth.numEdges())
 
 	d, err := g.Replay(replay.Reject)
 	require.NoError(t, err)
@@ -75,8 +75,8 @@ func TestGuardedMatchesBrute(t *testing.T) {
 		require.NoError(t, err)
 		d, err := g.Replay(replay.Reject)
 		require.NoError(t, err)
-		wantN, _ := selectBrute(g.Native())
-		wantA, _ := selectBrute(g.Auth())
+		wantN, _ := selectBrute(g.native)
+		wantA, _ := selectBrute(g.auth)
 		require.Equal(t, wantN, d.Native.Items)
 		require.Equal(t, wantA, d.Auth.Items)
 		require.Equal(t, !equalInts(wantN, wantA), d.Divergent)

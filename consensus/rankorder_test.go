@@ -76,7 +76,7 @@ func TestRankOrderReference(t *testing.T) {
 	rng := newRNG(21)
 	for trial := 0; trial < 300; trial++ {
 		k := rng.IntN(maxBruteItems + 1)
-		g := mustGraph(RandomGraph(rng, k, 0.05+0.4*rng.Float64()))
+		g := mustGraph(randomGraph(rng, k, 0.05+0.4*rng.Float64()))
 		want, _ := selectBrute(g)
 		require.Equal(t, want, rankOrderSelect(g), "trial %d k=%d", trial, k)
 	}
@@ -97,19 +97,19 @@ func TestSelectMultiWord(t *testing.T) {
 			what := ""
 			if i%3 == 2 {
 				c := k / 4
-				g = mustGraph(CollusionGraph(rng, k, c, 0.3, 0.9))
+				g = mustGraph(collusionGraph(rng, k, c, 0.3, 0.9))
 				what = fmt.Sprintf("k=%d collusion c=%d", k, c)
 			} else {
 				d := []float64{0.3, 0.45}[i%2]
 				if k <= 70 {
 					d = []float64{0.1, 0.2, 0.3}[i%3]
 				}
-				g = mustGraph(RandomGraph(rng, k, d))
+				g = mustGraph(randomGraph(rng, k, d))
 				what = fmt.Sprintf("k=%d density %.2f", k, d)
 			}
 			got, err := Select(g, Options{})
 			require.NoError(t, err, what)
-			require.True(t, g.Independent(got.Items), what)
+			require.True(t, g.independent(got.Items), what)
 			require.Equal(t, rankOrderSelect(g), got.Items, what)
 		}
 	}
@@ -121,7 +121,7 @@ func TestColourTwoMatchesGeneric(t *testing.T) {
 	rng := newRNG(23)
 	for _, k := range []int{0, 1, 2, 63, 64, 65, 100, 127, 128} {
 		for _, d := range []float64{0.1, 0.3, 0.6} {
-			g := mustGraph(RandomGraph(rng, k, d))
+			g := mustGraph(randomGraph(rng, k, d))
 			fast, err := Select(g, Options{})
 			require.NoError(t, err)
 			forceGenericColour = true

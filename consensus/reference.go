@@ -12,16 +12,16 @@ const maxBruteItems = 20
 // (k <= maxBruteItems), keeps the independent ones of maximum size and
 // among those the lexicographically smallest ascending index tuple,
 // compared element by element with slices.Compare. It shares no code with
-// the branch and bound except Graph.Contradicts.
+// the branch and bound except Graph.contradicts.
 func selectBrute(g *Graph) ([]int, error) {
-	k := g.Len()
+	k := g.k
 	if k > maxBruteItems {
 		return nil, fmt.Errorf("consensus: brute force over %d items, want at most %d", k, maxBruteItems)
 	}
 	nbr := make([]uint32, k)
 	for i := 0; i < k; i++ {
 		for j := 0; j < k; j++ {
-			if g.Contradicts(i, j) {
+			if g.contradicts(i, j) {
 				nbr[i] |= 1 << j
 			}
 		}

@@ -7,16 +7,15 @@ import (
 	"slices"
 )
 
-// DefaultMaxNodes is the search-node budget Select uses when
-// Options.MaxNodes is zero: a node costs about 3 us of CPU at k = 128, so
-// this is a few seconds; none of the 2400 graphs of consensusbench medians
-// -graphs 200 exceeds it (the slowest took 0.07 s of CPU).
-const DefaultMaxNodes = 1 << 20
+// defaultMaxNodes is the search-node budget Select uses when
+// Options.MaxNodes is zero.
+const defaultMaxNodes = 1 << 20
 
 // Options configure Select. The zero value takes the defaults.
 type Options struct {
 	// MaxNodes caps the branch-and-bound nodes of both phases together
-	// (DefaultMaxNodes when 0; a negative value means no cap).
+	// (2^20 when 0; a negative value means no cap). When it runs out,
+	// Select returns the best set found with an error matching ErrBudget.
 	MaxNodes int64
 }
 
@@ -25,7 +24,8 @@ type Selection struct {
 	// Items are the selected item indices, ascending (rank order).
 	Items []int
 	// Exact is true when Items is proved to be the rank-aware maximum
-	// independent set; false only together with a *BudgetError.
+	// independent set; false only together with an error matching
+	// ErrBudget.
 	Exact bool
 	// UpperBound is a proved upper bound on the maximum independent set
 	// size: len(Items) when Exact.
@@ -34,26 +34,27 @@ type Selection struct {
 	Nodes int64
 }
 
-// ErrBudget is matched (errors.Is) by the *BudgetError Select returns when
-// the node budget ran out.
+// ErrBudget is matched (errors.Is) by the error Select returns when the
+// node budget ran out: the Selection beside it holds the best independent
+// set found so far (Exact false), which may be smaller than the maximum or
+// not the rank-aware choice among maximum sets, and a proved UpperBound on
+// the maximum size.
 var ErrBudget = errors.New("consensus: node budget exceeded")
 
-// BudgetError says the search stopped before proving its answer: the
-// Selection returned beside it holds the best independent set found so far
-// (Exact false), which may be smaller than the maximum or not the
-// rank-aware choice among maximum sets.
-type BudgetError struct {
-	MaxNodes   int64
-	Best       int // size of the best set found
-	UpperBound int // proved bound on the maximum size
+// budgetError says the search stopped before proving its answer; it
+// matches ErrBudget.
+type budgetError struct {
+	maxNodes   int64
+	best       int // size of the best set found
+	upperBound int // proved bound on the maximum size
 }
 
-func (e *BudgetError) Error() string {
+func (e *budgetError) Error() string {
 	return fmt.Sprintf("consensus: node budget %d exceeded: best set found has %d items, the maximum has at most %d (not proved; raise Options.MaxNodes)",
-		e.MaxNodes, e.Best, e.UpperBound)
+		e.maxNodes, e.best, e.upperBound)
 }
 
-func (e *BudgetError) Unwrap() error { return ErrBudget }
+func (e *budgetError) Unwrap() error { return ErrBudget }
 
 // Select returns the rank-aware maximum independent set of g: among all
 // independent sets of maximum size, the one whose ascending tuple of item
@@ -61,12 +62,12 @@ func (e *BudgetError) Unwrap() error { return ErrBudget }
 // definition and the proof that the search finds it).
 //
 // When the node budget runs out, Select returns the best set found so far
-// with Exact false and a *BudgetError (errors.Is(err, ErrBudget)); it never
+// with Exact false and an error matching ErrBudget (errors.Is); it never
 // returns an unproved set without an error.
 func Select(g *Graph, opt Options) (*Selection, error) {
 	maxNodes := opt.MaxNodes
 	if maxNodes == 0 {
-		maxNodes = DefaultMaxNodes
+		maxNodes = defaultMaxNodes
 	}
 	s := newSolver(g, maxNodes)
 	all := make([]uint64, s.w)
@@ -84,7 +85,7 @@ func Select(g *Graph, opt Options) (*Selection, error) {
 			best = witness
 		}
 		sel := &Selection{Items: best, UpperBound: s.rootBound, Nodes: s.nodes}
-		return sel, &BudgetError{MaxNodes: maxNodes, Best: len(best), UpperBound: s.rootBound}
+		return sel, &budgetError{maxNodes: maxNodes, best: len(best), upperBound: s.rootBound}
 	}
 	if witness == nil { // the greedy set is maximum
 		witness = lb
@@ -95,7 +96,7 @@ func Select(g *Graph, opt Options) (*Selection, error) {
 	items, ok := s.lexFirst(all, witness)
 	sel := &Selection{Items: items, Exact: ok, UpperBound: len(witness), Nodes: s.nodes}
 	if !ok {
-		return sel, &BudgetError{MaxNodes: maxNodes, Best: len(items), UpperBound: len(witness)}
+		return sel, &budgetError{maxNodes: maxNodes, best: len(items), upperBound: len(witness)}
 	}
 	return sel, nil
 }
@@ -162,18 +163,18 @@ func newSolver(g *Graph, maxNodes int64) *solver {
 	s.order = make([]int, g.k)
 	deg := make([]int, g.k)
 	for i := range s.order {
-		s.order[i], deg[i] = i, g.Degree(i)
+		s.order[i], deg[i] = i, g.degree(i)
 	}
 	slices.SortStableFunc(s.order, func(a, b int) int { return deg[a] - deg[b] })
 	s.pos = make([]int, g.k)
 	for i, v := range s.order {
 		s.pos[v] = i
 	}
-	s.sg, _ = NewGraph(g.k)
+	s.sg, _ = newGraph(g.k)
 	for i := 0; i < g.k; i++ {
 		for j := i + 1; j < g.k; j++ {
-			if g.Contradicts(s.order[i], s.order[j]) {
-				s.sg.AddContradiction(i, j)
+			if g.contradicts(s.order[i], s.order[j]) {
+				s.sg.addContradiction(i, j)
 			}
 		}
 	}

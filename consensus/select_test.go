@@ -19,7 +19,7 @@ func checkAgainstBrute(t *testing.T, g *Graph, what string) {
 	require.True(t, got.Exact, what)
 	require.Equal(t, want, got.Items, what)
 	require.Equal(t, len(want), got.UpperBound, what)
-	require.True(t, g.Independent(got.Items), what)
+	require.True(t, g.independent(got.Items), what)
 }
 
 func TestSelectMatchesBruteRandom(t *testing.T) {
@@ -32,7 +32,7 @@ func TestSelectMatchesBruteRandom(t *testing.T) {
 	for trial := 0; trial < n; trial++ {
 		k := rng.IntN(maxBruteItems + 1)
 		d := densities[trial%len(densities)]
-		checkAgainstBrute(t, mustGraph(RandomGraph(rng, k, d)), fmt.Sprintf("trial %d: k=%d density=%v", trial, k, d))
+		checkAgainstBrute(t, mustGraph(randomGraph(rng, k, d)), fmt.Sprintf("trial %d: k=%d density=%v", trial, k, d))
 	}
 }
 
@@ -47,17 +47,17 @@ func TestSelectMatchesBruteCollusion(t *testing.T) {
 		c := 1 + rng.IntN(k-1)
 		d := 0.05 + 0.25*rng.Float64()
 		cross := []float64{1, 0.9, 0.6}[trial%3]
-		checkAgainstBrute(t, mustGraph(CollusionGraph(rng, k, c, d, cross)), fmt.Sprintf("trial %d: k=%d c=%d density=%.2f cross=%v", trial, k, c, d, cross))
+		checkAgainstBrute(t, mustGraph(collusionGraph(rng, k, c, d, cross)), fmt.Sprintf("trial %d: k=%d c=%d density=%.2f cross=%v", trial, k, c, d, cross))
 	}
 }
 
 // Hand-made graphs where the tie-break decides.
 func TestSelectTieBreak(t *testing.T) {
 	build := func(k int, edges ...[2]int) *Graph {
-		g, err := NewGraph(k)
+		g, err := newGraph(k)
 		require.NoError(t, err)
 		for _, e := range edges {
-			require.NoError(t, g.AddContradiction(e[0], e[1]))
+			require.NoError(t, g.addContradiction(e[0], e[1]))
 		}
 		return g
 	}
@@ -87,38 +87,38 @@ func TestSelectTieBreak(t *testing.T) {
 
 func TestSelectBudget(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 3))
-	g := mustGraph(RandomGraph(rng, 128, 0.05))
+	g := mustGraph(randomGraph(rng, 128, 0.05))
 	sel, err := Select(g, Options{MaxNodes: 10})
 	require.ErrorIs(t, err, ErrBudget)
-	var be *BudgetError
+	var be *budgetError
 	require.True(t, errors.As(err, &be))
 	require.False(t, sel.Exact)
 	require.NotEmpty(t, sel.Items)
-	require.True(t, g.Independent(sel.Items), "best-so-far is still an independent set")
-	require.Equal(t, len(sel.Items), be.Best)
-	require.GreaterOrEqual(t, be.UpperBound, be.Best)
+	require.True(t, g.independent(sel.Items), "best-so-far is still an independent set")
+	require.Equal(t, len(sel.Items), be.best)
+	require.GreaterOrEqual(t, be.upperBound, be.best)
 	require.Contains(t, err.Error(), "node budget 10 exceeded")
 
 	exact, err := Select(g, Options{MaxNodes: -1})
 	require.NoError(t, err)
 	require.True(t, exact.Exact)
-	require.GreaterOrEqual(t, be.UpperBound, len(exact.Items))
+	require.GreaterOrEqual(t, be.upperBound, len(exact.Items))
 	require.GreaterOrEqual(t, len(exact.Items), len(sel.Items))
 }
 
 func TestGraphErrors(t *testing.T) {
-	_, err := NewGraph(-1)
+	_, err := newGraph(-1)
 	require.ErrorContains(t, err, "consensus: -1 items")
-	g, err := NewGraph(3)
+	g, err := newGraph(3)
 	require.NoError(t, err)
-	require.ErrorContains(t, g.AddContradiction(1, 1), "cannot contradict itself")
-	require.ErrorContains(t, g.AddContradiction(0, 3), "out of range [0, 3)")
-	require.NoError(t, g.AddContradiction(0, 2))
-	require.NoError(t, g.AddContradiction(2, 0))
-	require.Equal(t, 1, g.Edges())
-	require.True(t, g.Contradicts(2, 0))
-	require.False(t, g.Contradicts(0, 1))
-	_, err = selectBrute(mustGraph(RandomGraph(rand.New(rand.NewPCG(1, 1)), 21, 0.1)))
+	require.ErrorContains(t, g.addContradiction(1, 1), "cannot contradict itself")
+	require.ErrorContains(t, g.addContradiction(0, 3), "out of range [0, 3)")
+	require.NoError(t, g.addContradiction(0, 2))
+	require.NoError(t, g.addContradiction(2, 0))
+	require.Equal(t, 1, g.numEdges())
+	require.True(t, g.contradicts(2, 0))
+	require.False(t, g.contradicts(0, 1))
+	_, err = selectBrute(mustGraph(randomGraph(rand.New(rand.NewPCG(1, 1)), 21, 0.1)))
 	require.ErrorContains(t, err, "at most 20")
 }
 

@@ -120,10 +120,10 @@ func TestClusterReplication(t *testing.T) {
 		if s == 0 || checkpoints[s] != nil {
 			continue
 		}
-		require.NoError(t, f1.ApplyThrough(ctx, s))
-		require.NoError(t, f2.ApplyThrough(ctx, s))
-		require.Equal(t, s, f1.Seq())
-		require.Equal(t, s, f2.Seq())
+		require.NoError(t, f1.applyThrough(ctx, s))
+		require.NoError(t, f2.applyThrough(ctx, s))
+		require.Equal(t, s, f1.lastSeq())
+		require.Equal(t, s, f2.lastSeq())
 		a1, a2 := answerAll(t, f1.Answer), answerAll(t, f2.Answer)
 		require.Equal(t, a1, a2, "the followers disagree at sequence %d", s)
 		checkpoints[s] = a1
@@ -143,12 +143,12 @@ func TestClusterReplication(t *testing.T) {
 	require.Len(t, acks, int(total), "one sequence per batch")
 	last := acks[len(acks)-1].seq
 	require.Equal(t, uint64(total), last, "the stream's sequences are the batches'")
-	s, err := js.Stream(ctx, StreamName(memory))
+	s, err := js.Stream(ctx, streamName(memory))
 	require.NoError(t, err)
 	require.Equal(t, uint64(total), s.CachedInfo().State.Msgs)
 
-	require.NoError(t, f1.ApplyThrough(ctx, last))
-	require.NoError(t, f2.ApplyThrough(ctx, last))
+	require.NoError(t, f1.applyThrough(ctx, last))
+	require.NoError(t, f2.applyThrough(ctx, last))
 	ref := newReference(t, true)
 	refused := 0
 	for _, a := range acks {
@@ -179,13 +179,13 @@ func TestClusterReplication(t *testing.T) {
 
 // streamLeader returns the index of the server leading the stream.
 func streamLeader(ctx context.Context, js jetstream.JetStream) (int, error) {
-	s, err := js.Stream(ctx, StreamName(memory))
+	s, err := js.Stream(ctx, streamName(memory))
 	if err != nil {
 		return 0, err
 	}
 	info := s.CachedInfo()
 	if info.Cluster == nil {
-		return 0, fmt.Errorf("stream %s: no cluster info", StreamName(memory))
+		return 0, fmt.Errorf("stream %s: no cluster info", streamName(memory))
 	}
 	var i int
 	if _, err := fmt.Sscanf(info.Cluster.Leader, "s%d", &i); err != nil {

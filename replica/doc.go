@@ -4,15 +4,36 @@
 // embedded in its own process that applies the stream in order into a
 // local durable store and answers guarded selections on it.
 //
+//	// a reader (JetStream API rights)
+//	_, err := replica.EnsureStream(ctx, js, "m", 1)
+//	f, err := replica.Open(ctx, js, "m", replica.Options{Dir: dir, ...})
+//	go f.Follow(ctx) // or f.CatchUp(ctx, seq)
+//
+//	// a writer (publish on its channel's subject only)
+//	p, err := replica.NewPublisher(nc, "m")
+//	ack, err := p.Publish(ctx, "alice", []byte(`{"ops": [...]}`), "msg-id")
+//
+//	// read your writes, then select under the guard
+//	err = f.WaitFor(ctx, ack.Seq)
+//	d, err := f.Store().NewGuard(trust, replay.Options{}).Select(f.Store().Current(), q)
+//
+//	// snapshots for new followers, and the retention rule
+//	info, err := f.PublishSnapshot(ctx, replica.Retention{Keep: 2, Purge: true})
+//
+// A publish the broker refuses is a *RefusedError; a follower the
+// retention rule left behind gets ErrBehind.
+//
 // # Layout
 //
 // A memory NAME is the stream AUTHPPR_NAME with the subjects
-// authppr.NAME.w.> (StreamName, Subject); a write batch of channel C is one
-// message on authppr.NAME.w.C whose payload is the batch's ops and no
-// channel (live.Payload). Snapshots are objects of the JetStream object
-// store AUTHPPR_NAME_snapshots (SnapshotBucket), named snap-POSITION, each
-// a snapshot file (snapshot format, its progress section naming the stream
-// sequence it holds).
+// authppr.NAME.w.>; a write batch of channel C is one message on
+// authppr.NAME.w.C whose payload is the batch's ops and no channel,
+// {"ops": [OP, ...]} with OP as in pprbench live's events (edge, delete,
+// merge). Snapshots are objects of the JetStream object store
+// AUTHPPR_NAME_snapshots, named snap-POSITION, each a snapshot file
+// (snapshot format, its progress section naming the stream sequence it
+// holds). Memory and channel names are letters, digits, '-' and '_'
+// (CheckName).
 //
 // # Provenance
 //
@@ -34,11 +55,12 @@
 // none is applied twice, none skipped. A message the store refuses (an
 // invalid batch) is reported and applied not at all, on every follower
 // alike (validation reads only the store's state, which is the same at the
-// same sequence); the follower's sequence (Follower.Seq) passes it, its
-// store's position does not, so after a restart it is refused again, not
-// applied. Publishers give every batch a message id (Nats-Msg-Id): a retry
-// within the stream's duplicate window is acknowledged with the first
-// copy's sequence and not stored again.
+// same sequence); the follower's sequence (Record.Seq of its answers)
+// passes it, its store's position does not, so after a restart it is
+// refused again, not applied. Publishers give every batch a message id
+// (Nats-Msg-Id): a retry within the stream's duplicate window (two
+// minutes) is acknowledged with the first copy's sequence and not stored
+// again.
 //
 // # Snapshots and retention
 //

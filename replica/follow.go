@@ -123,23 +123,16 @@ func (f *Follower) Close() error {
 // Store returns the follower's store (for reading versions).
 func (f *Follower) Store() *store.Store { return f.st }
 
-// Seq returns the last stream sequence the follower applied or refused:
-// every batch up to it is in its store or was refused.
-func (f *Follower) Seq() uint64 {
+// lastSeq returns the last stream sequence the follower applied or
+// refused: every batch up to it is in its store or was refused.
+func (f *Follower) lastSeq() uint64 {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.seq
 }
 
-// Started returns the snapshot Open installed, or nil.
-func (f *Follower) Started() *SnapshotInfo { return f.from }
-
-// Counts returns the batches applied and refused since Open.
-func (f *Follower) Counts() (applied, refused uint64) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.applied, f.refused
-}
+// started returns the snapshot Open installed, or nil.
+func (f *Follower) started() *SnapshotInfo { return f.from }
 
 // WaitFor blocks until the follower has passed stream sequence seq (read
 // your writes: seq is the sequence a Publish acknowledged) or ctx ends.
@@ -161,7 +154,8 @@ func (f *Follower) WaitFor(ctx context.Context, seq uint64) error {
 }
 
 // Answer answers q on the follower's newest version; the record carries
-// the sequence it reflects (Seq) beside the store's version.
+// the sequence it reflects (Record.Seq: every batch up to it applied or
+// refused) beside the store's version.
 func (f *Follower) Answer(q *live.Query) (*live.Record, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -172,14 +166,6 @@ func (f *Follower) Answer(q *live.Query) (*live.Record, error) {
 	seq := f.seq
 	rec.Seq = &seq
 	return rec, nil
-}
-
-// AnswerAt answers q once the follower has passed sequence atLeast.
-func (f *Follower) AnswerAt(ctx context.Context, q *live.Query, atLeast uint64) (*live.Record, error) {
-	if err := f.WaitFor(ctx, atLeast); err != nil {
-		return nil, err
-	}
-	return f.Answer(q)
 }
 
 // Print writes the guard's summary (live.Runner.Print) and the follower's.
@@ -228,17 +214,17 @@ func (f *Follower) CatchUp(ctx context.Context, until uint64) error {
 		return err
 	}
 	target := max(until, s.CachedInfo().State.LastSeq)
-	if f.Seq() >= target {
+	if f.lastSeq() >= target {
 		return nil
 	}
 	return f.consume(ctx, target)
 }
 
-// ApplyThrough applies the stream until the follower has passed sequence
+// applyThrough applies the stream until the follower has passed sequence
 // seq and stops there: the follower then answers at exactly seq (past it
 // only when seq itself is gone from the stream).
-func (f *Follower) ApplyThrough(ctx context.Context, seq uint64) error {
-	if f.Seq() >= seq {
+func (f *Follower) applyThrough(ctx context.Context, seq uint64) error {
+	if f.lastSeq() >= seq {
 		return nil
 	}
 	return f.consume(ctx, seq)
@@ -268,7 +254,7 @@ func (f *Follower) stream(ctx context.Context) (jetstream.Stream, error) {
 	var last error
 	for {
 		actx, cancel := context.WithTimeout(ctx, attempt)
-		s, err := f.js.Stream(actx, StreamName(f.memory))
+		s, err := f.js.Stream(actx, streamName(f.memory))
 		cancel()
 		if err == nil {
 			return s, nil
@@ -278,7 +264,7 @@ func (f *Follower) stream(ctx context.Context) (jetstream.Stream, error) {
 		}
 		last = err
 		if err := sleep(ctx, 100*time.Millisecond); err != nil {
-			return nil, fmt.Errorf("replica: memory %s: stream %s: %w (last attempt: %v)", f.memory, StreamName(f.memory), err, last)
+			return nil, fmt.Errorf("replica: memory %s: stream %s: %w (last attempt: %v)", f.memory, streamName(f.memory), err, last)
 		}
 	}
 }
@@ -294,8 +280,8 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// consume applies messages from Seq()+1 until Seq() >= target (target 0:
-// until ctx ends). A consumer that fails (a server lost, a consumer gone)
+// consume applies messages from lastSeq()+1 until lastSeq() >= target
+// (target 0: until ctx ends). A consumer that fails (a server lost, a consumer gone)
 // is made again from the follower's sequence; ErrBehind and the end of ctx
 // stop it.
 func (f *Follower) consume(ctx context.Context, target uint64) error {
@@ -305,11 +291,11 @@ func (f *Follower) consume(ctx context.Context, target uint64) error {
 			return err
 		}
 		if ctx.Err() != nil {
-			return fmt.Errorf("replica: memory %s: at sequence %d, want %d: %w (last error: %v)", f.memory, f.Seq(), target, ctx.Err(), err)
+			return fmt.Errorf("replica: memory %s: at sequence %d, want %d: %w (last error: %v)", f.memory, f.lastSeq(), target, ctx.Err(), err)
 		}
-		fmt.Fprintf(f.log, "replica: memory %s: at sequence %d: %v; consuming again\n", f.memory, f.Seq(), err)
+		fmt.Fprintf(f.log, "replica: memory %s: at sequence %d: %v; consuming again\n", f.memory, f.lastSeq(), err)
 		if err := sleep(ctx, 200*time.Millisecond); err != nil {
-			return fmt.Errorf("replica: memory %s: at sequence %d, want %d: %w", f.memory, f.Seq(), target, err)
+			return fmt.Errorf("replica: memory %s: at sequence %d, want %d: %w", f.memory, f.lastSeq(), target, err)
 		}
 	}
 }
@@ -319,7 +305,7 @@ func (f *Follower) consumeOnce(ctx context.Context, target uint64) error {
 	if err != nil {
 		return err
 	}
-	next := f.Seq() + 1
+	next := f.lastSeq() + 1
 	if err := checkHeld(s.CachedInfo().State, f.memory, f.dir, next); err != nil {
 		return err
 	}
@@ -338,7 +324,7 @@ func (f *Follower) consumeOnce(ctx context.Context, target uint64) error {
 		return fmt.Errorf("consumer from sequence %d: %w", next, err)
 	}
 	defer it.Stop()
-	for target == 0 || f.Seq() < target {
+	for target == 0 || f.lastSeq() < target {
 		actx, cancel := context.WithTimeout(ctx, idle)
 		msg, err := it.Next(jetstream.NextContext(actx))
 		cancel()
@@ -352,7 +338,7 @@ func (f *Follower) consumeOnce(ctx context.Context, target uint64) error {
 				if s, err = f.stream(ctx); err != nil {
 					return err
 				}
-				if s.CachedInfo().State.LastSeq > f.Seq() {
+				if s.CachedInfo().State.LastSeq > f.lastSeq() {
 					return fmt.Errorf("no message for %v with the stream at %d", idle, s.CachedInfo().State.LastSeq)
 				}
 				continue
@@ -364,7 +350,7 @@ func (f *Follower) consumeOnce(ctx context.Context, target uint64) error {
 			return err
 		}
 		seq := meta.Sequence.Stream
-		at := f.Seq()
+		at := f.lastSeq()
 		if seq <= at {
 			continue // redelivered after a consumer reset: already applied
 		}

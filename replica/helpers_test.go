@@ -32,7 +32,7 @@ var trusted = []string{"default", "peer"}
 func users() []natstest.User {
 	us := []natstest.User{{Name: "admin", Password: password}}
 	for _, c := range []string{"default", "peer", "mallory"} {
-		us = append(us, natstest.Writer(c, password, Subject(memory, c)))
+		us = append(us, natstest.Writer(c, password, subjectOf(memory, c)))
 	}
 	return us
 }

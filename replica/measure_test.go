@@ -130,7 +130,7 @@ func measureCluster(t *testing.T) {
 	pjs, err := jetstream.New(connect(t, c.URLs(), "admin"), jetstream.WithPublishAsyncMaxPending(256))
 	require.NoError(t, err)
 	start = time.Now()
-	publishAsync(t, pjs, Subject(memory, "mallory"), payloads)
+	publishAsync(t, pjs, subjectOf(memory, "mallory"), payloads)
 	el = time.Since(start)
 	t.Logf("one writer pipelining (256 acks outstanding): %d batches in %v: %.0f batches/s (%.0f edges/s)",
 		n, el.Round(time.Millisecond), float64(n)/el.Seconds(), 100*float64(n)/el.Seconds())
@@ -170,7 +170,7 @@ func measureKGStart(t *testing.T) {
 	pjs, err := jetstream.New(connect(t, c.URLs(), "admin"), jetstream.WithPublishAsyncMaxPending(256))
 	require.NoError(t, err)
 	start := time.Now()
-	publishAsync(t, pjs, Subject(memory, "default"), payloads)
+	publishAsync(t, pjs, subjectOf(memory, "default"), payloads)
 	t.Logf("published the KG as %d batches in %v", len(payloads), time.Since(start).Round(time.Millisecond))
 
 	f, err := Open(ctx, js, memory, Options{Dir: t.TempDir(), Directed: false, CompactAt: 1 << 20,
@@ -193,7 +193,7 @@ func measureKGStart(t *testing.T) {
 		tail[i] = edgePayload([][2]string{{g.Name(uint32(rng.IntN(g.NumNodes()))), g.Name(uint32(rng.IntN(g.NumNodes())))}})
 	}
 	start = time.Now()
-	publishAsync(t, pjs, Subject(memory, "peer"), tail)
+	publishAsync(t, pjs, subjectOf(memory, "peer"), tail)
 	t.Logf("published a tail of %d single-edge batches in %v", len(tail), time.Since(start).Round(time.Millisecond))
 	last := info.Position + uint64(len(tail))
 
@@ -202,7 +202,7 @@ func measureKGStart(t *testing.T) {
 		Live: live.Options{Damping: 0.85, Trust: trusted}})
 	require.NoError(t, err)
 	defer nf.Close()
-	require.NotNil(t, nf.Started())
+	require.NotNil(t, nf.started())
 	installed := time.Since(start)
 	require.NoError(t, nf.CatchUp(ctx, last))
 	caught := time.Since(start)

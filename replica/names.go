@@ -20,14 +20,14 @@ func CheckName(what, s string) error {
 	return nil
 }
 
-// StreamName is the JetStream stream of a memory.
-func StreamName(memory string) string { return "AUTHPPR_" + memory }
+// streamName is the JetStream stream of a memory.
+func streamName(memory string) string { return "AUTHPPR_" + memory }
 
-// SnapshotBucket is the object store holding a memory's snapshots.
-func SnapshotBucket(memory string) string { return "AUTHPPR_" + memory + "_snapshots" }
+// snapshotBucket is the object store holding a memory's snapshots.
+func snapshotBucket(memory string) string { return "AUTHPPR_" + memory + "_snapshots" }
 
 // Subject is the subject channel's write batches are published on.
-func Subject(memory, channel string) string { return "authppr." + memory + ".w." + channel }
+func subjectOf(memory, channel string) string { return "authppr." + memory + ".w." + channel }
 
 // subjects is the stream's subject filter.
 func subjects(memory string) string { return "authppr." + memory + ".w.>" }

@@ -42,10 +42,10 @@ func (e *RefusedError) Error() string {
 
 func (e *RefusedError) Unwrap() error { return e.Err }
 
-// AttemptTimeout bounds one attempt of Publish; an attempt that times out
+// attemptTimeout bounds one attempt of Publish; an attempt that times out
 // (a server lost, a leader being elected) is retried with the same message
 // id until the context ends.
-const AttemptTimeout = 2 * time.Second
+const attemptTimeout = 2 * time.Second
 
 var violationSubject = regexp.MustCompile(`Publish to "([^"]+)"`)
 
@@ -123,7 +123,7 @@ func (p *Publisher) Publish(ctx context.Context, channel string, payload []byte,
 	if id == "" {
 		return Ack{}, errors.New("replica: publish: empty message id")
 	}
-	subject := Subject(p.memory, channel)
+	subject := subjectOf(p.memory, channel)
 	refused, done := p.watch(subject)
 	defer done()
 	var last error
@@ -144,7 +144,7 @@ func (p *Publisher) Publish(ctx context.Context, channel string, payload []byte,
 			last = err
 			continue
 		}
-		timer := time.NewTimer(AttemptTimeout)
+		timer := time.NewTimer(attemptTimeout)
 		select {
 		case ack := <-fut.Ok():
 			timer.Stop()
@@ -160,7 +160,7 @@ func (p *Publisher) Publish(ctx context.Context, channel string, payload []byte,
 			timer.Stop()
 			return Ack{}, &RefusedError{Subject: subject, Err: err}
 		case <-timer.C:
-			last = errors.New("no acknowledgement within " + AttemptTimeout.String())
+			last = errors.New("no acknowledgement within " + attemptTimeout.String())
 		case <-ctx.Done():
 			timer.Stop()
 			return Ack{}, fmt.Errorf("replica: publish on %s (message id %s): %w", subject, id, ctx.Err())

@@ -85,7 +85,7 @@ func TestPermissions(t *testing.T) {
 	_, err = p.Publish(ctx, "default", []byte(`{"ops": [{"op": "edge", "src": "forged-a", "dst": "forged-b"}]}`), "m-2")
 	var refused *RefusedError
 	require.ErrorAs(t, err, &refused)
-	require.Equal(t, Subject(memory, "default"), refused.Subject)
+	require.Equal(t, subjectOf(memory, "default"), refused.Subject)
 	require.ErrorIs(t, err, nats.ErrPermissionViolation)
 	require.ErrorContains(t, err, `subject "authppr.mem.w.default"`)
 
@@ -96,15 +96,15 @@ func TestPermissions(t *testing.T) {
 	// No JetStream API for a writer.
 	mjs := jetStream(t, mallory)
 	short, cancel := context.WithTimeout(ctx, 2*time.Second)
-	_, err = mjs.Stream(short, StreamName(memory))
+	_, err = mjs.Stream(short, streamName(memory))
 	cancel()
 	require.Error(t, err, "a writer reads no stream info")
 	short, cancel = context.WithTimeout(ctx, 2*time.Second)
-	_, err = mallory.RequestWithContext(short, "$JS.API.STREAM.PURGE."+StreamName(memory), nil)
+	_, err = mallory.RequestWithContext(short, "$JS.API.STREAM.PURGE."+streamName(memory), nil)
 	cancel()
 	require.Error(t, err, "a writer purges nothing")
 
-	s, err := js.Stream(ctx, StreamName(memory))
+	s, err := js.Stream(ctx, streamName(memory))
 	require.NoError(t, err)
 	require.Equal(t, uint64(2), s.CachedInfo().State.Msgs, "the refused publish never entered the stream")
 
@@ -138,7 +138,7 @@ func TestSnapshotStart(t *testing.T) {
 
 	behind := t.TempDir()
 	fb := openFollower(t, js, behind)
-	require.NoError(t, fb.ApplyThrough(ctx, 10))
+	require.NoError(t, fb.applyThrough(ctx, 10))
 	require.NoError(t, fb.Close())
 
 	fa := openFollower(t, js, t.TempDir())
@@ -147,14 +147,14 @@ func TestSnapshotStart(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, fa.Store().Position(), first.Position)
 	require.Positive(t, first.Size)
-	s, err := js.Stream(ctx, StreamName(memory))
+	s, err := js.Stream(ctx, streamName(memory))
 	require.NoError(t, err)
 	require.Equal(t, first.Position+1, s.CachedInfo().State.FirstSeq, "purged up to the snapshot, no further")
 
 	publishLines(t, ctx, c.URLs(), lines[60:], "b")
 	fn := openFollower(t, js, t.TempDir())
-	require.NotNil(t, fn.Started())
-	require.Equal(t, first.Position, fn.Started().Position)
+	require.NotNil(t, fn.started())
+	require.Equal(t, first.Position, fn.started().Position)
 	require.NoError(t, fn.CatchUp(ctx, uint64(len(lines))))
 	require.NoError(t, fa.CatchUp(ctx, uint64(len(lines))))
 	ref := referenceOf(t, lines)
@@ -166,16 +166,16 @@ func TestSnapshotStart(t *testing.T) {
 	// applied, refused ones after it not recorded) cannot catch up from the
 	// stream.
 	fb = openFollower(t, js, behind)
-	require.LessOrEqual(t, fb.Seq(), uint64(10))
+	require.LessOrEqual(t, fb.lastSeq(), uint64(10))
 	err = fb.CatchUp(ctx, 0)
 	require.ErrorIs(t, err, ErrBehind)
-	require.ErrorContains(t, err, fmt.Sprintf("needs sequence %d", fb.Seq()+1))
+	require.ErrorContains(t, err, fmt.Sprintf("needs sequence %d", fb.lastSeq()+1))
 
 	// A newer snapshot replaces the older (keep 1).
 	second, err := fa.PublishSnapshot(ctx, Retention{Keep: 1})
 	require.NoError(t, err)
 	require.Greater(t, second.Position, first.Position)
-	list, err := Snapshots(ctx, js, memory)
+	_, list, err := snapshots(ctx, js, memory)
 	require.NoError(t, err)
 	require.Equal(t, []SnapshotInfo{second}, list)
 }
@@ -209,7 +209,7 @@ func TestFollowerChild(t *testing.T) {
 		}
 	}()
 	for last := uint64(0); ; time.Sleep(200 * time.Microsecond) {
-		if s := f.Seq(); s != last {
+		if s := f.lastSeq(); s != last {
 			fmt.Println(s)
 			last = s
 		}
@@ -263,8 +263,8 @@ func TestKilledFollower(t *testing.T) {
 	}
 
 	f := openFollower(t, js, dir)
-	require.Positive(t, f.Seq())
-	require.Less(t, f.Seq(), total)
+	require.Positive(t, f.lastSeq())
+	require.Less(t, f.lastSeq(), total)
 	require.NoError(t, f.CatchUp(ctx, total))
 	ref := referenceOf(t, lines)
 	requireSameStore(t, ref.st.Current(), f.Store().Current())

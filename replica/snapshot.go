@@ -36,7 +36,7 @@ func snapshotName(pos uint64) string { return fmt.Sprintf("snap-%020d", pos) }
 // snapshots lists the bucket's snapshots, oldest first (nil, nil when the
 // bucket does not exist).
 func snapshots(ctx context.Context, js jetstream.JetStream, memory string) (jetstream.ObjectStore, []SnapshotInfo, error) {
-	obs, err := js.ObjectStore(ctx, SnapshotBucket(memory))
+	obs, err := js.ObjectStore(ctx, snapshotBucket(memory))
 	if errors.Is(err, jetstream.ErrBucketNotFound) {
 		return nil, nil, nil
 	}
@@ -61,12 +61,6 @@ func snapshots(ctx context.Context, js jetstream.JetStream, memory string) (jets
 	}
 	slices.SortFunc(out, func(a, b SnapshotInfo) int { return cmp.Compare(a.Position, b.Position) })
 	return obs, out, nil
-}
-
-// Snapshots lists memory's published snapshots, oldest first.
-func Snapshots(ctx context.Context, js jetstream.JetStream, memory string) ([]SnapshotInfo, error) {
-	_, list, err := snapshots(ctx, js, memory)
-	return list, err
 }
 
 // installNewest installs the newest published snapshot as the store in dir
@@ -127,12 +121,12 @@ func (f *Follower) PublishSnapshot(ctx context.Context, keep Retention) (Snapsho
 		return SnapshotInfo{}, err
 	}
 	if obs == nil {
-		s, err := f.js.Stream(ctx, StreamName(f.memory))
+		s, err := f.js.Stream(ctx, streamName(f.memory))
 		if err != nil {
 			return SnapshotInfo{}, fmt.Errorf("replica: memory %s: %w", f.memory, err)
 		}
 		obs, err = f.js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{
-			Bucket:      SnapshotBucket(f.memory),
+			Bucket:      snapshotBucket(f.memory),
 			Description: "authppr memory " + f.memory + ": snapshots, named for the stream sequence they hold",
 			Storage:     jetstream.FileStorage,
 			Replicas:    s.CachedInfo().Config.Replicas,
@@ -183,7 +177,7 @@ func (f *Follower) retain(ctx context.Context, obs jetstream.ObjectStore, list [
 	if !keep.Purge || len(list) == 0 {
 		return nil
 	}
-	s, err := f.js.Stream(ctx, StreamName(f.memory))
+	s, err := f.js.Stream(ctx, streamName(f.memory))
 	if err != nil {
 		return fmt.Errorf("replica: memory %s: %w", f.memory, err)
 	}

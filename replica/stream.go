@@ -9,9 +9,9 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// DuplicateWindow is how long the stream remembers message ids: a publish
+// duplicateWindow is how long the stream remembers message ids: a publish
 // retried within it is acknowledged once.
-const DuplicateWindow = 2 * time.Minute
+const duplicateWindow = 2 * time.Minute
 
 // EnsureStream returns the memory's stream, creating it with replicas
 // copies (1 on a single server, 3 in a cluster) when it is absent. An
@@ -24,28 +24,28 @@ func EnsureStream(ctx context.Context, js jetstream.JetStream, memory string, re
 	if replicas < 1 || replicas > 5 {
 		return nil, fmt.Errorf("replica: %d replicas, want 1 to 5", replicas)
 	}
-	s, err := js.Stream(ctx, StreamName(memory))
+	s, err := js.Stream(ctx, streamName(memory))
 	if err == nil {
 		return s, nil
 	}
 	if !errors.Is(err, jetstream.ErrStreamNotFound) {
-		return nil, fmt.Errorf("replica: memory %s: stream %s: %w", memory, StreamName(memory), err)
+		return nil, fmt.Errorf("replica: memory %s: stream %s: %w", memory, streamName(memory), err)
 	}
 	s, err = js.CreateStream(ctx, jetstream.StreamConfig{
-		Name:        StreamName(memory),
+		Name:        streamName(memory),
 		Description: "authppr memory " + memory + ": write batches, one message each, on authppr." + memory + ".w.<channel>",
 		Subjects:    []string{subjects(memory)},
 		Retention:   jetstream.LimitsPolicy,
 		Storage:     jetstream.FileStorage,
 		Replicas:    replicas,
-		Duplicates:  DuplicateWindow,
+		Duplicates:  duplicateWindow,
 		DenyDelete:  true, // the retention rule purges a prefix; no message is deleted alone
 	})
 	if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) { // another follower made it meanwhile
-		s, err = js.Stream(ctx, StreamName(memory))
+		s, err = js.Stream(ctx, streamName(memory))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("replica: memory %s: create stream %s (%d replicas): %w", memory, StreamName(memory), replicas, err)
+		return nil, fmt.Errorf("replica: memory %s: create stream %s (%d replicas): %w", memory, streamName(memory), replicas, err)
 	}
 	return s, nil
 }

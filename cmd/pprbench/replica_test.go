@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/authppr/authppr/internal/natstest"
-	"github.com/authppr/authppr/replica"
 )
 
 const replicaWrites = `{"write": {"channel": "default", "ops": [{"op": "edge", "src": "q", "dst": "alice"}, {"op": "edge", "src": "q", "dst": "bob"}, {"op": "edge", "src": "alice", "dst": "p1"}, {"op": "edge", "src": "bob", "dst": "p2"}, {"op": "edge", "src": "alice", "dst": "p2", "weight": 0.5}, {"op": "edge", "src": "carol", "dst": "p3"}, {"op": "edge", "src": "bob", "dst": "carol", "weight": 0.2}]}}
@@ -47,7 +46,7 @@ func stripTimes(t *testing.T, out string) map[string]map[string]any {
 // (exit 1, the subject named) and changes nothing; a follower resumes its
 // directory; a new follower starts from a published snapshot.
 func TestPublishFollow(t *testing.T) {
-	users := []natstest.User{{Name: "admin", Password: "pw"}, natstest.Writer("mallory", "pw", replica.Subject("m", "mallory"))}
+	users := []natstest.User{{Name: "admin", Password: "pw"}, natstest.Writer("mallory", "pw", "authppr.m.w.mallory")}
 	c := natstest.Start(t, 1, users)
 	events := writeFile(t, "ev.jsonl", replicaWrites)
 	queries := writeFile(t, "q.jsonl", replicaQueries)

@@ -1,7 +1,8 @@
 // Command consensusbench measures the consensus package: the median time of
 // the exact rank-aware selection over many random graphs per setting
-// (medians), and the empirical robustness of sample-and-aggregate against
-// its bound (robust). Both print markdown tables.
+// (medians), and the empirical robustness of sample-and-aggregate
+// (internal/sampleagg) against its bound (robust). Both print markdown
+// tables.
 package main
 
 import (
@@ -18,6 +19,8 @@ import (
 	"time"
 
 	"github.com/authppr/authppr/consensus"
+	"github.com/authppr/authppr/internal/randgraph"
+	"github.com/authppr/authppr/internal/sampleagg"
 )
 
 func main() {
@@ -50,25 +53,35 @@ func settings() []setting {
 	var out []setting
 	for _, d := range []float64{0.05, 0.1, 0.2, 0.3} {
 		out = append(out, setting{fmt.Sprintf("random density %.2f", d), func(rng *rand.Rand, k int) (*consensus.Graph, error) {
-			return consensus.RandomGraph(rng, k, d)
+			return consensus.BuildGraph(k, consensus.JudgeFunc(randgraph.Contradictions(rng, d)))
 		}})
 	}
 	// Adversarial: the last quarter of the items collude (agree with each
 	// other, contradict every honest item); honest items disagree at 0.1.
 	out = append(out, setting{"collusion k/4, honest 0.10", func(rng *rand.Rand, k int) (*consensus.Graph, error) {
-		return consensus.CollusionGraph(rng, k, k/4, 0.1, 1)
+		return collusionGraph(rng, k, k/4, 0.1, 1)
 	}})
 	out = append(out, setting{"collusion k/3, honest 0.20", func(rng *rand.Rand, k int) (*consensus.Graph, error) {
-		return consensus.CollusionGraph(rng, k, k/3, 0.2, 1)
+		return collusionGraph(rng, k, k/3, 0.2, 1)
 	}})
 	return out
+}
+
+// collusionGraph draws randgraph.Collusion's adversarial shape: the last c
+// items collude.
+func collusionGraph(rng *rand.Rand, k, c int, density, cross float64) (*consensus.Graph, error) {
+	judge, err := randgraph.Collusion(rng, k, c, density, cross)
+	if err != nil {
+		return nil, err
+	}
+	return consensus.BuildGraph(k, consensus.JudgeFunc(judge))
 }
 
 func runMedians(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("medians", flag.ContinueOnError)
 	graphs := fs.Int("graphs", 200, "random graphs per setting")
 	seed := fs.Uint64("seed", 1, "PCG seed")
-	maxNodes := fs.Int64("max-nodes", 0, "node budget per selection (0: consensus.DefaultMaxNodes)")
+	maxNodes := fs.Int64("max-nodes", 0, "node budget per selection (0: Select's default, 2^20)")
 	ks := fs.String("k", "64,128", "comma-separated item counts")
 	only := fs.String("shape", "", "run only the shapes whose name contains this")
 	if err := fs.Parse(args); err != nil {
@@ -137,13 +150,13 @@ func runRobust(args []string, w io.Writer) error {
 	}
 	var schemes []scheme
 	for _, g := range []float64{0.8, 0.9, 1} {
-		wts, err := consensus.GeometricWeights(*k, g)
+		wts, err := sampleagg.GeometricWeights(*k, g)
 		if err != nil {
 			return err
 		}
 		schemes = append(schemes, scheme{fmt.Sprintf("gamma %.1f", g), wts})
 	}
-	schemes = append(schemes, scheme{"linear", consensus.LinearWeights(*k)})
+	schemes = append(schemes, scheme{"linear", sampleagg.LinearWeights(*k)})
 	ranks := func(lo, hi int) []int { // 1-based inclusive ranks -> indices
 		var out []int
 		for r := lo; r <= hi && r <= *k; r++ {
@@ -162,11 +175,11 @@ func runRobust(args []string, w io.Writer) error {
 	fmt.Fprintf(w, "| weights | malicious ranks | c | sample hit rate | qBar (bound) | P(malicious answer) | bound | within bound |\n|---|---|---|---|---|---|---|---|\n")
 	for _, s := range schemes {
 		for _, a := range attacks {
-			rate, hit, err := consensus.AttackRate(s.weights, a.bad, *t, *m, *runs, *seed)
+			rate, hit, err := sampleagg.AttackRate(s.weights, a.bad, *t, *m, *runs, *seed)
 			if err != nil {
 				return err
 			}
-			q, bound, err := consensus.AttackBound(s.weights, a.bad, *t, *m)
+			q, bound, err := sampleagg.AttackBound(s.weights, a.bad, *t, *m)
 			if err != nil {
 				return err
 			}

@@ -1,4 +1,4 @@
-package consensus
+package sampleagg
 
 import (
 	"errors"
@@ -6,13 +6,15 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/authppr/authppr/consensus"
 )
 
 // GeometricWeights returns w_i = gamma^(i-1) for ranks i = 1..k
 // (0 < gamma <= 1; gamma = 1 is uniform).
 func GeometricWeights(k int, gamma float64) ([]float64, error) {
 	if !(gamma > 0 && gamma <= 1) {
-		return nil, fmt.Errorf("consensus: gamma %v, want 0 < gamma <= 1", gamma)
+		return nil, fmt.Errorf("sampleagg: gamma %v, want 0 < gamma <= 1", gamma)
 	}
 	w := make([]float64, max(k, 0))
 	x := 1.0
@@ -47,7 +49,7 @@ type SampleOptions struct {
 	// they contradict exactly when they differ.
 	Contradict func(a, b string) bool
 	// Select configures the aggregation's exact selection.
-	Select Options
+	Select consensus.Options
 }
 
 // Aggregate is the result of SampleAggregate.
@@ -72,15 +74,15 @@ type Aggregate struct {
 func drawSamples(weights []float64, t, m int, seed uint64) ([][]int, error) {
 	k := len(weights)
 	if m < 1 || m > k {
-		return nil, fmt.Errorf("consensus: sample size %d, want 1..%d (the number of items)", m, k)
+		return nil, fmt.Errorf("sampleagg: sample size %d, want 1..%d (the number of items)", m, k)
 	}
 	if t < 1 {
-		return nil, fmt.Errorf("consensus: %d samples, want at least 1", t)
+		return nil, fmt.Errorf("sampleagg: %d samples, want at least 1", t)
 	}
 	total := 0.0
 	for i, w := range weights {
 		if !(w > 0) || math.IsInf(w, 1) {
-			return nil, fmt.Errorf("consensus: weight %d is %v, want finite and positive", i, w)
+			return nil, fmt.Errorf("sampleagg: weight %d is %v, want finite and positive", i, w)
 		}
 		total += w
 	}
@@ -121,7 +123,7 @@ func drawSamples(weights []float64, t, m int, seed uint64) ([][]int, error) {
 // SampleAggregate is ReliabilityRAG's weighted sample-and-aggregate: it
 // draws T samples of M items (drawSamples), asks answer for each sample's
 // answer, and aggregates the answers by the same rank-aware maximum
-// independent set as Select.
+// independent set as consensus.Select.
 //
 // Aggregation ranks samples by their ascending item tuples,
 // lexicographically (a sample holding better-ranked items ranks higher;
@@ -132,7 +134,7 @@ func drawSamples(weights []float64, t, m int, seed uint64) ([][]int, error) {
 // over samples with a rank-aware tie-break.
 func SampleAggregate(opt SampleOptions, answer func(sample []int) (string, error)) (*Aggregate, error) {
 	if answer == nil {
-		return nil, errors.New("consensus: no answer function")
+		return nil, errors.New("sampleagg: no answer function")
 	}
 	samples, err := drawSamples(opt.Weights, opt.T, opt.M, opt.Seed)
 	if err != nil {
@@ -142,20 +144,20 @@ func SampleAggregate(opt SampleOptions, answer func(sample []int) (string, error
 	agg := &Aggregate{Samples: samples, Answers: make([]string, len(samples))}
 	for i, s := range samples {
 		if agg.Answers[i], err = answer(s); err != nil {
-			return nil, fmt.Errorf("consensus: answer for sample %d %v: %w", i, s, err)
+			return nil, fmt.Errorf("sampleagg: answer for sample %d %v: %w", i, s, err)
 		}
 	}
 	contradict := opt.Contradict
 	if contradict == nil {
 		contradict = func(a, b string) bool { return a != b }
 	}
-	g, err := BuildGraph(len(samples), JudgeFunc(func(i, j int) (bool, error) {
+	g, err := consensus.BuildGraph(len(samples), consensus.JudgeFunc(func(i, j int) (bool, error) {
 		return contradict(agg.Answers[i], agg.Answers[j]), nil
 	}))
 	if err != nil {
 		return nil, err
 	}
-	sel, err := Select(g, opt.Select)
+	sel, err := consensus.Select(g, opt.Select)
 	if err != nil {
 		return nil, err
 	}

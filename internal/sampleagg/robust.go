@@ -1,4 +1,4 @@
-package consensus
+package sampleagg
 
 import (
 	"fmt"
@@ -25,7 +25,7 @@ func AttackRate(weights []float64, malicious []int, t, m, runs int, seed uint64)
 		return 0, 0, err
 	}
 	if runs < 1 {
-		return 0, 0, fmt.Errorf("consensus: %d runs, want at least 1", runs)
+		return 0, 0, fmt.Errorf("sampleagg: %d runs, want at least 1", runs)
 	}
 	wins, hits := 0, 0
 	answer := func(sample []int) (string, error) {
@@ -75,7 +75,7 @@ func AttackBound(weights []float64, malicious []int, t, m int) (qBar, bound floa
 		return 0, 0, err
 	}
 	if m < 1 || m > len(weights) || t < 1 {
-		return 0, 0, fmt.Errorf("consensus: T = %d samples of M = %d items from %d, want T >= 1 and 1 <= M <= %d", t, m, len(weights), len(weights))
+		return 0, 0, fmt.Errorf("sampleagg: T = %d samples of M = %d items from %d, want T >= 1 and 1 <= M <= %d", t, m, len(weights), len(weights))
 	}
 	var total, wm float64
 	var honest []float64
@@ -125,7 +125,7 @@ func maliciousSet(k int, malicious []int) ([]bool, error) {
 	bad := make([]bool, k)
 	for _, i := range malicious {
 		if i < 0 || i >= k {
-			return nil, fmt.Errorf("consensus: malicious item %d out of range [0, %d)", i, k)
+			return nil, fmt.Errorf("sampleagg: malicious item %d out of range [0, %d)", i, k)
 		}
 		bad[i] = true
 	}
