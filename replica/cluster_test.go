@@ -124,7 +124,7 @@ func TestClusterReplication(t *testing.T) {
 		require.NoError(t, f2.applyThrough(ctx, s))
 		require.Equal(t, s, f1.lastSeq())
 		require.Equal(t, s, f2.lastSeq())
-		a1, a2 := answerAll(t, f1.Answer), answerAll(t, f2.Answer)
+		a1, a2 := answerAll(t, answersOf(t, f1)), answerAll(t, answersOf(t, f2))
 		require.Equal(t, a1, a2, "the followers disagree at sequence %d", s)
 		checkpoints[s] = a1
 	}
@@ -162,8 +162,8 @@ func TestClusterReplication(t *testing.T) {
 		}
 	}
 	require.Positive(t, refused, "the events include batches the store refuses")
-	require.Equal(t, ref.answers(t, last), answerAll(t, f1.Answer))
-	require.Equal(t, ref.answers(t, last), answerAll(t, f2.Answer))
+	require.Equal(t, ref.answers(t, last), answerAll(t, answersOf(t, f1)))
+	require.Equal(t, ref.answers(t, last), answerAll(t, answersOf(t, f2)))
 	requireSameStore(t, ref.st.Current(), f1.Store().Current())
 	requireSameStore(t, ref.st.Current(), f2.Store().Current())
 	divergent := 0

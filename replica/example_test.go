@@ -37,8 +37,6 @@ func Example() {
 	}
 	var opt replica.Options
 	opt.Dir = "/var/lib/authppr/m" // created, or installed from the newest snapshot, or resumed
-	opt.Live.Trust = []string{"alice"}
-	opt.Live.Damping = 0.85
 	f, err := replica.Open(ctx, js, "m", opt)
 	if err != nil {
 		log.Fatal(err)

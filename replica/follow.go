@@ -30,8 +30,6 @@ type Options struct {
 	// direction wins); an existing store of the other direction is an
 	// error.
 	Directed bool
-	// Live holds the guard's settings (damping, trusted channels).
-	Live live.Options
 	// Log receives one line per batch the store refused (nil: discarded).
 	Log io.Writer
 	// NoSnapshot starts an empty directory from the stream's first message
@@ -52,11 +50,11 @@ type Follower struct {
 	log    io.Writer
 
 	mu      sync.Mutex
-	changed chan struct{} // closed and replaced when seq moves
-	run     *live.Runner
-	seq     uint64 // last stream sequence applied or refused
-	applied uint64 // batches applied since Open
-	refused uint64 // batches refused since Open
+	changed chan struct{}            // closed and replaced when seq moves
+	writers map[string]*store.Writer // one per channel, made on its first batch
+	seq     uint64                   // last stream sequence applied or refused
+	applied uint64                   // batches applied since Open
+	refused uint64                   // batches refused since Open
 	from    *SnapshotInfo
 }
 
@@ -69,7 +67,7 @@ func Open(ctx context.Context, js jetstream.JetStream, memory string, opt Option
 	if opt.Dir == "" {
 		return nil, errors.New("replica: a follower needs a directory")
 	}
-	f := &Follower{js: js, memory: memory, dir: opt.Dir, log: opt.Log, changed: make(chan struct{})}
+	f := &Follower{js: js, memory: memory, dir: opt.Dir, log: opt.Log, changed: make(chan struct{}), writers: map[string]*store.Writer{}}
 	if f.log == nil {
 		f.log = io.Discard
 	}
@@ -92,10 +90,6 @@ func Open(ctx context.Context, js jetstream.JetStream, memory string, opt Option
 	if f.from == nil && f.st.Current().Directed() != opt.Directed {
 		f.st.Close()
 		return nil, fmt.Errorf("replica: memory %s: the store in %s is directed=%v, want directed=%v", memory, opt.Dir, f.st.Current().Directed(), opt.Directed)
-	}
-	if f.run, err = live.NewRunner(f.st, opt.Live); err != nil {
-		f.st.Close()
-		return nil, fmt.Errorf("replica: %w", err)
 	}
 	f.seq = f.st.Position()
 	return f, nil
@@ -153,31 +147,23 @@ func (f *Follower) WaitFor(ctx context.Context, seq uint64) error {
 	}
 }
 
-// Answer answers q on the follower's newest version; the record carries
-// the sequence it reflects (Record.Seq: every batch up to it applied or
-// refused) beside the store's version.
-func (f *Follower) Answer(q *live.Query) (*live.Record, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	rec, err := f.run.Answer(q)
-	if err != nil {
-		return nil, err
-	}
-	seq := f.seq
-	rec.Seq = &seq
-	return rec, nil
+// Status is where a follower is.
+type Status struct {
+	// Seq is the last stream sequence applied or refused: the store's
+	// current version holds every batch up to it that was not refused.
+	Seq uint64
+	// Applied and Refused count the batches since Open.
+	Applied, Refused uint64
+	// Snapshot is the snapshot Open installed, or nil.
+	Snapshot *SnapshotInfo
 }
 
-// Print writes the guard's summary (live.Runner.Print) and the follower's.
-func (f *Follower) Print(w io.Writer, elapsed time.Duration) {
+// Status returns where the follower is. A version read from its store
+// after Status returns holds at least the batches up to Status.Seq.
+func (f *Follower) Status() Status {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	fmt.Fprintf(w, "follow: memory %s at sequence %d: %d batches applied, %d refused since start", f.memory, f.seq, f.applied, f.refused)
-	if f.from != nil {
-		fmt.Fprintf(w, "; started from snapshot %s (sequence %d)", f.from.Name, f.from.Position)
-	}
-	fmt.Fprintln(w)
-	f.run.Print(w, elapsed)
+	return Status{Seq: f.seq, Applied: f.applied, Refused: f.refused, Snapshot: f.from}
 }
 
 // apply applies or refuses the message of stream sequence seq.
@@ -191,7 +177,7 @@ func (f *Follower) apply(seq uint64, subject string, data []byte) {
 	} else {
 		var w *live.Write
 		if w, err = live.ParsePayload(data, channel); err == nil {
-			_, err = f.run.ApplyAt(seq, w)
+			err = f.applyAt(seq, w)
 		}
 	}
 	if err != nil {
@@ -203,6 +189,20 @@ func (f *Follower) apply(seq uint64, subject string, data []byte) {
 	f.seq = seq
 	close(f.changed)
 	f.changed = make(chan struct{})
+}
+
+// applyAt applies w as its channel's writer, at stream position seq.
+func (f *Follower) applyAt(seq uint64, w *live.Write) error {
+	wr := f.writers[w.Channel]
+	if wr == nil {
+		var err error
+		if wr, err = f.st.Writer(w.Channel); err != nil {
+			return err
+		}
+		f.writers[w.Channel] = wr
+	}
+	_, err := wr.ApplyAt(seq, w.Ops...)
+	return err
 }
 
 // CatchUp applies the stream until the follower has passed sequence until

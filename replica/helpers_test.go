@@ -185,10 +185,25 @@ func requireSameStore(t testing.TB, want, got *store.Version) {
 	}
 }
 
+// answersOf answers queries on f's store as pprbench follow does: a
+// live.Runner on it, each record carrying the follower's sequence.
+func answersOf(t testing.TB, f *Follower) func(*live.Query) (*live.Record, error) {
+	t.Helper()
+	run, err := live.NewRunner(f.Store(), live.Options{Damping: 0.85, Trust: trusted})
+	require.NoError(t, err)
+	return func(q *live.Query) (*live.Record, error) {
+		seq := f.Status().Seq
+		rec, err := run.Answer(q)
+		if rec != nil {
+			rec.Seq = &seq
+		}
+		return rec, err
+	}
+}
+
 func openFollower(t testing.TB, js jetstream.JetStream, dir string) *Follower {
 	t.Helper()
-	f, err := Open(context.Background(), js, memory, Options{Dir: dir, Directed: true,
-		Live: live.Options{Damping: 0.85, Trust: trusted}})
+	f, err := Open(context.Background(), js, memory, Options{Dir: dir, Directed: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { f.Close() })
 	return f

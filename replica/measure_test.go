@@ -173,8 +173,7 @@ func measureKGStart(t *testing.T) {
 	publishAsync(t, pjs, subjectOf(memory, "default"), payloads)
 	t.Logf("published the KG as %d batches in %v", len(payloads), time.Since(start).Round(time.Millisecond))
 
-	f, err := Open(ctx, js, memory, Options{Dir: t.TempDir(), Directed: false, CompactAt: 1 << 20,
-		Live: live.Options{Damping: 0.85, Trust: trusted}})
+	f, err := Open(ctx, js, memory, Options{Dir: t.TempDir(), Directed: false, CompactAt: 1 << 20})
 	require.NoError(t, err)
 	defer f.Close()
 	start = time.Now()
@@ -198,8 +197,7 @@ func measureKGStart(t *testing.T) {
 	last := info.Position + uint64(len(tail))
 
 	start = time.Now()
-	nf, err := Open(ctx, js, memory, Options{Dir: t.TempDir(), Directed: false, CompactAt: 1 << 20,
-		Live: live.Options{Damping: 0.85, Trust: trusted}})
+	nf, err := Open(ctx, js, memory, Options{Dir: t.TempDir(), Directed: false, CompactAt: 1 << 20})
 	require.NoError(t, err)
 	defer nf.Close()
 	require.NotNil(t, nf.started())
@@ -207,7 +205,7 @@ func measureKGStart(t *testing.T) {
 	require.NoError(t, nf.CatchUp(ctx, last))
 	caught := time.Since(start)
 	q := &live.Query{ID: "first", K: 5, Seeds: []live.Seed{{Name: g.Name(0), Weight: 1}}}
-	_, err = nf.Answer(q)
+	_, err = answersOf(t, nf)(q)
 	require.NoError(t, err)
 	served := time.Since(start)
 	t.Logf("new follower: snapshot fetched and installed in %v, %d-batch tail applied by %v (%.0f batches/s), first guarded answer at %v",

@@ -109,7 +109,7 @@ func TestPermissions(t *testing.T) {
 	require.Equal(t, uint64(2), s.CachedInfo().State.Msgs, "the refused publish never entered the stream")
 
 	var log strings.Builder
-	f, err := Open(ctx, js, memory, Options{Dir: t.TempDir(), Directed: true, Live: live.Options{Damping: 0.85, Trust: trusted}, Log: &log})
+	f, err := Open(ctx, js, memory, Options{Dir: t.TempDir(), Directed: true, Log: &log})
 	require.NoError(t, err)
 	defer f.Close()
 	require.NoError(t, f.CatchUp(ctx, claimed.Seq))
@@ -160,7 +160,7 @@ func TestSnapshotStart(t *testing.T) {
 	ref := referenceOf(t, lines)
 	requireSameStore(t, ref.st.Current(), fn.Store().Current())
 	requireSameStore(t, ref.st.Current(), fa.Store().Current())
-	require.Equal(t, ref.answers(t, uint64(len(lines))), answerAll(t, fn.Answer))
+	require.Equal(t, ref.answers(t, uint64(len(lines))), answerAll(t, answersOf(t, fn)))
 
 	// The follower left at sequence 10 (its store at the last batch it
 	// applied, refused ones after it not recorded) cannot catch up from the
@@ -196,7 +196,7 @@ func TestFollowerChild(t *testing.T) {
 		os.Exit(2)
 	}
 	js := jetStream(t, nc)
-	f, err := Open(context.Background(), js, memory, Options{Dir: dir, Directed: true, Live: live.Options{Damping: 0.85, Trust: trusted},
+	f, err := Open(context.Background(), js, memory, Options{Dir: dir, Directed: true,
 		CompactAt: 500}) // compactions run while it is killed too
 	if err != nil {
 		fmt.Println("error", err)
@@ -268,5 +268,5 @@ func TestKilledFollower(t *testing.T) {
 	require.NoError(t, f.CatchUp(ctx, total))
 	ref := referenceOf(t, lines)
 	requireSameStore(t, ref.st.Current(), f.Store().Current())
-	require.Equal(t, ref.answers(t, total), answerAll(t, f.Answer))
+	require.Equal(t, ref.answers(t, total), answerAll(t, answersOf(t, f)))
 }

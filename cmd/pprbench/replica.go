@@ -212,12 +212,15 @@ func runFollow(args []string, stdout, stderr io.Writer) error {
 	if _, err := replica.EnsureStream(ctx, js, *nf.memory, *replicas); err != nil {
 		return err
 	}
-	f, err := replica.Open(ctx, js, *nf.memory, replica.Options{Dir: *dir, Directed: !*undirected, CompactAt: *compactAt,
-		Live: live.Options{Damping: *damping, Trust: trusted}, Log: stderr})
+	f, err := replica.Open(ctx, js, *nf.memory, replica.Options{Dir: *dir, Directed: !*undirected, CompactAt: *compactAt, Log: stderr})
 	if err != nil {
 		return err
 	}
 	defer f.Close()
+	runner, err := live.NewRunner(f.Store(), live.Options{Damping: *damping, Trust: trusted})
+	if err != nil {
+		return err
+	}
 	if err := f.CatchUp(ctx, uint64(*until)); err != nil {
 		return err
 	}
@@ -234,7 +237,7 @@ func runFollow(args []string, stdout, stderr io.Writer) error {
 	}
 	defer closeOut()
 	w := bufio.NewWriter(out)
-	bad, err := answerQueries(queries, f, w, stderr)
+	bad, err := answerQueries(queries, f, runner, w, stderr)
 	if err != nil {
 		return err
 	}
@@ -244,18 +247,41 @@ func runFollow(args []string, stdout, stderr io.Writer) error {
 	if err := closeOut(); err != nil {
 		return err
 	}
-	f.Print(stderr, time.Since(start))
+	printFollower(stderr, *nf.memory, f.Status())
+	runner.Print(stderr, time.Since(start))
 	return bad
 }
 
 // answerQueries answers the query lines of in, as runEvents does; a write
 // line is an error naming it (writes go through publish).
-func answerQueries(in io.Reader, f *replica.Follower, out, stderr io.Writer) (bad, err error) {
+func answerQueries(in io.Reader, f *replica.Follower, runner *live.Runner, out, stderr io.Writer) (bad, err error) {
 	lines := eventLines{command: "follow", what: "query line(s)", verdict: "not answered"}
 	return lines.run(in, out, stderr, func(ev live.Event) (*live.Record, error) {
 		if ev.Write != nil {
 			return nil, errors.New("a write in the query file: writes go through pprbench publish")
 		}
-		return f.Answer(ev.Query)
+		return answerAt(f, runner, ev.Query)
 	})
+}
+
+// answerAt answers q on the follower's newest version; the record carries
+// the sequence it reflects at least (every batch up to it applied or
+// refused) beside the store's version.
+func answerAt(f *replica.Follower, runner *live.Runner, q *live.Query) (*live.Record, error) {
+	seq := f.Status().Seq
+	rec, err := runner.Answer(q)
+	if err != nil {
+		return nil, err
+	}
+	rec.Seq = &seq
+	return rec, nil
+}
+
+// printFollower writes where the follower is.
+func printFollower(w io.Writer, memory string, st replica.Status) {
+	fmt.Fprintf(w, "follow: memory %s at sequence %d: %d batches applied, %d refused since start", memory, st.Seq, st.Applied, st.Refused)
+	if st.Snapshot != nil {
+		fmt.Fprintf(w, "; started from snapshot %s (sequence %d)", st.Snapshot.Name, st.Snapshot.Position)
+	}
+	fmt.Fprintln(w)
 }

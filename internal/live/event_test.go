@@ -19,7 +19,7 @@ func TestParseEvents(t *testing.T) {
 	ev, err = Parse([]byte(`{"query": {"id": "q", "seeds": {"x": 1}, "k": 2, "candidates": ["y"]}}`), 4)
 	require.NoError(t, err)
 	require.Nil(t, ev.Write)
-	require.Equal(t, &Query{ID: "q", Seeds: []Seed{{"x", 1}}, K: 2, Candidates: []string{"y"}}, ev.Query)
+	require.Equal(t, &Query{ID: "q", Seeds: []Seed{{Name: "x", Weight: 1}}, K: 2, Candidates: []string{"y"}}, ev.Query)
 }
 
 func TestParseEventErrors(t *testing.T) {

@@ -30,7 +30,6 @@ type Runner struct {
 	damping float64
 	check   bool
 	writers map[string]*store.Writer
-	wrote   map[string]bool
 	sum     Summary
 }
 
@@ -55,10 +54,7 @@ func NewRunner(st *store.Store, opt Options) (*Runner, error) {
 	}
 	trust := mask.Trust(opt.Trust...)
 	r := &Runner{st: st, trust: trust, trusted: slices.Clone(opt.Trust), opt: opt.Replay, damping: opt.Damping, check: opt.Check,
-		guard: st.NewGuard(trust, opt.Replay), writers: map[string]*store.Writer{}, wrote: map[string]bool{}}
-	for _, c := range st.Current().Channels() {
-		r.wrote[c] = true
-	}
+		guard: st.NewGuard(trust, opt.Replay), writers: map[string]*store.Writer{}}
 	return r, nil
 }
 
@@ -81,7 +77,6 @@ func (r *Runner) ApplyAt(pos uint64, w *Write) (store.Result, error) {
 	if err != nil {
 		return store.Result{}, err
 	}
-	r.wrote[w.Channel] = true
 	r.sum.Batches++
 	return res, nil
 }
@@ -249,9 +244,10 @@ func (r *Runner) Summary() Summary { return r.sum }
 // Silent returns the trusted channels that never wrote (in the base graph
 // or a batch): a typo cannot be told from a channel yet to write.
 func (r *Runner) Silent() []string {
+	wrote := r.st.Current().Channels()
 	var out []string
 	for _, c := range r.trusted {
-		if !r.wrote[c] {
+		if _, ok := slices.BinarySearch(wrote, c); !ok {
 			out = append(out, c)
 		}
 	}
