@@ -403,8 +403,9 @@ func TestSolveTopKChecksOften(t *testing.T) {
 		e, err := NewEngine(view, seeds, damping)
 		require.NoError(t, err)
 		order = order.resolve(true, true)
+		var nr normalizedRun
 		for m := 1; m <= upTo; m++ {
-			bound := e.sweep(order, 1) / e.Alpha()
+			bound := e.sweep(order, 1, &nr) / e.Alpha()
 			top := TopKRanked(e.X, k+1, cands, view.Graph().Ranks())
 			if len(top) <= k || top[k-1].Score-top[k].Score-bound-e.roundoff(m) > 0 {
 				return m

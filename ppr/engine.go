@@ -38,8 +38,6 @@ type Engine struct {
 	inSel        []bool         // SolveTopK's selection marks (all false between calls)
 	refine       topKRefinement // SolveTopK's reverse pushes on directed views
 	local        localState     // SolveTopK's local checks (see localChecks)
-	norm         normalizedRun  // a Normalized solve's progress
-	scanMass     float64        // the mass the last PushScan moved into x
 
 	// Support, when not nil, records every node whose X or R a push
 	// changes, so a caller working on sparse states can read or clear
@@ -573,15 +571,17 @@ func (e *Engine) PushSweep() float64 {
 // the residual identity holds when PushScan returns. It returns the pushes
 // made.
 func (e *Engine) PushScan(eps float64) int {
-	return e.pushScanOver(eps, nil)
+	pushes, _ := e.pushScanOver(eps, nil)
+	return pushes
 }
 
 // pushScanOver is PushScan; with sup not nil it visits only the nodes of
 // the bitset sup (which must hold every node with a non-zero residual) and
 // adds to it every node the scan changes. The nodes it skips have r = 0,
 // which PushScan skips too, so it makes the same pushes in the same order,
-// to the same bits.
-func (e *Engine) pushScanOver(eps float64, sup []uint64) int {
+// to the same bits. It returns the pushes made and the mass they moved
+// into x.
+func (e *Engine) pushScanOver(eps float64, sup []uint64) (pushes int, pushed float64) {
 	if wt := e.view.Graph().Out().Weight.Float32s(); wt != nil {
 		return pushScan(e, wt, eps, sup)
 	}
@@ -590,7 +590,7 @@ func (e *Engine) pushScanOver(eps float64, sup []uint64) int {
 
 // pushScan is pushScanOver with the out-adjacency's weights wts in their
 // storage (csr.Weights), widened as read.
-func pushScan[W weight](e *Engine, wts []W, eps float64, sup []uint64) int {
+func pushScan[W weight](e *Engine, wts []W, eps float64, sup []uint64) (int, float64) {
 	g := e.view.Graph()
 	n := e.view.NumNodes()
 	x, r := e.X[:n], e.R[:n]
@@ -678,10 +678,9 @@ func pushScan[W weight](e *Engine, wts []W, eps float64, sup []uint64) int {
 			}
 		}
 	}
-	e.scanMass = pushed + dangling
 	e.Stats.Sweeps++
 	e.Stats.Pushes += int64(pushes)
-	return pushes
+	return pushes, pushed + dangling
 }
 
 // needGraphRows panics when the engine's view is patched: what calls it

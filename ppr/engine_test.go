@@ -413,9 +413,10 @@ func TestNormalizeMass(t *testing.T) {
 		// sums ||r||_1 in its scaling pass: against the sums themselves.
 		f, err := NewEngine(c.auth, c.seeds, c.damping)
 		require.NoError(t, err)
+		var nr normalizedRun
 		for m := range 5 {
-			l1 := f.sweep(Normalized, 1)
-			if f.norm.fellBack {
+			l1 := f.sweep(Normalized, 1, &nr)
+			if nr.fellBack {
 				break
 			}
 			sumX := 0.0

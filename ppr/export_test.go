@@ -25,7 +25,7 @@ func BatchSweep(view *mask.View, seeds []Seeds, damping float64) func() {
 			b.r[u][j] = b.alpha * s.Weights[i]
 		}
 	}
-	return func() { b.sweep() }
+	return func() { b.jacobiSweep() }
 }
 
 // BatchPushSweep is BatchSweep for the batched Gauss-Seidel sweep

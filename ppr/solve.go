@@ -153,11 +153,10 @@ type normalizedRun struct {
 // keep the identity for any sign of r); email-Eu-core's slowest mode
 // climbs to 0.845 under Jacobi. The first two sweeps are exempt: they are
 // the transient.
-func (e *Engine) sweep(o Order, threads int) float64 {
+func (e *Engine) sweep(o Order, threads int, nr *normalizedRun) float64 {
 	if o != Normalized {
 		return e.sweepIn(o, threads)
 	}
-	nr := &e.norm
 	if nr.fellBack {
 		return e.PushSweep()
 	}
@@ -171,8 +170,8 @@ func (e *Engine) sweep(o Order, threads int) float64 {
 				nr.mass += v
 			}
 		}
-		e.PushScan(0)
-		if nr.mass += e.scanMass; nr.mass > 0 {
+		_, pushed := e.pushScanOver(0, nil)
+		if nr.mass += pushed; nr.mass > 0 {
 			l1 = e.scaleMass(1 / nr.mass)
 			nr.mass = 1
 		} else {
@@ -217,34 +216,22 @@ func Solve(view *mask.View, seeds Seeds, damping float64, opt Options) (*Result,
 }
 
 // SolveSweeps sweeps from the engine's current state until the error bound
-// reaches opt.Tol, and returns the engine's X (not a copy) as Scores.
+// reaches opt.Tol, and returns the engine's X (not a copy) as Scores. At
+// the sweep cap it returns a *NotConvergedError holding the state reached.
 func (e *Engine) SolveSweeps(opt Options) (*Result, error) {
 	l1 := e.ResidualL1()
 	tol, maxSweeps, err := opt.limits(e.view, l1, e.damping)
 	if err != nil {
 		return nil, err
 	}
-	order := opt.Order.resolve(e.view.Graph().Directed(), false)
-	e.norm = normalizedRun{}
-	sweeps := 0
-	for {
-		// A NaN bound would end the loop as if it were below tol.
-		if err := checkBound(l1/e.alpha, sweeps); err != nil {
-			return nil, err
-		}
-		if l1/e.alpha <= tol {
-			break
-		}
-		if sweeps == maxSweeps {
-			return nil, fmt.Errorf("ppr: error bound %.3g after %d sweeps, tolerance %.3g not reached", l1/e.alpha, sweeps, tol)
-		}
-		l1 = e.sweep(order, opt.Threads)
-		sweeps++
-	}
-	if err := checkScores(e.X, sweeps); err != nil {
+	s := &sweepSolve{e: e, order: opt.Order.resolve(e.view.Graph().Directed(), false), threads: opt.Threads, l1: l1}
+	if err := solveToTolerance(s, tol, maxSweeps); err != nil {
 		return nil, err
 	}
-	return &Result{Scores: e.X, ResidualL1: l1, ErrorBound: l1 / e.alpha, Sweeps: sweeps}, nil
+	if err := checkScores(e.X, s.sweeps); err != nil {
+		return nil, err
+	}
+	return s.result(), nil
 }
 
 // limits returns the tolerance (DefaultTol when unset) and the sweep cap
