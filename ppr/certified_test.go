@@ -722,7 +722,7 @@ func TestCoordBoundsHold(t *testing.T) {
 				case 1:
 					e.Sweep()
 				default:
-					e.PushNode(uint32(rng.IntN(n)))
+					e.pushNode(uint32(rng.IntN(n)), nil)
 				}
 			}
 			exact := exactPPR(t, view, e.Seeds(), c.damping)

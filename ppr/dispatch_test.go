@@ -86,7 +86,7 @@ func TestSweepEveryLevel(t *testing.T) {
 // TestLevelsBitIdentical: the Unchecked kernels are the Unrolled ones
 // without bounds checks, in the same arithmetic order, so Jacobi solves
 // (one and two threads) and Gauss-Seidel solves and PushScans (the default
-// solve, masked views included, every eps and KeepDangling) must come out
+// solve, masked views included, every eps and keepDangling) must come out
 // bit for bit the same at both levels.
 func TestLevelsBitIdentical(t *testing.T) {
 	var levels []cpu.Level
@@ -113,7 +113,7 @@ func TestLevelsBitIdentical(t *testing.T) {
 			forcePullLevel(t, l)
 			e, err := NewEngine(view, c.seeds, c.damping)
 			require.NoError(t, err)
-			e.KeepDangling = keep
+			e.keepDangling = keep
 			var out result
 			for range 4 {
 				out.pushes = append(out.pushes, e.PushScan(eps))

@@ -27,26 +27,25 @@ type Engine struct {
 
 	X, R []float64
 
-	next, factor []float64 // sweep scratch, allocated on first sweep
-	queue        []uint32  // push FIFO scratch
-	queued       []bool
-	parts        []int     // SweepParallel's row ranges
-	partial      []float64 // SweepParallel's ||r||_1 per range
-	roundCur     []uint64  // PushRounds' frontier bitsets
-	roundNext    []uint64
-	dangling     []uint32       // nodes without out-weight, for SweepParallel
-	inSel        []bool         // SolveTopK's selection marks (all false between calls)
-	refine       topKRefinement // SolveTopK's reverse pushes on directed views
-	local        localState     // SolveTopK's local checks (see localChecks)
-
 	// Support, when not nil, records every node whose X or R a push
 	// changes, so a caller working on sparse states can read or clear
 	// exactly those entries.
 	Support *Support
-	// KeepDangling makes pushes skip nodes that are dangling in the view:
-	// their residual stays in R (callers bound it in L1) instead of being
-	// spread over every seed, which costs |seeds| per push.
-	KeepDangling bool
+	// keepDangling makes pushes skip nodes that are dangling in the view:
+	// their residual stays in R instead of being spread over every seed.
+	// The tests set it.
+	keepDangling bool
+
+	// Scratch, one struct per feature, allocated on first use and kept,
+	// so that an engine reused through Restart allocates nothing
+	// proportional to the graph after its first query.
+	sweeps   pullScratch    // Sweep, SweepParallel
+	fifo     fifo           // pushUntil
+	rounds   roundScratch   // PushRounds, PushNegative
+	refine   topKRefinement // reverse pushes (SolveTopK, Proof.RefinedGap)
+	local    localState     // SolveTopK's local checks (see localChecks)
+	inSel    []bool         // SolveTopK's selection marks (all false between calls)
+	dangling []uint32       // the view's nodes without out-weight, ascending
 
 	Stats Stats
 }
@@ -217,11 +216,8 @@ func (e *Engine) Sweep() float64 {
 	e.needGraphRows("Sweep")
 	g := e.view.Graph()
 	n := g.NumNodes()
-	if e.next == nil {
-		e.next = make([]float64, n)
-		e.factor = make([]float64, n)
-	}
-	x, r, next, factor := e.X[:n], e.R[:n], e.next[:n], e.factor[:n]
+	next, factor := e.sweeps.arrays(n)
+	x, r := e.X[:n], e.R[:n]
 	inv := e.view.InvOutWeights()[:n]
 
 	// Per-node factor r(u)/W_A(u) (a multiply by 1/W_A: dividing cost a
@@ -248,7 +244,7 @@ func (e *Engine) Sweep() float64 {
 			l1 += math.Abs(next[u])
 		}
 	}
-	e.R, e.next = next, r
+	e.R, e.sweeps.next = next, r
 	e.Stats.Sweeps++
 	e.Stats.ArcOps += int64(len(in.Nbr))
 	return l1
@@ -293,264 +289,6 @@ func pullAll(g *csr.Graph, lo, hi int, factor, next []float64, d float64) float6
 	return pulls.weighted(offsets, in.Nbr, in.Weight.Float64s(), factor, next, d)
 }
 
-// PushNode pushes node u once: x(u) += r(u), r(u)'s mass spread over u's
-// surviving out-arcs (to the seeds when u is dangling in the view), r(u) = 0.
-// With KeepDangling set, a dangling node is left as it is.
-func (e *Engine) PushNode(u uint32) {
-	e.pushNode(u, nil)
-}
-
-// pushNode pushes u and, when visit is not nil, calls it for every node whose
-// residual it changed.
-func (e *Engine) pushNode(u uint32, visit func(v uint32)) {
-	val := e.R[u]
-	if val == 0 {
-		return
-	}
-	wu := e.view.OutWeight(u)
-	if wu == 0 && e.KeepDangling {
-		return
-	}
-	e.R[u] = 0
-	e.X[u] += val
-	e.Stats.Pushes++
-	if e.Support != nil {
-		e.Support.Add(u)
-	}
-	if wu == 0 {
-		c := e.damping * val
-		for i, s := range e.seeds.Nodes {
-			e.R[s] += c * e.seeds.Weights[i]
-			if e.Support != nil {
-				e.Support.Add(s)
-			}
-			if visit != nil {
-				visit(s)
-			}
-		}
-		return
-	}
-	row := e.view.OutRow(u)
-	e.Stats.ArcOps += int64(row.Len())
-	c := e.damping * val / wu
-	for p, v := range row.Nbr {
-		if !row.Live(p) {
-			continue
-		}
-		e.R[v] += c * row.Weight.At(p)
-		if e.Support != nil {
-			e.Support.Add(v)
-		}
-		if visit != nil {
-			visit(v)
-		}
-	}
-}
-
-// overThreshold reports whether u should be pushed at eps: |r(u)| > eps*W_A(u)
-// for a node with out-weight, |r(u)| > eps for a dangling one.
-func (e *Engine) overThreshold(u uint32, eps float64) bool {
-	t := eps * e.view.OutWeight(u)
-	if t == 0 {
-		if e.KeepDangling {
-			return false
-		}
-		t = eps
-	}
-	return math.Abs(e.R[u]) > t
-}
-
-// PushUntil runs FIFO local push: starting from the frontier, it pushes any
-// node over its threshold (see overThreshold) and queues the nodes each push
-// lifts over theirs. Nodes over threshold that are neither in the frontier
-// nor reached by a push are left alone: the caller names them.
-//
-// budget caps the arc operations spent (0 = no cap). PushUntil reports
-// whether the queue emptied, that is, whether every node it reached is at or
-// below its threshold. When it returns false the state is still a valid
-// (x, r) pair, only less converged.
-func (e *Engine) PushUntil(eps float64, frontier []uint32, budget int64) bool {
-	if wt := e.view.Graph().Out().Weight.Float32s(); wt != nil {
-		return pushUntil(e, wt, eps, frontier, budget)
-	}
-	return pushUntil(e, e.view.Graph().Out().Weight.Float64s(), eps, frontier, budget)
-}
-
-// pushUntil is PushUntil with the out-adjacency's weights wts in their
-// storage (csr.Weights), widened as read.
-func pushUntil[W weight](e *Engine, wts []W, eps float64, frontier []uint32, budget int64) bool {
-	g := e.view.Graph()
-	n := e.view.NumNodes()
-	if e.queued == nil {
-		e.queued = make([]bool, n)
-	}
-	x, r, queued := e.X[:n], e.R[:n], e.queued[:n]
-	w := e.view.OutWeights()[:n]
-	out := g.Out()
-	bits, tb := e.view.MaskedBits(), e.view.TouchedBits()
-	sup := e.Support
-	d := e.damping
-	// over is overThreshold, inlined by hand below where it matters.
-	over := func(v uint32) bool {
-		t := eps * w[v]
-		if t == 0 {
-			if e.KeepDangling {
-				return false
-			}
-			t = eps
-		}
-		return math.Abs(r[v]) > t
-	}
-	queue := e.queue[:0]
-	for _, u := range frontier {
-		if !queued[u] && over(u) {
-			queued[u] = true
-			queue = append(queue, u)
-		}
-	}
-	start := e.Stats.ArcOps
-	head := 0
-	for head < len(queue) {
-		if budget > 0 && e.Stats.ArcOps-start >= budget {
-			break
-		}
-		u := queue[head]
-		head++
-		queued[u] = false
-		if !over(u) {
-			continue
-		}
-		val := r[u]
-		if w[u] == 0 {
-			// Dangling (KeepDangling is off, or over would be false).
-			r[u] = 0
-			x[u] += val
-			e.Stats.Pushes++
-			if sup != nil {
-				sup.Add(u)
-			}
-			for i, s := range e.seeds.Nodes {
-				r[s] += d * val * e.seeds.Weights[i]
-				if sup != nil {
-					sup.Add(s)
-				}
-				if !queued[s] && over(s) {
-					queued[s] = true
-					queue = append(queue, s)
-				}
-			}
-			continue
-		}
-		r[u] = 0
-		x[u] += val
-		e.Stats.Pushes++
-		if sup != nil {
-			sup.Add(u)
-		}
-		c := d * val / w[u]
-		// Only nodes with a masked out-arc test the mask per arc, and a
-		// replaced row (a patched view) lists only live arcs.
-		var nbr, eid []uint32
-		var wt []W
-		var rwt []float64
-		replaced := false
-		arcBits := bits
-		if tb == nil || tb[u/64]&(1<<(u%64)) == 0 {
-			arcBits = nil
-		} else if nbr, rwt, _, replaced = e.view.ReplacedRow(u); replaced {
-			arcBits = nil
-		}
-		if !replaced {
-			lo, hi := out.Offsets[u], out.Offsets[u+1]
-			nbr, wt, eid = out.Nbr[lo:hi], wts[lo:hi], out.Edge[lo:hi]
-		}
-		e.Stats.ArcOps += int64(len(nbr))
-		for p := range nbr {
-			if arcBits != nil && arcBits[eid[p]/64]&(1<<(eid[p]%64)) != 0 {
-				continue
-			}
-			v := nbr[p]
-			if replaced {
-				r[v] += c * rwt[p]
-			} else {
-				r[v] += c * float64(wt[p])
-			}
-			if sup != nil {
-				sup.Add(v)
-			}
-			if queued[v] {
-				continue
-			}
-			t := eps * w[v]
-			if t == 0 {
-				if e.KeepDangling {
-					continue
-				}
-				t = eps
-			}
-			if math.Abs(r[v]) > t {
-				queued[v] = true
-				queue = append(queue, v)
-			}
-		}
-		// Compact the FIFO once its consumed prefix dominates.
-		if head > 1024 && head*2 > len(queue) {
-			queue = append(queue[:0], queue[head:]...)
-			head = 0
-		}
-	}
-	done := head == len(queue)
-	for _, u := range queue[head:] {
-		queued[u] = false
-	}
-	e.queue = queue[:0]
-	return done
-}
-
-// pushUntilReference is PushUntil written with the plain pushNode and
-// overThreshold: the specification the fast loop is tested against
-// (TestPushUntilMatchesReference: same pushes, same order, same bits).
-func (e *Engine) pushUntilReference(eps float64, frontier []uint32, budget int64) bool {
-	n := e.view.NumNodes()
-	if e.queued == nil {
-		e.queued = make([]bool, n)
-	}
-	queue := e.queue[:0]
-	enqueue := func(v uint32) {
-		if !e.queued[v] && e.overThreshold(v, eps) {
-			e.queued[v] = true
-			queue = append(queue, v)
-		}
-	}
-	for _, u := range frontier {
-		enqueue(u)
-	}
-	start := e.Stats.ArcOps
-	head := 0
-	for head < len(queue) {
-		if budget > 0 && e.Stats.ArcOps-start >= budget {
-			break
-		}
-		u := queue[head]
-		head++
-		e.queued[u] = false
-		if e.overThreshold(u, eps) {
-			e.pushNode(u, enqueue)
-		}
-		// Compact the FIFO once its consumed prefix dominates.
-		if head > 1024 && head*2 > len(queue) {
-			queue = append(queue[:0], queue[head:]...)
-			head = 0
-		}
-	}
-	done := head == len(queue)
-	for _, u := range queue[head:] {
-		e.queued[u] = false
-	}
-	e.queue = queue[:0]
-	return done
-}
-
 // PushSweep pushes every node once, in id order, updating the residual in
 // place (Gauss-Seidel order): mass pushed to a later node moves on within
 // the same sweep, so it needs about half the sweeps of Sweep for the same
@@ -563,9 +301,9 @@ func (e *Engine) PushSweep() float64 {
 }
 
 // PushScan pushes, in one pass in id order with the residual updated in
-// place, every node over its threshold (see PushUntil); with eps = 0 every
+// place, every node over its threshold (see pushUntil); with eps = 0 every
 // node with residual. A scan reads every node once and needs no queue, so
-// when most nodes are active it is much cheaper per arc than PushUntil's
+// when most nodes are active it is much cheaper per arc than pushUntil's
 // FIFO. The seeds' share of dangling pushes is added once at the end of the
 // scan (a dense seed vector would otherwise cost |seeds| per dangling push);
 // the residual identity holds when PushScan returns. It returns the pushes
@@ -615,7 +353,7 @@ func pushScan[W weight](e *Engine, wts []W, eps float64, sup []uint64) (int, flo
 		}
 		wu := w[u]
 		if wu == 0 {
-			if e.KeepDangling || math.Abs(val) <= eps {
+			if e.keepDangling || math.Abs(val) <= eps {
 				continue
 			}
 			r[u] = 0

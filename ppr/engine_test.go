@@ -194,7 +194,7 @@ func TestEngineKeepsResidualIdentity(t *testing.T) {
 			case 2:
 				e.PushScan([]float64{0, 1e-3, 1e-1}[rng.IntN(3)])
 			default:
-				e.PushNode(uint32(rng.IntN(n)))
+				e.pushNode(uint32(rng.IntN(n)), nil)
 			}
 			want := residualOf(v, c.seeds, c.damping, e.X)
 			require.LessOrEqualf(t, l1Diff(e.R, want), 1e-10, "case %d step %d", i, step)
@@ -223,7 +223,7 @@ func TestPushUntilReachesThreshold(t *testing.T) {
 		e, err := NewEngine(v, c.seeds, c.damping)
 		require.NoError(t, err)
 		const eps = 1e-9
-		require.True(t, e.PushUntil(eps, c.seeds.Nodes, 0))
+		require.True(t, e.pushUntil(eps, c.seeds.Nodes, 0))
 		for u := range c.g.NumNodes() {
 			require.Falsef(t, e.overThreshold(uint32(u), eps), "case %d node %d: r=%g W=%g", i, u, e.R[u], v.OutWeight(uint32(u)))
 		}
@@ -241,7 +241,7 @@ func TestPushUntilBudgetLeavesValidState(t *testing.T) {
 		}
 		e, err := NewEngine(c.native, c.seeds, c.damping)
 		require.NoError(t, err)
-		e.PushUntil(1e-12, c.seeds.Nodes, 3)
+		e.pushUntil(1e-12, c.seeds.Nodes, 3)
 		want := residualOf(c.native, c.seeds, c.damping, e.X)
 		require.LessOrEqual(t, l1Diff(e.R, want), 1e-12)
 		// Finishing with sweeps from that state reaches the solution.
@@ -326,11 +326,11 @@ func TestPushUntilMatchesReference(t *testing.T) {
 			require.NoError(t, err)
 			ref, err := NewEngine(c.auth, c.seeds, c.damping)
 			require.NoError(t, err)
-			fast.KeepDangling, ref.KeepDangling = keep, keep
+			fast.keepDangling, ref.keepDangling = keep, keep
 			fast.Support, ref.Support = NewSupport(c.g.NumNodes()), NewSupport(c.g.NumNodes())
 			eps := []float64{1e-2, 1e-5, 1e-8}[rng.IntN(3)]
 			budget := []int64{0, 5, 50}[rng.IntN(3)]
-			doneFast := fast.PushUntil(eps, c.seeds.Nodes, budget)
+			doneFast := fast.pushUntil(eps, c.seeds.Nodes, budget)
 			doneRef := ref.pushUntilReference(eps, c.seeds.Nodes, budget)
 			require.Equalf(t, doneRef, doneFast, "case %d", i)
 			require.Equalf(t, ref.X, fast.X, "case %d", i)
@@ -350,7 +350,7 @@ func TestPushRoundsKeepsIdentity(t *testing.T) {
 		v := c.auth
 		e, err := NewEngine(v, c.seeds, c.damping)
 		require.NoError(t, err)
-		e.KeepDangling = rng.IntN(3) == 0
+		e.keepDangling = rng.IntN(3) == 0
 		e.Support = NewSupport(c.g.NumNodes())
 		eps := []float64{1e-3, 1e-6, 1e-9}[rng.IntN(3)]
 		budget := []int64{0, 0, 10}[rng.IntN(3)]
@@ -369,7 +369,7 @@ func TestPushRoundsKeepsIdentity(t *testing.T) {
 				require.Truef(t, e.Support.Has(uint32(u)), "case %d node %d", i, u)
 			}
 		}
-		if !e.KeepDangling && c.damping > 0 {
+		if !e.keepDangling && c.damping > 0 {
 			res, err := e.SolveSweeps(Options{Tol: 1e-12})
 			require.NoError(t, err)
 			require.LessOrEqual(t, l1Diff(res.Scores, exactPPR(t, v, c.seeds, c.damping)), 1e-11)

@@ -22,12 +22,9 @@ func (e *Engine) SweepParallel(threads int) float64 {
 	e.needGraphRows("SweepParallel")
 	g := e.view.Graph()
 	n := g.NumNodes()
-	if e.next == nil {
-		e.next = make([]float64, n)
-		e.factor = make([]float64, n)
-	}
+	next, factor := e.sweeps.arrays(n)
 	parts := e.partition(threads * chunksPerThread)
-	x, r, next, factor := e.X[:n], e.R[:n], e.next[:n], e.factor[:n]
+	x, r := e.X[:n], e.R[:n]
 	inv := e.view.InvOutWeights()[:n]
 
 	run := func(f func(lo, hi, i int)) {
@@ -64,10 +61,10 @@ func (e *Engine) SweepParallel(threads int) float64 {
 	in := g.In()
 	d := e.damping
 	nodes, arcs, sparse := e.view.MaskedInArcs()
-	if len(e.partial) != len(parts)-1 {
-		e.partial = make([]float64, len(parts)-1)
+	if len(e.sweeps.partial) != len(parts)-1 {
+		e.sweeps.partial = make([]float64, len(parts)-1)
 	}
-	partial := e.partial
+	partial := e.sweeps.partial
 	run(func(lo, hi, i int) {
 		if !sparse {
 			partial[i] = pullMaskedOf(in.Offsets[lo:hi+1], in.Nbr, in.Weight, in.Edge, e.view.MaskedBits(), factor, next[lo:hi], d)
@@ -93,10 +90,27 @@ func (e *Engine) SweepParallel(threads int) float64 {
 			l1 += math.Abs(next[u])
 		}
 	}
-	e.R, e.next = next, r
+	e.R, e.sweeps.next = next, r
 	e.Stats.Sweeps++
 	e.Stats.ArcOps += int64(len(in.Nbr))
 	return l1
+}
+
+// pullScratch is the scratch of Sweep and SweepParallel: the next
+// residual and the per-node factors, and SweepParallel's row ranges and
+// their ||r||_1.
+type pullScratch struct {
+	next, factor []float64
+	parts        []int
+	partial      []float64
+}
+
+// arrays returns next and factor, of n entries, allocated on first use.
+func (p *pullScratch) arrays(n int) (next, factor []float64) {
+	if p.next == nil {
+		p.next, p.factor = make([]float64, n), make([]float64, n)
+	}
+	return p.next[:n], p.factor[:n]
 }
 
 // chunksPerThread is how many row ranges SweepParallel makes per thread.
@@ -106,8 +120,8 @@ const chunksPerThread = 8
 // ranges of about equal arc counts (plus one per node, so that ranges of
 // arc-free nodes are not free), cached per thread count.
 func (e *Engine) partition(threads int) []int {
-	if len(e.parts) == threads+1 {
-		return e.parts
+	if len(e.sweeps.parts) == threads+1 {
+		return e.sweeps.parts
 	}
 	in := e.view.Graph().In()
 	n := len(in.Offsets) - 1
@@ -119,7 +133,7 @@ func (e *Engine) partition(threads int) []int {
 		parts[i] = max(parts[i], parts[i-1])
 	}
 	parts[threads] = n
-	e.parts = parts
+	e.sweeps.parts = parts
 	return parts
 }
 

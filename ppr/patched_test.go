@@ -76,11 +76,11 @@ func TestPatchedViewPushesMatchMaterialized(t *testing.T) {
 		a.PushRounds(1e-4, frontier, 0)
 		b.PushRounds(1e-4, frontier, 0)
 		same("rounds")
-		a.PushUntil(1e-5, frontier, 0)
-		b.PushUntil(1e-5, frontier, 0)
+		a.pushUntil(1e-5, frontier, 0)
+		b.pushUntil(1e-5, frontier, 0)
 		same("FIFO pushes")
-		a.PushNode(frontier[1])
-		b.PushNode(frontier[1])
+		a.pushNode(frontier[1], nil)
+		b.pushNode(frontier[1], nil)
 		same("one push")
 
 		// A reverse push reads in-rows.

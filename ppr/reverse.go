@@ -514,8 +514,6 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, l1 float64, eb *e
 	if !(gap > 0) {
 		return math.Inf(-1), 0, -1
 	}
-	alpha := e.alpha
-	x := e.X
 	minSelX, minSelLo := math.Inf(1), math.Inf(1)
 	for _, s := range sel {
 		minSelX = min(minSelX, s.Score)
@@ -525,7 +523,6 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, l1 float64, eb *e
 			minSelLo = min(minSelLo, s.Score)
 		}
 	}
-	restX := minSelX - gap // the best unselected x
 	// The unselected candidates whose unrefined interval reaches the
 	// selection's lowest lower end block the proof; every other one keeps
 	// its unrefined upper end.
@@ -540,15 +537,14 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, l1 float64, eb *e
 	if bs.over {
 		return math.Inf(-1), 0, -1
 	}
-	blockers, restHi := bs.nodes, bs.restHi
 	if st == nil {
 		// Aim each blocker's term at a third of its distance below the
 		// selection's scores (and a selected candidate's at a third of
 		// its distance above the best unselected score, for a signed r):
 		// then the refined intervals clear each other unless r.q itself
 		// closes the distance.
-		for _, u := range blockers {
-			if eps := (minSelX - x[u]) * alpha / (3 * l1); !(eps >= finestReverse) {
+		for _, u := range bs.nodes {
+			if eps := (minSelX - e.X[u]) * e.alpha / (3 * l1); !(eps >= finestReverse) {
 				return math.Inf(-1), 0, -1 // sweeps are cheaper until the L1 term shrinks
 			}
 		}
@@ -557,79 +553,103 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, l1 float64, eb *e
 	if rc == nil {
 		return math.Inf(-1), 0, -1
 	}
-	need = -1
-	selLo := math.Inf(1)
+	var selLo, restHi float64
 	if st == nil {
-		for _, u := range blockers {
-			hi := x[u] + eb.nTerm(u)
-			if est := rc.estimate(u, min(coarsestReverse, (minSelX-x[u])*alpha/(3*l1))); est != nil {
-				_, hi = rc.bounds(u, est)
-				refined++
-			}
-			restHi = max(restHi, hi)
-		}
-		// The selected candidates the refined rest still blocks need a
-		// higher lower end: x + r.q from any push when r >= 0, a tight
-		// one when r is signed.
-		for _, s := range sel {
-			v := s.Node
-			lo := x[v] - rc.below(v)
-			if lo <= restHi {
-				eps := coarsestReverse
-				if rc.signed {
-					eps = min(eps, (x[v]-restX)*alpha/(3*l1))
-				}
-				if est := rc.estimate(v, max(eps, finestReverse)); est != nil {
-					lo, _ = rc.bounds(v, est)
-					refined++
-				}
-			}
-			selLo = min(selLo, lo)
-		}
+		selLo, restHi, refined = rc.refineDirected(sel, bs, minSelX, minSelX-gap)
+		need = -1
 	} else {
-		// Undirected: the selected side first, since r.q raises its lower
-		// ends about as much as it raises the blockers' upper ends (the
-		// residual near the boundary candidates is alike), then each
-		// blocker against the refined selection.
-		blockHi := restHi
-		for _, u := range blockers {
-			blockHi = max(blockHi, x[u]+eb.nTerm(u))
-		}
-		for _, s := range sel {
-			v := s.Node
-			lo := x[v] - rc.below(v)
-			if lo <= blockHi {
-				if est := rc.tighten(v, true, blockHi); est != nil {
-					lo, _ = rc.bounds(v, est)
-					refined++
-				}
-			}
-			selLo = min(selLo, lo)
-		}
-		need = math.Inf(1)
-		for _, u := range blockers {
-			est := rc.tighten(u, false, selLo)
-			if est == nil {
-				need = -1
-				restHi = max(restHi, x[u]+eb.nTerm(u))
-				continue
-			}
-			refined++
-			_, hi := rc.bounds(u, est)
-			restHi = max(restHi, hi)
-			// The per-coordinate factor C = rho/alpha below which this
-			// remainder would clear u, if r.q stayed (a scan threshold).
-			if room := selLo - x[u] - est.Dot(e.R) - st.dangling*est.SD/alpha - refineSlack; room > 0 && est.SW > 0 && need >= 0 {
-				need = min(need, room/(boundScale*est.SW))
-			} else if hi >= selLo {
-				need = -1
-			}
-		}
+		selLo, restHi, refined, need = rc.refineUndirected(sel, bs)
 	}
 	if math.IsInf(restHi, -1) {
 		return math.Inf(1), refined, need
 	}
 	return rc.piGap(selLo - restHi), refined, need
+}
+
+// refineDirected is refineTopK's refinement on a directed view: each
+// blocker's interval at the threshold that aims it a third of its
+// distance below the selection's lowest x, then the selected candidates
+// the refined rest still blocks (x + r.q from any push when r >= 0, a
+// tight one when r is signed, aimed a third of the way above restX, the
+// best unselected x). It returns the selection's lowest lower end, the
+// rest's highest upper end and the candidates refined.
+func (rc *refineCheck) refineDirected(sel []Scored, bs *blockerSet, minSelX, restX float64) (selLo, restHi float64, refined int) {
+	e, eb := rc.e, rc.eb
+	x, alpha, l1 := e.X, e.alpha, rc.l1
+	restHi = bs.restHi
+	for _, u := range bs.nodes {
+		hi := x[u] + eb.nTerm(u)
+		if est := rc.estimate(u, min(coarsestReverse, (minSelX-x[u])*alpha/(3*l1))); est != nil {
+			_, hi = rc.bounds(u, est)
+			refined++
+		}
+		restHi = max(restHi, hi)
+	}
+	selLo = math.Inf(1)
+	for _, s := range sel {
+		v := s.Node
+		lo := x[v] - rc.below(v)
+		if lo <= restHi {
+			eps := coarsestReverse
+			if rc.signed {
+				eps = min(eps, (x[v]-restX)*alpha/(3*l1))
+			}
+			if est := rc.estimate(v, max(eps, finestReverse)); est != nil {
+				lo, _ = rc.bounds(v, est)
+				refined++
+			}
+		}
+		selLo = min(selLo, lo)
+	}
+	return selLo, restHi, refined
+}
+
+// refineUndirected is refineTopK's refinement on an undirected view: the
+// selected side first, since r.q raises its lower ends about as much as
+// it raises the blockers' upper ends (the residual near the boundary
+// candidates is alike), then each blocker against the refined selection.
+// Besides refineDirected's results it returns need, the per-coordinate
+// factor C = rho/alpha below which every refined blocker's remainder
+// would clear the selection if r.q stayed (a threshold for the scans; -1
+// when some blocker would not).
+func (rc *refineCheck) refineUndirected(sel []Scored, bs *blockerSet) (selLo, restHi float64, refined int, need float64) {
+	e, eb, st := rc.e, rc.eb, rc.st
+	x := e.X
+	restHi = bs.restHi
+	blockHi := restHi
+	for _, u := range bs.nodes {
+		blockHi = max(blockHi, x[u]+eb.nTerm(u))
+	}
+	selLo = math.Inf(1)
+	for _, s := range sel {
+		v := s.Node
+		lo := x[v] - rc.below(v)
+		if lo <= blockHi {
+			if est := rc.tighten(v, true, blockHi); est != nil {
+				lo, _ = rc.bounds(v, est)
+				refined++
+			}
+		}
+		selLo = min(selLo, lo)
+	}
+	need = math.Inf(1)
+	for _, u := range bs.nodes {
+		est := rc.tighten(u, false, selLo)
+		if est == nil {
+			need = -1
+			restHi = max(restHi, x[u]+eb.nTerm(u))
+			continue
+		}
+		refined++
+		_, hi := rc.bounds(u, est)
+		restHi = max(restHi, hi)
+		if room := selLo - x[u] - est.Dot(e.R) - st.dangling*est.SD/e.alpha - refineSlack; room > 0 && est.SW > 0 && need >= 0 {
+			need = min(need, room/(boundScale*est.SW))
+		} else if hi >= selLo {
+			need = -1
+		}
+	}
+	return selLo, restHi, refined, need
 }
 
 // collectBlockers is refineTopK's own pass over the candidates (its

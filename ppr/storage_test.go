@@ -159,7 +159,7 @@ func checkStorageSameBits(t *testing.T, c storageCase, v32, v64 *mask.View, wher
 			for range 3 {
 				l1 = append(l1, e.PushSweep())
 			}
-			e.KeepDangling = true
+			e.keepDangling = true
 			for _, eps := range []float64{1e-3, 1e-6} {
 				l1 = append(l1, float64(e.PushScan(eps)))
 			}
@@ -167,7 +167,7 @@ func checkStorageSameBits(t *testing.T, c storageCase, v32, v64 *mask.View, wher
 		},
 		"PushUntil": func(v *mask.View) [][]float64 {
 			e := engine(v)
-			e.PushUntil(1e-7, c.seeds.Nodes, 0)
+			e.pushUntil(1e-7, c.seeds.Nodes, 0)
 			return [][]float64{e.X, e.R, {float64(e.Stats.Pushes), float64(e.Stats.ArcOps)}}
 		},
 		"PushRounds": func(v *mask.View) [][]float64 {
