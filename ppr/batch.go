@@ -45,7 +45,7 @@ func SolveBatch(view *mask.View, seeds []Seeds, damping float64, opt Options) ([
 	out := make([]*Result, 0, len(seeds))
 	if _, _, sparse := view.MaskedInArcs(); !sparse && opt.Order == Jacobi || opt.Order == Normalized {
 		for _, s := range seeds {
-			res, err := Solve(view, s, damping, Options{Tol: opt.Tol, MaxSweeps: opt.MaxSweeps, Order: opt.Order})
+			res, err := Solve(view, s, damping, Options{Tol: opt.Tol, MaxSweeps: opt.MaxSweeps, Order: opt.Order, tune: opt.tune})
 			if err != nil {
 				return nil, err
 			}
@@ -53,13 +53,14 @@ func SolveBatch(view *mask.View, seeds []Seeds, damping float64, opt Options) ([
 		}
 		return out, nil
 	}
-	kernels := pulls
+	tune := opt.tuning()
+	kernels := tune.pulls
 	var narrow *batch[[batchWidth]float64]
 	var wide *batch[[2 * batchWidth]float64]
 	for lo := 0; lo < len(seeds); {
 		var part []*Result
 		var err error
-		if rest := len(seeds) - lo; kernels.b16 != nil && wideBatches && rest > batchWidth {
+		if rest := len(seeds) - lo; kernels.b16 != nil && tune.wideBatches && rest > batchWidth {
 			if wide == nil {
 				wide = newBatch(view, damping, *kernels.b16)
 			}
@@ -78,10 +79,6 @@ func SolveBatch(view *mask.View, seeds []Seeds, damping float64, opt Options) ([
 	}
 	return out, nil
 }
-
-// wideBatches lets SolveBatch use the wide layout where the kernel level
-// has it; benchmarks turn it off to compare with narrow passes in one run.
-var wideBatches = true
 
 // batch is the interleaved state of up to len(L) residual engines.
 type batch[L lanes] struct {

@@ -45,7 +45,7 @@ type TopKResult struct {
 	// the errors then go both ways.
 	Signed bool
 	// Sweeps counts the passes over the nodes: full sweeps and, among
-	// them, Scans threshold scans (see thresholdScans).
+	// them, Scans threshold scans (see scanFraction).
 	Sweeps, Scans int
 	// Refined counts the candidates whose reverse-push interval the last
 	// check used (see refineTopK; 0: the unrefined bound alone), and
@@ -53,7 +53,7 @@ type TopKResult struct {
 	Refined     int
 	ReverseArcs int64
 	// LocalChecks counts the checks that read only the nodes the solve
-	// had reached (see localChecks).
+	// had reached (see local.go).
 	LocalChecks int
 	Scores      []float64 // the engine's vector (not a copy)
 
@@ -184,16 +184,9 @@ func (e *Engine) SolveTopKOrdered(k int, candidates []uint32, opt Options) (*Top
 // and 0.86x). scanFraction: 0.35, 0.5, 0.7, 0.8, 0.9, 1.0, 1.3 read
 // 2.73, 2.34, 2.15, 2.07, 2.01, 1.95, 2.88 sweeps' worth for the top-5
 // (5.12, 4.89, 4.64, 4.53, 4.45, 4.37, 5.19 for the top-10); 0.9 keeps a
-// margin below the threshold. thresholdScans is switched off by the tests
-// that compare with plain sweeps.
-var thresholdScans = true
-
+// margin below the threshold. Tests switch the scans off
+// (tuning.thresholdScans) to compare with plain sweeps.
 const scanFraction = 0.9
-
-// visitScale multiplies the per-node terms of visit bounds only (after
-// boundScale, which multiplies every bound). It is 1; a test shrinks it to
-// check that it catches per-node bounds that are too tight.
-var visitScale = 1.0
 
 // visitCheckWithin: with visit bounds, SolveTopK checks a directed proof
 // after every sweep once the L1 term is below this many times the k-th
@@ -205,26 +198,6 @@ const visitCheckWithin = 8.0
 // maxCheckWait caps how many sweeps SolveTopK runs without checking the
 // proof: a selection provable now is proved at most this many sweeps late.
 const maxCheckWait = 2
-
-// refineDirected switches on SolveTopK's reverse refinement on directed
-// views (refineTopK); the tests switch it off to compare with the L1 proof.
-var refineDirected = true
-
-// refineUndirected switches on the same refinement on undirected views,
-// where it sharpens the per-coordinate bound (see reverse.go).
-var refineUndirected = true
-
-// refining reports whether SolveTopK refines on this kind of view.
-func refining(perCoord bool) bool {
-	if perCoord {
-		return refineUndirected
-	}
-	return refineDirected
-}
-
-// boundScale multiplies every error bound of SolveTopK. It is 1; the tests
-// shrink it to check that they catch a bound that is too tight.
-var boundScale = 1.0
 
 // errorBounds bounds the error e = pi - x per node at one state of an
 // engine (see SolveTopK): on undirected views E(u) = min(rScale*|r(u)| +
@@ -358,13 +331,14 @@ func (e *Engine) maxAbsResidual() float64 {
 // the L1 bound alone when cbar >= 1. l1 is ||r||_1 and l1Bound
 // ||r||_1/alpha.
 func (e *Engine) visitErrorBounds(vb *VisitBounds, l1, l1Bound, rmax float64, signed bool) errorBounds {
+	boundScale := e.tune.boundScale
 	eb := errorBounds{l1: boundScale * l1Bound, signed: signed}
 	cbar := e.damping * l1 / e.alpha
 	if !(cbar < 1) {
 		return eb
 	}
 	eb.vis, eb.dg, eb.x = vb.v, vb.dg, e.X
-	scale := boundScale * visitScale
+	scale := boundScale * e.tune.visitScale
 	eb.nScale, eb.l1r = scale*rmax, scale*l1
 	eb.inv1c = 1 / (1 - cbar)
 	eb.xScale = scale * cbar / (1 - cbar)
@@ -406,7 +380,7 @@ type residualStats struct {
 }
 
 // residualStats computes them in one pass over the nodes (and one over the
-// dangling nodes, usually none). With local checks on (see localChecks) the
+// dangling nodes, usually none). With local checks on (see local.go) the
 // pass reads S alone, where every non-zero r is: a zero adds nothing to
 // any of them, so the sums are the full pass's to the bit.
 func (e *Engine) residualStats() residualStats {
@@ -456,6 +430,7 @@ func (e *Engine) residualStats() residualStats {
 // r+ and r- are each at most |r|, so |r|'s statistics bound r+'s, and r-'s
 // are st.maxNeg and st.danglingNeg.
 func (e *Engine) coordBounds(st residualStats, l1Bound float64) errorBounds {
+	boundScale := e.tune.boundScale
 	coord := boundScale * st.maxRatio / e.alpha
 	eb := errorBounds{
 		w:        e.view.OutWeights(),
@@ -517,7 +492,7 @@ func (bs *blockerSet) add(u uint32, hi, minSel float64) {
 //
 // outsideHi is the highest upper end among unselected candidates the pass
 // is not given (-Inf: it is given them all), below the selection's lowest
-// end (see localChecks). Between upper ends that are equal the larger
+// end (see local.go). Between upper ends that are equal the larger
 // error term is the one reported, so the result does not depend on the
 // order of the candidates.
 func coordGap(x []float64, eb *errorBounds, sel []Scored, candidates []uint32, inSel []bool, bs *blockerSet, outsideHi float64) (proved, slack, need float64) {

@@ -27,6 +27,8 @@ type Engine struct {
 
 	X, R []float64
 
+	tune *tuning // defaultTuning unless a test set another
+
 	// Support, when not nil, records every node whose X or R a push
 	// changes, so a caller working on sparse states can read or clear
 	// exactly those entries.
@@ -43,7 +45,7 @@ type Engine struct {
 	fifo     fifo           // pushUntil
 	rounds   roundScratch   // PushRounds, PushNegative
 	refine   topKRefinement // reverse pushes (SolveTopK, Proof.RefinedGap)
-	local    localState     // SolveTopK's local checks (see localChecks)
+	local    localState     // SolveTopK's local checks (see local.go)
 	inSel    []bool         // SolveTopK's selection marks (all false between calls)
 	dangling []uint32       // the view's nodes without out-weight, ascending
 
@@ -91,7 +93,7 @@ func (s *Support) orWords(b []uint64) {
 // NewEngine returns an engine in the native start state x = 0, r = alpha*s.
 func NewEngine(view *mask.View, seeds Seeds, damping float64) (*Engine, error) {
 	n := view.NumNodes()
-	e := &Engine{view: view, X: make([]float64, n), R: make([]float64, n)}
+	e := &Engine{view: view, X: make([]float64, n), R: make([]float64, n), tune: &defaultTuning}
 	if err := e.SetProblem(seeds, damping); err != nil {
 		return nil, err
 	}
@@ -261,7 +263,7 @@ func (e *Engine) pull(factor, next []float64) float64 {
 	if !sparse {
 		return pullMaskedOf(in.Offsets, in.Nbr, in.Weight, in.Edge, e.view.MaskedBits(), factor, next, d)
 	}
-	l1 := pullAll(e.view.Graph(), 0, len(next), factor, next, d)
+	l1 := pullAll(e.tune.pulls, e.view.Graph(), 0, len(next), factor, next, d)
 	if len(nodes) > 0 {
 		l1 = subtractArcsOf(nodes, arcs, in.Nbr, in.Weight, factor, next, d, l1)
 	}
@@ -269,11 +271,11 @@ func (e *Engine) pull(factor, next []float64) float64 {
 }
 
 // pullAll pulls every arc of rows lo..hi-1 of g's in-adjacency into next
-// (len(next) = hi-lo) with the kernels of pulls. It is the gate of the
+// (len(next) = hi-lo) with the kernels of ps. It is the gate of the
 // unchecked kernels (kernel_unchecked.go): it passes g's own validated
 // arrays and checks that factor covers every node, so that every gathered
 // neighbour (< g.NumNodes(), csr.validate) indexes factor.
-func pullAll(g *csr.Graph, lo, hi int, factor, next []float64, d float64) float64 {
+func pullAll(ps *pullSet, g *csr.Graph, lo, hi int, factor, next []float64, d float64) float64 {
 	if n := g.NumNodes(); len(factor) < n || lo < 0 || lo > hi || hi > n || len(next) != hi-lo {
 		panic(fmt.Sprintf("ppr: pull of rows [%d, %d) into %d entries with %d factors; want rows within the %d nodes, one entry per row and a factor per node",
 			lo, hi, len(next), len(factor), n))
@@ -281,12 +283,12 @@ func pullAll(g *csr.Graph, lo, hi int, factor, next []float64, d float64) float6
 	in := g.In()
 	offsets := in.Offsets[lo : hi+1]
 	if g.UnitWeights() {
-		return pulls.pattern(offsets, in.Nbr, factor, next, d)
+		return ps.pattern(offsets, in.Nbr, factor, next, d)
 	}
 	if wt := in.Weight.Float32s(); wt != nil {
-		return pulls.weighted32(offsets, in.Nbr, wt, factor, next, d)
+		return ps.weighted32(offsets, in.Nbr, wt, factor, next, d)
 	}
-	return pulls.weighted(offsets, in.Nbr, in.Weight.Float64s(), factor, next, d)
+	return ps.weighted(offsets, in.Nbr, in.Weight.Float64s(), factor, next, d)
 }
 
 // PushSweep pushes every node once, in id order, updating the residual in

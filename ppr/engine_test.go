@@ -153,6 +153,7 @@ func l1Diff(a, b []float64) float64 {
 }
 
 func TestSolveMatchesExactOnRandomGraphs(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range 300 {
 		c := newRandomCase(t, rng)
@@ -173,6 +174,7 @@ func TestSolveMatchesExactOnRandomGraphs(t *testing.T) {
 // Every push and sweep keeps r = alpha*s + d*x*P - x, from any start (x, r)
 // with r consistent, signed entries included.
 func TestEngineKeepsResidualIdentity(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	for i := range 200 {
 		c := newRandomCase(t, rng)
@@ -203,6 +205,7 @@ func TestEngineKeepsResidualIdentity(t *testing.T) {
 }
 
 func TestSweepReturnsResidualL1(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 6))
 	for range 100 {
 		c := newRandomCase(t, rng)
@@ -216,6 +219,7 @@ func TestSweepReturnsResidualL1(t *testing.T) {
 }
 
 func TestPushUntilReachesThreshold(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 8))
 	for i := range 200 {
 		c := newRandomCase(t, rng)
@@ -233,6 +237,7 @@ func TestPushUntilReachesThreshold(t *testing.T) {
 }
 
 func TestPushUntilBudgetLeavesValidState(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(9, 10))
 	for range 100 {
 		c := newRandomCase(t, rng)
@@ -252,6 +257,7 @@ func TestPushUntilBudgetLeavesValidState(t *testing.T) {
 }
 
 func TestSolveRejectsBadInput(t *testing.T) {
+	t.Parallel()
 	b := csr.NewBuilder(true)
 	_, err := b.AddEdge(csr.Input{Src: "a", Dst: "b", Weight: 1})
 	require.NoError(t, err)
@@ -286,6 +292,7 @@ func TestSolveRejectsBadInput(t *testing.T) {
 }
 
 func TestNewSeedsMergesAndNormalises(t *testing.T) {
+	t.Parallel()
 	s, err := NewSeeds(5, []Seed{{3, 1}, {1, 2}, {3, 1}, {4, 0}})
 	require.NoError(t, err)
 	require.Equal(t, []uint32{1, 3}, s.Nodes)
@@ -293,6 +300,7 @@ func TestNewSeedsMergesAndNormalises(t *testing.T) {
 }
 
 func TestTopKMatchesSortReference(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(11, 12))
 	for range 500 {
 		n := rng.IntN(60)
@@ -318,6 +326,7 @@ func TestTopKMatchesSortReference(t *testing.T) {
 }
 
 func TestPushUntilMatchesReference(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(13, 14))
 	for i := range 300 {
 		c := newRandomCase(t, rng)
@@ -344,6 +353,7 @@ func TestPushUntilMatchesReference(t *testing.T) {
 // PushRounds keeps the residual identity, leaves every reached node at or
 // below its threshold, and converges to the solution like the FIFO.
 func TestPushRoundsKeepsIdentity(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(17, 18))
 	for i := range 300 {
 		c := newRandomCase(t, rng)
@@ -390,6 +400,7 @@ func slicesContains(s []uint32, v uint32) bool {
 // sum(r) to 0; Normalized solves reach their tolerance and the exact
 // vector on every kind of view, from the native start and from warm starts.
 func TestNormalizeMass(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(71, 72))
 	for i := range 300 {
 		c := newRandomCase(t, rng)
@@ -438,6 +449,7 @@ func TestNormalizeMass(t *testing.T) {
 }
 
 func TestParseOrder(t *testing.T) {
+	t.Parallel()
 	for o := DefaultOrder; o <= Normalized; o++ {
 		got, err := ParseOrder(o.String())
 		require.NoError(t, err)

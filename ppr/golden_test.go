@@ -241,6 +241,7 @@ func checkGoldenOrder(t *testing.T, q goldenQuery, x []float64, delta float64) (
 }
 
 func TestGoldenIgraph(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.json.gz"))
 	if err != nil {
 		t.Fatal(err)

@@ -29,10 +29,6 @@ type pullSet struct {
 	b16 *batchKernels[[2 * batchWidth]float64]
 }
 
-// pulls is the set Sweep and SweepParallel run, decided once from
-// cpu.Best(); tests switch it with forcePullLevel.
-var pulls = pullSetFor(cpu.Best())
-
 // pullSetFor returns the kernels of level l. Every level must match the
 // Generic one to rounding (TestPullKernelsMatchReference,
 // TestSweepEveryLevel).
@@ -112,6 +108,3 @@ func pullPattern(offsets []int, nbr []uint32, factor, next []float64, d float64)
 	}
 	return l1
 }
-
-// PullLevel returns the CPU level whose pull kernels Sweep runs.
-func PullLevel() cpu.Level { return pulls.level }

@@ -37,8 +37,8 @@ import (
 //     blockers outside S are the first ones walked, and the rest lies below
 //     them.
 //
-// TestLocalChecksMatchFull solves with and without them, to the same bits.
-var localChecks = true
+// TestLocalChecksMatchFull solves with and without them
+// (tuning.localChecks), to the same bits.
 
 // localShare: the checks stay local while |S| <= n/localShare. Not tuned:
 // a local pass costs a few nanoseconds per member (the list, scattered
@@ -114,7 +114,7 @@ func nextMember(set []uint64, u int) int {
 }
 
 // localTop is TopKRanked over every node, computed over S when that gives
-// the same answer (see localChecks).
+// the same answer (see local.go).
 func (e *Engine) localTop(count int, rank []uint32) []Scored {
 	top := TopKRanked(e.X, count, e.local.list, rank)
 	if len(top) == count && top[count-1].Score > 0 {
@@ -127,7 +127,7 @@ func (e *Engine) localTop(count int, rank []uint32) []Scored {
 // localVisit returns the nodes coordGap must visit for bounds eb and
 // selection sel, S and the unselected blockers outside it in id order, and
 // the highest upper end among the other unselected nodes (-Inf when none;
-// see localChecks). A selected node needs no visit: coordGap passes over
+// see local.go). A selected node needs no visit: coordGap passes over
 // it.
 func (e *Engine) localVisit(eb *errorBounds, sel []Scored) (visit []uint32, outsideHi float64) {
 	l := &e.local

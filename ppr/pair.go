@@ -30,6 +30,8 @@ func SolvePair(a, b *mask.View, seeds Seeds, damping float64, opt Options) (*Res
 	if err != nil {
 		return nil, nil, err
 	}
+	ea.adopt(opt)
+	eb.adopt(opt)
 	l1a, l1b := ea.ResidualL1(), eb.ResidualL1()
 	tol, maxSweeps, err := opt.limits(a, max(l1a, l1b), damping)
 	if err != nil {

@@ -70,7 +70,7 @@ func (e *Engine) SweepParallel(threads int) float64 {
 			partial[i] = pullMaskedOf(in.Offsets[lo:hi+1], in.Nbr, in.Weight, in.Edge, e.view.MaskedBits(), factor, next[lo:hi], d)
 			return
 		}
-		l1 := pullAll(g, lo, hi, factor, next[lo:hi], d)
+		l1 := pullAll(e.tune.pulls, g, lo, hi, factor, next[lo:hi], d)
 		// The masked arcs are listed by ascending head node.
 		a := sort.Search(len(nodes), func(j int) bool { return nodes[j] >= uint32(lo) })
 		b := sort.Search(len(nodes), func(j int) bool { return nodes[j] >= uint32(hi) })

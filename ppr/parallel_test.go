@@ -10,6 +10,7 @@ import (
 
 // SweepParallel gives Sweep's X and R bit for bit, at every thread count.
 func TestSweepParallelMatchesSweep(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(71, 72))
 	for i := range 200 {
 		c := newRandomCase(t, rng)
@@ -35,6 +36,7 @@ func TestSweepParallelMatchesSweep(t *testing.T) {
 }
 
 func TestPartitionCoversEveryRow(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(73, 74))
 	for range 100 {
 		c := newRandomCase(t, rng)
@@ -53,6 +55,7 @@ func TestPartitionCoversEveryRow(t *testing.T) {
 }
 
 func TestSolveWithThreadsMatchesJacobi(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(75, 76))
 	for range 100 {
 		c := newRandomCase(t, rng)

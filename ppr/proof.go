@@ -79,7 +79,7 @@ func (e *Engine) proofOf(st residualStats, passes int) *Proof {
 	bound := st.l1 / e.alpha
 	p := &Proof{e: e, x: e.X, st: st, l1: st.l1, passes: passes}
 	if e.view.Directed() {
-		p.eb = errorBounds{l1: bound * boundScale, signed: st.signed}
+		p.eb = errorBounds{l1: bound * e.tune.boundScale, signed: st.signed}
 	} else {
 		p.eb = e.coordBounds(st, bound)
 	}
@@ -164,7 +164,7 @@ func (p *Proof) RefinedGap(sel, cands []uint32, inSel []bool) (Interval, int) {
 	iv := p.Gap(sel, cands, inSel)
 	e := p.e
 	perCoord := !e.view.Directed()
-	if math.IsInf(iv.Lo, 1) || !refining(perCoord) {
+	if math.IsInf(iv.Lo, 1) || !e.tune.refining(perCoord) {
 		return iv, 0
 	}
 	var st *residualStats

@@ -18,6 +18,7 @@ import (
 // TestNewSeedsSumOverflows: seed weights whose sum overflows float64 are
 // normalised (scaled by a power of two first), not refused.
 func TestNewSeedsSumOverflows(t *testing.T) {
+	t.Parallel()
 	big := math.MaxFloat64
 	for _, c := range []struct {
 		in    []Seed
@@ -71,6 +72,7 @@ func extremeGraph(t *testing.T, directed bool) *csr.Graph {
 // full graph and with the MaxWeight arcs masked, and compares with the
 // plain power iteration: the bound is finite and proved.
 func TestSolveExtremeWeights(t *testing.T) {
+	t.Parallel()
 	for _, directed := range []bool{true, false} {
 		g := extremeGraph(t, directed)
 		masked := roaring.New()
@@ -105,6 +107,7 @@ func TestSolveExtremeWeights(t *testing.T) {
 // finite (no graph csr accepts makes one; here it is written in by hand)
 // is an error, never a result with a bound of 0 or NaN.
 func TestSolveRefusesNonFiniteBound(t *testing.T) {
+	t.Parallel()
 	g := extremeGraph(t, true)
 	v := mask.Full(g)
 	seeds, err := NewSeeds(g.NumNodes(), []Seed{{0, 1}})

@@ -20,6 +20,7 @@ import (
 // and by SolveTopK), every score must agree to rounding by name, and the
 // reordered scores must still meet igraph's goldens.
 func TestGoldenDegreeOrder(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.json.gz"))
 	if err != nil {
 		t.Fatal(err)
@@ -145,6 +146,7 @@ func bitwiseTied(s []ppr.Scored) bool {
 }
 
 func TestTopKRankedMatchesSort(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 6))
 	for trial := range 200 {
 		n := 1 + rng.IntN(60)

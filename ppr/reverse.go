@@ -458,7 +458,7 @@ func (rc *refineCheck) bounds(v uint32, est *ReverseEstimate) (lo, hi float64) {
 	if st := rc.st; st != nil {
 		half = min(half, st.maxRatio*est.SW+st.dangling*est.SD)
 	}
-	half = boundScale*half/rc.e.alpha + refineSlack
+	half = rc.e.tune.boundScale*half/rc.e.alpha + refineSlack
 	under := refineSlack
 	if rc.signed {
 		under = half
@@ -644,7 +644,7 @@ func (rc *refineCheck) refineUndirected(sel []Scored, bs *blockerSet) (selLo, re
 		_, hi := rc.bounds(u, est)
 		restHi = max(restHi, hi)
 		if room := selLo - x[u] - est.Dot(e.R) - st.dangling*est.SD/e.alpha - refineSlack; room > 0 && est.SW > 0 && need >= 0 {
-			need = min(need, room/(boundScale*est.SW))
+			need = min(need, room/(e.tune.boundScale*est.SW))
 		} else if hi >= selLo {
 			need = -1
 		}

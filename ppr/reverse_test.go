@@ -14,6 +14,7 @@ import (
 // threshold and when its budget stops it early; the reference is a dense
 // inverse. One pusher serves every push (its scratch is cleared).
 func TestReversePushBracketsDenseColumn(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(67, 68))
 	tested := 0
 	for range 150 {

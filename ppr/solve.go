@@ -115,6 +115,11 @@ type Options struct {
 	// each entry once, and the rounding margin of a proof counts them all
 	// (see roundoff). Zero for the native start.
 	PriorPasses int
+
+	// tune, when not nil, is the tuning of the solve (tests and
+	// benchmarks set it, export_test.go): the engines the solve runs on
+	// adopt it.
+	tune *tuning
 }
 
 // normalizedRun is where a Normalized solve stands: whether it has
@@ -219,6 +224,7 @@ func Solve(view *mask.View, seeds Seeds, damping float64, opt Options) (*Result,
 // reaches opt.Tol, and returns the engine's X (not a copy) as Scores. At
 // the sweep cap it returns a *NotConvergedError holding the state reached.
 func (e *Engine) SolveSweeps(opt Options) (*Result, error) {
+	e.adopt(opt)
 	l1 := e.ResidualL1()
 	tol, maxSweeps, err := opt.limits(e.view, l1, e.damping)
 	if err != nil {

@@ -111,6 +111,7 @@ func sameBits(t *testing.T, a, b []float64, what string) {
 // a float32 is exact and every kernel computes in float64 in the same
 // order, so nothing may differ.
 func TestFloat32StorageSameBits(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(32, 64))
 	cases := 12
 	if testing.Short() {
@@ -119,20 +120,19 @@ func TestFloat32StorageSameBits(t *testing.T) {
 	for i := range cases {
 		c := newStorageCase(t, rng, 20+rng.IntN(300), 50+rng.IntN(3000))
 		for _, l := range cpu.Supported() {
-			forcePullLevel(t, l)
 			for vi := range c.v32 {
 				where := fmt.Sprintf("case %d (n %d, m %d, undirected %v) level %v view %d", i, c.nodes, c.edges, c.undirected, l, vi)
-				checkStorageSameBits(t, c, c.v32[vi], c.v64[vi], where)
+				checkStorageSameBits(t, c, c.v32[vi], c.v64[vi], atLevel(l), where)
 			}
 		}
 	}
 }
 
-func checkStorageSameBits(t *testing.T, c storageCase, v32, v64 *mask.View, where string) {
+func checkStorageSameBits(t *testing.T, c storageCase, v32, v64 *mask.View, tn *tuning, where string) {
 	t.Helper()
 	type run func(v *mask.View) [][]float64
 	engine := func(v *mask.View) *Engine {
-		e, err := NewEngine(v, c.seeds, c.damping)
+		e, err := tunedEngine(v, c.seeds, c.damping, tn)
 		require.NoError(t, err)
 		return e
 	}
@@ -176,23 +176,23 @@ func checkStorageSameBits(t *testing.T, c storageCase, v32, v64 *mask.View, wher
 			return [][]float64{e.X, e.R, {float64(e.Stats.Pushes)}}
 		},
 		"Solve Jacobi": func(v *mask.View) [][]float64 {
-			res, err := Solve(v, c.seeds, c.damping, Options{Tol: 1e-9, Order: Jacobi})
+			res, err := Solve(v, c.seeds, c.damping, Options{Tol: 1e-9, Order: Jacobi}.with(tn))
 			require.NoError(t, err)
 			return [][]float64{res.Scores, {res.ResidualL1}}
 		},
 		"Solve": func(v *mask.View) [][]float64 {
-			res, err := Solve(v, c.seeds, c.damping, Options{Tol: 1e-9})
+			res, err := Solve(v, c.seeds, c.damping, Options{Tol: 1e-9}.with(tn))
 			require.NoError(t, err)
 			return [][]float64{res.Scores, {res.ResidualL1}}
 		},
 		"SolvePair": func(v *mask.View) [][]float64 {
 			full := mask.Full(v.Graph())
-			a, b, err := SolvePair(full, v, c.seeds, c.damping, Options{Tol: 1e-9})
+			a, b, err := SolvePair(full, v, c.seeds, c.damping, Options{Tol: 1e-9}.with(tn))
 			require.NoError(t, err)
 			return [][]float64{a.Scores, b.Scores}
 		},
 		"SolveBatch Jacobi": func(v *mask.View) [][]float64 {
-			res, err := SolveBatch(v, c.batchSeeds, c.damping, Options{Tol: 1e-9, Order: Jacobi})
+			res, err := SolveBatch(v, c.batchSeeds, c.damping, Options{Tol: 1e-9, Order: Jacobi}.with(tn))
 			require.NoError(t, err)
 			var out [][]float64
 			for _, r := range res {
@@ -201,7 +201,7 @@ func checkStorageSameBits(t *testing.T, c storageCase, v32, v64 *mask.View, wher
 			return out
 		},
 		"SolveBatch": func(v *mask.View) [][]float64 {
-			res, err := SolveBatch(v, c.batchSeeds, c.damping, Options{Tol: 1e-9})
+			res, err := SolveBatch(v, c.batchSeeds, c.damping, Options{Tol: 1e-9}.with(tn))
 			require.NoError(t, err)
 			var out [][]float64
 			for _, r := range res {
@@ -210,7 +210,7 @@ func checkStorageSameBits(t *testing.T, c storageCase, v32, v64 *mask.View, wher
 			return out
 		},
 		"SolveTopK": func(v *mask.View) [][]float64 {
-			res, err := SolveTopK(v, c.seeds, c.damping, 5, nil, Options{Tol: 1e-9})
+			res, err := SolveTopK(v, c.seeds, c.damping, 5, nil, Options{Tol: 1e-9}.with(tn))
 			require.NoError(t, err)
 			var out []float64
 			for _, s := range res.TopK {

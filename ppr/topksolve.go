@@ -22,7 +22,7 @@ type topKSolve struct {
 
 	// Fixed for the solve.
 	perCoord    bool    // undirected: the per-coordinate bound
-	scanning    bool    // threshold scans (see thresholdScans)
+	scanning    bool    // threshold scans (see scanFraction)
 	order       Order   // resolved
 	checkWithin float64 // see schedule (visitCheckWithin with visit bounds)
 	maxSweeps   int
@@ -63,6 +63,7 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 	if k < 1 {
 		return nil, fmt.Errorf("ppr: k = %d, want at least 1", k)
 	}
+	e.adopt(opt)
 	s, tol, err := e.newTopKSolve(k, candidates, opt, ordered)
 	if err != nil {
 		return nil, err
@@ -99,8 +100,8 @@ func (e *Engine) newTopKSolve(k int, candidates []uint32, opt Options, ordered b
 	}
 	// Threshold scans need the per-coordinate bound and Gauss-Seidel's
 	// in-place order.
-	s.scanning = s.perCoord && thresholdScans && opt.Threads <= 1 && s.order == GaussSeidel
-	if s.scanning && localChecks {
+	s.scanning = s.perCoord && e.tune.thresholdScans && opt.Threads <= 1 && s.order == GaussSeidel
+	if s.scanning && e.tune.localChecks {
 		e.enterLocal()
 	}
 	e.refine.reset()
@@ -225,7 +226,7 @@ func (s *topKSolve) check() {
 		res.TopK, res.Gap = top[:s.k], top[s.k-1].Score-top[s.k].Score
 	}
 	res.ErrorBound = s.l1Bound
-	s.eb = errorBounds{l1: s.l1Bound * boundScale, signed: s.signed}
+	s.eb = errorBounds{l1: s.l1Bound * e.tune.boundScale, signed: s.signed}
 	if s.perCoord {
 		if !s.have {
 			s.st = e.residualStats()
@@ -261,7 +262,7 @@ func (s *topKSolve) prove(round float64) {
 	}
 	var bs *blockerSet // refineTopK's blockers, from coordGap's pass
 	if s.perCoord {
-		if refineUndirected {
+		if e.tune.refineUndirected {
 			bs = &e.refine.collected
 			bs.reset(maxRefined)
 		}
@@ -274,7 +275,7 @@ func (s *topKSolve) prove(round float64) {
 	} else {
 		s.proveDirected()
 	}
-	if res.ProvedGap <= round && refining(s.perCoord) {
+	if res.ProvedGap <= round && e.tune.refining(s.perCoord) {
 		refined, n, refinedNeed := e.refineTopK(res.TopK, s.candidates, s.l1, &s.eb, s.stats(), res.Gap, bs)
 		if refined > res.ProvedGap {
 			res.ProvedGap, res.Refined = refined, n
@@ -317,7 +318,7 @@ func (s *topKSolve) proveDirected() {
 	// below finestReverse) some unselected x(u) + nTerm(u) reaches the
 	// selection's lowest end, so coordGap would prove nothing either. One
 	// pass serves both.
-	if s.eb.vis != nil && (!refineDirected || !refinesAt(s.l1, e.alpha, e.damping, true)) {
+	if s.eb.vis != nil && (!e.tune.refineDirected || !refinesAt(s.l1, e.alpha, e.damping, true)) {
 		proved, at, _ := coordGap(e.X, &s.eb, res.TopK, s.candidates, e.inSel, nil, math.Inf(-1))
 		res.ProvedGap, s.slack = max(res.ProvedGap, proved), at
 	}
@@ -353,7 +354,7 @@ func (s *topKSolve) lead() {
 	}
 	if s.ordered && res.ProvedGap > 0 && !res.Ordered {
 		s.gap, s.slack = pairGap, pairSlack
-		if refining(s.perCoord) {
+		if e.tune.refining(s.perCoord) {
 			res.Ordered = e.refineLeads(res.TopK, res.Leads, s.l1, eb, s.stats())
 			res.ReverseArcs = e.refine.arcs()
 		}
@@ -378,7 +379,7 @@ func (s *topKSolve) schedule(everySelected bool) {
 		// drops below the selection's lowest score (nodes at x = 0 all
 		// straddle before); from within checkWithin of it the next sweep
 		// may suffice, so check after every one.
-		if refineDirected && !s.perCoord && s.eb.l1 < s.checkWithin*res.TopK[len(res.TopK)-1].Score {
+		if s.e.tune.refineDirected && !s.perCoord && s.eb.l1 < s.checkWithin*res.TopK[len(res.TopK)-1].Score {
 			s.nextCheck = 0
 		}
 	}
@@ -388,7 +389,7 @@ func (s *topKSolve) schedule(everySelected bool) {
 }
 
 // scanToNeed runs the threshold scan the last check asks for, at eps =
-// alpha*need*scanFraction (see thresholdScans), and reports whether it
+// alpha*need*scanFraction (see scanFraction), and reports whether it
 // pushed anything (then the proof is checked again at once).
 func (s *topKSolve) scanToNeed(everySelected bool) bool {
 	res := s.res

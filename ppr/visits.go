@@ -178,7 +178,7 @@ func NewVisitBounds(view *mask.View, damping float64) (*VisitBounds, error) {
 		return nil, errors.New("ppr: visit bounds pull over the in-adjacency, which a patched view does not have")
 	}
 	n := view.Graph().NumNodes()
-	e := &Engine{view: view, damping: damping}
+	e := &Engine{view: view, damping: damping, tune: &defaultTuning}
 	inv := view.InvOutWeights()[:n]
 	g, next, res := make([]float64, n), make([]float64, n), make([]float64, n)
 	factor, pulled := make([]float64, n), make([]float64, n)

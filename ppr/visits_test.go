@@ -38,6 +38,7 @@ func denseM0(t *testing.T, view *mask.View, seeds Seeds, d float64) *mat.Dense {
 // min(V(u), 1/alpha), on native and masked views, directed and
 // undirected, at every damping tried.
 func TestVisitBoundsBracketDense(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(71, 72))
 	pushed := 0
 	for i := range 300 {
@@ -69,6 +70,7 @@ func TestVisitBoundsBracketDense(t *testing.T) {
 // NewVisitBounds (the engine's pull kernels, then the check) matches
 // visitsReference (scatter, every arc's mask tested) to float32 rounding.
 func TestVisitBoundsMatchReference(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(73, 74))
 	same, other := 0, 0
 	defer func() {
@@ -100,6 +102,7 @@ func TestVisitBoundsMatchReference(t *testing.T) {
 
 // A view or damping the bounds were not built for is an error.
 func TestVisitBoundsWrongProblem(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(75, 76))
 	for {
 		c := newRandomCase(t, rng)
@@ -124,6 +127,7 @@ func TestVisitBoundsWrongProblem(t *testing.T) {
 // masked views and candidate subsets; it certifies whatever the solve
 // without them certifies, and it counts the cases it proved earlier.
 func TestSolveTopKWithVisitBounds(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(77, 78))
 	cases, earlier, later, certified, byVisits := 0, 0, 0, 0, 0
 	for i := range 1500 {
@@ -206,6 +210,8 @@ func TestSolveTopKWithVisitBounds(t *testing.T) {
 // the visit bounds 100x too small (the L1 bound left as it is), some selection certified with visit bounds contradicts the
 // exact solve.
 func TestSolveTopKVisitBoundsTooTightFails(t *testing.T) {
+	t.Parallel()
+	tight := tuned(func(t *tuning) { t.visitScale = 0.01 })
 	rng := rand.New(rand.NewPCG(79, 80))
 	wrong := 0
 	for range 3000 {
@@ -216,9 +222,7 @@ func TestSolveTopKVisitBoundsTooTightFails(t *testing.T) {
 		vb, err := NewVisitBounds(c.auth, c.damping)
 		require.NoError(t, err)
 		k := 1 + rng.IntN(4)
-		visitScale = 0.01
-		res, err := SolveTopK(c.auth, c.seeds, c.damping, k, nil, Options{Tol: 1e-12, Visits: vb})
-		visitScale = 1
+		res, err := SolveTopK(c.auth, c.seeds, c.damping, k, nil, Options{Tol: 1e-12, Visits: vb}.with(tight))
 		require.NoError(t, err)
 		if !res.Certified {
 			continue
@@ -250,6 +254,7 @@ func slicesEqual(a, b []uint32) bool {
 // too, and brackets the truth (through either of visitUpdate's
 // candidates).
 func TestVisitBoundsPeriodic(t *testing.T) {
+	t.Parallel()
 	b := csr.NewBuilder(true)
 	for _, e := range [][2]string{{"a", "b"}, {"b", "a"}, {"c", "a"}, {"b", "d"}} {
 		_, err := b.AddEdge(csr.Input{Src: e[0], Dst: e[1], Weight: 1})

@@ -16,6 +16,7 @@ import (
 
 	"github.com/authppr/authppr/bench"
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/cpu"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
 )
@@ -73,7 +74,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	g := ld.g
 	arcs := float64(max(g.NumArcs(), 1))
 	fmt.Fprintf(stdout, "graph %s: %d nodes, %d arcs, unit weights %v, loaded in %v; kernels %v\n",
-		gf.name(), g.NumNodes(), g.NumArcs(), g.UnitWeights(), loadTime.Round(time.Millisecond), ppr.PullLevel())
+		gf.name(), g.NumNodes(), g.NumArcs(), g.UnitWeights(), loadTime.Round(time.Millisecond), cpu.Best())
 	fmt.Fprintf(stdout, "memory: snapshot %.1f bytes/arc, sweep's hot arrays %.1f bytes/arc;", float64(g.MemoryBytes())/arcs, float64(g.HotBytes())/arcs)
 	for _, p := range g.MemoryParts() {
 		if p.SharedWith == "" {
