@@ -59,12 +59,12 @@ func BenchmarkAnchorSweep(b *testing.B) {
 				b.Fatal(err)
 			}
 			for range 3 {
-				e.Sweep()
+				e.Sweep(ppr.Jacobi, 1)
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
-				e.Sweep()
+				e.Sweep(ppr.Jacobi, 1)
 			}
 		})
 	}
@@ -290,9 +290,9 @@ func BenchmarkAnchorKernels(b *testing.B) {
 				name string
 				step func(e *ppr.Engine, l cpu.Level)
 			}{
-				{"jacobi", func(e *ppr.Engine, _ cpu.Level) { e.Sweep() }},
-				{"parallel", func(e *ppr.Engine, _ cpu.Level) { e.SweepParallel(2) }},
-				{"gauss-seidel", func(e *ppr.Engine, _ cpu.Level) { e.PushSweep() }},
+				{"jacobi", func(e *ppr.Engine, _ cpu.Level) { e.Sweep(ppr.Jacobi, 1) }},
+				{"parallel", func(e *ppr.Engine, _ cpu.Level) { e.Sweep(ppr.Jacobi, 2) }},
+				{"gauss-seidel", func(e *ppr.Engine, _ cpu.Level) { e.Sweep(ppr.GaussSeidel, 1) }},
 				// The batch has its own state; e only names it.
 				{"batch-jacobi", func(e *ppr.Engine, l cpu.Level) {
 					if batchSweeps[e] == nil {
@@ -317,7 +317,7 @@ func BenchmarkAnchorKernels(b *testing.B) {
 						b.Fatal(err)
 					}
 					for range 3 {
-						e.Sweep()
+						e.Sweep(ppr.Jacobi, 1)
 					}
 					ppr.SetPullLevel(e, l)
 					engines[k] = append(engines[k], e)
@@ -478,14 +478,14 @@ func BenchmarkAnchorStorage(b *testing.B) {
 					b.Fatal(err)
 				}
 				for range 3 {
-					e.Sweep()
+					e.Sweep(ppr.Jacobi, 1)
 				}
 				return e
 			}
 			kernels := []kernel{
-				{"jacobi", func(v *mask.View) func() { e := engine(v); return func() { e.Sweep() } }},
-				{"parallel", func(v *mask.View) func() { e := engine(v); return func() { e.SweepParallel(2) } }},
-				{"gauss-seidel", func(v *mask.View) func() { e := engine(v); return func() { e.PushSweep() } }},
+				{"jacobi", func(v *mask.View) func() { e := engine(v); return func() { e.Sweep(ppr.Jacobi, 1) } }},
+				{"parallel", func(v *mask.View) func() { e := engine(v); return func() { e.Sweep(ppr.Jacobi, 2) } }},
+				{"gauss-seidel", func(v *mask.View) func() { e := engine(v); return func() { e.Sweep(ppr.GaussSeidel, 1) } }},
 				{"batch-jacobi", func(v *mask.View) func() { return ppr.BatchSweep(v, batchSeeds, d, cpu.Best()) }},
 				{"batch-gauss-seidel", func(v *mask.View) func() { return ppr.BatchPushSweep(v, batchSeeds, d, cpu.Best()) }},
 			}

@@ -410,7 +410,7 @@ func TestSolveTopKChecksOften(t *testing.T) {
 		order = order.resolve(true, true)
 		var nr normalizedRun
 		for m := 1; m <= upTo; m++ {
-			bound := e.sweep(order, 1, &nr) / e.Alpha()
+			bound := e.sweep(order, 1, &nr) / e.alpha
 			top := TopKRanked(e.X, k+1, cands, view.Graph().Ranks())
 			if len(top) <= k || top[k-1].Score-top[k].Score-bound-e.roundoff(m) > 0 {
 				return m
@@ -676,7 +676,7 @@ func TestCoordGapCollectsBlockers(t *testing.T) {
 		e, err := NewEngine(c.auth, c.seeds, c.damping)
 		require.NoError(t, err)
 		for range rng.IntN(6) {
-			e.PushSweep()
+			e.pushSweep()
 		}
 		k := 1 + rng.IntN(3)
 		top := TopKRanked(e.X, k+1, cands, c.g.Ranks())
@@ -684,7 +684,7 @@ func TestCoordGapCollectsBlockers(t *testing.T) {
 			continue
 		}
 		sel := top[:k]
-		eb := e.coordBounds(e.residualStats(), e.ResidualL1()/e.alpha)
+		eb := e.coordBounds(e.residualStats(), e.residualL1()/e.alpha)
 		minSelLo := math.Inf(1)
 		for _, s := range sel {
 			minSelLo = min(minSelLo, eb.lower(s))
@@ -740,14 +740,14 @@ func TestCoordBoundsHold(t *testing.T) {
 				case 0:
 					e.PushScan([]float64{0, 1e-3, 1e-1}[rng.IntN(3)])
 				case 1:
-					e.Sweep()
+					e.jacobiSweep()
 				default:
 					e.pushNode(uint32(rng.IntN(n)), nil)
 				}
 			}
-			exact := exactPPR(t, view, e.Seeds(), c.damping)
+			exact := exactPPR(t, view, e.seeds, c.damping)
 			st := e.residualStats()
-			eb := e.coordBounds(st, e.ResidualL1()/e.alpha)
+			eb := e.coordBounds(st, e.residualL1()/e.alpha)
 			w := view.OutWeights()
 			for u := range n {
 				got := eb.abs(uint32(u))

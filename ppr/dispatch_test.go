@@ -15,7 +15,7 @@ import (
 // TestSweepEveryLevel solves with Jacobi sweeps (one and two threads) at
 // every CPU level this host supports, on a weighted and an unweighted graph
 // (the pattern kernel), and compares with the Generic level's reference
-// loops and with ReferencePowerIteration; levels past Unrolled must match
+// loops and with reference.PowerIteration; levels past Unrolled must match
 // it bit for bit, and Gauss-Seidel solves must match across all levels.
 func TestSweepEveryLevel(t *testing.T) {
 	t.Parallel()
@@ -40,7 +40,7 @@ func TestSweepEveryLevel(t *testing.T) {
 		view := mask.Full(g)
 		seeds, err := NewSeeds(300, []Seed{{Node: 3, Weight: 1}, {Node: 200, Weight: 2}})
 		require.NoError(t, err)
-		ref, _ := ReferencePowerIteration(view, seeds, 0.85, 1e-13, 100000)
+		ref, _ := referencePowerIteration(view, seeds, 0.85, 1e-13, 100000)
 		solve := func(l cpu.Level, threads int) []float64 {
 			res, err := Solve(view, seeds, 0.85, Options{Tol: 1e-12, Order: Jacobi, Threads: threads}.with(atLevel(l)))
 			require.NoError(t, err)

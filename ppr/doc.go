@@ -53,7 +53,7 @@
 // sweeps by threshold scans (PushScan at the threshold the proof waits for)
 // after the first; on both kinds of view it refines the few candidates
 // straddling the boundary (and unproved leads of an ordered solve) with
-// reverse pushes (ReversePusher, shared with replay; reverse.go proves the
+// reverse pushes (reversePusher, shared with replay; reverse.go proves the
 // bounds), and on directed views with Options.Visits (NewVisitBounds,
 // built once per view) bounds every node's error by per-node bounds on
 // (I - d*P)^-1 (visits.go proves them). SolvePair solves two views of one

@@ -97,7 +97,7 @@ func NewEngine(view *mask.View, seeds Seeds, damping float64) (*Engine, error) {
 	if err := e.SetProblem(seeds, damping); err != nil {
 		return nil, err
 	}
-	e.Reset()
+	e.reset()
 	return e, nil
 }
 
@@ -121,17 +121,18 @@ func (e *Engine) SetProblem(seeds Seeds, damping float64) error {
 	return nil
 }
 
-// Restart is SetProblem followed by Reset: a new query on the same arrays.
+// Restart is SetProblem followed by a return to the native start state x
+// = 0, r = alpha*s, with the stats cleared: a new query on the same arrays.
 func (e *Engine) Restart(seeds Seeds, damping float64) error {
 	if err := e.SetProblem(seeds, damping); err != nil {
 		return err
 	}
-	e.Reset()
+	e.reset()
 	return nil
 }
 
-// Reset returns to x = 0, r = alpha*s and clears the stats.
-func (e *Engine) Reset() {
+// reset returns to x = 0, r = alpha*s and clears the stats.
+func (e *Engine) reset() {
 	clear(e.X)
 	clear(e.R)
 	for i, u := range e.seeds.Nodes {
@@ -140,7 +141,7 @@ func (e *Engine) Reset() {
 	e.Stats = Stats{}
 }
 
-// NormalizeMass scales x to the solution's total mass, 1, keeping the
+// normalizeMass scales x to the solution's total mass, 1, keeping the
 // residual identity: x' = c*x and r' = c*r + (1-c)*alpha*s with c =
 // 1/sum(x), an affine combination (weights summing to 1) of the state and
 // the native start, both of which satisfy r = alpha*s + d*x*P - x. Every
@@ -148,7 +149,7 @@ func (e *Engine) Reset() {
 // (I - d*P)^-1 to 1/alpha), so afterwards r sums to zero: it is signed,
 // and Jacobi sweeps keep its sum zero (see Normalized). It returns false,
 // changing nothing, when sum(x) <= 0.
-func (e *Engine) NormalizeMass() bool {
+func (e *Engine) normalizeMass() bool {
 	sum := 0.0
 	for _, v := range e.X {
 		sum += v
@@ -160,7 +161,7 @@ func (e *Engine) NormalizeMass() bool {
 	return true
 }
 
-// scaleMass sets x' = c*x and r' = c*r + (1-c)*alpha*s (see NormalizeMass)
+// scaleMass sets x' = c*x and r' = c*r + (1-c)*alpha*s (see normalizeMass)
 // and returns ||r'||_1, summed in node order as ResidualL1 sums it, in one
 // pass over the nodes: the seeds' share is added first, as
 // (1-c)*alpha*s/c, so that the pass's scaling gives it its weight.
@@ -181,20 +182,8 @@ func (e *Engine) scaleMass(c float64) float64 {
 	return l1
 }
 
-// View returns the view the engine solves on.
-func (e *Engine) View() *mask.View { return e.view }
-
-// Seeds returns the engine's seed vector.
-func (e *Engine) Seeds() Seeds { return e.seeds }
-
-// Damping returns d.
-func (e *Engine) Damping() float64 { return e.damping }
-
-// Alpha returns the teleport probability 1-d.
-func (e *Engine) Alpha() float64 { return e.alpha }
-
-// ResidualL1 returns ||r||_1.
-func (e *Engine) ResidualL1() float64 {
+// residualL1 returns ||r||_1, summed in node order.
+func (e *Engine) residualL1() float64 {
 	s := 0.0
 	for _, v := range e.R {
 		s += math.Abs(v)
@@ -202,20 +191,20 @@ func (e *Engine) ResidualL1() float64 {
 	return s
 }
 
-// ErrorBound returns ||r||_1/alpha, which bounds ||pi - x||_1 (see the
+// errorBound returns ||r||_1/alpha, which bounds ||pi - x||_1 (see the
 // package doc). It is +Inf when alpha is 0.
-func (e *Engine) ErrorBound() float64 {
-	return e.ResidualL1() / e.alpha
+func (e *Engine) errorBound() float64 {
+	return e.residualL1() / e.alpha
 }
 
-// Sweep pushes every node at once: x += r; r = d*r*P. It pulls over the
-// in-adjacency, so each new residual entry is one independent sum, and
+// jacobiSweep pushes every node at once: x += r; r = d*r*P. It pulls over
+// the in-adjacency, so each new residual entry is one independent sum, and
 // returns the new ||r||_1.
 //
 // It panics on a patched view (mask.Patched), which has no in-adjacency:
 // solves choose Gauss-Seidel scans there (checkView).
-func (e *Engine) Sweep() float64 {
-	e.needGraphRows("Sweep")
+func (e *Engine) jacobiSweep() float64 {
+	e.needGraphRows("a Jacobi sweep")
 	g := e.view.Graph()
 	n := g.NumNodes()
 	next, factor := e.sweeps.arrays(n)
@@ -291,15 +280,15 @@ func pullAll(ps *pullSet, g *csr.Graph, lo, hi int, factor, next []float64, d fl
 	return ps.weighted(offsets, in.Nbr, in.Weight.Float64s(), factor, next, d)
 }
 
-// PushSweep pushes every node once, in id order, updating the residual in
+// pushSweep pushes every node once, in id order, updating the residual in
 // place (Gauss-Seidel order): mass pushed to a later node moves on within
-// the same sweep, so it needs about half the sweeps of Sweep for the same
+// the same sweep, so it needs about half the sweeps of jacobiSweep for the same
 // bound (measured: 68 vs 142 on wiki-Vote at d=0.85, 18 vs 34 on the KG at
 // d=0.5). Each step is a push, so the residual identity holds after the
 // sweep. It scatters over the out-adjacency and returns the new ||r||_1.
-func (e *Engine) PushSweep() float64 {
+func (e *Engine) pushSweep() float64 {
 	e.PushScan(0)
-	return e.ResidualL1()
+	return e.residualL1()
 }
 
 // PushScan pushes, in one pass in id order with the residual updated in
@@ -425,7 +414,8 @@ func pushScan[W weight](e *Engine, wts []W, eps float64, sup []uint64) (int, flo
 
 // needGraphRows panics when the engine's view is patched: what calls it
 // reads every row from the graph's arrays (pulls over the in-adjacency),
-// and Options.check refuses such solves on patched views before they start.
+// and Options.limits refuses such solves on patched views before they
+// start.
 func (e *Engine) needGraphRows(what string) {
 	if e.view.Patched() {
 		panic("ppr: " + what + " on a patched view (replaced rows have no in-adjacency)")

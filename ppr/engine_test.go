@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/reference"
 	"github.com/authppr/authppr/mask"
 )
 
@@ -91,7 +92,7 @@ func denseP(v *mask.View, s Seeds) *mat.Dense {
 	n := g.NumNodes()
 	P := mat.NewDense(n, n, nil)
 	out := g.Out()
-	dense := s.Dense(n)
+	dense := s.dense(n)
 	for u := range n {
 		wu := v.OutWeight(uint32(u))
 		if wu == 0 {
@@ -122,7 +123,7 @@ func exactPPR(t testing.TB, v *mask.View, s Seeds, d float64) []float64 {
 			A.Set(j, i, id-d*P.At(i, j)) // transposed
 		}
 	}
-	rhs := mat.NewVecDense(n, s.Dense(n))
+	rhs := mat.NewVecDense(n, s.dense(n))
 	rhs.ScaleVec(1-d, rhs)
 	var pi mat.VecDense
 	require.NoError(t, pi.SolveVec(A, rhs))
@@ -130,10 +131,24 @@ func exactPPR(t testing.TB, v *mask.View, s Seeds, d float64) []float64 {
 }
 
 // residualOf returns alpha*s + d*x*P - x.
+// dense returns the seeds as a vector of length n.
+func (s Seeds) dense(n int) []float64 {
+	v := make([]float64, n)
+	for i, u := range s.Nodes {
+		v[u] = s.Weights[i]
+	}
+	return v
+}
+
+// referencePowerIteration is reference.PowerIteration on a seed vector.
+func referencePowerIteration(view *mask.View, s Seeds, damping, tol float64, maxIter int) ([]float64, int) {
+	return reference.PowerIteration(view, s.Nodes, s.Weights, damping, tol, maxIter)
+}
+
 func residualOf(v *mask.View, s Seeds, d float64, x []float64) []float64 {
 	n := len(x)
 	P := denseP(v, s)
-	r := s.Dense(n)
+	r := s.dense(n)
 	for j := range n {
 		r[j] *= 1 - d
 		for i := range n {
@@ -165,7 +180,7 @@ func TestSolveMatchesExactOnRandomGraphs(t *testing.T) {
 			require.LessOrEqualf(t, diff, res.ErrorBound+1e-12, "case %d view %s: L1 error %g above reported bound %g", i, v.Name(), diff, res.ErrorBound)
 			require.LessOrEqual(t, res.ErrorBound, 1e-12)
 
-			ref, _ := ReferencePowerIteration(v, c.seeds, c.damping, 1e-13, 100000)
+			ref, _ := referencePowerIteration(v, c.seeds, c.damping, 1e-13, 100000)
 			require.LessOrEqualf(t, l1Diff(ref, want), 1e-12, "case %d view %s: reference power iteration", i, v.Name())
 		}
 	}
@@ -190,9 +205,9 @@ func TestEngineKeepsResidualIdentity(t *testing.T) {
 		for step := range 20 {
 			switch rng.IntN(5) {
 			case 0:
-				e.Sweep()
+				e.jacobiSweep()
 			case 1:
-				e.PushSweep()
+				e.pushSweep()
 			case 2:
 				e.PushScan([]float64{0, 1e-3, 1e-1}[rng.IntN(3)])
 			default:
@@ -212,8 +227,8 @@ func TestSweepReturnsResidualL1(t *testing.T) {
 		e, err := NewEngine(c.native, c.seeds, c.damping)
 		require.NoError(t, err)
 		for range 5 {
-			got := e.Sweep()
-			require.InDelta(t, e.ResidualL1(), got, 1e-15)
+			got := e.jacobiSweep()
+			require.InDelta(t, e.residualL1(), got, 1e-15)
 		}
 	}
 }
@@ -232,7 +247,7 @@ func TestPushUntilReachesThreshold(t *testing.T) {
 			require.Falsef(t, e.overThreshold(uint32(u), eps), "case %d node %d: r=%g W=%g", i, u, e.R[u], v.OutWeight(uint32(u)))
 		}
 		want := exactPPR(t, v, c.seeds, c.damping)
-		require.LessOrEqual(t, l1Diff(e.X, want), e.ErrorBound()+1e-12)
+		require.LessOrEqual(t, l1Diff(e.X, want), e.errorBound()+1e-12)
 	}
 }
 
@@ -316,7 +331,7 @@ func TestTopKMatchesSortReference(t *testing.T) {
 			}
 		}
 		k := rng.IntN(n + 3)
-		want, got := TopKReference(scores, k, cands), TopK(scores, k, cands)
+		want, got := topKReference(scores, k, cands), TopK(scores, k, cands)
 		require.Len(t, got, len(want))
 		if len(want) > 0 {
 			require.Equal(t, want, got)
@@ -406,11 +421,11 @@ func TestNormalizeMass(t *testing.T) {
 		c := newRandomCase(t, rng)
 		e, err := NewEngine(c.auth, c.seeds, c.damping)
 		require.NoError(t, err)
-		require.False(t, e.NormalizeMass(), "case %d: x = 0 has no mass to scale", i)
+		require.False(t, e.normalizeMass(), "case %d: x = 0 has no mass to scale", i)
 		for range 1 + rng.IntN(3) {
-			e.PushSweep()
+			e.pushSweep()
 		}
-		require.True(t, e.NormalizeMass())
+		require.True(t, e.normalizeMass())
 		sumX, sumR := 0.0, 0.0
 		for u := range e.X {
 			sumX += e.X[u]
@@ -435,7 +450,7 @@ func TestNormalizeMass(t *testing.T) {
 				sumX += v
 			}
 			require.InDelta(t, 1, sumX, 1e-12, "case %d sweep %d", i, m)
-			require.Equal(t, f.ResidualL1(), l1, "case %d sweep %d", i, m)
+			require.Equal(t, f.residualL1(), l1, "case %d sweep %d", i, m)
 		}
 
 		exact := exactPPR(t, c.auth, c.seeds, c.damping)

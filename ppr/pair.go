@@ -32,7 +32,7 @@ func SolvePair(a, b *mask.View, seeds Seeds, damping float64, opt Options) (*Res
 	}
 	ea.adopt(opt)
 	eb.adopt(opt)
-	l1a, l1b := ea.ResidualL1(), eb.ResidualL1()
+	l1a, l1b := ea.residualL1(), eb.residualL1()
 	tol, maxSweeps, err := opt.limits(a, max(l1a, l1b), damping)
 	if err != nil {
 		return nil, nil, err
@@ -82,10 +82,10 @@ func (p *pairSolve) sweep() {
 		p.sweepsA++
 		p.sweepsB++
 	case doA:
-		p.l1a = p.ea.Sweep()
+		p.l1a = p.ea.jacobiSweep()
 		p.sweepsA++
 	default:
-		p.l1b = p.eb.Sweep()
+		p.l1b = p.eb.jacobiSweep()
 		p.sweepsB++
 	}
 }
@@ -114,7 +114,7 @@ func (p *pairSweep) sweep(ea, eb *Engine) (l1a, l1b float64) {
 	nodesA, arcsA, okA := ea.view.MaskedInArcs()
 	nodesB, arcsB, okB := eb.view.MaskedInArcs()
 	if !okA || !okB {
-		return ea.Sweep(), eb.Sweep()
+		return ea.jacobiSweep(), eb.jacobiSweep()
 	}
 	g := ea.view.Graph()
 	n := g.NumNodes()

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 )
 
-// SweepParallel is Sweep over threads goroutines: rows are split into
+// parallelSweep is jacobiSweep over threads goroutines: rows are split into
 // chunksPerThread*threads ranges of about equal arc counts, which the
 // goroutines take in turn as they finish (equal arc counts are not equal
 // work: the gathers of one range may hit the cache more than another's),
@@ -15,11 +15,11 @@ import (
 // out bit-identical to Sweep's. Only the returned ||r||_1 is summed per
 // range and then across ranges in range order, so it may differ from
 // Sweep's in the last bits (but not between runs).
-func (e *Engine) SweepParallel(threads int) float64 {
+func (e *Engine) parallelSweep(threads int) float64 {
 	if threads <= 1 {
-		return e.Sweep()
+		return e.jacobiSweep()
 	}
-	e.needGraphRows("SweepParallel")
+	e.needGraphRows("a parallel Jacobi sweep")
 	g := e.view.Graph()
 	n := g.NumNodes()
 	next, factor := e.sweeps.arrays(n)

@@ -25,8 +25,8 @@ func TestSweepParallelMatchesSweep(t *testing.T) {
 			par, err := NewEngine(view, c.seeds, c.damping)
 			require.NoError(t, err)
 			for range 4 {
-				l1s := serial.Sweep()
-				l1p := par.SweepParallel(threads)
+				l1s := serial.jacobiSweep()
+				l1p := par.parallelSweep(threads)
 				require.Equalf(t, serial.X, par.X, "case %d %s threads %d", i, v.name, threads)
 				require.Equalf(t, serial.R, par.R, "case %d %s threads %d", i, v.name, threads)
 				require.InDelta(t, l1s, l1p, 1e-15*math.Max(1, l1s))

@@ -87,11 +87,11 @@ func (e *Engine) proofOf(st residualStats, passes int) *Proof {
 	return p
 }
 
-// L1 returns the proof's bound on ||pi - x||_1.
-func (p *Proof) L1() float64 { return p.eb.l1 }
+// l1Bound returns the proof's bound on ||pi - x||_1.
+func (p *Proof) l1Bound() float64 { return p.eb.l1 }
 
-// Bound returns the bound on |pi(v) - x(v)|.
-func (p *Proof) Bound(v uint32) float64 { return p.eb.abs(v) }
+// bound returns the bound on |pi(v) - x(v)|.
+func (p *Proof) bound(v uint32) float64 { return p.eb.abs(v) }
 
 // Gap returns an interval holding the exact gap of a selection,
 //

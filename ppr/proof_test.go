@@ -16,7 +16,7 @@ func checkProof(t *testing.T, rng *rand.Rand, eng *Engine, p *Proof, exact []flo
 	signed := slices.ContainsFunc(eng.R, func(v float64) bool { return v < 0 })
 	for v := range exact {
 		err := exact[v] - eng.X[v]
-		if b := p.Bound(uint32(v)); math.Abs(err) > b+slack || !signed && err < -slack {
+		if b := p.bound(uint32(v)); math.Abs(err) > b+slack || !signed && err < -slack {
 			t.Fatalf("%s: node %d: error %v outside the bound %v (signed %v)", where, v, err, b, signed)
 		}
 	}
@@ -119,12 +119,12 @@ func TestTopKResultProofIsTheStatesProof(t *testing.T) {
 		}
 		full := e.Prove(res.Sweeps)
 		for v := range uint32(c.g.NumNodes()) {
-			if a, b := res.Proof().Bound(v), full.Bound(v); a != b {
+			if a, b := res.Proof().bound(v), full.bound(v); a != b {
 				t.Fatalf("node %d: the solve's proof bounds %v, a full pass %v", v, a, b)
 			}
 		}
-		if res.Proof().L1() != full.L1() {
-			t.Fatalf("L1 %v against %v", res.Proof().L1(), full.L1())
+		if res.Proof().l1Bound() != full.l1Bound() {
+			t.Fatalf("L1 %v against %v", res.Proof().l1Bound(), full.l1Bound())
 		}
 	}
 }

@@ -89,7 +89,7 @@ func TestSolveExtremeWeights(t *testing.T) {
 			res, err := Solve(v, seeds, 0.85, Options{Tol: 1e-12})
 			require.NoError(t, err, "directed %v, view %s", directed, v.Name())
 			require.LessOrEqual(t, res.ErrorBound, 1e-12)
-			want, _ := ReferencePowerIteration(v, seeds, 0.85, 1e-13, 100000)
+			want, _ := referencePowerIteration(v, seeds, 0.85, 1e-13, 100000)
 			require.LessOrEqual(t, l1Diff(res.Scores, want), 2e-12, "directed %v, view %s", directed, v.Name())
 			sum := 0.0
 			for _, x := range res.Scores {

@@ -52,10 +52,10 @@ import (
 // d and v only, not on r, so one reverse push serves every later state of
 // the same problem; a smaller threshold only tightens it.
 
-// ReverseEstimate is a finished (or budget-stopped) reverse push from one
+// reverseEstimate is a finished (or budget-stopped) reverse push from one
 // node v: G'*e_v = q + G'*s with s >= 0 and max(s) <= MaxS, q given
 // sparsely as Q[i] at Nodes[i].
-type ReverseEstimate struct {
+type reverseEstimate struct {
 	MaxS float64
 	// SW is sum_w s(w)*W(w) over the nodes with out-weight in the view,
 	// SD sum_w s(w) over the others: the remainder's size on undirected
@@ -68,8 +68,8 @@ type ReverseEstimate struct {
 	reached []uint32
 }
 
-// Dot returns r.q.
-func (e *ReverseEstimate) Dot(r []float64) float64 {
+// dot returns r.q.
+func (e *reverseEstimate) dot(r []float64) float64 {
 	sum := 0.0
 	for i, u := range e.Nodes {
 		sum += r[u] * e.Q[i]
@@ -77,10 +77,10 @@ func (e *ReverseEstimate) Dot(r []float64) float64 {
 	return sum
 }
 
-// ReversePusher holds the dense scratch of reverse pushes over one graph
+// reversePusher holds the dense scratch of reverse pushes over one graph
 // (cleared through touched after each push, so one serves every view of
 // the graph).
-type ReversePusher struct {
+type reversePusher struct {
 	q, s    []float64
 	queued  []bool
 	seen    []bool // in touched
@@ -90,24 +90,24 @@ type ReversePusher struct {
 	Ops int64
 }
 
-// NewReversePusher returns a pusher for graphs of n nodes.
-func NewReversePusher(n int) *ReversePusher {
-	return &ReversePusher{q: make([]float64, n), s: make([]float64, n), queued: make([]bool, n), seen: make([]bool, n)}
+// newReversePusher returns a pusher for graphs of n nodes.
+func newReversePusher(n int) *reversePusher {
+	return &reversePusher{q: make([]float64, n), s: make([]float64, n), queued: make([]bool, n), seen: make([]bool, n)}
 }
 
-// Push runs a FIFO reverse push from target on the view with dangling rows
+// push runs a FIFO reverse push from target on the view with dangling rows
 // dropped (P' above) and damping d, pushing every node whose s exceeds
 // eps, until none is left or budget arcs are spent. The estimate is valid
 // either way; MaxS says how far it got.
-func (rp *ReversePusher) Push(view *mask.View, d float64, target uint32, eps float64, budget int64) ReverseEstimate {
-	var est ReverseEstimate
-	rp.PushInto(&est, view, d, target, eps, budget)
+func (rp *reversePusher) push(view *mask.View, d float64, target uint32, eps float64, budget int64) reverseEstimate {
+	var est reverseEstimate
+	rp.pushInto(&est, view, d, target, eps, budget)
 	return est
 }
 
-// PushInto is Push writing the estimate into est, reusing its slices'
+// pushInto is push writing the estimate into est, reusing its slices'
 // storage.
-func (rp *ReversePusher) PushInto(est *ReverseEstimate, view *mask.View, d float64, target uint32, eps float64, budget int64) {
+func (rp *reversePusher) pushInto(est *reverseEstimate, view *mask.View, d float64, target uint32, eps float64, budget int64) {
 	in := view.Graph().In()
 	patched := view.Patched()
 	inv := view.InvOutWeights() // 0 on dangling nodes: P' has no row there
@@ -160,7 +160,7 @@ func (rp *ReversePusher) PushInto(est *ReverseEstimate, view *mask.View, d float
 			add(u, c*val)
 		}
 	}
-	*est = ReverseEstimate{Nodes: est.Nodes[:0], Q: est.Q[:0], reached: append(est.reached[:0], rp.touched...)}
+	*est = reverseEstimate{Nodes: est.Nodes[:0], Q: est.Q[:0], reached: append(est.reached[:0], rp.touched...)}
 	out := view.OutWeights()
 	for _, u := range rp.touched {
 		est.MaxS = max(est.MaxS, s[u])
@@ -267,10 +267,10 @@ const refineSlack = 1e-13
 
 // topKRefinement is SolveTopK's reverse-push state for one solve.
 type topKRefinement struct {
-	pusher   *ReversePusher
+	pusher   *reversePusher
 	startOps int64 // pusher.Ops when the solve began
-	est      map[uint32]*ReverseEstimate
-	free     []*ReverseEstimate // estimates to reuse (PushInto)
+	est      map[uint32]*reverseEstimate
+	free     []*reverseEstimate // estimates to reuse (pushInto)
 	// collected is the blockers of the last check (see blockerSet).
 	collected blockerSet
 	// donor and differ: estimates another engine made on another view of
@@ -279,7 +279,7 @@ type topKRefinement struct {
 	// engine uses, which never go to its pool.
 	donor    *topKRefinement
 	differ   []uint64
-	borrowed map[uint32]*ReverseEstimate
+	borrowed map[uint32]*reverseEstimate
 }
 
 // ShareEstimates lets this engine's refinement use the reverse estimates
@@ -304,7 +304,7 @@ func (e *Engine) ShareEstimates(from *Engine, differ []uint32) {
 
 // borrow returns the donor's estimate of v when it is at least as fine as
 // eps and valid on this view (see ShareEstimates), else nil.
-func (ref *topKRefinement) borrow(v uint32, eps float64) *ReverseEstimate {
+func (ref *topKRefinement) borrow(v uint32, eps float64) *reverseEstimate {
 	if ref.donor == nil {
 		return nil
 	}
@@ -321,7 +321,7 @@ func (ref *topKRefinement) borrow(v uint32, eps float64) *ReverseEstimate {
 		}
 	}
 	if ref.borrowed == nil {
-		ref.borrowed = make(map[uint32]*ReverseEstimate)
+		ref.borrowed = make(map[uint32]*reverseEstimate)
 	}
 	ref.borrowed[v] = est
 	return est
@@ -342,13 +342,13 @@ func (ref *topKRefinement) reset() {
 }
 
 // newEstimate returns an estimate from the pool, or a new one.
-func (ref *topKRefinement) newEstimate() *ReverseEstimate {
+func (ref *topKRefinement) newEstimate() *reverseEstimate {
 	if k := len(ref.free); k > 0 {
 		est := ref.free[k-1]
 		ref.free = ref.free[:k-1]
 		return est
 	}
-	return &ReverseEstimate{}
+	return &reverseEstimate{}
 }
 
 // arcs returns the arcs this solve's reverse pushes read.
@@ -400,11 +400,11 @@ func (e *Engine) newRefineCheck(l1 float64, eb *errorBounds, st *residualStats) 
 	}
 	ref := &e.refine
 	if ref.pusher == nil {
-		ref.pusher = NewReversePusher(len(e.X))
+		ref.pusher = newReversePusher(len(e.X))
 		ref.startOps = 0
 	}
 	if ref.est == nil {
-		ref.est = make(map[uint32]*ReverseEstimate)
+		ref.est = make(map[uint32]*reverseEstimate)
 	}
 	return &refineCheck{e: e, eb: eb, st: st, l1: l1, cmax: cmax, signed: eb.signed, allowance: e.Stats.ArcOps/reverseArcCost - ref.arcs()}
 }
@@ -423,7 +423,7 @@ func (rc *refineCheck) below(v uint32) float64 {
 // estimate returns v's reverse estimate at threshold eps: the solve's
 // earlier one when it is as fine, else a new push if the allowance lasts
 // (nil when v has none).
-func (rc *refineCheck) estimate(v uint32, eps float64) *ReverseEstimate {
+func (rc *refineCheck) estimate(v uint32, eps float64) *reverseEstimate {
 	ref := &rc.e.refine
 	old := ref.est[v]
 	if old != nil && old.MaxS <= eps {
@@ -437,7 +437,7 @@ func (rc *refineCheck) estimate(v uint32, eps float64) *ReverseEstimate {
 	}
 	before := ref.pusher.Ops
 	est := ref.newEstimate()
-	ref.pusher.PushInto(est, rc.e.view, rc.e.damping, v, eps, rc.allowance)
+	ref.pusher.pushInto(est, rc.e.view, rc.e.damping, v, eps, rc.allowance)
 	rc.allowance -= ref.pusher.Ops - before
 	if old == nil || est.MaxS < old.MaxS {
 		if old != nil {
@@ -451,9 +451,9 @@ func (rc *refineCheck) estimate(v uint32, eps float64) *ReverseEstimate {
 }
 
 // bounds returns the refined interval of N(v) (see the proofs).
-func (rc *refineCheck) bounds(v uint32, est *ReverseEstimate) (lo, hi float64) {
+func (rc *refineCheck) bounds(v uint32, est *reverseEstimate) (lo, hi float64) {
 	x := rc.e.X
-	mid := est.Dot(rc.e.R)
+	mid := est.dot(rc.e.R)
 	half := rc.l1 * est.MaxS
 	if st := rc.st; st != nil {
 		half = min(half, st.maxRatio*est.SW+st.dangling*est.SD)
@@ -471,8 +471,8 @@ func (rc *refineCheck) bounds(v uint32, est *ReverseEstimate) (lo, hi float64) {
 // set, as a selected v wants, its upper end below it otherwise), the
 // pushes reach finestUndirected or the allowance runs out (undirected
 // views: the remainder is not tied to eps). nil when v gets no estimate.
-func (rc *refineCheck) tighten(v uint32, above bool, target float64) *ReverseEstimate {
-	var est *ReverseEstimate
+func (rc *refineCheck) tighten(v uint32, above bool, target float64) *reverseEstimate {
+	var est *reverseEstimate
 	for eps := coarsestReverse; ; eps /= 10 {
 		next := rc.estimate(v, eps)
 		if next == nil {
@@ -643,7 +643,7 @@ func (rc *refineCheck) refineUndirected(sel []Scored, bs *blockerSet) (selLo, re
 		refined++
 		_, hi := rc.bounds(u, est)
 		restHi = max(restHi, hi)
-		if room := selLo - x[u] - est.Dot(e.R) - st.dangling*est.SD/e.alpha - refineSlack; room > 0 && est.SW > 0 && need >= 0 {
+		if room := selLo - x[u] - est.dot(e.R) - st.dangling*est.SD/e.alpha - refineSlack; room > 0 && est.SW > 0 && need >= 0 {
 			need = min(need, room/(e.tune.boundScale*est.SW))
 		} else if hi >= selLo {
 			need = -1

@@ -88,15 +88,6 @@ func SeedScale(top float64) float64 {
 	return math.Ldexp(1, -e)
 }
 
-// Dense returns the seeds as a vector of length n.
-func (s Seeds) Dense(n int) []float64 {
-	v := make([]float64, n)
-	for i, u := range s.Nodes {
-		v[u] = s.Weights[i]
-	}
-	return v
-}
-
 // checkDamping accepts d in [0, 1).
 func checkDamping(d float64) error {
 	if !(d >= 0 && d < 1) {

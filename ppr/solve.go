@@ -163,11 +163,11 @@ func (e *Engine) sweep(o Order, threads int, nr *normalizedRun) float64 {
 		return e.sweepIn(o, threads)
 	}
 	if nr.fellBack {
-		return e.PushSweep()
+		return e.pushSweep()
 	}
 	var l1 float64
 	if threads > 1 && nr.started {
-		l1 = e.SweepParallel(threads)
+		l1 = e.parallelSweep(threads)
 	} else {
 		if !nr.started {
 			nr.mass = 0
@@ -180,7 +180,7 @@ func (e *Engine) sweep(o Order, threads int, nr *normalizedRun) float64 {
 			l1 = e.scaleMass(1 / nr.mass)
 			nr.mass = 1
 		} else {
-			l1 = e.ResidualL1()
+			l1 = e.residualL1()
 		}
 	}
 	if nr.sweeps++; nr.sweeps >= 3 && l1 > e.damping*e.damping*nr.last {
@@ -190,16 +190,32 @@ func (e *Engine) sweep(o Order, threads int, nr *normalizedRun) float64 {
 	return l1
 }
 
+// Sweep makes one sweep from the engine's current state and returns the
+// new ||r||_1: for Jacobi, every node pushed at once (x += r; r = d*r*P),
+// pulled over the in-adjacency; for GaussSeidel (and the zero Order),
+// every node pushed once in id order, the residual updated in place; for
+// Normalized, a Gauss-Seidel sweep followed by scaling x to the
+// solution's mass 1 (see Normalized). With threads > 1 the sweep is a
+// Jacobi sweep on that many goroutines whatever o says, bit-identical in X
+// and R to the one-goroutine sweep (as Options.Threads).
+//
+// Jacobi sweeps read the in-adjacency, which a patched view
+// (mask.Patched) does not have: asking for one there panics.
+func (e *Engine) Sweep(o Order, threads int) float64 {
+	var nr normalizedRun
+	return e.sweep(o.resolve(e.view.Directed(), false), threads, &nr)
+}
+
 // sweepIn runs one Gauss-Seidel or Jacobi sweep (Jacobi on threads > 1
 // goroutines) and returns ||r||_1.
 func (e *Engine) sweepIn(o Order, threads int) float64 {
 	switch {
 	case threads > 1:
-		return e.SweepParallel(threads)
+		return e.parallelSweep(threads)
 	case o == Jacobi:
-		return e.Sweep()
+		return e.jacobiSweep()
 	}
-	return e.PushSweep()
+	return e.pushSweep()
 }
 
 // Result is a solved PPR vector with the evidence of its accuracy.
@@ -225,7 +241,7 @@ func Solve(view *mask.View, seeds Seeds, damping float64, opt Options) (*Result,
 // the sweep cap it returns a *NotConvergedError holding the state reached.
 func (e *Engine) SolveSweeps(opt Options) (*Result, error) {
 	e.adopt(opt)
-	l1 := e.ResidualL1()
+	l1 := e.residualL1()
 	tol, maxSweeps, err := opt.limits(e.view, l1, e.damping)
 	if err != nil {
 		return nil, err

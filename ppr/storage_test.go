@@ -141,7 +141,7 @@ func checkStorageSameBits(t *testing.T, c storageCase, v32, v64 *mask.View, tn *
 			e := engine(v)
 			l1 := make([]float64, 0, 6)
 			for range 6 {
-				l1 = append(l1, e.Sweep())
+				l1 = append(l1, e.jacobiSweep())
 			}
 			return [][]float64{e.X, e.R, l1}
 		},
@@ -149,7 +149,7 @@ func checkStorageSameBits(t *testing.T, c storageCase, v32, v64 *mask.View, tn *
 			e := engine(v)
 			l1 := make([]float64, 0, 6)
 			for range 6 {
-				l1 = append(l1, e.SweepParallel(2))
+				l1 = append(l1, e.parallelSweep(2))
 			}
 			return [][]float64{e.X, e.R, l1}
 		},
@@ -157,7 +157,7 @@ func checkStorageSameBits(t *testing.T, c storageCase, v32, v64 *mask.View, tn *
 			e := engine(v)
 			var l1 []float64
 			for range 3 {
-				l1 = append(l1, e.PushSweep())
+				l1 = append(l1, e.pushSweep())
 			}
 			e.keepDangling = true
 			for _, eps := range []float64{1e-3, 1e-6} {
@@ -219,10 +219,10 @@ func checkStorageSameBits(t *testing.T, c storageCase, v32, v64 *mask.View, tn *
 			return [][]float64{out, {res.Gap, res.ProvedGap, res.ErrorBound, res.CoordBound}, res.Leads}
 		},
 		"ReversePush": func(v *mask.View) [][]float64 {
-			rp := NewReversePusher(v.Graph().NumNodes())
+			rp := newReversePusher(v.Graph().NumNodes())
 			var out [][]float64
 			for _, target := range c.seeds.Nodes {
-				est := rp.Push(v, c.damping, target, 1e-6, 1<<20)
+				est := rp.push(v, c.damping, target, 1e-6, 1<<20)
 				nodes := make([]float64, len(est.Nodes))
 				for i, u := range est.Nodes {
 					nodes[i] = float64(u)

@@ -183,9 +183,9 @@ func eachCandidate(n int, candidates []uint32, visit func(u uint32)) {
 	}
 }
 
-// TopKReference is TopK by sorting every competitor: the plain version the
+// topKReference is TopK by sorting every competitor: the plain version the
 // heap is tested against.
-func TopKReference(scores []float64, k int, candidates []uint32) []Scored {
+func topKReference(scores []float64, k int, candidates []uint32) []Scored {
 	var all []Scored
 	if candidates == nil {
 		for u, s := range scores {

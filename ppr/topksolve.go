@@ -79,7 +79,7 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 // engine's state; it returns the tolerance too.
 func (e *Engine) newTopKSolve(k int, candidates []uint32, opt Options, ordered bool) (*topKSolve, float64, error) {
 	view := e.view
-	l1 := e.ResidualL1()
+	l1 := e.residualL1()
 	tol, maxSweeps, err := opt.limits(view, l1, e.damping)
 	if err != nil {
 		return nil, 0, err

@@ -85,7 +85,7 @@ import (
 // Dg(u) = min(V(u), 1/alpha) holds for every node (a column sum, a row
 // sum). For the nodes of largest V, where max|r|*V(u) is loose (chosen by
 // visitDiagMin and visitDiagBudget; every V(u) > 1 on small graphs), a
-// reverse push from u to threshold visitDiagEps (ReversePusher,
+// reverse push from u to threshold visitDiagEps (reversePusher,
 // reverse.go) gives M0*e_u = q + M0*s with 0 <= (M0*s)(u) <= max(s)/alpha,
 // so Dg(u) = q(u) + max(s)/alpha. V and Dg are stored as float32 rounded up, which keeps
 // them upper bounds at half the memory: 8 bytes per node for both.
@@ -229,12 +229,12 @@ func NewVisitBounds(view *mask.View, damping float64) (*VisitBounds, error) {
 	if n <= visitDiagAll {
 		budget = math.MaxInt64
 	}
-	rp := NewReversePusher(n)
+	rp := newReversePusher(n)
 	for _, u := range order {
 		if rp.Ops >= budget {
 			break
 		}
-		est := rp.Push(view, damping, u, visitDiagEps, math.MaxInt64)
+		est := rp.push(view, damping, u, visitDiagEps, math.MaxInt64)
 		q := 0.0
 		for i, w := range est.Nodes {
 			if w == u {
@@ -377,5 +377,5 @@ func (vb *VisitBounds) check(view *mask.View, damping float64) error {
 	return nil
 }
 
-// At returns V(u) >= G(u) = sum_w M0[w][u] and Dg(u) >= M0[u][u].
-func (vb *VisitBounds) At(u uint32) (v, dg float64) { return float64(vb.v[u]), float64(vb.dg[u]) }
+// at returns V(u) >= G(u) = sum_w M0[w][u] and Dg(u) >= M0[u][u].
+func (vb *VisitBounds) at(u uint32) (v, dg float64) { return float64(vb.v[u]), float64(vb.dg[u]) }

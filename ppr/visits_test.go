@@ -55,7 +55,7 @@ func TestVisitBoundsBracketDense(t *testing.T) {
 				for w := range n {
 					G += M.At(w, u)
 				}
-				v, dg := vb.At(uint32(u))
+				v, dg := vb.at(uint32(u))
 				require.GreaterOrEqualf(t, v, G*(1-1e-12), "case %d node %d: V below the column sum", i, u)
 				require.LessOrEqualf(t, v, G*(1+vb.Loose)*(1+1e-6), "case %d node %d: V looser than Loose %g", i, u, vb.Loose)
 				require.GreaterOrEqualf(t, dg, M.At(u, u)*(1-1e-12), "case %d node %d: Dg below the diagonal", i, u)
@@ -92,7 +92,7 @@ func TestVisitBoundsMatchReference(t *testing.T) {
 				continue
 			}
 			for u, w := range want {
-				v, _ := vb.At(uint32(u))
+				v, _ := vb.at(uint32(u))
 				require.InDeltaf(t, w, v*vb.scale, 1e-6*w, "case %d node %d", i, u)
 			}
 			same++
@@ -275,7 +275,7 @@ func TestVisitBoundsPeriodic(t *testing.T) {
 			for w := range g.NumNodes() {
 				G += M.At(w, u)
 			}
-			v, dg := vb.At(uint32(u))
+			v, dg := vb.at(uint32(u))
 			require.GreaterOrEqual(t, v, G*(1-1e-12))
 			require.LessOrEqual(t, v, G*(1+vb.Loose)*(1+1e-6))
 			require.GreaterOrEqual(t, dg, M.At(u, u)*(1-1e-12))

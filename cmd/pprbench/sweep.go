@@ -103,11 +103,11 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		kernels := []sweepKernel{
-			{"jacobi pull (Sweep)", 1, func(e *ppr.Engine) { e.Sweep() }},
-			{"gauss-seidel push (PushSweep)", 1, func(e *ppr.Engine) { e.PushSweep() }},
+			{"jacobi pull (Sweep)", 1, func(e *ppr.Engine) { e.Sweep(ppr.Jacobi, 1) }},
+			{"gauss-seidel push (PushSweep)", 1, func(e *ppr.Engine) { e.Sweep(ppr.GaussSeidel, 1) }},
 		}
 		if *threads > 1 {
-			kernels = append(kernels, sweepKernel{"jacobi pull (SweepParallel)", *threads, func(e *ppr.Engine) { e.SweepParallel(*threads) }})
+			kernels = append(kernels, sweepKernel{"jacobi pull (SweepParallel)", *threads, func(e *ppr.Engine) { e.Sweep(ppr.Jacobi, *threads) }})
 		}
 		for _, k := range kernels {
 			e, err := ppr.NewEngine(view, seeds, *damping)
@@ -115,7 +115,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 				return err
 			}
 			for range 3 { // spread the residual over the graph first
-				e.Sweep()
+				e.Sweep(ppr.Jacobi, 1)
 			}
 			k.name += suffix
 			runs = append(runs, &timed{sweepKernel: k, e: e})
