@@ -100,7 +100,7 @@ func newWriter(g *csr.Graph, q *Query, isCandidate []bool, entities []uint32, sc
 			w.high = append(w.high, e)
 		}
 	}
-	for _, s := range ppr.TopK(scores, limit+len(q.Entities), entities) {
+	for _, s := range ppr.TopK(scores, limit+len(q.Entities), entities, nil) {
 		if !seen[s.Node] && len(w.high) < limit {
 			seen[s.Node] = true
 			w.high = append(w.high, s.Node)

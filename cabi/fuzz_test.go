@@ -102,7 +102,7 @@ func FuzzCore(f *testing.F) {
 		if err != nil {
 			t.Fatalf("top_k on a reset the solve accepted: %v", err)
 		}
-		top := ppr.TopK(want, int(k)+1, nil)
+		top := ppr.TopK(want, int(k)+1, nil, nil)
 		if tk.Certified && len(top) > int(k) && top[k-1].Score-top[k].Score > 1e-9 {
 			for i, s := range top[:k] {
 				if !slices.Contains(tk.IDs, int64(s.Node)) {

@@ -20,7 +20,7 @@ const (
 	// it pays off when the vectors outgrow the cache (measure with
 	// 'pprbench sweep --reorder'). Names map to the new ids, edge ids do not
 	// change, and Rank gives back each node's first-appearance rank, which
-	// is what ties are broken by (ppr.TopKRanked), so reordering changes no
+	// is what ties are broken by (ppr.TopK with the graph's Ranks), so reordering changes no
 	// result by name.
 	DegreeOrder
 	// AutoOrder is DegreeOrder when the graph's vectors outgrow a core's

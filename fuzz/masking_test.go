@@ -60,7 +60,7 @@ func checkViewAgainstCopy(t *testing.T, c *Case, view *mask.View) {
 			t.Fatalf("%s: node %d: view out-weight %g, copy %g", view.Name(), u, view.OutWeight(uint32(u)), sub.OutWeight(uint32(u)))
 		}
 	}
-	got, want := ppr.TopK(masked.Scores, c.K, nil), ppr.TopK(copied.Scores, c.K, nil)
+	got, want := ppr.TopK(masked.Scores, c.K, nil, nil), ppr.TopK(copied.Scores, c.K, nil, nil)
 	for i := range want {
 		if got[i].Node != want[i].Node {
 			t.Fatalf("%s: top-%d differs at rank %d: masked %v, copied %v", view.Name(), c.K, i, got, want)

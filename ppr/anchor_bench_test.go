@@ -405,13 +405,13 @@ func BenchmarkAnchorTopKScans(b *testing.B) {
 			var secs, arcs [3]float64
 			for range b.N {
 				for mode := range 3 {
-					opt := ppr.WithScans(ppr.Options{}, mode >= 1, mode == 2)
+					opt := ppr.WithScans(ppr.Options{Ordered: true}, mode >= 1, mode == 2)
 					start := time.Now()
 					for _, s := range queries {
 						if err := e.Restart(s, 0.5); err != nil {
 							b.Fatal(err)
 						}
-						r, err := e.SolveTopKOrdered(k, cands, opt)
+						r, err := e.SolveTopK(k, cands, opt)
 						if err != nil || !r.Certified || !r.Ordered {
 							b.Fatalf("not proved: %v", err)
 						}

@@ -28,7 +28,7 @@ type TopKResult struct {
 	// Leads[i], for i < len(TopK)-1, is a lower bound on
 	// pi(TopK[i]) - pi(TopK[i+1]) in the exact vector; the last entry is
 	// ProvedGap. A positive lead proves that pair's order (see
-	// SolveTopKOrdered); a non-positive one leaves it unproved (a tie as
+	// Options.Ordered); a non-positive one leaves it unproved (a tie as
 	// far as the solve can tell).
 	Leads []float64
 	// Ordered reports that every lead between consecutive selected
@@ -56,18 +56,15 @@ type TopKResult struct {
 	// had reached (see local.go).
 	LocalChecks int
 	Scores      []float64 // the engine's vector (not a copy)
-
-	proof *Proof
+	// Proof is the proof of the engine's state as the solve left it (the
+	// statistics of its last check, with no second pass over the nodes),
+	// valid until the engine's X or R change.
+	Proof *Proof
 }
-
-// Proof returns the proof of the engine's state as the solve left it (the
-// statistics of its last check, with no second pass over the nodes),
-// valid until the engine's X or R change.
-func (r *TopKResult) Proof() *Proof { return r.proof }
 
 // SolveTopK sweeps until the top-k over the candidates (nil: every node) is
 // proved, or the error bound reaches opt.Tol, whichever comes first. Ties
-// break by the graph's Rank (TopKRanked), so a reordered graph selects the
+// break by the graph's Rank (see TopK), so a reordered graph selects the
 // same names.
 //
 // Proof of the stopping rule. The solve starts from x = 0, r = alpha*s >= 0
@@ -140,18 +137,16 @@ func SolveTopK(view *mask.View, seeds Seeds, damping float64, k int, candidates 
 // on both sides of the gap, as the L1 proof always does. An engine reused
 // through Restart allocates nothing proportional to the graph after its
 // first query.
-func (e *Engine) SolveTopK(k int, candidates []uint32, opt Options) (*TopKResult, error) {
-	return e.solveTopK(k, candidates, opt, false)
-}
-
-// SolveTopKOrdered is SolveTopK that also proves the order within the
-// selection: it sweeps until the set is proved and every selected entry is
-// proved to beat the next one, or the error bound reaches opt.Tol; pairs
-// left unproved then have non-positive Leads (ties at that tolerance).
 //
-// Proof. Let a, b be consecutive selected entries (x(a) >= x(b)) and E(.)
-// the bound of SolveTopK: 0 <= pi(u) - x(u) <= E(u) for a non-negative
-// residual, |pi(u) - x(u)| <= E(u) for a signed one. Then
+// With opt.Ordered the solve also proves the order within the selection:
+// it sweeps until the set is proved and every selected entry is proved to
+// beat the next one, or the error bound reaches opt.Tol; pairs left
+// unproved then have non-positive Leads (ties at that tolerance).
+//
+// Proof of the order. Let a, b be consecutive selected entries (x(a) >=
+// x(b)) and E(.) the bound of the set's proof: 0 <= pi(u) - x(u) <= E(u)
+// for a non-negative residual, |pi(u) - x(u)| <= E(u) for a signed one.
+// Then
 //
 //	pi(a) - pi(b) >= lo(a) - (x(b) + E(b)) =: Lead
 //
@@ -162,8 +157,8 @@ func (e *Engine) SolveTopK(k int, candidates []uint32, opt Options) (*TopKResult
 // order of x within the selection is pi's, and with ProvedGap > 0 the
 // list is the exact ranked top-k (ties in pi can never be proved). Order
 // among consecutive pairs suffices because > is transitive.
-func (e *Engine) SolveTopKOrdered(k int, candidates []uint32, opt Options) (*TopKResult, error) {
-	return e.solveTopK(k, candidates, opt, true)
+func (e *Engine) SolveTopK(k int, candidates []uint32, opt Options) (*TopKResult, error) {
+	return e.solveTopK(k, candidates, opt)
 }
 
 // Threshold scans. On an undirected view the proof waits for
@@ -348,7 +343,7 @@ func (e *Engine) visitErrorBounds(vb *VisitBounds, l1, l1Bound, rmax float64, si
 // lower returns a lower bound on pi(s.Node) given x(s.Node) = s.Score.
 func (b *errorBounds) lower(s Scored) float64 { return s.Score - b.below(s.Node) }
 
-// lead returns a lower bound on pi(a) - pi(b) (SolveTopKOrdered's proof):
+// lead returns a lower bound on pi(a) - pi(b) (the ordered SolveTopK's proof):
 // the per-node bounds or, whichever is larger, the L1 bound, which covers
 // both errors at once.
 func (b *errorBounds) lead(a, c Scored) float64 {

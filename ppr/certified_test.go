@@ -67,7 +67,7 @@ func TestSolveTopKCertifiesExactSelections(t *testing.T) {
 		exact := exactPPR(t, c.auth, c.seeds, c.damping)
 		if res.Certified {
 			certified++
-			want := TopK(exact, k, cands)
+			want := TopK(exact, k, cands, nil)
 			require.Equalf(t, nodeSet(want), nodeSet(res.TopK), "case %d: certified selection differs from the exact one", i)
 			require.Positive(t, res.ProvedGap)
 			// The proved gap is a lower bound on the exact one (up to the
@@ -184,7 +184,7 @@ func TestSolveTopKFromSignedWarmStart(t *testing.T) {
 		}
 		certified++
 		exact := exactPPR(t, c.auth, other, c.damping)
-		require.Equalf(t, nodeSet(TopK(exact, k, nil)), nodeSet(res.TopK), "case %d", i)
+		require.Equalf(t, nodeSet(TopK(exact, k, nil, nil)), nodeSet(res.TopK), "case %d", i)
 		if g := exactGap(exact, res.TopK, nil); !math.IsInf(g, 1) {
 			require.LessOrEqualf(t, res.ProvedGap, g+1e-12, "case %d", i)
 		}
@@ -193,7 +193,7 @@ func TestSolveTopKFromSignedWarmStart(t *testing.T) {
 	t.Logf("%d of 300 certified, %d warm starts with a signed residual", certified, signed)
 }
 
-// orderedViolations solves 400 random cases with SolveTopKOrdered (from
+// orderedViolations solves 400 random cases with an ordered SolveTopK (from
 // the native start state, and from a signed warm start for every third)
 // and counts the claims an exact solve contradicts: a lead above the exact
 // difference of its pair (beyond the exact solve's own error), a proved
@@ -218,7 +218,7 @@ func orderedViolations(t *testing.T, seed uint64, tn *tuning) (violations, certi
 			require.NoError(t, e.SetProblem(seeds, c.damping))
 			copy(e.R, residualOf(c.auth, seeds, c.damping, e.X))
 		}
-		res, err := e.SolveTopKOrdered(k, cands, Options{Tol: 1e-12})
+		res, err := e.SolveTopK(k, cands, Options{Tol: 1e-12, Ordered: true})
 		require.NoError(t, err)
 		if res.Scans > 0 {
 			scanned++
@@ -237,7 +237,7 @@ func orderedViolations(t *testing.T, seed uint64, tn *tuning) (violations, certi
 		}
 		if res.Certified {
 			certified++
-			if !slices.Equal(nodeSet(TopK(exact, k, cands)), nodeSet(res.TopK)) {
+			if !slices.Equal(nodeSet(TopK(exact, k, cands, nil)), nodeSet(res.TopK)) {
 				bad = true
 			}
 			if g := exactGap(exact, res.TopK, cands); !math.IsInf(g, 1) && res.ProvedGap > g+slack {
@@ -246,7 +246,7 @@ func orderedViolations(t *testing.T, seed uint64, tn *tuning) (violations, certi
 		}
 		if res.Certified && res.Ordered {
 			ordered++
-			for j, s := range TopK(exact, k, cands) {
+			for j, s := range TopK(exact, k, cands, nil) {
 				if res.TopK[j].Node != s.Node {
 					bad = true
 				}
@@ -282,7 +282,7 @@ func TestSolveTopKOrderedMatchesExactOrder(t *testing.T) {
 	t.Logf("with bounds 100x too tight: %d of 400 cases contradicted", v)
 }
 
-// SolveTopKOrdered proves the same set as SolveTopK (with plain sweeps it
+// An ordered SolveTopK proves the same set as SolveTopK (with plain sweeps it
 // needs at least as many); it never reports an order with a non-positive
 // lead. With and without threshold scans.
 func TestSolveTopKOrderedAgreesWithSolveTopK(t *testing.T) {
@@ -303,7 +303,7 @@ func orderedAgrees(t *testing.T, sweepsOnly bool, tn *tuning) {
 		require.NoError(t, err)
 		e, err := tunedEngine(c.auth, c.seeds, c.damping, tn)
 		require.NoError(t, err)
-		ord, err := e.SolveTopKOrdered(k, nil, Options{Tol: 1e-12})
+		ord, err := e.SolveTopK(k, nil, Options{Tol: 1e-12, Ordered: true})
 		require.NoError(t, err)
 		if sweepsOnly {
 			require.GreaterOrEqualf(t, ord.Sweeps, set.Sweeps, "case %d", i)
@@ -411,7 +411,7 @@ func TestSolveTopKChecksOften(t *testing.T) {
 		var nr normalizedRun
 		for m := 1; m <= upTo; m++ {
 			bound := e.sweep(order, 1, &nr) / e.alpha
-			top := TopKRanked(e.X, k+1, cands, view.Graph().Ranks())
+			top := TopK(e.X, k+1, cands, view.Graph().Ranks())
 			if len(top) <= k || top[k-1].Score-top[k].Score-bound-e.roundoff(m) > 0 {
 				return m
 			}
@@ -419,7 +419,7 @@ func TestSolveTopKChecksOften(t *testing.T) {
 		return -1
 	}
 	view, seeds, cands := growingGapCase(t)
-	for _, order := range []Order{GaussSeidel, DefaultOrder} {
+	for _, order := range []Order{GaussSeidel, defaultOrder} {
 		res, err := SolveTopK(view, seeds, 0.85, 1, cands, Options{Tol: 1e-12, Order: order}.with(tn))
 		require.NoError(t, err)
 		require.True(t, res.Certified)
@@ -436,7 +436,7 @@ func TestSolveTopKChecksOften(t *testing.T) {
 			continue
 		}
 		k := 1 + rng.IntN(3)
-		order := []Order{GaussSeidel, DefaultOrder}[i%2]
+		order := []Order{GaussSeidel, defaultOrder}[i%2]
 		res, err := SolveTopK(c.native, c.seeds, c.damping, k, nil, Options{Tol: 1e-12, Order: order}.with(tn))
 		require.NoError(t, err)
 		// A selection of every node runs to the tolerance, not to its
@@ -531,7 +531,7 @@ func testRefinementProvesEarlier(t *testing.T, directed bool) {
 			if exact == nil {
 				exact = exactPPR(t, c.auth, seeds, c.damping)
 			}
-			require.Equalf(t, nodeSet(TopK(exact, k, cands)), nodeSet(got.TopK), "case %d: certified selection differs from the exact one", i)
+			require.Equalf(t, nodeSet(TopK(exact, k, cands, nil)), nodeSet(got.TopK), "case %d: certified selection differs from the exact one", i)
 			if g := exactGap(exact, got.TopK, cands); !math.IsInf(g, 1) {
 				require.LessOrEqualf(t, got.ProvedGap, g+1e-12, "case %d: proved gap above the exact gap", i)
 			}
@@ -592,7 +592,7 @@ func TestSolveTopKOrderedRefinementProvesEarlier(t *testing.T) {
 		solve := func(tn *tuning) *TopKResult {
 			e, err := tunedEngine(c.auth, c.seeds, c.damping, tn)
 			require.NoError(t, err)
-			res, err := e.SolveTopKOrdered(k, nil, Options{Tol: 1e-12})
+			res, err := e.SolveTopK(k, nil, Options{Tol: 1e-12, Ordered: true})
 			require.NoError(t, err)
 			return res
 		}
@@ -626,8 +626,8 @@ func TestSolveTopKRefinementTooTightFails(t *testing.T) {
 	for range 3000 {
 		c := newRandomCase(t, rng)
 		k := 1 + rng.IntN(4)
-		for _, order := range []Order{GaussSeidel, DefaultOrder} {
-			if !c.g.Directed() && order == DefaultOrder {
+		for _, order := range []Order{GaussSeidel, defaultOrder} {
+			if !c.g.Directed() && order == defaultOrder {
 				continue // Gauss-Seidel too
 			}
 			res, err := SolveTopK(c.auth, c.seeds, c.damping, k, nil, Options{Tol: 1e-12, Order: order}.with(tight))
@@ -635,16 +635,16 @@ func TestSolveTopKRefinementTooTightFails(t *testing.T) {
 			if !res.Certified || res.Refined == 0 {
 				continue
 			}
-			if c.g.Directed() && order == DefaultOrder {
+			if c.g.Directed() && order == defaultOrder {
 				refinedNormalized++
 			}
 			exact := exactPPR(t, c.auth, c.seeds, c.damping)
 			g := exactGap(exact, res.TopK, nil)
-			if !slices.Equal(nodeSet(TopK(exact, k, nil)), nodeSet(res.TopK)) || res.ProvedGap > g+1e-12 {
+			if !slices.Equal(nodeSet(TopK(exact, k, nil, nil)), nodeSet(res.TopK)) || res.ProvedGap > g+1e-12 {
 				kind := 0
 				if !c.g.Directed() {
 					kind = 1
-				} else if order == DefaultOrder {
+				} else if order == defaultOrder {
 					kind = 2
 				}
 				wrong[kind]++
@@ -679,7 +679,7 @@ func TestCoordGapCollectsBlockers(t *testing.T) {
 			e.pushSweep()
 		}
 		k := 1 + rng.IntN(3)
-		top := TopKRanked(e.X, k+1, cands, c.g.Ranks())
+		top := TopK(e.X, k+1, cands, c.g.Ranks())
 		if len(top) <= k {
 			continue
 		}
@@ -856,7 +856,7 @@ func TestNormalizedTopKRefines(t *testing.T) {
 					require.LessOrEqualf(t, math.Abs(tight.Scores[s.Node]-s.Score), res.ScoreErrs[j]+slack, "case %d: score %d off by more than its error bound", i, j)
 				}
 			}
-			want := TopK(tight.Scores, k, nil)
+			want := TopK(tight.Scores, k, nil, nil)
 			if exactGap(tight.Scores, want, nil) <= slack {
 				continue // the tight vector cannot tell its own boundary apart
 			}
@@ -877,7 +877,7 @@ func TestNormalizedTopKRefines(t *testing.T) {
 
 // A selection of every candidate (k at least the candidates) needs no
 // proof as a set, yet its scores must be estimates of pi, not the start
-// x = 0 with the whole mass as their error: SolveTopK and SolveTopKOrdered
+// x = 0 with the whole mass as their error: SolveTopK, ordered or not,
 // then solve to the tolerance (issue 16, defect 5: a certified top-5 of a
 // 5-node graph came back as five zeros after no sweep).
 func TestSolveTopKEveryCandidateSelected(t *testing.T) {
@@ -900,11 +900,7 @@ func TestSolveTopKEveryCandidateSelected(t *testing.T) {
 			for _, ordered := range []bool{false, true} {
 				e, err := NewEngine(c.auth, c.seeds, c.damping)
 				require.NoError(t, err)
-				solve := e.SolveTopK
-				if ordered {
-					solve = e.SolveTopKOrdered
-				}
-				res, err := solve(k, cands, Options{Tol: tol})
+				res, err := e.SolveTopK(k, cands, Options{Tol: tol, Ordered: ordered})
 				require.NoError(t, err)
 				where := fmt.Sprintf("case %d, k %d of %d candidates, ordered %v", i, k, m, ordered)
 				require.Truef(t, res.Certified, "%s: every candidate selected is the exact set", where)

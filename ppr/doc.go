@@ -79,14 +79,14 @@
 // (TestFloat32StorageSameBits) with 4 fewer bytes streamed per arc.
 // Every level is tested against Generic; the purego build tag runs Generic
 // everywhere. Ties in a selection break by node id, or by first-appearance
-// rank on a reordered graph (TopKRanked, csr.DegreeOrder).
+// rank on a reordered graph (TopK with the graph's Ranks, csr.DegreeOrder).
 //
 // # Errors
 //
 // Solve and NewSeeds validate their inputs (damping, seed ids and weights,
 // tolerance) and return errors prefixed "ppr:"; Engine methods and TopK
 // trust validated arguments and document what they expect. Seed weights
-// whose sum overflows are normalised (SeedScale), not refused. No solve
+// whose sum overflows are normalised, not refused. No solve
 // returns a bound it did not prove: an error bound or score that is NaN
 // or infinite is a *NotFiniteError (csr's weight range rules one out on
 // every graph; the check guards states written from outside).

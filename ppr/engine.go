@@ -3,9 +3,9 @@ package ppr
 import (
 	"fmt"
 	"math"
-	"math/bits"
 
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/nodeset"
 	"github.com/authppr/authppr/mask"
 )
 
@@ -32,7 +32,7 @@ type Engine struct {
 	// Support, when not nil, records every node whose X or R a push
 	// changes, so a caller working on sparse states can read or clear
 	// exactly those entries.
-	Support *Support
+	Support *nodeset.Set
 	// keepDangling makes pushes skip nodes that are dangling in the view:
 	// their residual stays in R instead of being spread over every seed.
 	// The tests set it.
@@ -50,44 +50,6 @@ type Engine struct {
 	dangling []uint32       // the view's nodes without out-weight, ascending
 
 	Stats Stats
-}
-
-// Support is a set of node ids kept as a bitset: insertion is one OR,
-// reset and iteration cost O(n/64) words (a few microseconds for a million
-// nodes), and push kernels can merge whole frontier words into it.
-type Support struct {
-	bits []uint64
-}
-
-// NewSupport returns an empty set over n nodes.
-func NewSupport(n int) *Support { return &Support{bits: make([]uint64, (n+63)/64)} }
-
-// Add inserts v.
-func (s *Support) Add(v uint32) { s.bits[v/64] |= 1 << (v % 64) }
-
-// Has reports whether v is in the set.
-func (s *Support) Has(v uint32) bool { return s.bits[v/64]&(1<<(v%64)) != 0 }
-
-// Reset empties the set.
-func (s *Support) Reset() { clear(s.bits) }
-
-// AppendNodes appends the members to dst in ascending order.
-func (s *Support) AppendNodes(dst []uint32) []uint32 {
-	for wi, word := range s.bits {
-		for word != 0 {
-			dst = append(dst, uint32(wi*64+bits.TrailingZeros64(word)))
-			word &= word - 1
-		}
-	}
-	return dst
-}
-
-// orWords merges a bitset of the same size into the set.
-func (s *Support) orWords(b []uint64) {
-	b = b[:len(s.bits)]
-	for i, w := range b {
-		s.bits[i] |= w
-	}
 }
 
 // NewEngine returns an engine in the native start state x = 0, r = alpha*s.

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/nodeset"
 	"github.com/authppr/authppr/internal/reference"
 	"github.com/authppr/authppr/mask"
 )
@@ -331,13 +332,13 @@ func TestTopKMatchesSortReference(t *testing.T) {
 			}
 		}
 		k := rng.IntN(n + 3)
-		want, got := topKReference(scores, k, cands), TopK(scores, k, cands)
+		want, got := topKReference(scores, k, cands), TopK(scores, k, cands, nil)
 		require.Len(t, got, len(want))
 		if len(want) > 0 {
 			require.Equal(t, want, got)
 		}
 	}
-	require.Nil(t, TopK([]float64{1, 2}, 0, nil))
+	require.Nil(t, TopK([]float64{1, 2}, 0, nil, nil))
 }
 
 func TestPushUntilMatchesReference(t *testing.T) {
@@ -351,7 +352,7 @@ func TestPushUntilMatchesReference(t *testing.T) {
 			ref, err := NewEngine(c.auth, c.seeds, c.damping)
 			require.NoError(t, err)
 			fast.keepDangling, ref.keepDangling = keep, keep
-			fast.Support, ref.Support = NewSupport(c.g.NumNodes()), NewSupport(c.g.NumNodes())
+			fast.Support, ref.Support = nodeset.New(c.g.NumNodes()), nodeset.New(c.g.NumNodes())
 			eps := []float64{1e-2, 1e-5, 1e-8}[rng.IntN(3)]
 			budget := []int64{0, 5, 50}[rng.IntN(3)]
 			doneFast := fast.pushUntil(eps, c.seeds.Nodes, budget)
@@ -376,7 +377,7 @@ func TestPushRoundsKeepsIdentity(t *testing.T) {
 		e, err := NewEngine(v, c.seeds, c.damping)
 		require.NoError(t, err)
 		e.keepDangling = rng.IntN(3) == 0
-		e.Support = NewSupport(c.g.NumNodes())
+		e.Support = nodeset.New(c.g.NumNodes())
 		eps := []float64{1e-3, 1e-6, 1e-9}[rng.IntN(3)]
 		budget := []int64{0, 0, 10}[rng.IntN(3)]
 		done := e.PushRounds(eps, c.seeds.Nodes, budget)
@@ -465,7 +466,7 @@ func TestNormalizeMass(t *testing.T) {
 
 func TestParseOrder(t *testing.T) {
 	t.Parallel()
-	for o := DefaultOrder; o <= Normalized; o++ {
+	for o := defaultOrder; o <= Normalized; o++ {
 		got, err := ParseOrder(o.String())
 		require.NoError(t, err)
 		require.Equal(t, o, got)

@@ -39,7 +39,7 @@ q passage3 2 peer
 		if err != nil {
 			panic(err)
 		}
-		top := ppr.TopK(res.Scores, 1, candidates)
+		top := ppr.TopK(res.Scores, 1, candidates, nil)
 		fmt.Printf("%s: %s %.4f\n", view.Name(), g.Name(top[0].Node), top[0].Score)
 	}
 	// Output:

@@ -211,7 +211,7 @@ func checkGoldenOrder(t *testing.T, q goldenQuery, x []float64, delta float64) (
 	if k == 0 {
 		return 0, 0
 	}
-	ours := ppr.TopK(x, k, nil)
+	ours := ppr.TopK(x, k, nil, nil)
 	if len(ours) != k {
 		t.Fatalf("query %s: TopK returned %d of %d", q.ID, len(ours), k)
 	}

@@ -1,6 +1,7 @@
 package ppr
 
 import (
+	"github.com/authppr/authppr/internal/nodeset"
 	"math"
 	"math/bits"
 	"slices"
@@ -22,7 +23,7 @@ import (
 //   - ||r||_1, max |r|/W and min r: a zero adds nothing (residualStats);
 //   - top-k: the best k+1 members of S are the best k+1 nodes when the last
 //     of them has x > 0, since every other node has x = 0 (else the full
-//     TopKRanked runs);
+//     TopK runs);
 //   - coordGap: a node u outside S has x(u) = r(u) = 0, so its upper end
 //     is E(u) = min(d*C*W(u) + L, l1) (L alone where W(u) = 0; see
 //     errorBounds), which never decreases as W(u) grows. Walking the nodes
@@ -50,10 +51,10 @@ const localShare = 8
 // localState is SolveTopK's set S and scratch, kept by the engine.
 type localState struct {
 	on      bool
-	members Support  // S
-	list    []uint32 // S in increasing id order, as of the last scan
-	outside []uint32 // blockers outside S (scratch)
-	visit   []uint32 // S and the blockers outside it, in id order (scratch)
+	members *nodeset.Set // S
+	list    []uint32     // S in increasing id order, as of the last scan
+	outside []uint32     // blockers outside S (scratch)
+	visit   []uint32     // S and the blockers outside it, in id order (scratch)
 	// The branches taken, for the tests: checks that visited blockers
 	// outside S, that stopped the walk past maxRefined of them, whose top-k
 	// needed the full pass, and solves that left local checks.
@@ -66,8 +67,8 @@ func (e *Engine) enterLocal() {
 	l := &e.local
 	n := len(e.X)
 	l.on = false
-	if words := (n + 63) / 64; len(l.members.bits) != words {
-		l.members.bits = make([]uint64, words)
+	if words := (n + 63) / 64; l.members == nil || len(l.members.Words()) != words {
+		l.members = nodeset.New(n)
 	}
 	l.members.Reset()
 	count := 0
@@ -113,15 +114,15 @@ func nextMember(set []uint64, u int) int {
 	return len(set) * 64
 }
 
-// localTop is TopKRanked over every node, computed over S when that gives
+// localTop is TopK over every node, computed over S when that gives
 // the same answer (see local.go).
 func (e *Engine) localTop(count int, rank []uint32) []Scored {
-	top := TopKRanked(e.X, count, e.local.list, rank)
+	top := TopK(e.X, count, e.local.list, rank)
 	if len(top) == count && top[count-1].Score > 0 {
 		return top
 	}
 	e.local.fullTops++
-	return TopKRanked(e.X, count, nil, rank)
+	return TopK(e.X, count, nil, rank)
 }
 
 // localVisit returns the nodes coordGap must visit for bounds eb and

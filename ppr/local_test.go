@@ -56,7 +56,7 @@ func localGraph(t *testing.T, rng *rand.Rand, n int) (*csr.Graph, *mask.Labels) 
 	return g, mask.FromGraph(g)
 }
 
-// SolveTopK and SolveTopKOrdered with local checks (see local.go) give
+// SolveTopK, ordered or not, with local checks (see local.go) give
 // the bits of the full passes: the same vector, selection, bounds and
 // counts, on full and authenticated views, through reused engines.
 func TestLocalChecksMatchFull(t *testing.T) {
@@ -98,14 +98,8 @@ func TestLocalChecksMatchFull(t *testing.T) {
 			ordered := rng.IntN(2) == 0
 			refine := rng.IntN(4) != 0 // without refinement coordGap collects no blockers
 			solve := func(e *Engine, on bool) *TopKResult {
-				opt := Options{Tol: 1e-13}.with(tuned(func(t *tuning) { t.localChecks, t.refineUndirected = on, refine }))
-				var res *TopKResult
-				var err error
-				if ordered {
-					res, err = e.SolveTopKOrdered(k, cands, opt)
-				} else {
-					res, err = e.SolveTopK(k, cands, opt)
-				}
+				opt := Options{Tol: 1e-13, Ordered: ordered}.with(tuned(func(t *tuning) { t.localChecks, t.refineUndirected = on, refine }))
+				res, err := e.SolveTopK(k, cands, opt)
 				require.NoError(t, err)
 				return res
 			}

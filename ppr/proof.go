@@ -28,27 +28,28 @@ type Proof struct {
 
 // Prove returns the proof of the engine's current state, which passes
 // passes over the state have produced (sweeps, scans, corrections of rows:
-// each may round every entry once, see roundoff). It reads every node once.
-func (e *Engine) Prove(passes int) *Proof {
-	st := e.residualStats()
-	if e.view.Directed() {
-		st.maxRatio, st.dangling, st.maxNeg, st.danglingNeg = 0, 0, 0, 0
+// each may round every entry once, see roundoff).
+//
+// With since nil it reads every node once. Otherwise since is a proof of
+// the same arrays, on this engine or on another engine over a view of the
+// same snapshot, and changed lists every node that may differ since in
+// residual or in out-row (a node whose row differs between the two views
+// must be listed): Prove then costs O(len(changed)). The statistics are
+// bounded from since's and the changed nodes' (||r||_1 by since's plus
+// |r(u)| over changed, the largest ratio by the larger of since's and the
+// changed nodes' ratios, the dangling residual likewise), which bounds
+// what a full pass would find, so every bound derived from them holds.
+// Duplicates in changed only loosen the bounds.
+func (e *Engine) Prove(passes int, since *Proof, changed []uint32) *Proof {
+	if since == nil {
+		st := e.residualStats()
+		if e.view.Directed() {
+			st.maxRatio, st.dangling, st.maxNeg, st.danglingNeg = 0, 0, 0, 0
+		}
+		return e.proofOf(st, passes)
 	}
-	return e.proofOf(st, passes)
-}
-
-// ProveChanged is Prove from prev, a proof of the same arrays on this
-// engine or on another engine over a view of the same snapshot, when only
-// the nodes in changed may differ since in residual or in out-row (a node
-// whose row differs between the two views must be listed). It costs
-// O(len(changed)): the statistics are bounded from prev's and the changed
-// nodes' (||r||_1 by prev's plus |r(u)| over changed, the largest ratio by
-// the larger of prev's and the changed nodes' ratios, the dangling residual
-// likewise), which bounds what a full pass would find, so every bound
-// derived from them holds. Duplicates in changed only loosen the bounds.
-func (e *Engine) ProveChanged(prev *Proof, changed []uint32, passes int) *Proof {
-	st := prev.st
-	st.l1 = prev.l1
+	st := since.st
+	st.l1 = since.l1
 	w := e.view.OutWeights()
 	directed := e.view.Directed()
 	for _, u := range changed {

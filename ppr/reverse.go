@@ -674,7 +674,7 @@ func (e *Engine) collectBlockers(sel []Scored, candidates []uint32, eb *errorBou
 	return bs
 }
 
-// refineLeads raises SolveTopKOrdered's unproved leads (leads[i] <= 0 for
+// refineLeads raises an ordered SolveTopK's unproved leads (leads[i] <= 0 for
 // the pair sel[i], sel[i+1]) with refined intervals: a lower bound on
 // pi(a) - pi(b) is piGap(lo(a) - hi(b)) for any refined or unrefined
 // interval of N at a and b (the proof of refineTopK with the pair as

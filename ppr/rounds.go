@@ -165,6 +165,6 @@ func (e *Engine) endRound(dangling float64, next []uint64) {
 		}
 	}
 	if e.Support != nil {
-		e.Support.orWords(next)
+		e.Support.Or(next)
 	}
 }

@@ -14,9 +14,9 @@ const DefaultTol = 1e-10
 type Order int
 
 const (
-	// DefaultOrder lets the solve choose: Normalized for SolveTopK and
-	// SolveTopKOrdered on a directed view, GaussSeidel everywhere else.
-	DefaultOrder Order = iota
+	// defaultOrder, Order's zero value, lets the solve choose: Normalized
+	// for SolveTopK on a directed view, GaussSeidel everywhere else.
+	defaultOrder Order = iota
 	// GaussSeidel pushes nodes in id order, in place (Engine.PushSweep):
 	// about half the sweeps of Jacobi. Tried and dropped: the
 	// same iterates as pulls (x(v) updated in place from the
@@ -49,7 +49,7 @@ const (
 // String names the order as ParseOrder reads it.
 func (o Order) String() string {
 	switch o {
-	case DefaultOrder:
+	case defaultOrder:
 		return "default"
 	case GaussSeidel:
 		return "gauss-seidel"
@@ -63,7 +63,7 @@ func (o Order) String() string {
 
 // ParseOrder reads "default", "gauss-seidel", "jacobi" or "normalized".
 func ParseOrder(s string) (Order, error) {
-	for o := DefaultOrder; o <= Normalized; o++ {
+	for o := defaultOrder; o <= Normalized; o++ {
 		if s == o.String() {
 			return o, nil
 		}
@@ -71,11 +71,11 @@ func ParseOrder(s string) (Order, error) {
 	return 0, fmt.Errorf("ppr: sweep order %q, want default, gauss-seidel, jacobi or normalized", s)
 }
 
-// resolve returns the order a solve runs: o, or for DefaultOrder
+// resolve returns the order a solve runs: o, or for defaultOrder
 // Normalized in a certified top-k solve on a directed view and GaussSeidel
 // otherwise.
 func (o Order) resolve(directed, topK bool) Order {
-	if o != DefaultOrder {
+	if o != defaultOrder {
 		return o
 	}
 	if directed && topK {
@@ -93,7 +93,8 @@ type Options struct {
 	// MaxSweeps caps the sweeps; zero means enough for Tol in exact
 	// arithmetic plus a margin. Reaching it is an error, not a silent stop.
 	MaxSweeps int
-	// Order is the sweep order (see DefaultOrder).
+	// Order is the sweep order; the zero value lets the solve choose:
+	// Normalized for SolveTopK on a directed view, GaussSeidel elsewhere.
 	Order Order
 	// Threads > 1 runs each sweep on that many goroutines
 	// (Engine.SweepParallel). The sweeps are then Jacobi sweeps whatever
@@ -108,13 +109,16 @@ type Options struct {
 	// arcs; 8 bytes per node kept). Using it
 	// on another view or damping is an error; undirected views ignore it
 	// (their per-coordinate bound needs none), and so does every solve but
-	// SolveTopK and SolveTopKOrdered.
+	// SolveTopK.
 	Visits *VisitBounds
 	// PriorPasses is how many passes (sweeps, scans, updates) made the
 	// engine's start state, when it is a warm start: every pass may round
 	// each entry once, and the rounding margin of a proof counts them all
 	// (see roundoff). Zero for the native start.
 	PriorPasses int
+	// Ordered makes SolveTopK prove the order within the selection too
+	// (see Engine.SolveTopK); other solves ignore it.
+	Ordered bool
 
 	// tune, when not nil, is the tuning of the solve (tests and
 	// benchmarks set it, export_test.go): the engines the solve runs on

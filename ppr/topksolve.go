@@ -6,7 +6,7 @@ import (
 	"slices"
 )
 
-// topKSolve is one certified top-k solve (SolveTopK, SolveTopKOrdered) on
+// topKSolve is one certified top-k solve (SolveTopK, ordered or not) on
 // an engine, as the solve loop drives it: sweep moves the state, settle
 // checks the proof when the schedule says so (check: the selection and
 // its bounds; prove: the proved gap; refine: reverse pushes at the
@@ -59,12 +59,12 @@ type topKSolve struct {
 	gap, slack, need float64
 }
 
-func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool) (*TopKResult, error) {
+func (e *Engine) solveTopK(k int, candidates []uint32, opt Options) (*TopKResult, error) {
 	if k < 1 {
 		return nil, fmt.Errorf("ppr: k = %d, want at least 1", k)
 	}
 	e.adopt(opt)
-	s, tol, err := e.newTopKSolve(k, candidates, opt, ordered)
+	s, tol, err := e.newTopKSolve(k, candidates, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 
 // newTopKSolve validates the options and sets up the solve from the
 // engine's state; it returns the tolerance too.
-func (e *Engine) newTopKSolve(k int, candidates []uint32, opt Options, ordered bool) (*topKSolve, float64, error) {
+func (e *Engine) newTopKSolve(k int, candidates []uint32, opt Options) (*topKSolve, float64, error) {
 	view := e.view
 	l1 := e.residualL1()
 	tol, maxSweeps, err := opt.limits(view, l1, e.damping)
@@ -85,7 +85,7 @@ func (e *Engine) newTopKSolve(k int, candidates []uint32, opt Options, ordered b
 		return nil, 0, err
 	}
 	s := &topKSolve{
-		e: e, k: k, candidates: candidates, opt: opt, ordered: ordered,
+		e: e, k: k, candidates: candidates, opt: opt, ordered: opt.Ordered,
 		res:      &TopKResult{Scores: e.X},
 		perCoord: !view.Directed(), order: opt.Order.resolve(view.Directed(), true),
 		checkWithin: 2, maxSweeps: maxSweeps, l1: l1, decay: e.damping,
@@ -137,7 +137,7 @@ func (s *topKSolve) scan(eps float64) int {
 	e := s.e
 	var pushes int
 	if e.local.on {
-		pushes, _ = e.pushScanOver(eps, e.local.members.bits)
+		pushes, _ = e.pushScanOver(eps, e.local.members.Words())
 		e.local.relist(len(e.X))
 	} else {
 		pushes = e.PushScan(eps)
@@ -202,7 +202,7 @@ func (s *topKSolve) finish() error {
 	if s.perCoord {
 		pst = s.st
 	}
-	res.proof = e.proofOf(pst, res.Sweeps+s.opt.PriorPasses)
+	res.Proof = e.proofOf(pst, res.Sweeps+s.opt.PriorPasses)
 	return nil
 }
 
@@ -219,7 +219,7 @@ func (s *topKSolve) check() {
 	if e.local.on && s.candidates == nil {
 		top = e.localTop(s.k+1, e.view.Ranks())
 	} else {
-		top = TopKRanked(e.X, s.k+1, s.candidates, e.view.Ranks())
+		top = TopK(e.X, s.k+1, s.candidates, e.view.Ranks())
 	}
 	res.TopK, res.Gap = top, math.Inf(1)
 	if len(top) > s.k {
@@ -325,7 +325,7 @@ func (s *topKSolve) proveDirected() {
 }
 
 // lead fills the leads and score errors of the selection and whether its
-// order is proved (SolveTopKOrdered's proof); once the set is proved, an
+// order is proved (the ordered SolveTopK's proof); once the set is proved, an
 // ordered solve waits on its closest unproved pair instead, refined by
 // reverse pushes.
 func (s *topKSolve) lead() {
