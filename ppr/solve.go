@@ -46,7 +46,8 @@ const (
 	Normalized
 )
 
-// String names the order as ParseOrder reads it.
+// String names the order: "default" (the zero value), "gauss-seidel",
+// "jacobi" or "normalized".
 func (o Order) String() string {
 	switch o {
 	case defaultOrder:
@@ -59,16 +60,6 @@ func (o Order) String() string {
 		return "normalized"
 	}
 	return fmt.Sprintf("Order(%d)", int(o))
-}
-
-// ParseOrder reads "default", "gauss-seidel", "jacobi" or "normalized".
-func ParseOrder(s string) (Order, error) {
-	for o := defaultOrder; o <= Normalized; o++ {
-		if s == o.String() {
-			return o, nil
-		}
-	}
-	return 0, fmt.Errorf("ppr: sweep order %q, want default, gauss-seidel, jacobi or normalized", s)
 }
 
 // resolve returns the order a solve runs: o, or for defaultOrder

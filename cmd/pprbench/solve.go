@@ -367,8 +367,19 @@ func sweepOrderFlag(fs *flag.FlagSet) *ppr.Order {
 	o := new(ppr.Order)
 	fs.Func("sweeps", "sweep order: default (normalized for --certify on a directed graph, gauss-seidel otherwise), gauss-seidel, jacobi or normalized", func(s string) error {
 		var err error
-		*o, err = ppr.ParseOrder(s)
+		*o, err = parseOrder(s)
 		return err
 	})
 	return o
+}
+
+// parseOrder reads an order by its name (ppr.Order.String): "default",
+// "gauss-seidel", "jacobi" or "normalized".
+func parseOrder(s string) (ppr.Order, error) {
+	for _, o := range []ppr.Order{0, ppr.GaussSeidel, ppr.Jacobi, ppr.Normalized} {
+		if s == o.String() {
+			return o, nil
+		}
+	}
+	return 0, fmt.Errorf("sweep order %q, want default, gauss-seidel, jacobi or normalized", s)
 }
