@@ -239,7 +239,7 @@ func BenchmarkAnchorTopK(b *testing.B) {
 }
 
 // BenchmarkAnchorKernels runs one Jacobi sweep, one parallel Jacobi sweep
-// (2 goroutines), one Gauss-Seidel sweep (PushSweep) and one batched Jacobi
+// (2 goroutines), one Gauss-Seidel sweep and one batched Jacobi
 // sweep at every supported level from Unrolled up on the anchors' graphs, all in turn within each
 // iteration (each kernel and level on its own engine, so every engine
 // follows the same trajectory), and reports each kernel's median time at

@@ -15,8 +15,8 @@ import (
 // layout, used for more than 8 queries at a kernel level that has wide
 // kernels: AVX512) for all of its vectors. Each
 // result is what Solve gives for that seed vector in the same order
-// (opt.Order: Gauss-Seidel by default, as Engine.PushSweep; Jacobi as
-// Engine.Sweep, bit for bit with the Generic kernel level), except that
+// (opt.Order: Gauss-Seidel by default, as Engine.pushSweep; Jacobi as
+// Engine.jacobiSweep, bit for bit with the Generic kernel level), except that
 // every vector of a batch sweeps until the slowest reaches opt.Tol, so it
 // may be more accurate than asked; Sweeps says how many it got
 // (TestSolveBatchMatchesSolve). Jacobi on a view masking more arcs than
@@ -114,7 +114,7 @@ func (b *batch[L]) solve(seeds []Seeds, opt Options) ([]*Result, error) {
 			b.r[u][j] = b.alpha * s.Weights[i]
 		}
 	}
-	// ||r||_1 in node order, as Engine.ResidualL1 sums it.
+	// ||r||_1 in node order, as Engine.residualL1 sums it.
 	b.l1 = b.k.l1(b.r)
 	b.jacobi, b.sweeps = opt.Order == Jacobi, 0
 	tol, maxSweeps := 0.0, 0
@@ -185,7 +185,7 @@ func (b *batch[L]) results() []*Result {
 	return out
 }
 
-// jacobiSweep is Engine.Sweep for every vector of the batch: x += r, r = d*r*P,
+// jacobiSweep is Engine.jacobiSweep for every vector of the batch: x += r, r = d*r*P,
 // with the same operations in the same order per vector (the dangling
 // residual to the vector's seeds, masked arcs subtracted after the pull).
 func (b *batch[L]) jacobiSweep() L {
@@ -222,7 +222,7 @@ func (b *batch[L]) jacobiSweep() L {
 	return l1
 }
 
-// pushSweep is Engine.PushSweep (PushScan with eps = 0, then ||r||_1) for
+// pushSweep is Engine.pushSweep (PushScan with eps = 0, then ||r||_1) for
 // every vector of the batch: nodes pushed in id order with the residual
 // updated in place, each vector's dangling residual sent to its seeds at
 // the end of the scan. Runs of nodes the mask leaves untouched go to the

@@ -120,7 +120,7 @@ func TestSolveBatchMatchesSolve(t *testing.T) {
 	}
 }
 
-// TestSolveBatchGaussSeidel checks the default order against Engine.PushSweep
+// TestSolveBatchGaussSeidel checks the default order against Engine.pushSweep
 // swept as many times, bit for bit at every kernel level (the push
 // arithmetic is the same per vector), on the same views.
 func TestSolveBatchGaussSeidel(t *testing.T) {

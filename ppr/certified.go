@@ -77,8 +77,9 @@ type TopKResult struct {
 // for any bound E(u) >= e(u). Directed views use E(u) = ||e||_1 <=
 // ||r||_1/alpha and, once few candidates straddle the boundary, sharper
 // intervals from reverse pushes at those candidates (refineTopK in
-// reverse.go proves them); ProvedGap is the larger of the two bounds. Undirected views use the per-coordinate bound of
-// DESIGN.md: e(u) <= W(u)*max_w(r(w)/W(w))/alpha + D/alpha, with D the
+// reverse.go proves them); ProvedGap is the larger of the two bounds.
+//
+// Undirected views use the per-coordinate bound of DESIGN.md: e(u) <= W(u)*max_w(r(w)/W(w))/alpha + D/alpha, with D the
 // residual on nodes without out-weight (their rows are the seeds, outside
 // the symmetric part; bounded in L1). Proof of the first term: with A
 // symmetric and D_W = diag(W), (I-dP)^-1 = K*D_W with K = (D_W - d*A)^-1
@@ -94,24 +95,20 @@ type TopKResult struct {
 // <= alpha*C*W(u), this is at most C*W(u), and d*C*W(u) wherever a push
 // has just cleared r(u): half the bound at d = 0.5. So E(u) = |r(u)| +
 // d*C*W(u) + D/alpha (D/alpha alone where W(u) = 0; TestCoordBoundsHold
-// checks it against exact solves). WN18RR, 300 queries of 3 seeds, top-10:
-// passes 1743 -> 1620, arcs 16.37M -> 16.29M; the KG's 10 dense queries
-// read as many arcs (28.4 -> 28.3 sweeps' worth): there the proof waits
-// until the blockers are few enough to refine (5403 and 2209 of the 50k
-// passages after 2.25 sweeps, 27 and 116 a sweep later), and halving
-// their bound leaves thousands.
+// checks it against exact solves).
+//
 // From a caller's warm start, and after Normalized sweeps normalize the
 // mass (SolveTopK's default on directed views, see Normalized), the
 // residual is signed; then E(u) bounds |e(u)| and the selected side takes
 // -E(v) as well (coordGap; on directed views the L1 bound covers both
 // ends of a pair at once, |e(v)| + |e(u)| <= ||e||_1). Every proved gap
 // and lead is net of a rounding margin (roundoff). Once at most
-// 256 unselected candidates straddle the boundary, undirected views refine
-// them by reverse pushes too, with a remainder that the symmetry shrinks
-// with the push's reach (reverse.go); the refined bound also sets the
-// threshold scans' threshold. On the anchors' KG (10 HippoRAG2 dense
-// queries, top-5) that took the passes from 63 to 43 and the arcs read
-// from 34.8 to 28.2 sweeps' worth.
+// maxRefined unselected candidates straddle the boundary, undirected views
+// refine them by reverse pushes too, with a remainder that the symmetry
+// shrinks with the push's reach (reverse.go); the refined bound also sets
+// the threshold scans' threshold. (Measurements of the one-step bound and
+// of undirected refinement: docs/benchmarks.md, "ppr: certified top-k".)
+//
 // When ProvedGap > 0 every selected candidate beats every unselected one
 // in pi, and the selection (as a set) is exact. Exact ties can never be
 // certified; they run to opt.Tol and come back with Certified false.
@@ -171,23 +168,17 @@ func (e *Engine) SolveTopK(k int, candidates []uint32, opt Options) (*TopKResult
 // A scan is a sequence of pushes, so the residual identity and (from the
 // native start) r >= 0 hold after it and the proof is unchanged; it reads
 // every node but only the pushed nodes' arcs, so it costs at most a sweep.
-// On the anchors' KG (HippoRAG's dense reset, d = 0.5, 8 queries) it cut
-// the arcs read to a proved ordered top-5 from 3.65 to 2.01 sweeps' worth
-// per query (time 0.77x) and to a top-10 from 9.0 to 4.4 (time 0.54x),
-// same selections (GOMAXPROCS=1 go test ./ppr -run XXX -bench
-// AnchorTopKScans); at d = 0.85, 18.3 -> 11.3 and 28.0 -> 17.1 (time 0.62x
-// and 0.86x). scanFraction: 0.35, 0.5, 0.7, 0.8, 0.9, 1.0, 1.3 read
-// 2.73, 2.34, 2.15, 2.07, 2.01, 1.95, 2.88 sweeps' worth for the top-5
-// (5.12, 4.89, 4.64, 4.53, 4.45, 4.37, 5.19 for the top-10); 0.9 keeps a
-// margin below the threshold. Tests switch the scans off
-// (tuning.thresholdScans) to compare with plain sweeps.
+// scanFraction keeps a margin below the threshold; it was chosen on the
+// arcs read to proved selections (docs/benchmarks.md, "ppr: threshold
+// scans"). Tests switch the scans off (tuning.thresholdScans) to compare
+// with plain sweeps.
 const scanFraction = 0.9
 
 // visitCheckWithin: with visit bounds, SolveTopK checks a directed proof
 // after every sweep once the L1 term is below this many times the k-th
-// score (2 without them, see the scheduling in solveTopK): the per-node
-// bounds leave few candidates straddling the boundary from about 5 times
-// on R-MAT 20 (5 seeds, top-10).
+// score (2 without them, see topKSolve.schedule): the per-node bounds leave
+// few candidates straddling the boundary well before the L1 term alone
+// does (docs/benchmarks.md, "ppr: visit bounds").
 const visitCheckWithin = 8.0
 
 // maxCheckWait caps how many sweeps SolveTopK runs without checking the
@@ -293,13 +284,14 @@ func (b *errorBounds) nTerm(u uint32) float64 {
 	return b.l1
 }
 
-// residualL1Max returns ||r||_1, summed in node order as ResidualL1
+// residualL1Max returns ||r||_1, summed in node order as residualL1
 // sums it, and max|r| in one pass.
 func (e *Engine) residualL1Max() (l1, rmax float64) {
 	// max over the bits of |r|: for non-negative floats the integer order
 	// is the float order, and an integer compare has none of the NaN
-	// handling of the float max (which made this pass 7x slower than
-	// ResidualL1's on wiki-Vote). R holds no NaN.
+	// handling of the float max, which made this pass several times
+	// slower than residualL1's (docs/benchmarks.md, "ppr: small passes").
+	// R holds no NaN.
 	var top uint64
 	for _, v := range e.R {
 		b := math.Float64bits(v) &^ (1 << 63)
@@ -365,7 +357,7 @@ func (e *Engine) roundoff(sweeps int) float64 {
 
 // residualStats summarises the residual for the per-coordinate bound.
 type residualStats struct {
-	l1       float64 // ||r||_1, summed in node order as ResidualL1 sums it
+	l1       float64 // ||r||_1, summed in node order as residualL1 sums it
 	maxRatio float64 // max |r(v)|/W(v) over the nodes with out-weight
 	dangling float64 // sum of |r(v)| over the nodes without
 	signed   bool    // some r(v) < 0
@@ -451,7 +443,8 @@ func (e *Engine) coordBounds(st residualStats, l1Bound float64) errorBounds {
 // selection's lowest lower end (at most limit of them; over when more do)
 // and the highest upper end among the others. On a view without a
 // candidate list that pass reads every node, as often as the proof is
-// checked (WN18RR: a second pass was a tenth of the solve).
+// checked, so a second pass would be a visible share of the solve
+// (docs/benchmarks.md, "ppr: small passes").
 type blockerSet struct {
 	limit  int
 	nodes  []uint32

@@ -31,7 +31,8 @@ type Engine struct {
 
 	// Support, when not nil, records every node whose X or R a push
 	// changes, so a caller working on sparse states can read or clear
-	// exactly those entries.
+	// exactly those entries (replay's guard; the set type is internal to
+	// the module).
 	Support *nodeset.Set
 	// keepDangling makes pushes skip nodes that are dangling in the view:
 	// their residual stays in R instead of being spread over every seed.
@@ -41,7 +42,7 @@ type Engine struct {
 	// Scratch, one struct per feature, allocated on first use and kept,
 	// so that an engine reused through Restart allocates nothing
 	// proportional to the graph after its first query.
-	sweeps   pullScratch    // Sweep, SweepParallel
+	sweeps   pullScratch    // jacobiSweep, parallelSweep
 	fifo     fifo           // pushUntil
 	rounds   roundScratch   // PushRounds, PushNegative
 	refine   topKRefinement // reverse pushes (SolveTopK, Proof.RefinedGap)
@@ -124,7 +125,7 @@ func (e *Engine) normalizeMass() bool {
 }
 
 // scaleMass sets x' = c*x and r' = c*r + (1-c)*alpha*s (see normalizeMass)
-// and returns ||r'||_1, summed in node order as ResidualL1 sums it, in one
+// and returns ||r'||_1, summed in node order as residualL1 sums it, in one
 // pass over the nodes: the seeds' share is added first, as
 // (1-c)*alpha*s/c, so that the pass's scaling gives it its weight.
 func (e *Engine) scaleMass(c float64) float64 {
@@ -244,10 +245,9 @@ func pullAll(ps *pullSet, g *csr.Graph, lo, hi int, factor, next []float64, d fl
 
 // pushSweep pushes every node once, in id order, updating the residual in
 // place (Gauss-Seidel order): mass pushed to a later node moves on within
-// the same sweep, so it needs about half the sweeps of jacobiSweep for the same
-// bound (measured: 68 vs 142 on wiki-Vote at d=0.85, 18 vs 34 on the KG at
-// d=0.5). Each step is a push, so the residual identity holds after the
-// sweep. It scatters over the out-adjacency and returns the new ||r||_1.
+// the same sweep, so it needs about half the sweeps of jacobiSweep for the
+// same bound (docs/benchmarks.md, "ppr: sweep orders"). Each step is a
+// push, so the residual identity holds after the sweep. It scatters over the out-adjacency and returns the new ||r||_1.
 func (e *Engine) pushSweep() float64 {
 	e.PushScan(0)
 	return e.residualL1()

@@ -412,7 +412,7 @@ func slicesContains(s []uint32, v uint32) bool {
 	return false
 }
 
-// NormalizeMass keeps the residual identity, brings sum(x) to 1 and
+// normalizeMass keeps the residual identity, brings sum(x) to 1 and
 // sum(r) to 0; Normalized solves reach their tolerance and the exact
 // vector on every kind of view, from the native start and from warm starts.
 func TestNormalizeMass(t *testing.T) {

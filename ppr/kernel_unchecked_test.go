@@ -12,7 +12,7 @@ import (
 
 // The unchecked kernels sum in the Unrolled kernels' order, so they must
 // match them bit for bit, over whole adjacencies and over row windows
-// (SweepParallel's ranges, whose offsets do not start at 0), and write
+// (parallelSweep's ranges, whose offsets do not start at 0), and write
 // nothing outside next.
 func TestUncheckedMatchesUnrolled(t *testing.T) {
 	t.Parallel()

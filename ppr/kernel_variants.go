@@ -6,11 +6,8 @@ import (
 	"github.com/authppr/authppr/internal/cpu"
 )
 
-// The FMA experiment, kept as numbers: an explicit math.FMA version of
-// pullUnmasked ran 1.11x (250k nodes) and 1.44x (1M nodes) the time of
-// pullUnmasked in a GOAMD64=v1 build, and an eight-accumulator version
-// 0.92x and 1.04x (BenchmarkPullKernelsInterleaved, one run each): no
-// level for either.
+// An explicit math.FMA pull and an eight-accumulator pull were measured
+// and are no level (docs/benchmarks.md, "ppr: pull kernels").
 
 // pullSet is the pull kernels of one CPU level (internal/cpu): weighted
 // for graphs with weights, pattern for graphs whose every weight is 1

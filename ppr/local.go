@@ -8,10 +8,10 @@ import (
 )
 
 // Local checks. A query with a few seeds on a big undirected view reaches
-// few nodes before its top-k is proved (WN18RR, 40k nodes, 3 seeds, top-10:
-// about 10k arcs), yet every check of SolveTopK read every node: the
-// threshold scan, the residual's statistics, the top-k and coordGap's pass
-// were nearly all of a certified query. So SolveTopK keeps, on undirected
+// few nodes before its top-k is proved, yet every check of SolveTopK would
+// read every node: the threshold scan, the residual's statistics, the
+// top-k and coordGap's pass, which were nearly all of a certified query
+// (docs/benchmarks.md, "ppr: small passes"). So SolveTopK keeps, on undirected
 // views, the set S of nodes whose x or r may be non-zero (one pass over x
 // and r at entry; the scans add every node they change) and, while S stays
 // below a localShare of the nodes, runs each of those passes over S alone
@@ -44,8 +44,8 @@ import (
 // localShare: the checks stay local while |S| <= n/localShare. Not tuned:
 // a local pass costs a few nanoseconds per member (the list, scattered
 // reads), a full one about one per node (streams), so local passes stop
-// paying well before S is the whole view; WN18RR's queries stay far below
-// an eighth, the KG's dense ones start above it.
+// paying well before S is the whole view; sparse queries stay far below an
+// eighth, dense ones (a reset over every passage) start above it.
 const localShare = 8
 
 // localState is SolveTopK's set S and scratch, kept by the engine.

@@ -104,8 +104,8 @@ type pairSweep struct {
 	nextA, nextB []float64
 }
 
-// sweep performs Engine.Sweep on both engines at once. Its reference is two
-// calls of Engine.Sweep; TestSolvePairMatchesSeparateSolves checks that they
+// sweep performs Engine.jacobiSweep on both engines at once. Its reference is two
+// calls of Engine.jacobiSweep; TestSolvePairMatchesSeparateSolves checks that they
 // agree bit for bit: each view's sum runs in pullUnmasked's order, then its
 // masked arcs are subtracted as subtractArcs does. A view that masks too many
 // arcs to list them (see mask.View.MaskedInArcs) has no fused form: both

@@ -11,10 +11,10 @@ import (
 // chunksPerThread*threads ranges of about equal arc counts, which the
 // goroutines take in turn as they finish (equal arc counts are not equal
 // work: the gathers of one range may hit the cache more than another's),
-// each range pulled with the same kernel and order as Sweep, so X and R come
-// out bit-identical to Sweep's. Only the returned ||r||_1 is summed per
+// each range pulled with the same kernel and order as jacobiSweep, so X and
+// R come out bit-identical to its. Only the returned ||r||_1 is summed per
 // range and then across ranges in range order, so it may differ from
-// Sweep's in the last bits (but not between runs).
+// jacobiSweep's in the last bits (but not between runs).
 func (e *Engine) parallelSweep(threads int) float64 {
 	if threads <= 1 {
 		return e.jacobiSweep()
@@ -52,7 +52,7 @@ func (e *Engine) parallelSweep(threads int) float64 {
 			x[u] += r[u]
 		}
 	})
-	// The dangling mass, summed in node order as Sweep sums it.
+	// The dangling mass, summed in node order as jacobiSweep sums it.
 	dangling := 0.0
 	for _, u := range e.danglingNodes() {
 		dangling += r[u]
@@ -96,8 +96,8 @@ func (e *Engine) parallelSweep(threads int) float64 {
 	return l1
 }
 
-// pullScratch is the scratch of Sweep and SweepParallel: the next
-// residual and the per-node factors, and SweepParallel's row ranges and
+// pullScratch is the scratch of jacobiSweep and parallelSweep: the next
+// residual and the per-node factors, and parallelSweep's row ranges and
 // their ||r||_1.
 type pullScratch struct {
 	next, factor []float64
@@ -113,7 +113,7 @@ func (p *pullScratch) arrays(n int) (next, factor []float64) {
 	return p.next[:n], p.factor[:n]
 }
 
-// chunksPerThread is how many row ranges SweepParallel makes per thread.
+// chunksPerThread is how many row ranges parallelSweep makes per thread.
 const chunksPerThread = 8
 
 // partition returns row boundaries that split the in-adjacency into threads

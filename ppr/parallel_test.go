@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// SweepParallel gives Sweep's X and R bit for bit, at every thread count.
+// parallelSweep gives jacobiSweep's X and R bit for bit, at every thread count.
 func TestSweepParallelMatchesSweep(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(71, 72))

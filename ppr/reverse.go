@@ -178,11 +178,12 @@ func (rp *reversePusher) pushInto(est *reverseEstimate, view *mask.View, d float
 	rp.queue, rp.touched = rp.queue[:0], rp.touched[:0]
 }
 
-// Top-k refinement (SolveTopK), directed views first. With the L1 bound alone a
-// directed selection waits until ||r||_1/alpha falls below the raw gap at
-// the boundary; on R-MAT 20 (5 seeds, top-10) the unselected candidates
-// whose interval [x, x + ||r||_1/alpha] still reaches the k-th score are a
-// handful several sweeps before that. refineTopK gives exactly those (and
+// Top-k refinement (SolveTopK), directed views first. With the L1 bound
+// alone a directed selection waits until ||r||_1/alpha falls below the raw
+// gap at the boundary, while the unselected candidates whose interval [x,
+// x + ||r||_1/alpha] still reaches the k-th score are often a handful
+// several sweeps before that (docs/benchmarks.md, "ppr: reverse
+// refinement"). refineTopK gives exactly those (and
 // the selected ones that they still block) the reverse-push intervals of
 // N = x + r*G' above and compares N instead of pi.
 //
@@ -227,19 +228,16 @@ func (rp *reversePusher) pushInto(est *reverseEstimate, view *mask.View, d float
 // maxRefined caps the candidates refined at one check: more than this
 // straddling the boundary means the L1 bound is still far too loose, and a
 // sweep is the cheaper next step. The straddlers fall abruptly from all
-// nodes to a few once ||r||_1/alpha drops below the k-th score (R-MAT 20,
-// 5 seeds, top-10, one query: every node after 16 sweeps, 118 after 17,
-// 30 after 18); refining the 118 read 0.83M arcs, a twentieth of a sweep,
-// and proved the selection a sweep earlier than a cap of 64.
+// nodes to a few once ||r||_1/alpha drops below the k-th score, and a cap
+// of a few hundred catches the sweep where they do (docs/benchmarks.md,
+// "ppr: reverse refinement").
 const maxRefined = 256
 
 // maxRefinedVisits is maxRefined with visit bounds (Options.Visits): their
 // per-node terms leave few candidates straddling several sweeps before
 // the L1 term does, often too early for refinement to finish the proof,
-// and reverse arcs cost many sweep arcs (random reads). On wiki-Vote (20
-// queries, top-10) a cap of 256 read 77k reverse arcs per query and made
-// queries 1.8x slower for 31% fewer sweeps; 32 read 19k; on R-MAT 20 the
-// proofs refine 0-17 candidates at the last check either way.
+// and reverse arcs cost many sweep arcs (random reads), so the cap is
+// lower (docs/benchmarks.md, "ppr: reverse refinement").
 const maxRefinedVisits = 32
 
 // Reverse push thresholds: the coarsest is cheap (about the in-degree of
@@ -251,15 +249,16 @@ const (
 )
 
 // finestUndirected is the finest reverse push threshold tried for an
-// undirected blocker (tenfold steps from coarsestReverse): on the KG a
-// passage's neighbourhood is a few entities whose degree is in the
-// hundreds, reached from about 1e-3 on.
+// undirected blocker (tenfold steps from coarsestReverse): a node whose
+// neighbours are a few nodes of degree in the hundreds (a passage and its
+// entities, in a HippoRAG graph) is reached from about 1e-3 on.
 const finestUndirected = 1e-4
 
 // reverseArcCost is what a reverse-push arc costs against a sweep arc
-// (random reads of s and 1/W against a sequential scan), measured 3-5x in
-// replay. A solve's reverse pushes read at most the arcs its sweeps read
-// divided by it, so refinement adds at most a quarter to the work.
+// (random reads of s and 1/W against a sequential scan; docs/benchmarks.md,
+// "ppr: reverse refinement"). A solve's reverse pushes read at most the
+// arcs its sweeps read divided by it, so refinement adds at most a quarter
+// to the work.
 const reverseArcCost = 4
 
 // refineSlack widens every refined interval on both sides for rounding.

@@ -8,7 +8,7 @@ import (
 // PushRounds is pushUntil with the frontier kept as a bitset and processed
 // in rounds, in id order: a round visits the frontier's nodes by ascending
 // id, pushes those over their threshold in place (so a later node in the
-// same round already holds what earlier pushes sent it, as in PushSweep),
+// same round already holds what earlier pushes sent it, as in a Gauss-Seidel sweep),
 // and marks every node a push changed for the next round; it ends when a
 // round finds nothing to push. Marking costs one OR into a bitset that
 // stays in cache, and the next round reads the marked nodes in id order, so

@@ -105,8 +105,8 @@ func sameBits(t *testing.T, a, b []float64, what string) {
 // solves to the same bits as the same graph stored as float64, at every
 // CPU level this host supports, on unmasked views, views masking a few arcs
 // and views masking too many to list: Jacobi sweeps (one and two
-// goroutines), Gauss-Seidel PushSweep and PushScan at thresholds, the FIFO
-// push (PushUntil), PushRounds, SolvePair, the batched sweeps (both
+// goroutines), Gauss-Seidel sweeps and PushScan at thresholds, the FIFO
+// push (pushUntil), PushRounds, SolvePair, the batched sweeps (both
 // orders, narrow and wide layouts), SolveTopK and reverse pushes. Widening
 // a float32 is exact and every kernel computes in float64 in the same
 // order, so nothing may differ.
@@ -145,7 +145,7 @@ func checkStorageSameBits(t *testing.T, c storageCase, v32, v64 *mask.View, tn *
 			}
 			return [][]float64{e.X, e.R, l1}
 		},
-		"SweepParallel": func(v *mask.View) [][]float64 {
+		"parallelSweep": func(v *mask.View) [][]float64 {
 			e := engine(v)
 			l1 := make([]float64, 0, 6)
 			for range 6 {
@@ -153,7 +153,7 @@ func checkStorageSameBits(t *testing.T, c storageCase, v32, v64 *mask.View, tn *
 			}
 			return [][]float64{e.X, e.R, l1}
 		},
-		"PushSweep+PushScan": func(v *mask.View) [][]float64 {
+		"pushSweep+PushScan": func(v *mask.View) [][]float64 {
 			e := engine(v)
 			var l1 []float64
 			for range 3 {
@@ -165,7 +165,7 @@ func checkStorageSameBits(t *testing.T, c storageCase, v32, v64 *mask.View, tn *
 			}
 			return [][]float64{e.X, e.R, l1}
 		},
-		"PushUntil": func(v *mask.View) [][]float64 {
+		"pushUntil": func(v *mask.View) [][]float64 {
 			e := engine(v)
 			e.pushUntil(1e-7, c.seeds.Nodes, 0)
 			return [][]float64{e.X, e.R, {float64(e.Stats.Pushes), float64(e.Stats.ArcOps)}}

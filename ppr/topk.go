@@ -50,10 +50,11 @@ func TopK(scores []float64, k int, candidates []uint32, rank []uint32) []Scored 
 		count = len(candidates)
 	}
 	// The loops read scores directly (SolveTopK ranks every candidate at
-	// every check: on WN18RR, 40k nodes, the closure per element of topK
-	// was a tenth of a certified query) and skip, once k are held, every
-	// score below the worst held one, which ranks below it whatever the
-	// tie-break (the same test offer makes, so the same result).
+	// every check, and a closure per element was a visible share of a
+	// certified query: docs/benchmarks.md, "ppr: small passes") and skip,
+	// once k are held, every score below the worst held one, which ranks
+	// below it whatever the tie-break (the same test offer makes, so the
+	// same result).
 	h := topKHeap{items: make([]Scored, 0, min(k, count)), rank: rank}
 	if candidates == nil {
 		for u, sc := range scores {
