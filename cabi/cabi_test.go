@@ -445,7 +445,7 @@ func TestTopKMatchesExactThroughABI(t *testing.T) {
 			}
 		}
 		k := 1 + rng.IntN(6)
-		want := ppr.TopK(exact, k, cands32)
+		want := ppr.TopK(exact, k, cands32, nil)
 		for _, flags := range []int32{0, 1} {
 			r, e := cTopK(h, reset, int64(k), cands, d, 1e-12, flags)
 			mustOK(t, e)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/seedweights"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
 	"github.com/authppr/authppr/replay"
@@ -217,7 +218,7 @@ func denseSeeds(reset []float64) (ppr.Seeds, error) {
 // (a caller reusing s allocates nothing once they are large enough). s is
 // left as it was when reset is rejected.
 //
-// As NewSeeds, the weights are scaled by ppr.SeedScale of the largest
+// As NewSeeds, the weights are scaled by seedweights.Scale of the largest
 // before they are summed, so a reset whose sum overflows is normalised,
 // not refused, and a weight that rounds to 0 of the total is dropped.
 func denseSeedsInto(reset []float64, s *ppr.Seeds) error {
@@ -231,7 +232,7 @@ func denseSeedsInto(reset []float64, s *ppr.Seeds) error {
 			nonzero++
 		}
 	}
-	scale := ppr.SeedScale(top)
+	scale := seedweights.Scale(top)
 	total := 0.0
 	for _, w := range reset {
 		if w > 0 {
@@ -305,8 +306,8 @@ type topKResult struct {
 
 // topK solves until the top-k over the candidates (nil: every node) is
 // proved, and with ordered until their order is proved too, or until the
-// L1 error bound reaches tol (0: ppr.DefaultTol): ppr.Engine.SolveTopK and
-// SolveTopKOrdered on the handle's engine. Candidates must be distinct
+// L1 error bound reaches tol (0: ppr.DefaultTol): ppr.Engine.SolveTopK
+// (Options.Ordered when ordered) on the handle's engine. Candidates must be distinct
 // node ids, and a non-nil list must not be empty.
 func (st *graphState) topK(reset []float64, k int64, candidates []int64, damping, tol float64, ordered bool) (*topKResult, error) {
 	n := st.g.NumNodes()
@@ -350,16 +351,12 @@ func (st *graphState) topK(reset []float64, k int64, candidates []int64, damping
 	if err := w.restart(st, reset, damping); err != nil {
 		return nil, err
 	}
-	solve := w.e.SolveTopK
-	if ordered {
-		solve = w.e.SolveTopKOrdered
-	}
 	// Gauss-Seidel sweeps on every view: from the native start they keep
 	// the residual non-negative, so each score is a lower bound and
 	// [score, score + err] holds the exact value, as the ABI promises.
 	// ppr's default on directed views (ppr.Normalized) proves sooner but
 	// leaves a signed residual, whose errors go both ways.
-	res, err := solve(int(k), cands, ppr.Options{Tol: tol, Order: ppr.GaussSeidel})
+	res, err := w.e.SolveTopK(int(k), cands, ppr.Options{Tol: tol, Order: ppr.GaussSeidel, Ordered: ordered})
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/authppr/authppr/internal/reference"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
 )
@@ -210,7 +211,7 @@ func TestPersonalizedPageRankMatchesReference(t *testing.T) {
 			t.Fatal(err)
 		}
 		seeds, _ := denseSeeds(reset)
-		want, _ := ppr.ReferencePowerIteration(mask.Full(st.g), seeds, d, 1e-14, 100000)
+		want, _ := reference.PowerIteration(mask.Full(st.g), seeds.Nodes, seeds.Weights, d, 1e-14, 100000)
 		for u := range n {
 			if !(math.Abs(out[u]-want[u]) <= 1e-12) {
 				t.Fatalf("trial %d (n=%d, directed %v, d=%v): node %d: %v, reference %v", trial, n, directed, d, u, out[u], want[u])

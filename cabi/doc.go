@@ -41,7 +41,7 @@
 // caller asks for another. authppr_top_k solves the same problem only until
 // the top-k over the caller's candidates is proved (ppr.SolveTopK; with
 // AUTHPPR_TOPK_ORDERED until their order is proved too,
-// ppr.SolveTopKOrdered), and returns the proof: per-entry leads over the
+// ppr.SolveTopK with Options.Ordered), and returns the proof: per-entry leads over the
 // next entry, score bounds, the proved gap.
 //
 // # The living store

@@ -8,6 +8,7 @@ import (
 
 	"github.com/authppr/authppr/csr"
 	"github.com/authppr/authppr/internal/fuzzseed"
+	"github.com/authppr/authppr/internal/reference"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
 )
@@ -90,7 +91,7 @@ func FuzzCore(f *testing.F) {
 		if err != nil {
 			return
 		}
-		want, _ := ppr.ReferencePowerIteration(mask.Full(ref), seeds, d, 1e-13, 100000)
+		want, _ := reference.PowerIteration(mask.Full(ref), seeds.Nodes, seeds.Weights, d, 1e-13, 100000)
 		for u := range out {
 			if !(math.Abs(out[u]-want[u]) <= 1e-10) {
 				t.Fatalf("node %d: %v, reference %v", u, out[u], want[u])
@@ -103,7 +104,7 @@ func FuzzCore(f *testing.F) {
 		if err != nil {
 			t.Fatalf("top_k on a reset the solve accepted: %v", err)
 		}
-		top := ppr.TopK(want, int(k)+1, nil)
+		top := ppr.TopK(want, int(k)+1, nil, nil)
 		if tk.Certified && len(top) > int(k) && top[k-1].Score-top[k].Score > 1e-9 {
 			for i, s := range top[:k] {
 				if !slices.Contains(tk.IDs, int64(s.Node)) {

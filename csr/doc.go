@@ -16,7 +16,7 @@
 //     A graph built in DegreeOrder (ReadOptions.Order, IDEdges.Order,
 //     Reorder) numbers them by descending degree instead, for cache
 //     locality; Ranks then gives each node's first-appearance rank, and
-//     ties break by rank (ppr.TopKRanked) so that no result changes by name.
+//     ties break by rank (ppr.TopK with the graph's Ranks) so that no result changes by name.
 //   - Edge ids are dense, 0..NumEdges()-1, in stream order, and never change.
 //     Edges are never merged: parallel edges (even from the same channel) are
 //     separate edges, each maskable on its own.

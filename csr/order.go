@@ -21,8 +21,8 @@ const (
 	// it pays off when the vectors outgrow the cache (measure with
 	// 'pprbench sweep --reorder'). Names map to the new ids, edge ids do not
 	// change, and Graph.Ranks gives back each node's first-appearance rank,
-	// which is what ties are broken by (ppr.TopKRanked), so reordering
-	// changes no result by name.
+	// which is what ties are broken by (ppr.TopK with the graph's Ranks), so
+	// reordering changes no result by name.
 	DegreeOrder NodeOrder = "degree"
 	// AutoOrder is DegreeOrder when the graph's vectors outgrow a core's
 	// L2 cache (8 bytes per node > L2, the size cpuid reports, 1 MiB when

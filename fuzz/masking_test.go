@@ -13,7 +13,7 @@ import (
 // FuzzMaskedSolve checks that solving on a view (shared arrays, masked edges
 // skipped) equals solving on a physically copied subgraph, for the native and
 // the authenticated view: every coordinate within 1e-12 and the same top-k.
-// The local push, started from scratch, must agree too.
+// The local push (PushRounds), started from scratch, must agree too.
 func FuzzMaskedSolve(f *testing.F) {
 	f.Add([]byte{4, 0x30, 2, 1, 0, 1, 0, 1, 0x00, 1, 2, 0x08, 2, 3, 0x10, 3, 0, 0x28})
 	f.Add([]byte{6, 0x11, 3, 2, 0, 2, 5, 1, 0, 1, 0x20, 1, 0, 0x09, 2, 2, 0x02, 4, 5, 0x18})
@@ -63,21 +63,21 @@ func checkViewAgainstCopy(t *testing.T, c *fuzzcase.Case, view *mask.View) {
 			t.Fatalf("%s: node %d: view out-weight %g, copy %g", view.Name(), u, view.OutWeight(uint32(u)), sub.OutWeight(uint32(u)))
 		}
 	}
-	got, want := ppr.TopK(masked.Scores, c.K, nil), ppr.TopK(copied.Scores, c.K, nil)
+	got, want := ppr.TopK(masked.Scores, c.K, nil, nil), ppr.TopK(copied.Scores, c.K, nil, nil)
 	for i := range want {
 		if got[i].Node != want[i].Node {
 			t.Fatalf("%s: top-%d differs at rank %d: masked %v, copied %v", view.Name(), c.K, i, got, want)
 		}
 	}
 
-	// Local push from scratch on the view, finished by sweeps, reaches the
-	// same vector. Push work grows like 1/(alpha*eps), so eps stays coarse:
+	// Local push from scratch on the view (PushRounds, the local push of
+	// replay and the store), finished by sweeps, reaches the same vector. Push work grows like 1/(alpha*eps), so eps stays coarse:
 	// the sweeps that follow do the rest from the state push left.
 	e, err := ppr.NewEngine(view, c.Seeds, c.Damping)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !e.PushUntil(1e-4, c.Seeds.Nodes, 0) {
+	if !e.PushRounds(1e-4, c.Seeds.Nodes, 0) {
 		t.Fatalf("%s: push did not finish without a budget", view.Name())
 	}
 	pushed, err := e.SolveSweeps(ppr.Options{Tol: tol})

@@ -18,7 +18,7 @@ import (
 // residual is signed, as a replay's is): a certified selection is the
 // tight vector's top-k whenever the tight vector itself separates it, and
 // the proved gap never exceeds the gap the tight vector shows plus its
-// error; SolveTopKOrdered's leads and score bounds hold against the tight
+// error; the ordered SolveTopK's leads and score bounds hold against the tight
 // vector too. Every solve runs a second time with the view's visit bounds
 // (ppr.Options.Visits). cand picks a candidate subset as in FuzzGuard.
 func FuzzSolveTopK(f *testing.F) {
@@ -76,9 +76,11 @@ func FuzzSolveTopK(f *testing.F) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				res, err := ordered.SolveTopKOrdered(c.K, cands, opt)
+				ordOpt := opt
+				ordOpt.Ordered = true
+				res, err := ordered.SolveTopK(c.K, cands, ordOpt)
 				if err != nil {
-					t.Fatalf("%s: SolveTopKOrdered: %v", name, err)
+					t.Fatalf("%s: SolveTopK (Ordered): %v", name, err)
 				}
 				checkTopK(t, name+" ordered", res, tight[i], c.K, cands)
 				checkOrder(t, name+" ordered", res, tight[i])
@@ -126,7 +128,7 @@ func checkTopK(t *testing.T, what string, got *ppr.TopKResult, tight *ppr.Result
 	if got.ProvedGap > shown+slack {
 		t.Fatalf("%s: proved gap %g, but the tight vector shows %g (error %g)", what, got.ProvedGap, shown, tight.ErrorBound)
 	}
-	want := ppr.TopK(tight.Scores, k, cands)
+	want := ppr.TopK(tight.Scores, k, cands, nil)
 	wantNodes := make([]uint32, len(want))
 	for i, s := range want {
 		wantNodes[i] = s.Node
@@ -142,7 +144,7 @@ func checkTopK(t *testing.T, what string, got *ppr.TopKResult, tight *ppr.Result
 }
 
 // checkOrder holds the leads between consecutive selected entries (lower
-// bounds on pi(a) - pi(b), SolveTopKOrdered's proof) and the score error
+// bounds on pi(a) - pi(b), the ordered SolveTopK's proof) and the score error
 // bounds to the tight vector: no lead above the difference the tight
 // vector shows plus its error, no score further from the tight one than
 // its bound, and an Ordered result ranked as the tight vector ranks it.

@@ -60,12 +60,12 @@ func BenchmarkAnchorSweep(b *testing.B) {
 				b.Fatal(err)
 			}
 			for range 3 {
-				e.Sweep()
+				e.Sweep(ppr.Jacobi, 1)
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
-				e.Sweep()
+				e.Sweep(ppr.Jacobi, 1)
 			}
 		})
 	}
@@ -102,7 +102,6 @@ func BenchmarkAnchorBuild(b *testing.B) {
 // Gauss-Seidel, which skips nodes with no residual).
 func BenchmarkAnchorBatch(b *testing.B) {
 	const queries = 16
-	defer ppr.SetPullLevel(ppr.SetPullLevel(cpu.Best()))
 	for _, name := range []string{"kg", "rmat20"} {
 		b.Run(name, func(b *testing.B) {
 			g := anchorGraph(b, name)
@@ -165,7 +164,6 @@ func BenchmarkAnchorBatch(b *testing.B) {
 			other := make([][]float64, len(others))
 			var gsSweeps, batSweeps int
 			for range b.N {
-				ppr.SetPullLevel(cpu.Best())
 				t, sw := singles(opt)
 				gs, gsSweeps = append(gs, float64(t)), sw
 				t, _ = singles(jac)
@@ -175,13 +173,10 @@ func BenchmarkAnchorBatch(b *testing.B) {
 				t, _ = batch(jac)
 				batJ = append(batJ, float64(t))
 				// The same 16 queries as two narrow batches of 8.
-				ppr.SetWideBatches(false)
-				t, _ = batch(opt)
+				t, _ = batch(ppr.NarrowBatches(opt))
 				narrow = append(narrow, float64(t))
-				ppr.SetWideBatches(true)
 				for i, l := range others {
-					ppr.SetPullLevel(l)
-					t, _ = batch(opt)
+					t, _ = batch(ppr.AtPullLevel(opt, l))
 					other[i] = append(other[i], float64(t))
 				}
 			}
@@ -245,7 +240,7 @@ func BenchmarkAnchorTopK(b *testing.B) {
 }
 
 // BenchmarkAnchorKernels runs one Jacobi sweep, one parallel Jacobi sweep
-// (2 goroutines), one Gauss-Seidel sweep (PushSweep) and one batched Jacobi
+// (2 goroutines), one Gauss-Seidel sweep and one batched Jacobi
 // sweep at every supported level from Unrolled up on the anchors' graphs, all in turn within each
 // iteration (each kernel and level on its own engine, so every engine
 // follows the same trajectory), and reports each kernel's median time at
@@ -256,7 +251,6 @@ func BenchmarkAnchorKernels(b *testing.B) {
 	if !slices.Contains(cpu.Supported(), cpu.Unchecked) {
 		b.Skip("no level past unrolled in this build")
 	}
-	defer ppr.SetPullLevel(ppr.SetPullLevel(cpu.Best()))
 	for _, name := range []string{"kg", "rmat20"} {
 		b.Run(name, func(b *testing.B) {
 			g := anchorGraph(b, name)
@@ -291,18 +285,19 @@ func BenchmarkAnchorKernels(b *testing.B) {
 				}
 				batchSeeds = append(batchSeeds, s)
 			}
+			view := mask.Full(g)
 			batchSweeps := map[*ppr.Engine]func(){}
 			kernels := []struct {
 				name string
-				step func(e *ppr.Engine)
+				step func(e *ppr.Engine, l cpu.Level)
 			}{
-				{"jacobi", func(e *ppr.Engine) { e.Sweep() }},
-				{"parallel", func(e *ppr.Engine) { e.SweepParallel(2) }},
-				{"gauss-seidel", func(e *ppr.Engine) { e.PushSweep() }},
+				{"jacobi", func(e *ppr.Engine, _ cpu.Level) { e.Sweep(ppr.Jacobi, 1) }},
+				{"parallel", func(e *ppr.Engine, _ cpu.Level) { e.Sweep(ppr.Jacobi, 2) }},
+				{"gauss-seidel", func(e *ppr.Engine, _ cpu.Level) { e.Sweep(ppr.GaussSeidel, 1) }},
 				// The batch has its own state; e only names it.
-				{"batch-jacobi", func(e *ppr.Engine) {
+				{"batch-jacobi", func(e *ppr.Engine, l cpu.Level) {
 					if batchSweeps[e] == nil {
-						batchSweeps[e] = ppr.BatchSweep(e.View(), batchSeeds, d)
+						batchSweeps[e] = ppr.BatchSweep(view, batchSeeds, d, l)
 					}
 					batchSweeps[e]()
 				}},
@@ -317,14 +312,15 @@ func BenchmarkAnchorKernels(b *testing.B) {
 			times := make([][][]float64, len(kernels))
 			cpuTimes := make([][][]float64, len(kernels))
 			for k := range kernels {
-				for range levels {
-					e, err := ppr.NewEngine(mask.Full(g), seeds, d)
+				for _, l := range levels {
+					e, err := ppr.NewEngine(view, seeds, d)
 					if err != nil {
 						b.Fatal(err)
 					}
 					for range 3 {
-						e.Sweep()
+						e.Sweep(ppr.Jacobi, 1)
 					}
+					ppr.SetPullLevel(e, l)
 					engines[k] = append(engines[k], e)
 				}
 				times[k] = make([][]float64, len(levels))
@@ -336,10 +332,9 @@ func BenchmarkAnchorKernels(b *testing.B) {
 			for range b.N {
 				for k, kern := range kernels {
 					for i, l := range levels {
-						ppr.SetPullLevel(l)
 						c0, _ := threadCPU()
 						start := time.Now()
-						kern.step(engines[k][i])
+						kern.step(engines[k][i], l)
 						times[k][i] = append(times[k][i], float64(time.Since(start)))
 						c1, _ := threadCPU()
 						cpuTimes[k][i] = append(cpuTimes[k][i], float64(c1-c0))
@@ -399,8 +394,6 @@ func BenchmarkAnchorTopKScans(b *testing.B) {
 		}
 		queries = append(queries, s)
 	}
-	defer ppr.SetThresholdScans(ppr.SetThresholdScans(true))
-	defer ppr.SetRefineUndirected(ppr.SetRefineUndirected(true))
 	for _, k := range []int{5, 10} {
 		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) {
 			e, err := ppr.NewEngine(view, queries[0], 0.5)
@@ -413,14 +406,13 @@ func BenchmarkAnchorTopKScans(b *testing.B) {
 			var secs, arcs [3]float64
 			for range b.N {
 				for mode := range 3 {
-					ppr.SetThresholdScans(mode >= 1)
-					ppr.SetRefineUndirected(mode == 2)
+					opt := ppr.WithScans(ppr.Options{Ordered: true}, mode >= 1, mode == 2)
 					start := time.Now()
 					for _, s := range queries {
 						if err := e.Restart(s, 0.5); err != nil {
 							b.Fatal(err)
 						}
-						r, err := e.SolveTopKOrdered(k, cands, ppr.Options{})
+						r, err := e.SolveTopK(k, cands, opt)
 						if err != nil || !r.Certified || !r.Ordered {
 							b.Fatalf("not proved: %v", err)
 						}
@@ -446,7 +438,6 @@ func BenchmarkAnchorTopKScans(b *testing.B) {
 // time ratio float32/float64 per kernel (the results are the same bits,
 // TestFloat32StorageSameBits). Batched kernels run 8 seed vectors.
 func BenchmarkAnchorStorage(b *testing.B) {
-	defer ppr.SetPullLevel(ppr.SetPullLevel(cpu.Best()))
 	for _, name := range []string{"kg", "rmat20"} {
 		b.Run(name, func(b *testing.B) {
 			g32 := anchorGraph(b, name)
@@ -488,16 +479,16 @@ func BenchmarkAnchorStorage(b *testing.B) {
 					b.Fatal(err)
 				}
 				for range 3 {
-					e.Sweep()
+					e.Sweep(ppr.Jacobi, 1)
 				}
 				return e
 			}
 			kernels := []kernel{
-				{"jacobi", func(v *mask.View) func() { e := engine(v); return func() { e.Sweep() } }},
-				{"parallel", func(v *mask.View) func() { e := engine(v); return func() { e.SweepParallel(2) } }},
-				{"gauss-seidel", func(v *mask.View) func() { e := engine(v); return func() { e.PushSweep() } }},
-				{"batch-jacobi", func(v *mask.View) func() { return ppr.BatchSweep(v, batchSeeds, d) }},
-				{"batch-gauss-seidel", func(v *mask.View) func() { return ppr.BatchPushSweep(v, batchSeeds, d) }},
+				{"jacobi", func(v *mask.View) func() { e := engine(v); return func() { e.Sweep(ppr.Jacobi, 1) } }},
+				{"parallel", func(v *mask.View) func() { e := engine(v); return func() { e.Sweep(ppr.Jacobi, 2) } }},
+				{"gauss-seidel", func(v *mask.View) func() { e := engine(v); return func() { e.Sweep(ppr.GaussSeidel, 1) } }},
+				{"batch-jacobi", func(v *mask.View) func() { return ppr.BatchSweep(v, batchSeeds, d, cpu.Best()) }},
+				{"batch-gauss-seidel", func(v *mask.View) func() { return ppr.BatchPushSweep(v, batchSeeds, d, cpu.Best()) }},
 			}
 			steps := make([][2]func(), len(kernels))
 			for k, kern := range kernels {

@@ -15,8 +15,8 @@ import (
 // layout, used for more than 8 queries at a kernel level that has wide
 // kernels: AVX512) for all of its vectors. Each
 // result is what Solve gives for that seed vector in the same order
-// (opt.Order: Gauss-Seidel by default, as Engine.PushSweep; Jacobi as
-// Engine.Sweep, bit for bit with the Generic kernel level), except that
+// (opt.Order: Gauss-Seidel by default, as Engine.pushSweep; Jacobi as
+// Engine.jacobiSweep, bit for bit with the Generic kernel level), except that
 // every vector of a batch sweeps until the slowest reaches opt.Tol, so it
 // may be more accurate than asked; Sweeps says how many it got
 // (TestSolveBatchMatchesSolve). Jacobi on a view masking more arcs than
@@ -45,7 +45,7 @@ func SolveBatch(view *mask.View, seeds []Seeds, damping float64, opt Options) ([
 	out := make([]*Result, 0, len(seeds))
 	if _, _, sparse := view.MaskedInArcs(); !sparse && opt.Order == Jacobi || opt.Order == Normalized {
 		for _, s := range seeds {
-			res, err := Solve(view, s, damping, Options{Tol: opt.Tol, MaxSweeps: opt.MaxSweeps, Order: opt.Order})
+			res, err := Solve(view, s, damping, Options{Tol: opt.Tol, MaxSweeps: opt.MaxSweeps, Order: opt.Order, tune: opt.tune})
 			if err != nil {
 				return nil, err
 			}
@@ -53,13 +53,14 @@ func SolveBatch(view *mask.View, seeds []Seeds, damping float64, opt Options) ([
 		}
 		return out, nil
 	}
-	kernels := pulls
+	tune := opt.tuning()
+	kernels := tune.pulls
 	var narrow *batch[[batchWidth]float64]
 	var wide *batch[[2 * batchWidth]float64]
 	for lo := 0; lo < len(seeds); {
 		var part []*Result
 		var err error
-		if rest := len(seeds) - lo; kernels.b16 != nil && wideBatches && rest > batchWidth {
+		if rest := len(seeds) - lo; kernels.b16 != nil && tune.wideBatches && rest > batchWidth {
 			if wide == nil {
 				wide = newBatch(view, damping, *kernels.b16)
 			}
@@ -79,10 +80,6 @@ func SolveBatch(view *mask.View, seeds []Seeds, damping float64, opt Options) ([
 	return out, nil
 }
 
-// wideBatches lets SolveBatch use the wide layout where the kernel level
-// has it; benchmarks turn it off to compare with narrow passes in one run.
-var wideBatches = true
-
 // batch is the interleaved state of up to len(L) residual engines.
 type batch[L lanes] struct {
 	view              *mask.View
@@ -90,6 +87,11 @@ type batch[L lanes] struct {
 	x, r, next, factr []L
 	seeds             []Seeds
 	k                 batchKernels[L]
+	// The solve's progress: ||r||_1 per vector, the sweeps made, and
+	// whether they are Jacobi sweeps (else Gauss-Seidel).
+	l1     L
+	sweeps int
+	jacobi bool
 }
 
 func newBatch[L lanes](view *mask.View, damping float64, k batchKernels[L]) *batch[L] {
@@ -112,45 +114,62 @@ func (b *batch[L]) solve(seeds []Seeds, opt Options) ([]*Result, error) {
 			b.r[u][j] = b.alpha * s.Weights[i]
 		}
 	}
-	// ||r||_1 in node order, as Engine.ResidualL1 sums it.
-	l1 := b.k.l1(b.r)
+	// ||r||_1 in node order, as Engine.residualL1 sums it.
+	b.l1 = b.k.l1(b.r)
+	b.jacobi, b.sweeps = opt.Order == Jacobi, 0
 	tol, maxSweeps := 0.0, 0
 	for j := range seeds {
-		t, m, err := opt.limits(b.view, l1[j], b.damping)
+		t, m, err := opt.limits(b.view, b.l1[j], b.damping)
 		if err != nil {
 			return nil, err
 		}
 		tol, maxSweeps = t, max(maxSweeps, m)
 	}
-	sweeps := 0
-	for {
-		done := true
-		worst := 0.0
-		for j := range seeds {
-			if err := checkBound(l1[j]/b.alpha, sweeps); err != nil {
-				return nil, fmt.Errorf("%w (batch query %d)", err, j)
-			}
-			if l1[j]/b.alpha > tol {
-				done = false
-				worst = max(worst, l1[j]/b.alpha)
-			}
-		}
-		if done {
-			break
-		}
-		if sweeps == maxSweeps {
-			return nil, fmt.Errorf("ppr: error bound %.3g after %d sweeps, tolerance %.3g not reached", worst, sweeps, tol)
-		}
-		if opt.Order == Jacobi {
-			l1 = b.sweep()
-		} else {
-			l1 = b.pushSweep()
-		}
-		sweeps++
+	if err := solveToTolerance(b, tol, maxSweeps); err != nil {
+		return nil, err
 	}
+	out := b.results()
+	for j, res := range out {
+		if err := checkScores(res.Scores, b.sweeps); err != nil {
+			return nil, fmt.Errorf("%w (batch query %d)", err, j)
+		}
+	}
+	return out, nil
+}
+
+// bound returns the largest error bound of the batch's vectors (the solve
+// loop's solver).
+func (b *batch[L]) bound() (float64, error) {
+	worst := 0.0
+	for j := range b.seeds {
+		bj := b.l1[j] / b.alpha
+		if err := checkBound(bj, b.sweeps); err != nil {
+			return 0, fmt.Errorf("%w (batch query %d)", err, j)
+		}
+		worst = max(worst, bj)
+	}
+	return worst, nil
+}
+
+func (b *batch[L]) settle(converged, _ bool) (bool, bool, error) { return converged, false, nil }
+
+// sweep sweeps every vector of the batch once.
+func (b *batch[L]) sweep() {
+	if b.jacobi {
+		b.l1 = b.jacobiSweep()
+	} else {
+		b.l1 = b.pushSweep()
+	}
+	b.sweeps++
+}
+
+func (b *batch[L]) partial() []*Result { return b.results() }
+
+// results returns the batch's vectors as Results.
+func (b *batch[L]) results() []*Result {
 	// One pass over x for all the vectors (a pass per vector would read
 	// the interleaved x once per vector).
-	scores := make([][]float64, len(seeds))
+	scores := make([][]float64, len(b.seeds))
 	for j := range scores {
 		scores[j] = make([]float64, len(b.x))
 	}
@@ -159,20 +178,17 @@ func (b *batch[L]) solve(seeds []Seeds, opt Options) ([]*Result, error) {
 			s[u] = line[j]
 		}
 	}
-	out := make([]*Result, len(seeds))
-	for j := range seeds {
-		if err := checkScores(scores[j], sweeps); err != nil {
-			return nil, fmt.Errorf("%w (batch query %d)", err, j)
-		}
-		out[j] = &Result{Scores: scores[j], ResidualL1: l1[j], ErrorBound: l1[j] / b.alpha, Sweeps: sweeps}
+	out := make([]*Result, len(b.seeds))
+	for j := range b.seeds {
+		out[j] = &Result{Scores: scores[j], ResidualL1: b.l1[j], ErrorBound: b.l1[j] / b.alpha, Sweeps: b.sweeps}
 	}
-	return out, nil
+	return out
 }
 
-// sweep is Engine.Sweep for every vector of the batch: x += r, r = d*r*P,
+// jacobiSweep is Engine.jacobiSweep for every vector of the batch: x += r, r = d*r*P,
 // with the same operations in the same order per vector (the dangling
 // residual to the vector's seeds, masked arcs subtracted after the pull).
-func (b *batch[L]) sweep() L {
+func (b *batch[L]) jacobiSweep() L {
 	g := b.view.Graph()
 	n := g.NumNodes()
 	x, r, factor := b.x[:n], b.r[:n], b.factr[:n]
@@ -206,7 +222,7 @@ func (b *batch[L]) sweep() L {
 	return l1
 }
 
-// pushSweep is Engine.PushSweep (PushScan with eps = 0, then ||r||_1) for
+// pushSweep is Engine.pushSweep (PushScan with eps = 0, then ||r||_1) for
 // every vector of the batch: nodes pushed in id order with the residual
 // updated in place, each vector's dangling residual sent to its seeds at
 // the end of the scan. Runs of nodes the mask leaves untouched go to the

@@ -92,6 +92,7 @@ func batch32From(src string) (string, error) {
 // TestBatch32AsmGenerated: batch32_amd64.s is what batch32From makes of
 // batch_amd64.s (-update-batch32 rewrites it).
 func TestBatch32AsmGenerated(t *testing.T) {
+	t.Parallel()
 	src, err := os.ReadFile("batch_amd64.s")
 	if err != nil {
 		t.Fatal(err)

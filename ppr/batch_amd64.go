@@ -22,28 +22,13 @@ import (
 // property of v1/v2 builds (on main, TestPullBatchMatchesReference and
 // TestPushUntilMatchesReference already fail under v3).
 //
-// Why: before them (Go loops, Unchecked level), a CPU profile of
-// BenchmarkAnchorBatch (KG and R-MAT 20, 8 queries) put 93% of a batched
-// Jacobi sweep in the pull's arc loop (7% in the per-node pass) and 87% of
-// a batched Gauss-Seidel sweep in the scatter's arc loop (8% per-node, 2%
-// the residual norm); lanes converging at different speeds cost little
-// (batch sweeps / single sweeps 1.05 on the KG, 1.004 on R-MAT 20). With
-// the interleaved lines in L3 the arc loops were instruction-bound: eight
-// scalar multiply-adds and their loads and stores per arc, which the
-// kernels do in two (AVX2), one (AVX-512) or, wide, two ZMM operations.
-//
-// Measured (go test ./ppr -run XXX -bench AnchorBatch, KG -benchtime 3x,
-// R-MAT 20 -benchtime 1x, three runs at load 1-3.6 on the shared 2-core
-// Xeon, GOAMD64=v1): 16 queries per query / one single default
-// (Gauss-Seidel) query, at AVX512 (one wide batch): KG 0.24, 0.23, 0.28;
-// R-MAT 20 0.24, 0.22, 0.21 (target <= 0.4). The same as two narrow
-// AVX-512 batches: KG 0.24, 0.24, 0.28; R-MAT 0.28, 0.23, 0.23 (wide /
-// narrow: KG 0.98-1.01, R-MAT 0.85-0.94); at AVX2 (narrow): KG 0.24, 0.26,
-// 0.31; R-MAT 0.37, 0.30, 0.24; in Go (Unchecked): KG 0.94-0.97, R-MAT
-// 0.71-1.16. Against single Jacobi queries the default batch is KG
-// 0.16-0.17, R-MAT 0.11-0.12, and a Jacobi batch KG 0.26-0.31, R-MAT
-// 0.23-0.24. Batch lane-arcs/s: KG 0.85-1.05e9 against 0.19-0.28e9 single
-// arcs/s; R-MAT 0.79-0.93e9 against 0.17-0.22e9.
+// Why: in Go (the Unchecked level) a batched sweep spends nearly all its
+// time in the arc loops, which with the interleaved lines in L3 are
+// instruction-bound: eight scalar multiply-adds and their loads and
+// stores per arc, which the kernels do in two (AVX2), one (AVX-512) or,
+// wide, two ZMM operations. Lanes converging at different speeds cost
+// little. The profile and the batch's cost against single queries, at
+// every level and layout: docs/benchmarks.md, "ppr: batched solves".
 //
 // Memory safety does not rest on the graph: the wrappers check the lengths
 // and the arc window [offsets[0], offsets[n]] within nbr and wt in O(1);
@@ -100,14 +85,10 @@ func factorBatch16AVX512(r, x, factor [][2 * batchWidth]float64, inv []float64, 
 // They cost one more step per arc than the float64 kernels (the widening:
 // VCVTPS2PD, two uops, where the float64 read was a broadcast load or was
 // folded into the multiply), and these loops are instruction-bound, so
-// they save memory, not time: BenchmarkAnchorStorage (AVX512, 8 vectors,
-// interleaved, 20 reps, three runs at load 4-6 on the shared 2-core Xeon)
-// put a float32 batched sweep at 0.98-1.17x (Jacobi) and 0.99-1.24x
-// (Gauss-Seidel) the float64 one's time on the KG and R-MAT 20. Tried:
-// VBROADCASTSS + VCVTPS2PD on 512-bit vectors (as the AVX2 twins do),
-// 0.84-1.12x in one run, no better; the one-instruction widening kept. A caller that wants
-// the float64 kernels' speed for batches stores the graph as float64
-// (csr.ReadOptions.Float64Weights), at 4 more bytes per arc.
+// they save memory, not time (docs/benchmarks.md, "ppr: float32
+// weights"). A caller that wants the float64 kernels' speed for batches
+// stores the graph as float64 (csr.ReadOptions.Float64Weights), at 4 more bytes per
+// arc.
 //
 //go:generate go test -run TestBatch32AsmGenerated -update-batch32
 

@@ -161,7 +161,7 @@ func takeBatchResidual[L lanes](x, r []L, u int, wu, d float64, dangling *L) (c 
 }
 
 // l1BatchReference returns sum_u |r[u][j]| for every lane j, in node order
-// (Engine.ResidualL1's order per lane).
+// (Engine.residualL1's order per lane).
 func l1BatchReference[L lanes](r []L) L {
 	var l1 L
 	for u := range r {
@@ -172,7 +172,7 @@ func l1BatchReference[L lanes](r []L) L {
 	return l1
 }
 
-// factorBatchReference is batch.sweep's per-node pass, Engine.Sweep's for
+// factorBatchReference is batch.jacobiSweep's per-node pass, Engine.jacobiSweep's for
 // every vector: factor[u][j] = r[u][j]*inv[u], x[u][j] += r[u][j], and a
 // dangling node's residual (inv[u] = 0: 1/W_A(u) is 0 exactly when W_A(u)
 // is) added to dangling[j], in node order.

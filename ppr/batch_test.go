@@ -93,27 +93,24 @@ func batchSeedSets(t *testing.T, n int, l cpu.Level) [][]Seeds {
 // pullReference does), on unmasked views, a view masking a few arcs (subtracted after the pull)
 // and one masking too many to list (the per-vector fallback).
 func TestSolveBatchMatchesSolve(t *testing.T) {
+	t.Parallel()
 	for _, unit := range []bool{false, true} {
 		g := batchGraph(t, unit)
 		for _, view := range batchViews(t, g) {
 			for _, l := range cpu.Supported() {
-				forcePullLevel(t, l)
 				for _, seeds := range batchSeedSets(t, g.NumNodes(), l) {
-					res, err := SolveBatch(view, seeds, 0.85, Options{Tol: 1e-11, Order: Jacobi})
+					res, err := SolveBatch(view, seeds, 0.85, Options{Tol: 1e-11, Order: Jacobi}.with(atLevel(l)))
 					require.NoError(t, err)
 					require.Len(t, res, len(seeds))
 					for i, s := range seeds {
 						where := fmt.Sprintf("unit=%v view %s level %v query %d", unit, view.Name(), l, i)
 						require.LessOrEqual(t, res[i].ErrorBound, 1e-11, where)
-						e, err := NewEngine(view, s, 0.85)
+						e, err := tunedEngine(view, s, 0.85, atLevel(cpu.Generic))
 						require.NoError(t, err)
 						var l1 float64
-						batchLevel := pulls
-						pulls = pullSetFor(cpu.Generic)
 						for range res[i].Sweeps {
-							l1 = e.Sweep()
+							l1 = e.jacobiSweep()
 						}
-						pulls = batchLevel
 						require.Equal(t, e.X, res[i].Scores, where)
 						require.Equal(t, l1, res[i].ResidualL1, where)
 					}
@@ -123,17 +120,17 @@ func TestSolveBatchMatchesSolve(t *testing.T) {
 	}
 }
 
-// TestSolveBatchGaussSeidel checks the default order against Engine.PushSweep
+// TestSolveBatchGaussSeidel checks the default order against Engine.pushSweep
 // swept as many times, bit for bit at every kernel level (the push
 // arithmetic is the same per vector), on the same views.
 func TestSolveBatchGaussSeidel(t *testing.T) {
+	t.Parallel()
 	for _, unit := range []bool{false, true} {
 		g := batchGraph(t, unit)
 		for _, view := range batchViews(t, g) {
 			for _, l := range cpu.Supported() {
-				forcePullLevel(t, l)
 				for _, seeds := range batchSeedSets(t, g.NumNodes(), l) {
-					res, err := SolveBatch(view, seeds, 0.85, Options{Tol: 1e-11})
+					res, err := SolveBatch(view, seeds, 0.85, Options{Tol: 1e-11}.with(atLevel(l)))
 					require.NoError(t, err)
 					for i, s := range seeds {
 						where := fmt.Sprintf("unit=%v view %s level %v query %d", unit, view.Name(), l, i)
@@ -142,7 +139,7 @@ func TestSolveBatchGaussSeidel(t *testing.T) {
 						require.NoError(t, err)
 						var l1 float64
 						for range res[i].Sweeps {
-							l1 = e.PushSweep()
+							l1 = e.pushSweep()
 						}
 						require.Equal(t, e.X, res[i].Scores, where)
 						require.Equal(t, l1, res[i].ResidualL1, where)
@@ -154,6 +151,7 @@ func TestSolveBatchGaussSeidel(t *testing.T) {
 }
 
 func TestSolveBatchErrors(t *testing.T) {
+	t.Parallel()
 	g := batchGraph(t, false)
 	v := mask.Full(g)
 	_, err := SolveBatch(v, []Seeds{{}}, 0.85, Options{})
@@ -184,6 +182,7 @@ func levelKernels[L lanes](l cpu.Level) (batchKernels[L], bool) {
 }
 
 func TestPullBatchMatchesReference(t *testing.T) {
+	t.Parallel()
 	testPullBatch[[batchWidth]float64](t)
 	testPullBatch[[2 * batchWidth]float64](t)
 }
@@ -278,6 +277,7 @@ func batchLines[L lanes](rng *rand.Rand, n int) []L {
 // masked nodes); x, r and dangling must agree bit for bit. It also checks
 // each level's l1 and factor kernels.
 func TestPushBatchMatchesReference(t *testing.T) {
+	t.Parallel()
 	testPushBatch[[batchWidth]float64](t)
 	testPushBatch[[2 * batchWidth]float64](t)
 }
@@ -406,6 +406,7 @@ func float32Weights(wt []float64) ([]float32, []float64) {
 // SolveBatch with Normalized sweeps solves each vector alone, to Solve's
 // bits.
 func TestSolveBatchNormalized(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(73, 74))
 	for i := range 50 {
 		c := newRandomCase(t, rng)

@@ -3,7 +3,6 @@ package ppr
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/authppr/authppr/mask"
 )
@@ -29,7 +28,7 @@ type TopKResult struct {
 	// Leads[i], for i < len(TopK)-1, is a lower bound on
 	// pi(TopK[i]) - pi(TopK[i+1]) in the exact vector; the last entry is
 	// ProvedGap. A positive lead proves that pair's order (see
-	// SolveTopKOrdered); a non-positive one leaves it unproved (a tie as
+	// Options.Ordered); a non-positive one leaves it unproved (a tie as
 	// far as the solve can tell).
 	Leads []float64
 	// Ordered reports that every lead between consecutive selected
@@ -46,7 +45,7 @@ type TopKResult struct {
 	// the errors then go both ways.
 	Signed bool
 	// Sweeps counts the passes over the nodes: full sweeps and, among
-	// them, Scans threshold scans (see thresholdScans).
+	// them, Scans threshold scans (see scanFraction).
 	Sweeps, Scans int
 	// Refined counts the candidates whose reverse-push interval the last
 	// check used (see refineTopK; 0: the unrefined bound alone), and
@@ -54,21 +53,18 @@ type TopKResult struct {
 	Refined     int
 	ReverseArcs int64
 	// LocalChecks counts the checks that read only the nodes the solve
-	// had reached (see localChecks).
+	// had reached (see local.go).
 	LocalChecks int
 	Scores      []float64 // the engine's vector (not a copy)
-
-	proof *Proof
+	// Proof is the proof of the engine's state as the solve left it (the
+	// statistics of its last check, with no second pass over the nodes),
+	// valid until the engine's X or R change.
+	Proof *Proof
 }
-
-// Proof returns the proof of the engine's state as the solve left it (the
-// statistics of its last check, with no second pass over the nodes),
-// valid until the engine's X or R change.
-func (r *TopKResult) Proof() *Proof { return r.proof }
 
 // SolveTopK sweeps until the top-k over the candidates (nil: every node) is
 // proved, or the error bound reaches opt.Tol, whichever comes first. Ties
-// break by the graph's Rank (TopKRanked), so a reordered graph selects the
+// break by the graph's Rank (see TopK), so a reordered graph selects the
 // same names.
 //
 // Proof of the stopping rule. The solve starts from x = 0, r = alpha*s >= 0
@@ -81,8 +77,9 @@ func (r *TopKResult) Proof() *Proof { return r.proof }
 // for any bound E(u) >= e(u). Directed views use E(u) = ||e||_1 <=
 // ||r||_1/alpha and, once few candidates straddle the boundary, sharper
 // intervals from reverse pushes at those candidates (refineTopK in
-// reverse.go proves them); ProvedGap is the larger of the two bounds. Undirected views use the per-coordinate bound of
-// docs/design.md: e(u) <= W(u)*max_w(r(w)/W(w))/alpha + D/alpha, with D the
+// reverse.go proves them); ProvedGap is the larger of the two bounds.
+//
+// Undirected views use the per-coordinate bound of docs/design.md: e(u) <= W(u)*max_w(r(w)/W(w))/alpha + D/alpha, with D the
 // residual on nodes without out-weight (their rows are the seeds, outside
 // the symmetric part; bounded in L1). Proof of the first term: with A
 // symmetric and D_W = diag(W), (I-dP)^-1 = K*D_W with K = (D_W - d*A)^-1
@@ -98,24 +95,20 @@ func (r *TopKResult) Proof() *Proof { return r.proof }
 // <= alpha*C*W(u), this is at most C*W(u), and d*C*W(u) wherever a push
 // has just cleared r(u): half the bound at d = 0.5. So E(u) = |r(u)| +
 // d*C*W(u) + D/alpha (D/alpha alone where W(u) = 0; TestCoordBoundsHold
-// checks it against exact solves). WN18RR, 300 queries of 3 seeds, top-10:
-// passes 1743 -> 1620, arcs 16.37M -> 16.29M; the KG's 10 dense queries
-// read as many arcs (28.4 -> 28.3 sweeps' worth): there the proof waits
-// until the blockers are few enough to refine (5403 and 2209 of the 50k
-// passages after 2.25 sweeps, 27 and 116 a sweep later), and halving
-// their bound leaves thousands.
+// checks it against exact solves).
+//
 // From a caller's warm start, and after Normalized sweeps normalize the
 // mass (SolveTopK's default on directed views, see Normalized), the
 // residual is signed; then E(u) bounds |e(u)| and the selected side takes
 // -E(v) as well (coordGap; on directed views the L1 bound covers both
 // ends of a pair at once, |e(v)| + |e(u)| <= ||e||_1). Every proved gap
 // and lead is net of a rounding margin (roundoff). Once at most
-// 256 unselected candidates straddle the boundary, undirected views refine
-// them by reverse pushes too, with a remainder that the symmetry shrinks
-// with the push's reach (reverse.go); the refined bound also sets the
-// threshold scans' threshold. On the anchors' KG (10 HippoRAG2 dense
-// queries, top-5) that took the passes from 63 to 43 and the arcs read
-// from 34.8 to 28.2 sweeps' worth.
+// maxRefined unselected candidates straddle the boundary, undirected views
+// refine them by reverse pushes too, with a remainder that the symmetry
+// shrinks with the push's reach (reverse.go); the refined bound also sets
+// the threshold scans' threshold. (Measurements of the one-step bound and
+// of undirected refinement: docs/benchmarks.md, "ppr: certified top-k".)
+//
 // When ProvedGap > 0 every selected candidate beats every unselected one
 // in pi, and the selection (as a set) is exact. Exact ties can never be
 // certified; they run to opt.Tol and come back with Certified false.
@@ -141,18 +134,16 @@ func SolveTopK(view *mask.View, seeds Seeds, damping float64, k int, candidates 
 // on both sides of the gap, as the L1 proof always does. An engine reused
 // through Restart allocates nothing proportional to the graph after its
 // first query.
-func (e *Engine) SolveTopK(k int, candidates []uint32, opt Options) (*TopKResult, error) {
-	return e.solveTopK(k, candidates, opt, false)
-}
-
-// SolveTopKOrdered is SolveTopK that also proves the order within the
-// selection: it sweeps until the set is proved and every selected entry is
-// proved to beat the next one, or the error bound reaches opt.Tol; pairs
-// left unproved then have non-positive Leads (ties at that tolerance).
 //
-// Proof. Let a, b be consecutive selected entries (x(a) >= x(b)) and E(.)
-// the bound of SolveTopK: 0 <= pi(u) - x(u) <= E(u) for a non-negative
-// residual, |pi(u) - x(u)| <= E(u) for a signed one. Then
+// With opt.Ordered the solve also proves the order within the selection:
+// it sweeps until the set is proved and every selected entry is proved to
+// beat the next one, or the error bound reaches opt.Tol; pairs left
+// unproved then have non-positive Leads (ties at that tolerance).
+//
+// Proof of the order. Let a, b be consecutive selected entries (x(a) >=
+// x(b)) and E(.) the bound of the set's proof: 0 <= pi(u) - x(u) <= E(u)
+// for a non-negative residual, |pi(u) - x(u)| <= E(u) for a signed one.
+// Then
 //
 //	pi(a) - pi(b) >= lo(a) - (x(b) + E(b)) =: Lead
 //
@@ -163,294 +154,8 @@ func (e *Engine) SolveTopK(k int, candidates []uint32, opt Options) (*TopKResult
 // order of x within the selection is pi's, and with ProvedGap > 0 the
 // list is the exact ranked top-k (ties in pi can never be proved). Order
 // among consecutive pairs suffices because > is transitive.
-func (e *Engine) SolveTopKOrdered(k int, candidates []uint32, opt Options) (*TopKResult, error) {
-	return e.solveTopK(k, candidates, opt, true)
-}
-
-func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool) (*TopKResult, error) {
-	if k < 1 {
-		return nil, fmt.Errorf("ppr: k = %d, want at least 1", k)
-	}
-	view := e.view
-	l1 := e.ResidualL1()
-	tol, maxSweeps, err := opt.limits(view, l1, e.damping)
-	if err != nil {
-		return nil, err
-	}
-	perCoord := !view.Directed()
-	if opt.Visits != nil && !perCoord {
-		if err := opt.Visits.check(view, e.damping); err != nil {
-			return nil, err
-		}
-	}
-	visitCheckFactor := 2.0
-	if opt.Visits != nil {
-		visitCheckFactor = visitCheckWithin
-	}
-	order := opt.Order.resolve(view.Directed(), true)
-	e.norm = normalizedRun{}
-	// Threshold scans (see thresholdScan) need the per-coordinate bound
-	// and Gauss-Seidel's in-place order.
-	scanning := perCoord && thresholdScans && opt.Threads <= 1 && order == GaussSeidel
-	scans := 0
-	// st holds the residual's statistics when have is set: a scanning
-	// solve computes them with ||r||_1 in the one pass after each sweep or
-	// scan.
-	var st residualStats
-	have := false
-	res := &TopKResult{Scores: e.X}
-	if scanning && localChecks {
-		e.enterLocal()
-	}
-	defer func() { e.local.on = false }()
-	step := func(eps float64) int {
-		var pushes int
-		if e.local.on {
-			pushes = e.pushScanOver(eps, e.local.members.bits)
-			e.local.relist(len(e.X))
-		} else {
-			pushes = e.PushScan(eps)
-		}
-		st, have = e.residualStats(), true
-		l1 = st.l1
-		return pushes
-	}
-	e.refine.reset()
-	// A residual without negative entries keeps none: pushes and sweeps
-	// only add to r.
-	signed := !perCoord && slices.ContainsFunc(e.R, func(rv float64) bool { return rv < 0 })
-	nextCheck := 0
-	// rmax is max|r| when haveMax: a Gauss-Seidel sweep with visit bounds
-	// computes it with ||r||_1 in one pass.
-	rmax, haveMax := 0.0, false
-	// decay is the factor the last sweep shrank ||r||_1 by: d for a
-	// non-negative residual under Jacobi sweeps (at most d under
-	// Gauss-Seidel), often far less for a Normalized one.
-	decay := e.damping
-	sweepOnce := func() {
-		if opt.Visits != nil && !perCoord && opt.Threads <= 1 && order == GaussSeidel {
-			e.PushScan(0)
-			l1, rmax = e.residualL1Max()
-			haveMax = true
-			return
-		}
-		before, wasNormalized := l1, e.norm.started
-		l1, haveMax = e.sweep(order, opt.Threads), false
-		if e.norm.started {
-			signed = !perCoord // the normalized residual sums to zero
-			if wasNormalized && before > 0 {
-				decay = l1 / before
-			}
-		}
-	}
-	for {
-		bound := l1 / e.alpha
-		if err := checkBound(bound, res.Sweeps); err != nil {
-			return nil, err
-		}
-		if res.Sweeps < nextCheck && bound > tol && res.Sweeps-res.Scans < maxSweeps {
-			if scanning {
-				step(0) // PushSweep, with the statistics in the same pass
-			} else {
-				sweepOnce()
-			}
-			res.Sweeps++
-			continue
-		}
-		var top []Scored
-		if e.local.on {
-			res.LocalChecks++
-		}
-		if e.local.on && candidates == nil {
-			top = e.localTop(k+1, view.Ranks())
-		} else {
-			top = TopKRanked(e.X, k+1, candidates, view.Ranks())
-		}
-		res.TopK, res.Gap = top, math.Inf(1)
-		if len(top) > k {
-			res.TopK, res.Gap = top[:k], top[k-1].Score-top[k].Score
-		}
-		res.ErrorBound = bound
-		eb := errorBounds{l1: bound * boundScale, signed: signed}
-		if perCoord {
-			if !have {
-				st = e.residualStats()
-			}
-			eb = e.coordBounds(st, bound)
-			res.CoordBound = eb.coord
-		}
-		// gap and slack are the raw gap the proof is waiting on and the
-		// error term that hides it, as a scale for the scheduling below.
-		var gap, slack float64
-		// need is the per-coordinate factor C (E(u) = C*W(u)) below which
-		// the blocking comparisons would be proved at the current x.
-		need := math.Inf(1)
-		var stp *residualStats // the per-coordinate bound's statistics
-		if perCoord {
-			stp = &st
-		}
-		res.Refined = 0
-		round := e.roundoff(res.Sweeps + opt.PriorPasses)
-		if math.IsInf(res.Gap, 1) {
-			res.ProvedGap = math.Inf(1)
-		} else {
-			if e.inSel == nil {
-				e.inSel = make([]bool, len(e.X))
-			}
-			var bs *blockerSet // refineTopK's blockers, from coordGap's pass
-			if perCoord {
-				if refineUndirected {
-					bs = &e.refine.collected
-					bs.reset(maxRefined)
-				}
-				visit, outsideHi := candidates, math.Inf(-1)
-				if e.local.on && candidates == nil {
-					visit, outsideHi = e.localVisit(&eb, res.TopK)
-				}
-				res.ProvedGap, slack, need = coordGap(e.X, &eb, res.TopK, visit, e.inSel, bs, outsideHi)
-				gap = res.Gap
-			} else {
-				if signed {
-					// Pushes may have cleared the negative entries.
-					signed = slices.ContainsFunc(e.R, func(rv float64) bool { return rv < 0 })
-					eb.signed = signed
-				}
-				if opt.Visits != nil {
-					if !haveMax {
-						rmax = e.maxAbsResidual()
-					}
-					eb = e.visitErrorBounds(opt.Visits, l1, bound, rmax, signed)
-				}
-				res.ProvedGap, gap, slack = res.Gap-eb.l1, res.Gap, eb.l1
-				// With visit bounds the direct per-node proof (coordGap) is
-				// needed only where refineTopK does not look at the
-				// candidates: its unrefined intervals of N are [x - below,
-				// x + nTerm] with nTerm(u) <= E(u) (and below(v) <= E(v)),
-				// so its gap of N, before the 1 - c scaling, is at least
-				// coordGap's, and a positive gap of N is a positive gap of
-				// pi; when it gives up (more than maxRefinedVisits blockers,
-				// or thresholds below finestReverse) some unselected x(u) +
-				// nTerm(u) reaches the selection's lowest end, so coordGap
-				// would prove nothing either. One pass serves both.
-				if eb.vis != nil && (!refineDirected || !refinesAt(l1, e.alpha, e.damping, true)) {
-					proved, at, _ := coordGap(e.X, &eb, res.TopK, candidates, e.inSel, nil, math.Inf(-1))
-					res.ProvedGap, slack = max(res.ProvedGap, proved), at
-				}
-			}
-			if res.ProvedGap <= round && refining(perCoord) {
-				refined, n, refinedNeed := e.refineTopK(res.TopK, candidates, l1, &eb, stp, res.Gap, bs)
-				if refined > res.ProvedGap {
-					res.ProvedGap, res.Refined = refined, n
-				}
-				need = max(need, refinedNeed)
-				res.ReverseArcs = e.refine.arcs()
-			}
-		}
-		// Every proof so far bounds the exact gap; less the rounding
-		// margin it is what the check may rely on (roundoff), and so are
-		// the leads below.
-		res.ProvedGap -= round
-		eb.round = round
-		res.Signed = eb.signed
-		res.Leads, res.ScoreErrs = res.Leads[:0], res.ScoreErrs[:0]
-		res.Ordered = true
-		// Once the set is proved, an ordered solve waits on its closest
-		// unproved pair instead.
-		pairGap, pairSlack := math.Inf(1), 0.0
-		for i, s := range res.TopK {
-			res.ScoreErrs = append(res.ScoreErrs, eb.abs(s.Node))
-			if i == len(res.TopK)-1 {
-				res.Leads = append(res.Leads, res.ProvedGap)
-				break
-			}
-			next := res.TopK[i+1]
-			lead := eb.lead(s, next)
-			res.Leads = append(res.Leads, lead)
-			if lead <= 0 {
-				res.Ordered = false
-				if raw := s.Score - next.Score; raw < pairGap {
-					pairGap, pairSlack = raw, eb.at(next.Node)
-				}
-				if wb := eb.w; ordered && wb != nil && wb[next.Node] > 0 {
-					need = min(need, (s.Score-next.Score)/wb[next.Node])
-				}
-			}
-		}
-		if ordered && res.ProvedGap > 0 && !res.Ordered {
-			gap, slack = pairGap, pairSlack
-			if refining(perCoord) {
-				res.Ordered = e.refineLeads(res.TopK, res.Leads, l1, &eb, stp)
-				res.ReverseArcs = e.refine.arcs()
-			}
-		}
-		res.Certified = res.ProvedGap > 0
-		// A selection of every candidate is exact as a set before any
-		// sweep, and its order may be proved early, but a score proved
-		// only to lie within a large bound is no estimate (at the start,
-		// x = 0 and the bound is the whole mass): such a solve runs to
-		// the tolerance, as Solve does, without checking on the way.
-		everySelected := math.IsInf(res.Gap, 1)
-		if (res.Certified && (res.Ordered || !ordered) && !everySelected) || bound <= tol {
-			// A score that is not a number would have been ranked by
-			// comparisons that are all false.
-			if err := checkScores(e.X, res.Sweeps); err != nil {
-				return nil, err
-			}
-			// The state's proof, from this check's statistics.
-			pst := residualStats{l1: l1, signed: eb.signed}
-			if perCoord {
-				pst = st
-			}
-			res.proof = e.proofOf(pst, res.Sweeps+opt.PriorPasses)
-			return res, nil
-		}
-		// A non-negative residual shrinks by d per sweep (a Normalized
-		// one by the last sweep's ratio, decay), so the bound cannot pass
-		// the current gap sooner than log(gap/slack)/log(decay) sweeps;
-		// but the gap itself still moves, by orders of magnitude
-		// while the top-k forms (R-MAT 20, 5 seeds: 2.4e-6 after the first
-		// sweep, 0.0167 from the second on), so wait half of that and at
-		// most maxCheckWait sweeps before recomputing the top-k (a check
-		// costs O(candidates), a few percent of a sweep).
-		if gap > 0 && decay > 0 && decay < 1 && slack > gap {
-			wait := int(math.Log(gap/slack)/math.Log(decay)) / 2
-			nextCheck = res.Sweeps + min(wait, maxCheckWait)
-			// Reverse refinement needs few unselected candidates within
-			// the L1 term of the selection, which happens abruptly once
-			// the term drops below the selection's lowest score (nodes
-			// at x = 0 all straddle before; the term shrinks by about
-			// 0.73 per sweep on R-MAT 20); from within a factor 2 of it
-			// the next sweep may suffice, so check after every one (R-MAT
-			// 20: proved after 14 sweeps, not 15).
-			if refineDirected && !perCoord && eb.l1 < visitCheckFactor*res.TopK[len(res.TopK)-1].Score {
-				nextCheck = 0
-			}
-		}
-		if everySelected {
-			nextCheck = math.MaxInt
-		}
-		if scanning && !everySelected && need > 0 && !math.IsInf(need, 1) && scans < maxSweeps {
-			// At most maxSweeps scans, on top of the sweeps below: a
-			// scan can push little, and the cap must stay a cap.
-			scans++
-			if step(e.alpha*need*scanFraction) > 0 {
-				res.Sweeps++
-				res.Scans++
-				nextCheck = 0
-				continue
-			}
-		}
-		if res.Sweeps-res.Scans >= maxSweeps {
-			return nil, fmt.Errorf("ppr: error bound %.3g after %d sweeps, tolerance %.3g not reached", bound, res.Sweeps, tol)
-		}
-		if scanning {
-			step(0)
-		} else {
-			sweepOnce()
-			have = false
-		}
-		res.Sweeps++
-	}
+func (e *Engine) SolveTopK(k int, candidates []uint32, opt Options) (*TopKResult, error) {
+	return e.solveTopK(k, candidates, opt)
 }
 
 // Threshold scans. On an undirected view the proof waits for
@@ -463,55 +168,22 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options, ordered bool
 // A scan is a sequence of pushes, so the residual identity and (from the
 // native start) r >= 0 hold after it and the proof is unchanged; it reads
 // every node but only the pushed nodes' arcs, so it costs at most a sweep.
-// On the anchors' KG (HippoRAG's dense reset, d = 0.5, 8 queries) it cut
-// the arcs read to a proved ordered top-5 from 3.65 to 2.01 sweeps' worth
-// per query (time 0.77x) and to a top-10 from 9.0 to 4.4 (time 0.54x),
-// same selections (GOMAXPROCS=1 go test ./ppr -run XXX -bench
-// AnchorTopKScans); at d = 0.85, 18.3 -> 11.3 and 28.0 -> 17.1 (time 0.62x
-// and 0.86x). scanFraction: 0.35, 0.5, 0.7, 0.8, 0.9, 1.0, 1.3 read
-// 2.73, 2.34, 2.15, 2.07, 2.01, 1.95, 2.88 sweeps' worth for the top-5
-// (5.12, 4.89, 4.64, 4.53, 4.45, 4.37, 5.19 for the top-10); 0.9 keeps a
-// margin below the threshold. thresholdScans is switched off by the tests
-// that compare with plain sweeps.
-var thresholdScans = true
-
+// scanFraction keeps a margin below the threshold; it was chosen on the
+// arcs read to proved selections (docs/benchmarks.md, "ppr: threshold
+// scans"). Tests switch the scans off (tuning.thresholdScans) to compare
+// with plain sweeps.
 const scanFraction = 0.9
-
-// visitScale multiplies the per-node terms of visit bounds only (after
-// boundScale, which multiplies every bound). It is 1; a test shrinks it to
-// check that it catches per-node bounds that are too tight.
-var visitScale = 1.0
 
 // visitCheckWithin: with visit bounds, SolveTopK checks a directed proof
 // after every sweep once the L1 term is below this many times the k-th
-// score (2 without them, see the scheduling in solveTopK): the per-node
-// bounds leave few candidates straddling the boundary from about 5 times
-// on R-MAT 20 (5 seeds, top-10).
+// score (2 without them, see topKSolve.schedule): the per-node bounds leave
+// few candidates straddling the boundary well before the L1 term alone
+// does (docs/benchmarks.md, "ppr: visit bounds").
 const visitCheckWithin = 8.0
 
 // maxCheckWait caps how many sweeps SolveTopK runs without checking the
 // proof: a selection provable now is proved at most this many sweeps late.
 const maxCheckWait = 2
-
-// refineDirected switches on SolveTopK's reverse refinement on directed
-// views (refineTopK); the tests switch it off to compare with the L1 proof.
-var refineDirected = true
-
-// refineUndirected switches on the same refinement on undirected views,
-// where it sharpens the per-coordinate bound (see reverse.go).
-var refineUndirected = true
-
-// refining reports whether SolveTopK refines on this kind of view.
-func refining(perCoord bool) bool {
-	if perCoord {
-		return refineUndirected
-	}
-	return refineDirected
-}
-
-// boundScale multiplies every error bound of SolveTopK. It is 1; the tests
-// shrink it to check that they catch a bound that is too tight.
-var boundScale = 1.0
 
 // errorBounds bounds the error e = pi - x per node at one state of an
 // engine (see SolveTopK): on undirected views E(u) = min(rScale*|r(u)| +
@@ -612,13 +284,14 @@ func (b *errorBounds) nTerm(u uint32) float64 {
 	return b.l1
 }
 
-// residualL1Max returns ||r||_1, summed in node order as ResidualL1
+// residualL1Max returns ||r||_1, summed in node order as residualL1
 // sums it, and max|r| in one pass.
 func (e *Engine) residualL1Max() (l1, rmax float64) {
 	// max over the bits of |r|: for non-negative floats the integer order
 	// is the float order, and an integer compare has none of the NaN
-	// handling of the float max (which made this pass 7x slower than
-	// ResidualL1's on wiki-Vote). R holds no NaN.
+	// handling of the float max, which made this pass several times
+	// slower than residualL1's (docs/benchmarks.md, "ppr: small passes").
+	// R holds no NaN.
 	var top uint64
 	for _, v := range e.R {
 		b := math.Float64bits(v) &^ (1 << 63)
@@ -645,13 +318,14 @@ func (e *Engine) maxAbsResidual() float64 {
 // the L1 bound alone when cbar >= 1. l1 is ||r||_1 and l1Bound
 // ||r||_1/alpha.
 func (e *Engine) visitErrorBounds(vb *VisitBounds, l1, l1Bound, rmax float64, signed bool) errorBounds {
+	boundScale := e.tune.boundScale
 	eb := errorBounds{l1: boundScale * l1Bound, signed: signed}
 	cbar := e.damping * l1 / e.alpha
 	if !(cbar < 1) {
 		return eb
 	}
 	eb.vis, eb.dg, eb.x = vb.v, vb.dg, e.X
-	scale := boundScale * visitScale
+	scale := boundScale * e.tune.visitScale
 	eb.nScale, eb.l1r = scale*rmax, scale*l1
 	eb.inv1c = 1 / (1 - cbar)
 	eb.xScale = scale * cbar / (1 - cbar)
@@ -661,7 +335,7 @@ func (e *Engine) visitErrorBounds(vb *VisitBounds, l1, l1Bound, rmax float64, si
 // lower returns a lower bound on pi(s.Node) given x(s.Node) = s.Score.
 func (b *errorBounds) lower(s Scored) float64 { return s.Score - b.below(s.Node) }
 
-// lead returns a lower bound on pi(a) - pi(b) (SolveTopKOrdered's proof):
+// lead returns a lower bound on pi(a) - pi(b) (the ordered SolveTopK's proof):
 // the per-node bounds or, whichever is larger, the L1 bound, which covers
 // both errors at once.
 func (b *errorBounds) lead(a, c Scored) float64 {
@@ -683,7 +357,7 @@ func (e *Engine) roundoff(sweeps int) float64 {
 
 // residualStats summarises the residual for the per-coordinate bound.
 type residualStats struct {
-	l1       float64 // ||r||_1, summed in node order as ResidualL1 sums it
+	l1       float64 // ||r||_1, summed in node order as residualL1 sums it
 	maxRatio float64 // max |r(v)|/W(v) over the nodes with out-weight
 	dangling float64 // sum of |r(v)| over the nodes without
 	signed   bool    // some r(v) < 0
@@ -693,7 +367,7 @@ type residualStats struct {
 }
 
 // residualStats computes them in one pass over the nodes (and one over the
-// dangling nodes, usually none). With local checks on (see localChecks) the
+// dangling nodes, usually none). With local checks on (see local.go) the
 // pass reads S alone, where every non-zero r is: a zero adds nothing to
 // any of them, so the sums are the full pass's to the bit.
 func (e *Engine) residualStats() residualStats {
@@ -743,6 +417,7 @@ func (e *Engine) residualStats() residualStats {
 // r+ and r- are each at most |r|, so |r|'s statistics bound r+'s, and r-'s
 // are st.maxNeg and st.danglingNeg.
 func (e *Engine) coordBounds(st residualStats, l1Bound float64) errorBounds {
+	boundScale := e.tune.boundScale
 	coord := boundScale * st.maxRatio / e.alpha
 	eb := errorBounds{
 		w:        e.view.OutWeights(),
@@ -768,7 +443,8 @@ func (e *Engine) coordBounds(st residualStats, l1Bound float64) errorBounds {
 // selection's lowest lower end (at most limit of them; over when more do)
 // and the highest upper end among the others. On a view without a
 // candidate list that pass reads every node, as often as the proof is
-// checked (WN18RR: a second pass was a tenth of the solve).
+// checked, so a second pass would be a visible share of the solve
+// (docs/benchmarks.md, "ppr: small passes").
 type blockerSet struct {
 	limit  int
 	nodes  []uint32
@@ -804,7 +480,7 @@ func (bs *blockerSet) add(u uint32, hi, minSel float64) {
 //
 // outsideHi is the highest upper end among unselected candidates the pass
 // is not given (-Inf: it is given them all), below the selection's lowest
-// end (see localChecks). Between upper ends that are equal the larger
+// end (see local.go). Between upper ends that are equal the larger
 // error term is the one reported, so the result does not depend on the
 // order of the candidates.
 func coordGap(x []float64, eb *errorBounds, sel []Scored, candidates []uint32, inSel []bool, bs *blockerSet, outsideHi float64) (proved, slack, need float64) {

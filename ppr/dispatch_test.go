@@ -15,9 +15,10 @@ import (
 // TestSweepEveryLevel solves with Jacobi sweeps (one and two threads) at
 // every CPU level this host supports, on a weighted and an unweighted graph
 // (the pattern kernel), and compares with the Generic level's reference
-// loops and with ReferencePowerIteration; levels past Unrolled must match
+// loops and with reference.PowerIteration; levels past Unrolled must match
 // it bit for bit, and Gauss-Seidel solves must match across all levels.
 func TestSweepEveryLevel(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(9, 9))
 	for _, unit := range []bool{false, true} {
 		b := csr.NewBuilder(true)
@@ -39,10 +40,9 @@ func TestSweepEveryLevel(t *testing.T) {
 		view := mask.Full(g)
 		seeds, err := NewSeeds(300, []Seed{{Node: 3, Weight: 1}, {Node: 200, Weight: 2}})
 		require.NoError(t, err)
-		ref, _ := ReferencePowerIteration(view, seeds, 0.85, 1e-13, 100000)
+		ref, _ := referencePowerIteration(view, seeds, 0.85, 1e-13, 100000)
 		solve := func(l cpu.Level, threads int) []float64 {
-			forcePullLevel(t, l)
-			res, err := Solve(view, seeds, 0.85, Options{Tol: 1e-12, Order: Jacobi, Threads: threads})
+			res, err := Solve(view, seeds, 0.85, Options{Tol: 1e-12, Order: Jacobi, Threads: threads}.with(atLevel(l)))
 			require.NoError(t, err)
 			return res.Scores
 		}
@@ -70,8 +70,7 @@ func TestSweepEveryLevel(t *testing.T) {
 		// every level: the push arithmetic never changes order.
 		var gs []float64
 		for _, l := range cpu.Supported() {
-			forcePullLevel(t, l)
-			res, err := Solve(view, seeds, 0.85, Options{Tol: 1e-12})
+			res, err := Solve(view, seeds, 0.85, Options{Tol: 1e-12}.with(atLevel(l)))
 			require.NoError(t, err)
 			if gs == nil {
 				gs = res.Scores
@@ -86,9 +85,10 @@ func TestSweepEveryLevel(t *testing.T) {
 // TestLevelsBitIdentical: the Unchecked kernels are the Unrolled ones
 // without bounds checks, in the same arithmetic order, so Jacobi solves
 // (one and two threads) and Gauss-Seidel solves and PushScans (the default
-// solve, masked views included, every eps and KeepDangling) must come out
+// solve, masked views included, every eps and keepDangling) must come out
 // bit for bit the same at both levels.
 func TestLevelsBitIdentical(t *testing.T) {
+	t.Parallel()
 	var levels []cpu.Level
 	for _, l := range cpu.Supported() {
 		if l >= cpu.Unrolled {
@@ -110,19 +110,19 @@ func TestLevelsBitIdentical(t *testing.T) {
 			stats            Stats
 		}
 		run := func(l cpu.Level) result {
-			forcePullLevel(t, l)
-			e, err := NewEngine(view, c.seeds, c.damping)
+			tn := atLevel(l)
+			e, err := tunedEngine(view, c.seeds, c.damping, tn)
 			require.NoError(t, err)
-			e.KeepDangling = keep
+			e.keepDangling = keep
 			var out result
 			for range 4 {
 				out.pushes = append(out.pushes, e.PushScan(eps))
 			}
 			out.x, out.r, out.stats = e.X, e.R, e.Stats
-			res, err := Solve(view, c.seeds, c.damping, Options{Tol: 1e-10, Order: Jacobi, Threads: 1 + i%2})
+			res, err := Solve(view, c.seeds, c.damping, Options{Tol: 1e-10, Order: Jacobi, Threads: 1 + i%2}.with(tn))
 			require.NoError(t, err)
 			out.jacobi = res.Scores
-			res, err = Solve(view, c.seeds, c.damping, Options{Tol: 1e-10})
+			res, err = Solve(view, c.seeds, c.damping, Options{Tol: 1e-10}.with(tn))
 			require.NoError(t, err)
 			out.gs = res.Scores
 			return out

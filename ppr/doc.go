@@ -33,33 +33,40 @@
 //
 // All keep the identity; they differ in order and cost:
 //
-//   - Sweep: Jacobi, a pull over the in-adjacency (pull kernels in
-//     kernel.go, pullReference their specification); SweepParallel splits
-//     it over goroutines with bit-identical results.
-//   - PushSweep / PushScan: Gauss-Seidel order, in place over the
-//     out-adjacency; about half the sweeps of Jacobi. Solve's default.
-//   - PushUntil: FIFO local push to a threshold, for small frontiers.
-//   - PushRounds: push in id-ordered rounds over a bitset frontier, scan-like
-//     cost per arc with work proportional to the active nodes.
-//   - NormalizeMass: x scaled to the solution's mass 1, r adjusted (an
-//     affine combination with the native start); the residual then sums to
-//     zero and shrinks at the rate the walk forgets its start rather than
-//     by d (Normalized: Gauss-Seidel scans each followed by a
-//     normalization, SolveTopK's default on directed views; R-MAT 20's
-//     certified top-10 in 4.85-5.89 sweeps' worth instead of 11.8-16.8).
+//   - Engine.Sweep(Jacobi, threads): every node pushed at once, a pull
+//     over the in-adjacency (pull kernels in kernel.go, pullReference
+//     their specification), split over goroutines with bit-identical
+//     results.
+//   - Engine.Sweep(GaussSeidel, 1), PushScan: Gauss-Seidel order, in place
+//     over the out-adjacency, at a threshold or not; about half the sweeps
+//     of Jacobi. Solve's default.
+//   - PushRounds, PushNegative: push in id-ordered rounds over a bitset
+//     frontier, scan-like cost per arc with work proportional to the
+//     active nodes (the local push of replay and the store; fifo.go keeps
+//     the plain FIFO push they are specified by).
+//   - Normalized sweeps: x scaled to the solution's mass 1, r adjusted (an
+//     affine combination with the native start); the residual then sums
+//     to zero and shrinks at the rate the walk forgets its start rather
+//     than by d. SolveTopK's default on directed views.
 //
-// Solve stops at an L1 error bound; SolveTopK stops as soon as the top-k is
-// proved (SolveTopKOrdered: its order too), and on undirected views replaces
-// sweeps by threshold scans (PushScan at the threshold the proof waits for)
-// after the first; on both kinds of view it refines the few candidates
-// straddling the boundary (and unproved leads of an ordered solve) with
-// reverse pushes (ReversePusher, shared with replay; reverse.go proves the
-// bounds), and on directed views with Options.Visits (NewVisitBounds,
-// built once per view) bounds every node's error by per-node bounds on
-// (I - d*P)^-1 (visits.go proves them). SolvePair solves two views of one
-// snapshot in one pass per sweep;
-// SolveBatch solves eight seed vectors per pass, interleaved (16, two cache
-// lines per node, at the AVX512 kernel level).
+// # Solves
+//
+// Every solve runs one loop (solveToTolerance: check the bound, stop,
+// else sweep, within one sweep cap) and fails at the cap with a
+// *NotConvergedError holding the state reached. Solve and
+// Engine.SolveSweeps stop at an L1 error bound; SolveTopK stops as soon as
+// the top-k is proved (with Options.Ordered, its order too), and on
+// undirected views replaces sweeps by threshold scans (PushScan at the
+// threshold the proof waits for) after the first; on both kinds of view it
+// refines the few candidates straddling the boundary (and unproved leads
+// of an ordered solve) with reverse pushes (reverse.go proves the bounds),
+// and on directed views with Options.Visits (NewVisitBounds, built once
+// per view) bounds every node's error by per-node bounds on
+// (I - d*P)^-1 (visits.go proves them). Engine.Prove gives the proof of
+// any state, for callers that keep states of their own (replay's guard).
+// SolvePair solves two views of one snapshot in one pass per sweep;
+// SolveBatch solves eight seed vectors per pass, interleaved (16, two
+// cache lines per node, at the AVX512 kernel level).
 //
 // # Kernels
 //
@@ -68,8 +75,8 @@
 // accumulators and the per-arc bounds checks reduced to the gather,
 // Unchecked the Unrolled pull loops (same order, same bits) with no
 // bounds checks, on a validated graph's arrays whose bounds are checked in
-// O(1) at entry (kernel_unchecked.go has the proof). A graph whose every weight is 1 runs the pattern kernel, which
-// reads no weights. AVX2 and AVX512 (amd64) add the batched kernels of
+// O(1) at entry (kernel_unchecked.go has the proof). A graph whose every
+// weight is 1 runs the pattern kernel, which reads no weights. AVX2 and AVX512 (amd64) add the batched kernels of
 // SolveBatch (pull, push sweep, per-node pass, residual norm) in assembly,
 // every lane bit-identical to its Go reference (batch_amd64.go).
 // Every kernel that reads weights has a twin for graphs that store them as
@@ -79,15 +86,19 @@
 // (TestFloat32StorageSameBits) with 4 fewer bytes streamed per arc.
 // Every level is tested against Generic; the purego build tag runs Generic
 // everywhere. Ties in a selection break by node id, or by first-appearance
-// rank on a reordered graph (TopKRanked, csr.DegreeOrder).
+// rank on a reordered graph (TopK with the graph's Ranks, csr.DegreeOrder).
+// Measurements of the kernels, the solvers and their tuning are in
+// docs/benchmarks.md, not here.
 //
 // # Errors
 //
 // Solve and NewSeeds validate their inputs (damping, seed ids and weights,
 // tolerance) and return errors prefixed "ppr:"; Engine methods and TopK
 // trust validated arguments and document what they expect. Seed weights
-// whose sum overflows are normalised (SeedScale), not refused. No solve
-// returns a bound it did not prove: an error bound or score that is NaN
-// or infinite is a *NotFiniteError (csr's weight range rules one out on
-// every graph; the check guards states written from outside).
+// whose sum overflows are normalised, not refused. A solve that reaches
+// its sweep cap returns a *NotConvergedError carrying the state it
+// reached. No solve returns a bound it did not prove: an error bound or
+// score that is NaN or infinite is a *NotFiniteError (csr's weight range
+// rules one out on every graph; the check guards states written from
+// outside).
 package ppr

@@ -3,9 +3,9 @@ package ppr
 import (
 	"fmt"
 	"math"
-	"math/bits"
 
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/nodeset"
 	"github.com/authppr/authppr/mask"
 )
 
@@ -27,78 +27,40 @@ type Engine struct {
 
 	X, R []float64
 
-	next, factor []float64 // sweep scratch, allocated on first sweep
-	queue        []uint32  // push FIFO scratch
-	queued       []bool
-	parts        []int     // SweepParallel's row ranges
-	partial      []float64 // SweepParallel's ||r||_1 per range
-	roundCur     []uint64  // PushRounds' frontier bitsets
-	roundNext    []uint64
-	dangling     []uint32       // nodes without out-weight, for SweepParallel
-	inSel        []bool         // SolveTopK's selection marks (all false between calls)
-	refine       topKRefinement // SolveTopK's reverse pushes on directed views
-	local        localState     // SolveTopK's local checks (see localChecks)
-	norm         normalizedRun  // a Normalized solve's progress
-	scanMass     float64        // the mass the last PushScan moved into x
+	tune *tuning // defaultTuning unless a test set another
 
 	// Support, when not nil, records every node whose X or R a push
 	// changes, so a caller working on sparse states can read or clear
-	// exactly those entries.
-	Support *Support
-	// KeepDangling makes pushes skip nodes that are dangling in the view:
-	// their residual stays in R (callers bound it in L1) instead of being
-	// spread over every seed, which costs |seeds| per push.
-	KeepDangling bool
+	// exactly those entries (replay's guard; the set type is internal to
+	// the module).
+	Support *nodeset.Set
+	// keepDangling makes pushes skip nodes that are dangling in the view:
+	// their residual stays in R instead of being spread over every seed.
+	// The tests set it.
+	keepDangling bool
+
+	// Scratch, one struct per feature, allocated on first use and kept,
+	// so that an engine reused through Restart allocates nothing
+	// proportional to the graph after its first query.
+	sweeps   pullScratch    // jacobiSweep, parallelSweep
+	fifo     fifo           // pushUntil
+	rounds   roundScratch   // PushRounds, PushNegative
+	refine   topKRefinement // reverse pushes (SolveTopK, Proof.RefinedGap)
+	local    localState     // SolveTopK's local checks (see local.go)
+	inSel    []bool         // SolveTopK's selection marks (all false between calls)
+	dangling []uint32       // the view's nodes without out-weight, ascending
 
 	Stats Stats
-}
-
-// Support is a set of node ids kept as a bitset: insertion is one OR,
-// reset and iteration cost O(n/64) words (a few microseconds for a million
-// nodes), and push kernels can merge whole frontier words into it.
-type Support struct {
-	bits []uint64
-}
-
-// NewSupport returns an empty set over n nodes.
-func NewSupport(n int) *Support { return &Support{bits: make([]uint64, (n+63)/64)} }
-
-// Add inserts v.
-func (s *Support) Add(v uint32) { s.bits[v/64] |= 1 << (v % 64) }
-
-// Has reports whether v is in the set.
-func (s *Support) Has(v uint32) bool { return s.bits[v/64]&(1<<(v%64)) != 0 }
-
-// Reset empties the set.
-func (s *Support) Reset() { clear(s.bits) }
-
-// AppendNodes appends the members to dst in ascending order.
-func (s *Support) AppendNodes(dst []uint32) []uint32 {
-	for wi, word := range s.bits {
-		for word != 0 {
-			dst = append(dst, uint32(wi*64+bits.TrailingZeros64(word)))
-			word &= word - 1
-		}
-	}
-	return dst
-}
-
-// orWords merges a bitset of the same size into the set.
-func (s *Support) orWords(b []uint64) {
-	b = b[:len(s.bits)]
-	for i, w := range b {
-		s.bits[i] |= w
-	}
 }
 
 // NewEngine returns an engine in the native start state x = 0, r = alpha*s.
 func NewEngine(view *mask.View, seeds Seeds, damping float64) (*Engine, error) {
 	n := view.NumNodes()
-	e := &Engine{view: view, X: make([]float64, n), R: make([]float64, n)}
+	e := &Engine{view: view, X: make([]float64, n), R: make([]float64, n), tune: &defaultTuning}
 	if err := e.SetProblem(seeds, damping); err != nil {
 		return nil, err
 	}
-	e.Reset()
+	e.reset()
 	return e, nil
 }
 
@@ -122,17 +84,18 @@ func (e *Engine) SetProblem(seeds Seeds, damping float64) error {
 	return nil
 }
 
-// Restart is SetProblem followed by Reset: a new query on the same arrays.
+// Restart is SetProblem followed by a return to the native start state x
+// = 0, r = alpha*s, with the stats cleared: a new query on the same arrays.
 func (e *Engine) Restart(seeds Seeds, damping float64) error {
 	if err := e.SetProblem(seeds, damping); err != nil {
 		return err
 	}
-	e.Reset()
+	e.reset()
 	return nil
 }
 
-// Reset returns to x = 0, r = alpha*s and clears the stats.
-func (e *Engine) Reset() {
+// reset returns to x = 0, r = alpha*s and clears the stats.
+func (e *Engine) reset() {
 	clear(e.X)
 	clear(e.R)
 	for i, u := range e.seeds.Nodes {
@@ -141,7 +104,7 @@ func (e *Engine) Reset() {
 	e.Stats = Stats{}
 }
 
-// NormalizeMass scales x to the solution's total mass, 1, keeping the
+// normalizeMass scales x to the solution's total mass, 1, keeping the
 // residual identity: x' = c*x and r' = c*r + (1-c)*alpha*s with c =
 // 1/sum(x), an affine combination (weights summing to 1) of the state and
 // the native start, both of which satisfy r = alpha*s + d*x*P - x. Every
@@ -149,7 +112,7 @@ func (e *Engine) Reset() {
 // (I - d*P)^-1 to 1/alpha), so afterwards r sums to zero: it is signed,
 // and Jacobi sweeps keep its sum zero (see Normalized). It returns false,
 // changing nothing, when sum(x) <= 0.
-func (e *Engine) NormalizeMass() bool {
+func (e *Engine) normalizeMass() bool {
 	sum := 0.0
 	for _, v := range e.X {
 		sum += v
@@ -161,8 +124,8 @@ func (e *Engine) NormalizeMass() bool {
 	return true
 }
 
-// scaleMass sets x' = c*x and r' = c*r + (1-c)*alpha*s (see NormalizeMass)
-// and returns ||r'||_1, summed in node order as ResidualL1 sums it, in one
+// scaleMass sets x' = c*x and r' = c*r + (1-c)*alpha*s (see normalizeMass)
+// and returns ||r'||_1, summed in node order as residualL1 sums it, in one
 // pass over the nodes: the seeds' share is added first, as
 // (1-c)*alpha*s/c, so that the pass's scaling gives it its weight.
 func (e *Engine) scaleMass(c float64) float64 {
@@ -182,20 +145,8 @@ func (e *Engine) scaleMass(c float64) float64 {
 	return l1
 }
 
-// View returns the view the engine solves on.
-func (e *Engine) View() *mask.View { return e.view }
-
-// Seeds returns the engine's seed vector.
-func (e *Engine) Seeds() Seeds { return e.seeds }
-
-// Damping returns d.
-func (e *Engine) Damping() float64 { return e.damping }
-
-// Alpha returns the teleport probability 1-d.
-func (e *Engine) Alpha() float64 { return e.alpha }
-
-// ResidualL1 returns ||r||_1.
-func (e *Engine) ResidualL1() float64 {
+// residualL1 returns ||r||_1, summed in node order.
+func (e *Engine) residualL1() float64 {
 	s := 0.0
 	for _, v := range e.R {
 		s += math.Abs(v)
@@ -203,27 +154,24 @@ func (e *Engine) ResidualL1() float64 {
 	return s
 }
 
-// ErrorBound returns ||r||_1/alpha, which bounds ||pi - x||_1 (see the
+// errorBound returns ||r||_1/alpha, which bounds ||pi - x||_1 (see the
 // package doc). It is +Inf when alpha is 0.
-func (e *Engine) ErrorBound() float64 {
-	return e.ResidualL1() / e.alpha
+func (e *Engine) errorBound() float64 {
+	return e.residualL1() / e.alpha
 }
 
-// Sweep pushes every node at once: x += r; r = d*r*P. It pulls over the
-// in-adjacency, so each new residual entry is one independent sum, and
+// jacobiSweep pushes every node at once: x += r; r = d*r*P. It pulls over
+// the in-adjacency, so each new residual entry is one independent sum, and
 // returns the new ||r||_1.
 //
 // It panics on a patched view (mask.Patched), which has no in-adjacency:
 // solves choose Gauss-Seidel scans there (checkView).
-func (e *Engine) Sweep() float64 {
-	e.needGraphRows("Sweep")
+func (e *Engine) jacobiSweep() float64 {
+	e.needGraphRows("a Jacobi sweep")
 	g := e.view.Graph()
 	n := g.NumNodes()
-	if e.next == nil {
-		e.next = make([]float64, n)
-		e.factor = make([]float64, n)
-	}
-	x, r, next, factor := e.X[:n], e.R[:n], e.next[:n], e.factor[:n]
+	next, factor := e.sweeps.arrays(n)
+	x, r := e.X[:n], e.R[:n]
 	inv := e.view.InvOutWeights()[:n]
 
 	// Per-node factor r(u)/W_A(u) (a multiply by 1/W_A: dividing cost a
@@ -250,7 +198,7 @@ func (e *Engine) Sweep() float64 {
 			l1 += math.Abs(next[u])
 		}
 	}
-	e.R, e.next = next, r
+	e.R, e.sweeps.next = next, r
 	e.Stats.Sweeps++
 	e.Stats.ArcOps += int64(len(in.Nbr))
 	return l1
@@ -267,7 +215,7 @@ func (e *Engine) pull(factor, next []float64) float64 {
 	if !sparse {
 		return pullMaskedOf(in.Offsets, in.Nbr, in.Weight, in.Edge, e.view.MaskedBits(), factor, next, d)
 	}
-	l1 := pullAll(e.view.Graph(), 0, len(next), factor, next, d)
+	l1 := pullAll(e.tune.pulls, e.view.Graph(), 0, len(next), factor, next, d)
 	if len(nodes) > 0 {
 		l1 = subtractArcsOf(nodes, arcs, in.Nbr, in.Weight, factor, next, d, l1)
 	}
@@ -275,11 +223,11 @@ func (e *Engine) pull(factor, next []float64) float64 {
 }
 
 // pullAll pulls every arc of rows lo..hi-1 of g's in-adjacency into next
-// (len(next) = hi-lo) with the kernels of pulls. It is the gate of the
+// (len(next) = hi-lo) with the kernels of ps. It is the gate of the
 // unchecked kernels (kernel_unchecked.go): it passes g's own validated
 // arrays and checks that factor covers every node, so that every gathered
 // neighbour (< g.NumNodes(), csr.validate) indexes factor.
-func pullAll(g *csr.Graph, lo, hi int, factor, next []float64, d float64) float64 {
+func pullAll(ps *pullSet, g *csr.Graph, lo, hi int, factor, next []float64, d float64) float64 {
 	if n := g.NumNodes(); len(factor) < n || lo < 0 || lo > hi || hi > n || len(next) != hi-lo {
 		panic(fmt.Sprintf("ppr: pull of rows [%d, %d) into %d entries with %d factors; want rows within the %d nodes, one entry per row and a factor per node",
 			lo, hi, len(next), len(factor), n))
@@ -287,301 +235,44 @@ func pullAll(g *csr.Graph, lo, hi int, factor, next []float64, d float64) float6
 	in := g.In()
 	offsets := in.Offsets[lo : hi+1]
 	if g.UnitWeights() {
-		return pulls.pattern(offsets, in.Nbr, factor, next, d)
+		return ps.pattern(offsets, in.Nbr, factor, next, d)
 	}
 	if wt := in.Weight.Float32s(); wt != nil {
-		return pulls.weighted32(offsets, in.Nbr, wt, factor, next, d)
+		return ps.weighted32(offsets, in.Nbr, wt, factor, next, d)
 	}
-	return pulls.weighted(offsets, in.Nbr, in.Weight.Float64s(), factor, next, d)
+	return ps.weighted(offsets, in.Nbr, in.Weight.Float64s(), factor, next, d)
 }
 
-// PushNode pushes node u once: x(u) += r(u), r(u)'s mass spread over u's
-// surviving out-arcs (to the seeds when u is dangling in the view), r(u) = 0.
-// With KeepDangling set, a dangling node is left as it is.
-func (e *Engine) PushNode(u uint32) {
-	e.pushNode(u, nil)
-}
-
-// pushNode pushes u and, when visit is not nil, calls it for every node whose
-// residual it changed.
-func (e *Engine) pushNode(u uint32, visit func(v uint32)) {
-	val := e.R[u]
-	if val == 0 {
-		return
-	}
-	wu := e.view.OutWeight(u)
-	if wu == 0 && e.KeepDangling {
-		return
-	}
-	e.R[u] = 0
-	e.X[u] += val
-	e.Stats.Pushes++
-	if e.Support != nil {
-		e.Support.Add(u)
-	}
-	if wu == 0 {
-		c := e.damping * val
-		for i, s := range e.seeds.Nodes {
-			e.R[s] += c * e.seeds.Weights[i]
-			if e.Support != nil {
-				e.Support.Add(s)
-			}
-			if visit != nil {
-				visit(s)
-			}
-		}
-		return
-	}
-	row := e.view.OutRow(u)
-	e.Stats.ArcOps += int64(row.Len())
-	c := e.damping * val / wu
-	for p, v := range row.Nbr {
-		if !row.Live(p) {
-			continue
-		}
-		e.R[v] += c * row.Weight.At(p)
-		if e.Support != nil {
-			e.Support.Add(v)
-		}
-		if visit != nil {
-			visit(v)
-		}
-	}
-}
-
-// overThreshold reports whether u should be pushed at eps: |r(u)| > eps*W_A(u)
-// for a node with out-weight, |r(u)| > eps for a dangling one.
-func (e *Engine) overThreshold(u uint32, eps float64) bool {
-	t := eps * e.view.OutWeight(u)
-	if t == 0 {
-		if e.KeepDangling {
-			return false
-		}
-		t = eps
-	}
-	return math.Abs(e.R[u]) > t
-}
-
-// PushUntil runs FIFO local push: starting from the frontier, it pushes any
-// node over its threshold (see overThreshold) and queues the nodes each push
-// lifts over theirs. Nodes over threshold that are neither in the frontier
-// nor reached by a push are left alone: the caller names them.
-//
-// budget caps the arc operations spent (0 = no cap). PushUntil reports
-// whether the queue emptied, that is, whether every node it reached is at or
-// below its threshold. When it returns false the state is still a valid
-// (x, r) pair, only less converged.
-func (e *Engine) PushUntil(eps float64, frontier []uint32, budget int64) bool {
-	if wt := e.view.Graph().Out().Weight.Float32s(); wt != nil {
-		return pushUntil(e, wt, eps, frontier, budget)
-	}
-	return pushUntil(e, e.view.Graph().Out().Weight.Float64s(), eps, frontier, budget)
-}
-
-// pushUntil is PushUntil with the out-adjacency's weights wts in their
-// storage (csr.Weights), widened as read.
-func pushUntil[W weight](e *Engine, wts []W, eps float64, frontier []uint32, budget int64) bool {
-	g := e.view.Graph()
-	n := e.view.NumNodes()
-	if e.queued == nil {
-		e.queued = make([]bool, n)
-	}
-	x, r, queued := e.X[:n], e.R[:n], e.queued[:n]
-	w := e.view.OutWeights()[:n]
-	out := g.Out()
-	bits, tb := e.view.MaskedBits(), e.view.TouchedBits()
-	sup := e.Support
-	d := e.damping
-	// over is overThreshold, inlined by hand below where it matters.
-	over := func(v uint32) bool {
-		t := eps * w[v]
-		if t == 0 {
-			if e.KeepDangling {
-				return false
-			}
-			t = eps
-		}
-		return math.Abs(r[v]) > t
-	}
-	queue := e.queue[:0]
-	for _, u := range frontier {
-		if !queued[u] && over(u) {
-			queued[u] = true
-			queue = append(queue, u)
-		}
-	}
-	start := e.Stats.ArcOps
-	head := 0
-	for head < len(queue) {
-		if budget > 0 && e.Stats.ArcOps-start >= budget {
-			break
-		}
-		u := queue[head]
-		head++
-		queued[u] = false
-		if !over(u) {
-			continue
-		}
-		val := r[u]
-		if w[u] == 0 {
-			// Dangling (KeepDangling is off, or over would be false).
-			r[u] = 0
-			x[u] += val
-			e.Stats.Pushes++
-			if sup != nil {
-				sup.Add(u)
-			}
-			for i, s := range e.seeds.Nodes {
-				r[s] += d * val * e.seeds.Weights[i]
-				if sup != nil {
-					sup.Add(s)
-				}
-				if !queued[s] && over(s) {
-					queued[s] = true
-					queue = append(queue, s)
-				}
-			}
-			continue
-		}
-		r[u] = 0
-		x[u] += val
-		e.Stats.Pushes++
-		if sup != nil {
-			sup.Add(u)
-		}
-		c := d * val / w[u]
-		// Only nodes with a masked out-arc test the mask per arc, and a
-		// replaced row (a patched view) lists only live arcs.
-		var nbr, eid []uint32
-		var wt []W
-		var rwt []float64
-		replaced := false
-		arcBits := bits
-		if tb == nil || tb[u/64]&(1<<(u%64)) == 0 {
-			arcBits = nil
-		} else if nbr, rwt, _, replaced = e.view.ReplacedRow(u); replaced {
-			arcBits = nil
-		}
-		if !replaced {
-			lo, hi := out.Offsets[u], out.Offsets[u+1]
-			nbr, wt, eid = out.Nbr[lo:hi], wts[lo:hi], out.Edge[lo:hi]
-		}
-		e.Stats.ArcOps += int64(len(nbr))
-		for p := range nbr {
-			if arcBits != nil && arcBits[eid[p]/64]&(1<<(eid[p]%64)) != 0 {
-				continue
-			}
-			v := nbr[p]
-			if replaced {
-				r[v] += c * rwt[p]
-			} else {
-				r[v] += c * float64(wt[p])
-			}
-			if sup != nil {
-				sup.Add(v)
-			}
-			if queued[v] {
-				continue
-			}
-			t := eps * w[v]
-			if t == 0 {
-				if e.KeepDangling {
-					continue
-				}
-				t = eps
-			}
-			if math.Abs(r[v]) > t {
-				queued[v] = true
-				queue = append(queue, v)
-			}
-		}
-		// Compact the FIFO once its consumed prefix dominates.
-		if head > 1024 && head*2 > len(queue) {
-			queue = append(queue[:0], queue[head:]...)
-			head = 0
-		}
-	}
-	done := head == len(queue)
-	for _, u := range queue[head:] {
-		queued[u] = false
-	}
-	e.queue = queue[:0]
-	return done
-}
-
-// pushUntilReference is PushUntil written with the plain pushNode and
-// overThreshold: the specification the fast loop is tested against
-// (TestPushUntilMatchesReference: same pushes, same order, same bits).
-func (e *Engine) pushUntilReference(eps float64, frontier []uint32, budget int64) bool {
-	n := e.view.NumNodes()
-	if e.queued == nil {
-		e.queued = make([]bool, n)
-	}
-	queue := e.queue[:0]
-	enqueue := func(v uint32) {
-		if !e.queued[v] && e.overThreshold(v, eps) {
-			e.queued[v] = true
-			queue = append(queue, v)
-		}
-	}
-	for _, u := range frontier {
-		enqueue(u)
-	}
-	start := e.Stats.ArcOps
-	head := 0
-	for head < len(queue) {
-		if budget > 0 && e.Stats.ArcOps-start >= budget {
-			break
-		}
-		u := queue[head]
-		head++
-		e.queued[u] = false
-		if e.overThreshold(u, eps) {
-			e.pushNode(u, enqueue)
-		}
-		// Compact the FIFO once its consumed prefix dominates.
-		if head > 1024 && head*2 > len(queue) {
-			queue = append(queue[:0], queue[head:]...)
-			head = 0
-		}
-	}
-	done := head == len(queue)
-	for _, u := range queue[head:] {
-		e.queued[u] = false
-	}
-	e.queue = queue[:0]
-	return done
-}
-
-// PushSweep pushes every node once, in id order, updating the residual in
+// pushSweep pushes every node once, in id order, updating the residual in
 // place (Gauss-Seidel order): mass pushed to a later node moves on within
-// the same sweep, so it needs about half the sweeps of Sweep for the same
-// bound (measured: 68 vs 142 on wiki-Vote at d=0.85, 18 vs 34 on the KG at
-// d=0.5). Each step is a push, so the residual identity holds after the
-// sweep. It scatters over the out-adjacency and returns the new ||r||_1.
-func (e *Engine) PushSweep() float64 {
+// the same sweep, so it needs about half the sweeps of jacobiSweep for the
+// same bound (docs/benchmarks.md, "ppr: sweep orders"). Each step is a
+// push, so the residual identity holds after the sweep. It scatters over the out-adjacency and returns the new ||r||_1.
+func (e *Engine) pushSweep() float64 {
 	e.PushScan(0)
-	return e.ResidualL1()
+	return e.residualL1()
 }
 
 // PushScan pushes, in one pass in id order with the residual updated in
-// place, every node over its threshold (see PushUntil); with eps = 0 every
+// place, every node over its threshold (see pushUntil); with eps = 0 every
 // node with residual. A scan reads every node once and needs no queue, so
-// when most nodes are active it is much cheaper per arc than PushUntil's
+// when most nodes are active it is much cheaper per arc than pushUntil's
 // FIFO. The seeds' share of dangling pushes is added once at the end of the
 // scan (a dense seed vector would otherwise cost |seeds| per dangling push);
 // the residual identity holds when PushScan returns. It returns the pushes
 // made.
 func (e *Engine) PushScan(eps float64) int {
-	return e.pushScanOver(eps, nil)
+	pushes, _ := e.pushScanOver(eps, nil)
+	return pushes
 }
 
 // pushScanOver is PushScan; with sup not nil it visits only the nodes of
 // the bitset sup (which must hold every node with a non-zero residual) and
 // adds to it every node the scan changes. The nodes it skips have r = 0,
 // which PushScan skips too, so it makes the same pushes in the same order,
-// to the same bits.
-func (e *Engine) pushScanOver(eps float64, sup []uint64) int {
+// to the same bits. It returns the pushes made and the mass they moved
+// into x.
+func (e *Engine) pushScanOver(eps float64, sup []uint64) (pushes int, pushed float64) {
 	if wt := e.view.Graph().Out().Weight.Float32s(); wt != nil {
 		return pushScan(e, wt, eps, sup)
 	}
@@ -590,7 +281,7 @@ func (e *Engine) pushScanOver(eps float64, sup []uint64) int {
 
 // pushScan is pushScanOver with the out-adjacency's weights wts in their
 // storage (csr.Weights), widened as read.
-func pushScan[W weight](e *Engine, wts []W, eps float64, sup []uint64) int {
+func pushScan[W weight](e *Engine, wts []W, eps float64, sup []uint64) (int, float64) {
 	g := e.view.Graph()
 	n := e.view.NumNodes()
 	x, r := e.X[:n], e.R[:n]
@@ -615,7 +306,7 @@ func pushScan[W weight](e *Engine, wts []W, eps float64, sup []uint64) int {
 		}
 		wu := w[u]
 		if wu == 0 {
-			if e.KeepDangling || math.Abs(val) <= eps {
+			if e.keepDangling || math.Abs(val) <= eps {
 				continue
 			}
 			r[u] = 0
@@ -678,15 +369,15 @@ func pushScan[W weight](e *Engine, wts []W, eps float64, sup []uint64) int {
 			}
 		}
 	}
-	e.scanMass = pushed + dangling
 	e.Stats.Sweeps++
 	e.Stats.Pushes += int64(pushes)
-	return pushes
+	return pushes, pushed + dangling
 }
 
 // needGraphRows panics when the engine's view is patched: what calls it
 // reads every row from the graph's arrays (pulls over the in-adjacency),
-// and Options.check refuses such solves on patched views before they start.
+// and Options.limits refuses such solves on patched views before they
+// start.
 func (e *Engine) needGraphRows(what string) {
 	if e.view.Patched() {
 		panic("ppr: " + what + " on a patched view (replaced rows have no in-adjacency)")

@@ -10,6 +10,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/nodeset"
+	"github.com/authppr/authppr/internal/reference"
 	"github.com/authppr/authppr/mask"
 )
 
@@ -91,7 +93,7 @@ func denseP(v *mask.View, s Seeds) *mat.Dense {
 	n := g.NumNodes()
 	P := mat.NewDense(n, n, nil)
 	out := g.Out()
-	dense := s.Dense(n)
+	dense := s.dense(n)
 	for u := range n {
 		wu := v.OutWeight(uint32(u))
 		if wu == 0 {
@@ -122,7 +124,7 @@ func exactPPR(t testing.TB, v *mask.View, s Seeds, d float64) []float64 {
 			A.Set(j, i, id-d*P.At(i, j)) // transposed
 		}
 	}
-	rhs := mat.NewVecDense(n, s.Dense(n))
+	rhs := mat.NewVecDense(n, s.dense(n))
 	rhs.ScaleVec(1-d, rhs)
 	var pi mat.VecDense
 	require.NoError(t, pi.SolveVec(A, rhs))
@@ -130,10 +132,24 @@ func exactPPR(t testing.TB, v *mask.View, s Seeds, d float64) []float64 {
 }
 
 // residualOf returns alpha*s + d*x*P - x.
+// dense returns the seeds as a vector of length n.
+func (s Seeds) dense(n int) []float64 {
+	v := make([]float64, n)
+	for i, u := range s.Nodes {
+		v[u] = s.Weights[i]
+	}
+	return v
+}
+
+// referencePowerIteration is reference.PowerIteration on a seed vector.
+func referencePowerIteration(view *mask.View, s Seeds, damping, tol float64, maxIter int) ([]float64, int) {
+	return reference.PowerIteration(view, s.Nodes, s.Weights, damping, tol, maxIter)
+}
+
 func residualOf(v *mask.View, s Seeds, d float64, x []float64) []float64 {
 	n := len(x)
 	P := denseP(v, s)
-	r := s.Dense(n)
+	r := s.dense(n)
 	for j := range n {
 		r[j] *= 1 - d
 		for i := range n {
@@ -153,6 +169,7 @@ func l1Diff(a, b []float64) float64 {
 }
 
 func TestSolveMatchesExactOnRandomGraphs(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range 300 {
 		c := newRandomCase(t, rng)
@@ -164,7 +181,7 @@ func TestSolveMatchesExactOnRandomGraphs(t *testing.T) {
 			require.LessOrEqualf(t, diff, res.ErrorBound+1e-12, "case %d view %s: L1 error %g above reported bound %g", i, v.Name(), diff, res.ErrorBound)
 			require.LessOrEqual(t, res.ErrorBound, 1e-12)
 
-			ref, _ := ReferencePowerIteration(v, c.seeds, c.damping, 1e-13, 100000)
+			ref, _ := referencePowerIteration(v, c.seeds, c.damping, 1e-13, 100000)
 			require.LessOrEqualf(t, l1Diff(ref, want), 1e-12, "case %d view %s: reference power iteration", i, v.Name())
 		}
 	}
@@ -173,6 +190,7 @@ func TestSolveMatchesExactOnRandomGraphs(t *testing.T) {
 // Every push and sweep keeps r = alpha*s + d*x*P - x, from any start (x, r)
 // with r consistent, signed entries included.
 func TestEngineKeepsResidualIdentity(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	for i := range 200 {
 		c := newRandomCase(t, rng)
@@ -188,13 +206,13 @@ func TestEngineKeepsResidualIdentity(t *testing.T) {
 		for step := range 20 {
 			switch rng.IntN(5) {
 			case 0:
-				e.Sweep()
+				e.jacobiSweep()
 			case 1:
-				e.PushSweep()
+				e.pushSweep()
 			case 2:
 				e.PushScan([]float64{0, 1e-3, 1e-1}[rng.IntN(3)])
 			default:
-				e.PushNode(uint32(rng.IntN(n)))
+				e.pushNode(uint32(rng.IntN(n)), nil)
 			}
 			want := residualOf(v, c.seeds, c.damping, e.X)
 			require.LessOrEqualf(t, l1Diff(e.R, want), 1e-10, "case %d step %d", i, step)
@@ -203,19 +221,21 @@ func TestEngineKeepsResidualIdentity(t *testing.T) {
 }
 
 func TestSweepReturnsResidualL1(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 6))
 	for range 100 {
 		c := newRandomCase(t, rng)
 		e, err := NewEngine(c.native, c.seeds, c.damping)
 		require.NoError(t, err)
 		for range 5 {
-			got := e.Sweep()
-			require.InDelta(t, e.ResidualL1(), got, 1e-15)
+			got := e.jacobiSweep()
+			require.InDelta(t, e.residualL1(), got, 1e-15)
 		}
 	}
 }
 
 func TestPushUntilReachesThreshold(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 8))
 	for i := range 200 {
 		c := newRandomCase(t, rng)
@@ -223,16 +243,17 @@ func TestPushUntilReachesThreshold(t *testing.T) {
 		e, err := NewEngine(v, c.seeds, c.damping)
 		require.NoError(t, err)
 		const eps = 1e-9
-		require.True(t, e.PushUntil(eps, c.seeds.Nodes, 0))
+		require.True(t, e.pushUntil(eps, c.seeds.Nodes, 0))
 		for u := range c.g.NumNodes() {
 			require.Falsef(t, e.overThreshold(uint32(u), eps), "case %d node %d: r=%g W=%g", i, u, e.R[u], v.OutWeight(uint32(u)))
 		}
 		want := exactPPR(t, v, c.seeds, c.damping)
-		require.LessOrEqual(t, l1Diff(e.X, want), e.ErrorBound()+1e-12)
+		require.LessOrEqual(t, l1Diff(e.X, want), e.errorBound()+1e-12)
 	}
 }
 
 func TestPushUntilBudgetLeavesValidState(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(9, 10))
 	for range 100 {
 		c := newRandomCase(t, rng)
@@ -241,7 +262,7 @@ func TestPushUntilBudgetLeavesValidState(t *testing.T) {
 		}
 		e, err := NewEngine(c.native, c.seeds, c.damping)
 		require.NoError(t, err)
-		e.PushUntil(1e-12, c.seeds.Nodes, 3)
+		e.pushUntil(1e-12, c.seeds.Nodes, 3)
 		want := residualOf(c.native, c.seeds, c.damping, e.X)
 		require.LessOrEqual(t, l1Diff(e.R, want), 1e-12)
 		// Finishing with sweeps from that state reaches the solution.
@@ -252,6 +273,7 @@ func TestPushUntilBudgetLeavesValidState(t *testing.T) {
 }
 
 func TestSolveRejectsBadInput(t *testing.T) {
+	t.Parallel()
 	b := csr.NewBuilder(true)
 	_, err := b.AddEdge(csr.Input{Src: "a", Dst: "b", Weight: 1})
 	require.NoError(t, err)
@@ -286,6 +308,7 @@ func TestSolveRejectsBadInput(t *testing.T) {
 }
 
 func TestNewSeedsMergesAndNormalises(t *testing.T) {
+	t.Parallel()
 	s, err := NewSeeds(5, []Seed{{3, 1}, {1, 2}, {3, 1}, {4, 0}})
 	require.NoError(t, err)
 	require.Equal(t, []uint32{1, 3}, s.Nodes)
@@ -293,6 +316,7 @@ func TestNewSeedsMergesAndNormalises(t *testing.T) {
 }
 
 func TestTopKMatchesSortReference(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(11, 12))
 	for range 500 {
 		n := rng.IntN(60)
@@ -308,16 +332,17 @@ func TestTopKMatchesSortReference(t *testing.T) {
 			}
 		}
 		k := rng.IntN(n + 3)
-		want, got := TopKReference(scores, k, cands), TopK(scores, k, cands)
+		want, got := topKReference(scores, k, cands), TopK(scores, k, cands, nil)
 		require.Len(t, got, len(want))
 		if len(want) > 0 {
 			require.Equal(t, want, got)
 		}
 	}
-	require.Nil(t, TopK([]float64{1, 2}, 0, nil))
+	require.Nil(t, TopK([]float64{1, 2}, 0, nil, nil))
 }
 
 func TestPushUntilMatchesReference(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(13, 14))
 	for i := range 300 {
 		c := newRandomCase(t, rng)
@@ -326,11 +351,11 @@ func TestPushUntilMatchesReference(t *testing.T) {
 			require.NoError(t, err)
 			ref, err := NewEngine(c.auth, c.seeds, c.damping)
 			require.NoError(t, err)
-			fast.KeepDangling, ref.KeepDangling = keep, keep
-			fast.Support, ref.Support = NewSupport(c.g.NumNodes()), NewSupport(c.g.NumNodes())
+			fast.keepDangling, ref.keepDangling = keep, keep
+			fast.Support, ref.Support = nodeset.New(c.g.NumNodes()), nodeset.New(c.g.NumNodes())
 			eps := []float64{1e-2, 1e-5, 1e-8}[rng.IntN(3)]
 			budget := []int64{0, 5, 50}[rng.IntN(3)]
-			doneFast := fast.PushUntil(eps, c.seeds.Nodes, budget)
+			doneFast := fast.pushUntil(eps, c.seeds.Nodes, budget)
 			doneRef := ref.pushUntilReference(eps, c.seeds.Nodes, budget)
 			require.Equalf(t, doneRef, doneFast, "case %d", i)
 			require.Equalf(t, ref.X, fast.X, "case %d", i)
@@ -344,14 +369,15 @@ func TestPushUntilMatchesReference(t *testing.T) {
 // PushRounds keeps the residual identity, leaves every reached node at or
 // below its threshold, and converges to the solution like the FIFO.
 func TestPushRoundsKeepsIdentity(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(17, 18))
 	for i := range 300 {
 		c := newRandomCase(t, rng)
 		v := c.auth
 		e, err := NewEngine(v, c.seeds, c.damping)
 		require.NoError(t, err)
-		e.KeepDangling = rng.IntN(3) == 0
-		e.Support = NewSupport(c.g.NumNodes())
+		e.keepDangling = rng.IntN(3) == 0
+		e.Support = nodeset.New(c.g.NumNodes())
 		eps := []float64{1e-3, 1e-6, 1e-9}[rng.IntN(3)]
 		budget := []int64{0, 0, 10}[rng.IntN(3)]
 		done := e.PushRounds(eps, c.seeds.Nodes, budget)
@@ -369,7 +395,7 @@ func TestPushRoundsKeepsIdentity(t *testing.T) {
 				require.Truef(t, e.Support.Has(uint32(u)), "case %d node %d", i, u)
 			}
 		}
-		if !e.KeepDangling && c.damping > 0 {
+		if !e.keepDangling && c.damping > 0 {
 			res, err := e.SolveSweeps(Options{Tol: 1e-12})
 			require.NoError(t, err)
 			require.LessOrEqual(t, l1Diff(res.Scores, exactPPR(t, v, c.seeds, c.damping)), 1e-11)
@@ -386,20 +412,21 @@ func slicesContains(s []uint32, v uint32) bool {
 	return false
 }
 
-// NormalizeMass keeps the residual identity, brings sum(x) to 1 and
+// normalizeMass keeps the residual identity, brings sum(x) to 1 and
 // sum(r) to 0; Normalized solves reach their tolerance and the exact
 // vector on every kind of view, from the native start and from warm starts.
 func TestNormalizeMass(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(71, 72))
 	for i := range 300 {
 		c := newRandomCase(t, rng)
 		e, err := NewEngine(c.auth, c.seeds, c.damping)
 		require.NoError(t, err)
-		require.False(t, e.NormalizeMass(), "case %d: x = 0 has no mass to scale", i)
+		require.False(t, e.normalizeMass(), "case %d: x = 0 has no mass to scale", i)
 		for range 1 + rng.IntN(3) {
-			e.PushSweep()
+			e.pushSweep()
 		}
-		require.True(t, e.NormalizeMass())
+		require.True(t, e.normalizeMass())
 		sumX, sumR := 0.0, 0.0
 		for u := range e.X {
 			sumX += e.X[u]
@@ -413,9 +440,10 @@ func TestNormalizeMass(t *testing.T) {
 		// sums ||r||_1 in its scaling pass: against the sums themselves.
 		f, err := NewEngine(c.auth, c.seeds, c.damping)
 		require.NoError(t, err)
+		var nr normalizedRun
 		for m := range 5 {
-			l1 := f.sweep(Normalized, 1)
-			if f.norm.fellBack {
+			l1 := f.sweep(Normalized, 1, &nr)
+			if nr.fellBack {
 				break
 			}
 			sumX := 0.0
@@ -423,7 +451,7 @@ func TestNormalizeMass(t *testing.T) {
 				sumX += v
 			}
 			require.InDelta(t, 1, sumX, 1e-12, "case %d sweep %d", i, m)
-			require.Equal(t, f.ResidualL1(), l1, "case %d sweep %d", i, m)
+			require.Equal(t, f.residualL1(), l1, "case %d sweep %d", i, m)
 		}
 
 		exact := exactPPR(t, c.auth, c.seeds, c.damping)
@@ -436,13 +464,13 @@ func TestNormalizeMass(t *testing.T) {
 	}
 }
 
-func TestParseOrder(t *testing.T) {
-	for o := DefaultOrder; o <= Normalized; o++ {
-		got, err := ParseOrder(o.String())
-		require.NoError(t, err)
-		require.Equal(t, o, got)
+// Every order has its name (pprbench's --sweeps reads them back,
+// TestParseOrder there), and one out of range says so.
+func TestOrderString(t *testing.T) {
+	t.Parallel()
+	names := map[Order]string{defaultOrder: "default", GaussSeidel: "gauss-seidel", Jacobi: "jacobi", Normalized: "normalized"}
+	for o := defaultOrder; o <= Normalized; o++ {
+		require.Equal(t, names[o], o.String())
 	}
-	_, err := ParseOrder("sor")
-	require.ErrorContains(t, err, `ppr: sweep order "sor", want default, gauss-seidel, jacobi or normalized`)
 	require.Equal(t, "Order(9)", Order(9).String())
 }

@@ -1,6 +1,7 @@
 package ppr_test
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -39,10 +40,34 @@ q passage3 2 peer
 		if err != nil {
 			panic(err)
 		}
-		top := ppr.TopK(res.Scores, 1, candidates)
+		top := ppr.TopK(res.Scores, 1, candidates, nil)
 		fmt.Printf("%s: %s %.4f\n", view.Name(), g.Name(top[0].Node), top[0].Score)
 	}
 	// Output:
 	// native: passage3 0.1676
 	// auth: passage1 0.0407
+}
+
+// A solve capped before its tolerance fails with a *NotConvergedError
+// that keeps the state it reached: a valid estimate, with its own proved
+// error bound.
+func ExampleNotConvergedError() {
+	const chain = `a b 1 default
+b c 1 default
+c a 1 default
+`
+	g, err := csr.Read(strings.NewReader(chain), "chain", csr.ReadOptions{Directed: true})
+	if err != nil {
+		panic(err)
+	}
+	a, _ := g.ID("a")
+	seeds, _ := ppr.NewSeeds(g.NumNodes(), []ppr.Seed{{Node: a, Weight: 1}})
+	_, err = ppr.Solve(mask.Full(g), seeds, 0.85, ppr.Options{Tol: 1e-12, MaxSweeps: 3})
+	var nc *ppr.NotConvergedError
+	if errors.As(err, &nc) {
+		partial := nc.Partial[0]
+		fmt.Printf("after %d sweeps: error bound %.3f (asked %g)\n", nc.Sweeps, partial.ErrorBound, nc.Tol)
+	}
+	// Output:
+	// after 3 sweeps: error bound 0.232 (asked 1e-12)
 }

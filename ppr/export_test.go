@@ -5,63 +5,81 @@ import (
 	"github.com/authppr/authppr/mask"
 )
 
-// SetPullLevel makes Sweep, SweepParallel and PushScan run level l's
-// kernels, for the external benchmarks that compare levels in one run
-// (BenchmarkAnchorKernels); it returns the level that ran before.
-func SetPullLevel(l cpu.Level) cpu.Level {
-	old := pulls.level
-	pulls = pullSetFor(l)
-	return old
+// The tuning of tests and benchmarks: a test's switches live in its own
+// tuning value, which its solves carry (Options.with) or its engines hold,
+// never in a package variable, so tests run in parallel.
+
+// tuned returns a copy of the default tuning changed by set.
+func tuned(set func(*tuning)) *tuning {
+	t := defaultTuning
+	set(&t)
+	return &t
 }
 
-// BatchSweep returns one batched Jacobi sweep (batch.sweep) over the given
-// seed vectors (at most batchWidth) from the native start state, for
-// BenchmarkAnchorKernels.
-func BatchSweep(view *mask.View, seeds []Seeds, damping float64) func() {
-	b := newBatch(view, damping, pulls.b8)
-	b.seeds = seeds
-	for j, s := range seeds {
-		for i, u := range s.Nodes {
-			b.r[u][j] = b.alpha * s.Weights[i]
-		}
+// atLevel returns the default tuning with level l's pull kernels.
+func atLevel(l cpu.Level) *tuning {
+	ps := pullSetFor(l)
+	return tuned(func(t *tuning) { t.pulls = &ps })
+}
+
+// with returns opt carrying tuning t (nil: the default).
+func (opt Options) with(t *tuning) Options {
+	opt.tune = t
+	return opt
+}
+
+// tunedEngine is NewEngine with tuning t.
+func tunedEngine(view *mask.View, seeds Seeds, damping float64, t *tuning) (*Engine, error) {
+	e, err := NewEngine(view, seeds, damping)
+	if err == nil {
+		e.tune = t
 	}
-	return func() { b.sweep() }
+	return e, err
+}
+
+// AtPullLevel returns opt with level l's pull kernels, for the external
+// benchmarks that compare levels in one run (BenchmarkAnchorBatch).
+func AtPullLevel(opt Options, l cpu.Level) Options { return opt.with(atLevel(l)) }
+
+// SetPullLevel makes e's sweeps run level l's kernels, for
+// BenchmarkAnchorKernels.
+func SetPullLevel(e *Engine, l cpu.Level) { e.tune = atLevel(l) }
+
+// NarrowBatches returns opt with SolveBatch's wide layout off, for
+// BenchmarkAnchorBatch's comparison.
+func NarrowBatches(opt Options) Options {
+	return opt.with(tuned(func(t *tuning) { t.wideBatches = false }))
+}
+
+// WithScans returns opt with SolveTopK's threshold scans and its reverse
+// refinement on undirected views switched on or off, for
+// BenchmarkAnchorTopKScans.
+func WithScans(opt Options, scans, refineUndirected bool) Options {
+	return opt.with(tuned(func(t *tuning) { t.thresholdScans, t.refineUndirected = scans, refineUndirected }))
+}
+
+// BatchSweep returns one batched Jacobi sweep (batch.jacobiSweep) at level
+// l over the given seed vectors (at most batchWidth) from the native start
+// state, for BenchmarkAnchorKernels.
+func BatchSweep(view *mask.View, seeds []Seeds, damping float64, l cpu.Level) func() {
+	b := newStartedBatch(view, seeds, damping, l)
+	return func() { b.jacobiSweep() }
 }
 
 // BatchPushSweep is BatchSweep for the batched Gauss-Seidel sweep
 // (batch.pushSweep), for BenchmarkAnchorStorage.
-func BatchPushSweep(view *mask.View, seeds []Seeds, damping float64) func() {
-	b := newBatch(view, damping, pulls.b8)
+func BatchPushSweep(view *mask.View, seeds []Seeds, damping float64, l cpu.Level) func() {
+	b := newStartedBatch(view, seeds, damping, l)
+	return func() { b.pushSweep() }
+}
+
+func newStartedBatch(view *mask.View, seeds []Seeds, damping float64, l cpu.Level) *batch[[batchWidth]float64] {
+	b := newBatch(view, damping, pullSetFor(l).b8)
 	b.seeds = seeds
 	for j, s := range seeds {
 		for i, u := range s.Nodes {
 			b.r[u][j] = b.alpha * s.Weights[i]
 		}
 	}
-	return func() { b.pushSweep() }
-}
-
-// SetThresholdScans switches SolveTopK's threshold scans on or off, for
-// BenchmarkAnchorTopK; it returns the previous setting.
-func SetThresholdScans(on bool) bool {
-	old := thresholdScans
-	thresholdScans = on
-	return old
-}
-
-// SetWideBatches lets SolveBatch use the wide layout (the default) or not,
-// for BenchmarkAnchorBatch's comparison; it returns the previous setting.
-func SetWideBatches(on bool) bool {
-	old := wideBatches
-	wideBatches = on
-	return old
-}
-
-// SetRefineUndirected switches SolveTopK's reverse refinement on
-// undirected views on or off, for BenchmarkAnchorTopKScans; it returns
-// the previous setting.
-func SetRefineUndirected(on bool) bool {
-	old := refineUndirected
-	refineUndirected = on
-	return old
+	return b
 }

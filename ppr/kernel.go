@@ -20,13 +20,9 @@ import (
 // or float32 when csr stored them so, see csr.Weights) and widens each as
 // it reads it: widening is exact, so a float32 graph's kernel does the
 // float64 graph's arithmetic on the same values and gives the same bits
-// (TestFloat32StorageSameBits). The gain is memory: a pull streams 8.5
-// bytes per arc instead of 12.5 on R-MAT 20 (8.8 and 12.8 on the KG).
-// Time moved less than the shared machine's noise: float32 / float64 time
-// per sweep, interleaved in one run at load 4-6 (pprbench sweep,
-// BenchmarkAnchorStorage), Jacobi 0.78-1.11 and Gauss-Seidel 0.79-1.12 on
-// the KG and R-MAT 20; the gathers of factor, not the weight stream, set
-// a sweep's pace there.
+// (TestFloat32StorageSameBits). The gain is memory, four bytes fewer
+// streamed per arc; the gathers of factor, not the weight stream, set a
+// sweep's pace (docs/benchmarks.md, "ppr: float32 weights").
 
 // weight is a storage type of csr.Weights.
 type weight interface{ float32 | float64 }
@@ -55,7 +51,7 @@ func pullReference[W weight](offsets []int, nbr []uint32, wt []W, eid []uint32, 
 // lengths so that per arc only the random factor[] index keeps a bounds
 // check, and per row only the cut of the row's arcs (verified with
 // go build -gcflags='github.com/authppr/authppr/ppr=-d=ssa/check_bce/debug=1' ./ppr;
-// the same holds for pullPattern and pullUnmaskedFMA).
+// the same holds for pullPattern).
 func pullUnmasked[W weight](offsets []int, nbr []uint32, wt []W, factor, next []float64, d float64) float64 {
 	n := len(next)
 	offsets = offsets[:n+1]

@@ -9,15 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// forcePullLevel makes Sweep and SweepParallel run level l's kernels until
-// the test ends.
-func forcePullLevel(t *testing.T, l cpu.Level) {
-	t.Helper()
-	old := pulls
-	pulls = pullSetFor(l)
-	t.Cleanup(func() { pulls = old })
-}
-
 // kernelCase builds a CSR with the given in-degrees, random data and a
 // random mask over a share of the arcs.
 func kernelCase(rng *rand.Rand, degrees []int, maskShare float64) (offsets []int, nbr []uint32, wt []float64, eid []uint32, bits []uint64, factor []float64) {
@@ -45,6 +36,7 @@ func kernelCase(rng *rand.Rand, degrees []int, maskShare float64) (offsets []int
 }
 
 func TestPullKernelsMatchReference(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(41, 42))
 	awkward := []int{0, 1, 2, 3, 7, 8, 15, 16, 17, 63, 64, 65}
 	for trial := range 100 {

@@ -15,8 +15,8 @@ import (
 // arcs, and nbr, wt and factor are read through unsafe pointer arithmetic.
 // Per arc the checked kernels pay a compare-and-branch on factor[nbr[p]],
 // and per row the re-slicing of nbr and wt (with its spills and reloads at
-// the row start), which on the KG (250k nodes, 2.5M arcs) made a pull
-// about twice the C loop's time (shared/anchors/ppr_csr.c).
+// the row start), which made a pull about twice the C loop's time
+// (shared/anchors/ppr_csr.c; docs/benchmarks.md, "ppr: pull kernels").
 //
 // Safety rests on two facts, one checked here and one by the graph:
 //
@@ -46,26 +46,13 @@ import (
 // one past the end, as the unsafe.Pointer rules require (go test -race
 // runs checkptr over them).
 //
-// Measured (BenchmarkAnchorKernels, 40 interleaved reps, median time at
-// Unchecked / Unrolled, thread CPU time and wall agreeing within 0.01,
-// GOAMD64=v1, the shared 2-core Xeon at load ~2): KG (250k nodes, 2.5M
-// arcs) Jacobi sweep 0.77, two-goroutine SweepParallel 0.77, Gauss-Seidel
-// PushSweep 0.97, batched Jacobi sweep 0.99; R-MAT 20 0.83, 0.84, 0.96,
-// 0.99 (under load ~6: KG 0.72, 0.71, 0.92-0.98, 0.91), where the push
-// and the batch ran unchecked versions too (PushScan's scatter as its own
-// copy of the scan, the batch pull as pullBatchUnchecked). Those two gained
-// 1-4%, not worth an unsafe copy each, and were dropped: a push sweep waits
-// on its random read-modify-writes, a batched gather on whole cache lines,
-// not on the bounds checks; the batch level runs pullBatch. (What the
-// batch did wait on was instructions: eight scalar multiply-adds per arc.
-// The AVX2 and AVX512 levels run it in assembly, batch_amd64.go.)
-// Tried and dropped: PushScan's whole node loop over one running arc
-// position (1.16-1.27x slower: the loop-invariant base pointers spill and
-// reload in the inner loop, which per-node re-slicing avoids), the scatter
-// unrolled by four (1.1-1.25x slower), a pull that writes next through a
-// pointer too (the same code), and this pull in amd64 assembly with
-// VFMADD231SD (0.96-1.01x of this one on the KG and R-MAT 20, 0.84-0.9x on
-// BenchmarkPullKernelsInterleaved's shapes: not worth a level).
+// Only the pulls run unchecked: a push sweep waits on its random
+// read-modify-writes and a batched gather on whole cache lines, not on
+// the bounds checks (the batch level runs pullBatch; what the batch waits
+// on is instructions, eight scalar multiply-adds per arc, which the AVX2
+// and AVX512 levels run in assembly, batch_amd64.go). The gains and the
+// variants tried and dropped are in docs/benchmarks.md, "ppr: pull
+// kernels".
 
 // uncheckedWindow checks fact 1's preconditions and returns the window of
 // arc positions [lo, end). A failure is a programmer error (the arrays do

@@ -12,9 +12,10 @@ import (
 
 // The unchecked kernels sum in the Unrolled kernels' order, so they must
 // match them bit for bit, over whole adjacencies and over row windows
-// (SweepParallel's ranges, whose offsets do not start at 0), and write
+// (parallelSweep's ranges, whose offsets do not start at 0), and write
 // nothing outside next.
 func TestUncheckedMatchesUnrolled(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(43, 44))
 	awkward := []int{0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 63, 64, 65}
 	for trial := range 200 {
@@ -74,6 +75,7 @@ func TestUncheckedMatchesUnrolled(t *testing.T) {
 // Arrays that do not belong together are a programmer error: the unchecked
 // kernels refuse them before reading anything.
 func TestUncheckedRejectsMismatchedArrays(t *testing.T) {
+	t.Parallel()
 	offsets := []int{0, 2, 3}
 	nbr := []uint32{1, 0, 1}
 	wt := []float64{1, 2, 3}

@@ -6,11 +6,8 @@ import (
 	"github.com/authppr/authppr/internal/cpu"
 )
 
-// The FMA experiment, kept as numbers: an explicit math.FMA version of
-// pullUnmasked ran 1.11x (250k nodes) and 1.44x (1M nodes) the time of
-// pullUnmasked in a GOAMD64=v1 build, and an eight-accumulator version
-// 0.92x and 1.04x (BenchmarkPullKernelsInterleaved, one run each): no
-// level for either.
+// An explicit math.FMA pull and an eight-accumulator pull were measured
+// and are no level (docs/benchmarks.md, "ppr: pull kernels").
 
 // pullSet is the pull kernels of one CPU level (internal/cpu): weighted
 // for graphs with weights, pattern for graphs whose every weight is 1
@@ -28,10 +25,6 @@ type pullSet struct {
 	b8  batchKernels[[batchWidth]float64]
 	b16 *batchKernels[[2 * batchWidth]float64]
 }
-
-// pulls is the set Sweep and SweepParallel run, decided once from
-// cpu.Best(); tests switch it with forcePullLevel.
-var pulls = pullSetFor(cpu.Best())
 
 // pullSetFor returns the kernels of level l. Every level must match the
 // Generic one to rounding (TestPullKernelsMatchReference,
@@ -112,6 +105,3 @@ func pullPattern(offsets []int, nbr []uint32, factor, next []float64, d float64)
 	}
 	return l1
 }
-
-// PullLevel returns the CPU level whose pull kernels Sweep runs.
-func PullLevel() cpu.Level { return pulls.level }

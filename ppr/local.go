@@ -1,16 +1,17 @@
 package ppr
 
 import (
+	"github.com/authppr/authppr/internal/nodeset"
 	"math"
 	"math/bits"
 	"slices"
 )
 
 // Local checks. A query with a few seeds on a big undirected view reaches
-// few nodes before its top-k is proved (WN18RR, 40k nodes, 3 seeds, top-10:
-// about 10k arcs), yet every check of SolveTopK read every node: the
-// threshold scan, the residual's statistics, the top-k and coordGap's pass
-// were nearly all of a certified query. So SolveTopK keeps, on undirected
+// few nodes before its top-k is proved, yet every check of SolveTopK would
+// read every node: the threshold scan, the residual's statistics, the
+// top-k and coordGap's pass, which were nearly all of a certified query
+// (docs/benchmarks.md, "ppr: small passes"). So SolveTopK keeps, on undirected
 // views, the set S of nodes whose x or r may be non-zero (one pass over x
 // and r at entry; the scans add every node they change) and, while S stays
 // below a localShare of the nodes, runs each of those passes over S alone
@@ -22,7 +23,7 @@ import (
 //   - ||r||_1, max |r|/W and min r: a zero adds nothing (residualStats);
 //   - top-k: the best k+1 members of S are the best k+1 nodes when the last
 //     of them has x > 0, since every other node has x = 0 (else the full
-//     TopKRanked runs);
+//     TopK runs);
 //   - coordGap: a node u outside S has x(u) = r(u) = 0, so its upper end
 //     is E(u) = min(d*C*W(u) + L, l1) (L alone where W(u) = 0; see
 //     errorBounds), which never decreases as W(u) grows. Walking the nodes
@@ -37,23 +38,23 @@ import (
 //     blockers outside S are the first ones walked, and the rest lies below
 //     them.
 //
-// TestLocalChecksMatchFull solves with and without them, to the same bits.
-var localChecks = true
+// TestLocalChecksMatchFull solves with and without them
+// (tuning.localChecks), to the same bits.
 
 // localShare: the checks stay local while |S| <= n/localShare. Not tuned:
 // a local pass costs a few nanoseconds per member (the list, scattered
 // reads), a full one about one per node (streams), so local passes stop
-// paying well before S is the whole view; WN18RR's queries stay far below
-// an eighth, the KG's dense ones start above it.
+// paying well before S is the whole view; sparse queries stay far below an
+// eighth, dense ones (a reset over every passage) start above it.
 const localShare = 8
 
 // localState is SolveTopK's set S and scratch, kept by the engine.
 type localState struct {
 	on      bool
-	members Support  // S
-	list    []uint32 // S in increasing id order, as of the last scan
-	outside []uint32 // blockers outside S (scratch)
-	visit   []uint32 // S and the blockers outside it, in id order (scratch)
+	members *nodeset.Set // S
+	list    []uint32     // S in increasing id order, as of the last scan
+	outside []uint32     // blockers outside S (scratch)
+	visit   []uint32     // S and the blockers outside it, in id order (scratch)
 	// The branches taken, for the tests: checks that visited blockers
 	// outside S, that stopped the walk past maxRefined of them, whose top-k
 	// needed the full pass, and solves that left local checks.
@@ -66,8 +67,8 @@ func (e *Engine) enterLocal() {
 	l := &e.local
 	n := len(e.X)
 	l.on = false
-	if words := (n + 63) / 64; len(l.members.bits) != words {
-		l.members.bits = make([]uint64, words)
+	if words := (n + 63) / 64; l.members == nil || len(l.members.Words()) != words {
+		l.members = nodeset.New(n)
 	}
 	l.members.Reset()
 	count := 0
@@ -113,21 +114,21 @@ func nextMember(set []uint64, u int) int {
 	return len(set) * 64
 }
 
-// localTop is TopKRanked over every node, computed over S when that gives
-// the same answer (see localChecks).
+// localTop is TopK over every node, computed over S when that gives
+// the same answer (see local.go).
 func (e *Engine) localTop(count int, rank []uint32) []Scored {
-	top := TopKRanked(e.X, count, e.local.list, rank)
+	top := TopK(e.X, count, e.local.list, rank)
 	if len(top) == count && top[count-1].Score > 0 {
 		return top
 	}
 	e.local.fullTops++
-	return TopKRanked(e.X, count, nil, rank)
+	return TopK(e.X, count, nil, rank)
 }
 
 // localVisit returns the nodes coordGap must visit for bounds eb and
 // selection sel, S and the unselected blockers outside it in id order, and
 // the highest upper end among the other unselected nodes (-Inf when none;
-// see localChecks). A selected node needs no visit: coordGap passes over
+// see local.go). A selected node needs no visit: coordGap passes over
 // it.
 func (e *Engine) localVisit(eb *errorBounds, sel []Scored) (visit []uint32, outsideHi float64) {
 	l := &e.local

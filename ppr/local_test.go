@@ -56,10 +56,11 @@ func localGraph(t *testing.T, rng *rand.Rand, n int) (*csr.Graph, *mask.Labels) 
 	return g, mask.FromGraph(g)
 }
 
-// SolveTopK and SolveTopKOrdered with local checks (see localChecks) give
+// SolveTopK, ordered or not, with local checks (see local.go) give
 // the bits of the full passes: the same vector, selection, bounds and
 // counts, on full and authenticated views, through reused engines.
 func TestLocalChecksMatchFull(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(61, 62))
 	var local, withCands, withOutside, capped, fullTops, left, solves int
 	for c := range 60 {
@@ -97,16 +98,8 @@ func TestLocalChecksMatchFull(t *testing.T) {
 			ordered := rng.IntN(2) == 0
 			refine := rng.IntN(4) != 0 // without refinement coordGap collects no blockers
 			solve := func(e *Engine, on bool) *TopKResult {
-				old, oldRefine := localChecks, refineUndirected
-				localChecks, refineUndirected = on, refine
-				defer func() { localChecks, refineUndirected = old, oldRefine }()
-				var res *TopKResult
-				var err error
-				if ordered {
-					res, err = e.SolveTopKOrdered(k, cands, Options{Tol: 1e-13})
-				} else {
-					res, err = e.SolveTopK(k, cands, Options{Tol: 1e-13})
-				}
+				opt := Options{Tol: 1e-13, Ordered: ordered}.with(tuned(func(t *tuning) { t.localChecks, t.refineUndirected = on, refine }))
+				res, err := e.SolveTopK(k, cands, opt)
 				require.NoError(t, err)
 				return res
 			}

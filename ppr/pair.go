@@ -2,7 +2,6 @@ package ppr
 
 import (
 	"errors"
-	"fmt"
 	"math"
 
 	"github.com/authppr/authppr/mask"
@@ -31,45 +30,72 @@ func SolvePair(a, b *mask.View, seeds Seeds, damping float64, opt Options) (*Res
 	if err != nil {
 		return nil, nil, err
 	}
-	l1a, l1b := ea.ResidualL1(), eb.ResidualL1()
-	alpha := 1 - damping
+	ea.adopt(opt)
+	eb.adopt(opt)
+	l1a, l1b := ea.residualL1(), eb.residualL1()
 	tol, maxSweeps, err := opt.limits(a, max(l1a, l1b), damping)
 	if err != nil {
 		return nil, nil, err
 	}
 	n := a.Graph().NumNodes()
-	p := &pairSweep{factor: make([]float64, 2*n), nextA: make([]float64, n), nextB: make([]float64, n)}
-	sweepsA, sweepsB := 0, 0
-	for {
-		if err := errors.Join(checkBound(l1a/alpha, sweepsA), checkBound(l1b/alpha, sweepsB)); err != nil {
-			return nil, nil, err
-		}
-		if l1a/alpha <= tol && l1b/alpha <= tol {
-			break
-		}
-		if max(sweepsA, sweepsB) == maxSweeps {
-			return nil, nil, fmt.Errorf("ppr: error bounds %.3g and %.3g after %d sweeps, tolerance %.3g not reached", l1a/alpha, l1b/alpha, maxSweeps, tol)
-		}
-		// A view that has converged stops moving, exactly as Solve stops.
-		doA, doB := l1a/alpha > tol, l1b/alpha > tol
-		switch {
-		case doA && doB:
-			l1a, l1b = p.sweep(ea, eb)
-			sweepsA++
-			sweepsB++
-		case doA:
-			l1a = ea.Sweep()
-			sweepsA++
-		default:
-			l1b = eb.Sweep()
-			sweepsB++
-		}
+	p := &pairSolve{
+		pairSweep: pairSweep{factor: make([]float64, 2*n), nextA: make([]float64, n), nextB: make([]float64, n)},
+		ea:        ea, eb: eb, l1a: l1a, l1b: l1b, tol: tol,
 	}
-	if err := errors.Join(checkScores(ea.X, sweepsA), checkScores(eb.X, sweepsB)); err != nil {
+	if err := solveToTolerance(p, tol, maxSweeps); err != nil {
 		return nil, nil, err
 	}
-	return &Result{Scores: ea.X, ResidualL1: l1a, ErrorBound: l1a / alpha, Sweeps: sweepsA},
-		&Result{Scores: eb.X, ResidualL1: l1b, ErrorBound: l1b / alpha, Sweeps: sweepsB}, nil
+	if err := errors.Join(checkScores(ea.X, p.sweepsA), checkScores(eb.X, p.sweepsB)); err != nil {
+		return nil, nil, err
+	}
+	res := p.partial()
+	return res[0], res[1], nil
+}
+
+// pairSolve is SolvePair's state, as the solve loop drives it.
+type pairSolve struct {
+	pairSweep
+	ea, eb           *Engine
+	l1a, l1b         float64 // ||r||_1 of each
+	tol              float64
+	sweepsA, sweepsB int
+}
+
+func (p *pairSolve) bound() (float64, error) {
+	alpha := p.ea.alpha
+	if err := errors.Join(checkBound(p.l1a/alpha, p.sweepsA), checkBound(p.l1b/alpha, p.sweepsB)); err != nil {
+		return 0, err
+	}
+	return max(p.l1a/alpha, p.l1b/alpha), nil
+}
+
+func (p *pairSolve) settle(converged, _ bool) (bool, bool, error) { return converged, false, nil }
+
+// sweep sweeps the views whose bound is above the tolerance: a view that
+// has converged stops moving, exactly as Solve stops.
+func (p *pairSolve) sweep() {
+	alpha := p.ea.alpha
+	doA, doB := p.l1a/alpha > p.tol, p.l1b/alpha > p.tol
+	switch {
+	case doA && doB:
+		p.l1a, p.l1b = p.pairSweep.sweep(p.ea, p.eb)
+		p.sweepsA++
+		p.sweepsB++
+	case doA:
+		p.l1a = p.ea.jacobiSweep()
+		p.sweepsA++
+	default:
+		p.l1b = p.eb.jacobiSweep()
+		p.sweepsB++
+	}
+}
+
+func (p *pairSolve) partial() []*Result {
+	alpha := p.ea.alpha
+	return []*Result{
+		{Scores: p.ea.X, ResidualL1: p.l1a, ErrorBound: p.l1a / alpha, Sweeps: p.sweepsA},
+		{Scores: p.eb.X, ResidualL1: p.l1b, ErrorBound: p.l1b / alpha, Sweeps: p.sweepsB},
+	}
 }
 
 // pairSweep holds the scratch of a fused sweep.
@@ -78,8 +104,8 @@ type pairSweep struct {
 	nextA, nextB []float64
 }
 
-// sweep performs Engine.Sweep on both engines at once. Its reference is two
-// calls of Engine.Sweep; TestSolvePairMatchesSeparateSolves checks that they
+// sweep performs Engine.jacobiSweep on both engines at once. Its reference is two
+// calls of Engine.jacobiSweep; TestSolvePairMatchesSeparateSolves checks that they
 // agree bit for bit: each view's sum runs in pullUnmasked's order, then its
 // masked arcs are subtracted as subtractArcs does. A view that masks too many
 // arcs to list them (see mask.View.MaskedInArcs) has no fused form: both
@@ -88,7 +114,7 @@ func (p *pairSweep) sweep(ea, eb *Engine) (l1a, l1b float64) {
 	nodesA, arcsA, okA := ea.view.MaskedInArcs()
 	nodesB, arcsB, okB := eb.view.MaskedInArcs()
 	if !okA || !okB {
-		return ea.Sweep(), eb.Sweep()
+		return ea.jacobiSweep(), eb.jacobiSweep()
 	}
 	g := ea.view.Graph()
 	n := g.NumNodes()

@@ -12,6 +12,7 @@ import (
 )
 
 func TestSolvePairMatchesSeparateSolves(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(31, 32))
 	for i := range 300 {
 		c := newRandomCase(t, rng)
@@ -34,6 +35,7 @@ func TestSolvePairMatchesSeparateSolves(t *testing.T) {
 }
 
 func TestSolvePairRejectsViewsOfDifferentGraphs(t *testing.T) {
+	t.Parallel()
 	mk := func() *csr.Graph {
 		b := csr.NewBuilder(true)
 		_, err := b.AddEdge(csr.Input{Src: "a", Dst: "b", Weight: 1})

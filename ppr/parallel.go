@@ -7,27 +7,24 @@ import (
 	"sync/atomic"
 )
 
-// SweepParallel is Sweep over threads goroutines: rows are split into
+// parallelSweep is jacobiSweep over threads goroutines: rows are split into
 // chunksPerThread*threads ranges of about equal arc counts, which the
 // goroutines take in turn as they finish (equal arc counts are not equal
 // work: the gathers of one range may hit the cache more than another's),
-// each range pulled with the same kernel and order as Sweep, so X and R come
-// out bit-identical to Sweep's. Only the returned ||r||_1 is summed per
+// each range pulled with the same kernel and order as jacobiSweep, so X and
+// R come out bit-identical to its. Only the returned ||r||_1 is summed per
 // range and then across ranges in range order, so it may differ from
-// Sweep's in the last bits (but not between runs).
-func (e *Engine) SweepParallel(threads int) float64 {
+// jacobiSweep's in the last bits (but not between runs).
+func (e *Engine) parallelSweep(threads int) float64 {
 	if threads <= 1 {
-		return e.Sweep()
+		return e.jacobiSweep()
 	}
-	e.needGraphRows("SweepParallel")
+	e.needGraphRows("a parallel Jacobi sweep")
 	g := e.view.Graph()
 	n := g.NumNodes()
-	if e.next == nil {
-		e.next = make([]float64, n)
-		e.factor = make([]float64, n)
-	}
+	next, factor := e.sweeps.arrays(n)
 	parts := e.partition(threads * chunksPerThread)
-	x, r, next, factor := e.X[:n], e.R[:n], e.next[:n], e.factor[:n]
+	x, r := e.X[:n], e.R[:n]
 	inv := e.view.InvOutWeights()[:n]
 
 	run := func(f func(lo, hi, i int)) {
@@ -55,7 +52,7 @@ func (e *Engine) SweepParallel(threads int) float64 {
 			x[u] += r[u]
 		}
 	})
-	// The dangling mass, summed in node order as Sweep sums it.
+	// The dangling mass, summed in node order as jacobiSweep sums it.
 	dangling := 0.0
 	for _, u := range e.danglingNodes() {
 		dangling += r[u]
@@ -64,16 +61,16 @@ func (e *Engine) SweepParallel(threads int) float64 {
 	in := g.In()
 	d := e.damping
 	nodes, arcs, sparse := e.view.MaskedInArcs()
-	if len(e.partial) != len(parts)-1 {
-		e.partial = make([]float64, len(parts)-1)
+	if len(e.sweeps.partial) != len(parts)-1 {
+		e.sweeps.partial = make([]float64, len(parts)-1)
 	}
-	partial := e.partial
+	partial := e.sweeps.partial
 	run(func(lo, hi, i int) {
 		if !sparse {
 			partial[i] = pullMaskedOf(in.Offsets[lo:hi+1], in.Nbr, in.Weight, in.Edge, e.view.MaskedBits(), factor, next[lo:hi], d)
 			return
 		}
-		l1 := pullAll(g, lo, hi, factor, next[lo:hi], d)
+		l1 := pullAll(e.tune.pulls, g, lo, hi, factor, next[lo:hi], d)
 		// The masked arcs are listed by ascending head node.
 		a := sort.Search(len(nodes), func(j int) bool { return nodes[j] >= uint32(lo) })
 		b := sort.Search(len(nodes), func(j int) bool { return nodes[j] >= uint32(hi) })
@@ -93,21 +90,38 @@ func (e *Engine) SweepParallel(threads int) float64 {
 			l1 += math.Abs(next[u])
 		}
 	}
-	e.R, e.next = next, r
+	e.R, e.sweeps.next = next, r
 	e.Stats.Sweeps++
 	e.Stats.ArcOps += int64(len(in.Nbr))
 	return l1
 }
 
-// chunksPerThread is how many row ranges SweepParallel makes per thread.
+// pullScratch is the scratch of jacobiSweep and parallelSweep: the next
+// residual and the per-node factors, and parallelSweep's row ranges and
+// their ||r||_1.
+type pullScratch struct {
+	next, factor []float64
+	parts        []int
+	partial      []float64
+}
+
+// arrays returns next and factor, of n entries, allocated on first use.
+func (p *pullScratch) arrays(n int) (next, factor []float64) {
+	if p.next == nil {
+		p.next, p.factor = make([]float64, n), make([]float64, n)
+	}
+	return p.next[:n], p.factor[:n]
+}
+
+// chunksPerThread is how many row ranges parallelSweep makes per thread.
 const chunksPerThread = 8
 
 // partition returns row boundaries that split the in-adjacency into threads
 // ranges of about equal arc counts (plus one per node, so that ranges of
 // arc-free nodes are not free), cached per thread count.
 func (e *Engine) partition(threads int) []int {
-	if len(e.parts) == threads+1 {
-		return e.parts
+	if len(e.sweeps.parts) == threads+1 {
+		return e.sweeps.parts
 	}
 	in := e.view.Graph().In()
 	n := len(in.Offsets) - 1
@@ -119,7 +133,7 @@ func (e *Engine) partition(threads int) []int {
 		parts[i] = max(parts[i], parts[i-1])
 	}
 	parts[threads] = n
-	e.parts = parts
+	e.sweeps.parts = parts
 	return parts
 }
 

@@ -8,8 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// SweepParallel gives Sweep's X and R bit for bit, at every thread count.
+// parallelSweep gives jacobiSweep's X and R bit for bit, at every thread count.
 func TestSweepParallelMatchesSweep(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(71, 72))
 	for i := range 200 {
 		c := newRandomCase(t, rng)
@@ -24,8 +25,8 @@ func TestSweepParallelMatchesSweep(t *testing.T) {
 			par, err := NewEngine(view, c.seeds, c.damping)
 			require.NoError(t, err)
 			for range 4 {
-				l1s := serial.Sweep()
-				l1p := par.SweepParallel(threads)
+				l1s := serial.jacobiSweep()
+				l1p := par.parallelSweep(threads)
 				require.Equalf(t, serial.X, par.X, "case %d %s threads %d", i, v.name, threads)
 				require.Equalf(t, serial.R, par.R, "case %d %s threads %d", i, v.name, threads)
 				require.InDelta(t, l1s, l1p, 1e-15*math.Max(1, l1s))
@@ -35,6 +36,7 @@ func TestSweepParallelMatchesSweep(t *testing.T) {
 }
 
 func TestPartitionCoversEveryRow(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(73, 74))
 	for range 100 {
 		c := newRandomCase(t, rng)
@@ -53,6 +55,7 @@ func TestPartitionCoversEveryRow(t *testing.T) {
 }
 
 func TestSolveWithThreadsMatchesJacobi(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(75, 76))
 	for range 100 {
 		c := newRandomCase(t, rng)

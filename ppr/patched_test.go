@@ -76,24 +76,24 @@ func TestPatchedViewPushesMatchMaterialized(t *testing.T) {
 		a.PushRounds(1e-4, frontier, 0)
 		b.PushRounds(1e-4, frontier, 0)
 		same("rounds")
-		a.PushUntil(1e-5, frontier, 0)
-		b.PushUntil(1e-5, frontier, 0)
+		a.pushUntil(1e-5, frontier, 0)
+		b.pushUntil(1e-5, frontier, 0)
 		same("FIFO pushes")
-		a.PushNode(frontier[1])
-		b.PushNode(frontier[1])
+		a.pushNode(frontier[1], nil)
+		b.pushNode(frontier[1], nil)
 		same("one push")
 
 		// A reverse push reads in-rows.
 		target := uint32(r.IntN(pv.NumNodes()))
-		ea := NewReversePusher(pv.NumNodes()).Push(pv, d, target, 1e-6, 1<<20)
-		eb := NewReversePusher(mv.NumNodes()).Push(mv, d, target, 1e-6, 1<<20)
+		ea := newReversePusher(pv.NumNodes()).push(pv, d, target, 1e-6, 1<<20)
+		eb := newReversePusher(mv.NumNodes()).push(mv, d, target, 1e-6, 1<<20)
 		if !slices.Equal(ea.Nodes, eb.Nodes) || !slices.Equal(ea.Q, eb.Q) || ea.MaxS != eb.MaxS {
 			t.Fatalf("trial %d (directed %v): reverse push from %d differs", trial, directed, target)
 		}
 
 		// The reference reads rows through View.OutRow.
-		xa, _ := ReferencePowerIteration(pv, seeds, d, 1e-12, 2000)
-		xb, _ := ReferencePowerIteration(mv, seeds, d, 1e-12, 2000)
+		xa, _ := referencePowerIteration(pv, seeds, d, 1e-12, 2000)
+		xb, _ := referencePowerIteration(mv, seeds, d, 1e-12, 2000)
 		if !slices.Equal(xa, xb) {
 			t.Fatalf("trial %d: reference power iterations differ", trial)
 		}
@@ -118,7 +118,7 @@ func TestPatchedViewSolvesMatchMaterialized(t *testing.T) {
 		if !slices.Equal(ra.Scores, rb.Scores) || ra.Sweeps != rb.Sweeps {
 			t.Fatalf("trial %d (directed %v): solves differ", trial, directed)
 		}
-		exact, _ := ReferencePowerIteration(mv, seeds, 0.85, 1e-14, 100000)
+		exact, _ := referencePowerIteration(mv, seeds, 0.85, 1e-14, 100000)
 		l1 := 0.0
 		for v := range exact {
 			l1 += math.Abs(exact[v] - ra.Scores[v])
@@ -141,7 +141,7 @@ func TestPatchedViewSolvesMatchMaterialized(t *testing.T) {
 		if !slices.Equal(ta.TopK, tb.TopK) {
 			t.Fatalf("trial %d (directed %v): certified top-%d differs: %v vs %v", trial, directed, k, ta.TopK, tb.TopK)
 		}
-		pi, _ := ReferencePowerIteration(mv, seeds, 0.5, 1e-15, 100000)
+		pi, _ := referencePowerIteration(mv, seeds, 0.5, 1e-15, 100000)
 		if gap := exactGap(pi, ta.TopK, nil); ta.ProvedGap > gap+1e-12 {
 			t.Fatalf("trial %d (directed %v): proved gap %v above the exact %v", trial, directed, ta.ProvedGap, gap)
 		}

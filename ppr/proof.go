@@ -28,27 +28,28 @@ type Proof struct {
 
 // Prove returns the proof of the engine's current state, which passes
 // passes over the state have produced (sweeps, scans, corrections of rows:
-// each may round every entry once, see roundoff). It reads every node once.
-func (e *Engine) Prove(passes int) *Proof {
-	st := e.residualStats()
-	if e.view.Directed() {
-		st.maxRatio, st.dangling, st.maxNeg, st.danglingNeg = 0, 0, 0, 0
+// each may round every entry once, see roundoff).
+//
+// With since nil it reads every node once. Otherwise since is a proof of
+// the same arrays, on this engine or on another engine over a view of the
+// same snapshot, and changed lists every node that may differ since in
+// residual or in out-row (a node whose row differs between the two views
+// must be listed): Prove then costs O(len(changed)). The statistics are
+// bounded from since's and the changed nodes' (||r||_1 by since's plus
+// |r(u)| over changed, the largest ratio by the larger of since's and the
+// changed nodes' ratios, the dangling residual likewise), which bounds
+// what a full pass would find, so every bound derived from them holds.
+// Duplicates in changed only loosen the bounds.
+func (e *Engine) Prove(passes int, since *Proof, changed []uint32) *Proof {
+	if since == nil {
+		st := e.residualStats()
+		if e.view.Directed() {
+			st.maxRatio, st.dangling, st.maxNeg, st.danglingNeg = 0, 0, 0, 0
+		}
+		return e.proofOf(st, passes)
 	}
-	return e.proofOf(st, passes)
-}
-
-// ProveChanged is Prove from prev, a proof of the same arrays on this
-// engine or on another engine over a view of the same snapshot, when only
-// the nodes in changed may differ since in residual or in out-row (a node
-// whose row differs between the two views must be listed). It costs
-// O(len(changed)): the statistics are bounded from prev's and the changed
-// nodes' (||r||_1 by prev's plus |r(u)| over changed, the largest ratio by
-// the larger of prev's and the changed nodes' ratios, the dangling residual
-// likewise), which bounds what a full pass would find, so every bound
-// derived from them holds. Duplicates in changed only loosen the bounds.
-func (e *Engine) ProveChanged(prev *Proof, changed []uint32, passes int) *Proof {
-	st := prev.st
-	st.l1 = prev.l1
+	st := since.st
+	st.l1 = since.l1
 	w := e.view.OutWeights()
 	directed := e.view.Directed()
 	for _, u := range changed {
@@ -79,7 +80,7 @@ func (e *Engine) proofOf(st residualStats, passes int) *Proof {
 	bound := st.l1 / e.alpha
 	p := &Proof{e: e, x: e.X, st: st, l1: st.l1, passes: passes}
 	if e.view.Directed() {
-		p.eb = errorBounds{l1: bound * boundScale, signed: st.signed}
+		p.eb = errorBounds{l1: bound * e.tune.boundScale, signed: st.signed}
 	} else {
 		p.eb = e.coordBounds(st, bound)
 	}
@@ -87,11 +88,11 @@ func (e *Engine) proofOf(st residualStats, passes int) *Proof {
 	return p
 }
 
-// L1 returns the proof's bound on ||pi - x||_1.
-func (p *Proof) L1() float64 { return p.eb.l1 }
+// l1Bound returns the proof's bound on ||pi - x||_1.
+func (p *Proof) l1Bound() float64 { return p.eb.l1 }
 
-// Bound returns the bound on |pi(v) - x(v)|.
-func (p *Proof) Bound(v uint32) float64 { return p.eb.abs(v) }
+// bound returns the bound on |pi(v) - x(v)|.
+func (p *Proof) bound(v uint32) float64 { return p.eb.abs(v) }
 
 // Gap returns an interval holding the exact gap of a selection,
 //
@@ -164,7 +165,7 @@ func (p *Proof) RefinedGap(sel, cands []uint32, inSel []bool) (Interval, int) {
 	iv := p.Gap(sel, cands, inSel)
 	e := p.e
 	perCoord := !e.view.Directed()
-	if math.IsInf(iv.Lo, 1) || !refining(perCoord) {
+	if math.IsInf(iv.Lo, 1) || !e.tune.refining(perCoord) {
 		return iv, 0
 	}
 	var st *residualStats
@@ -175,26 +176,58 @@ func (p *Proof) RefinedGap(sel, cands []uint32, inSel []bool) (Interval, int) {
 	if rc == nil {
 		return iv, 0
 	}
-	x := p.x
-	bounds := make(map[uint32][2]float64)
-	refine := func(v uint32, above bool, target float64) {
-		if est := rc.tighten(v, above, target); est != nil {
-			lo, hi := rc.bounds(v, est)
-			bounds[v] = [2]float64{lo, hi}
-		}
+	ri := &refinedIntervals{rc: rc, eb: &p.eb, x: p.x, cands: cands, inSel: inSel, bounds: make(map[uint32][2]float64)}
+	if !ri.refineAtBoundary(sel) || len(ri.bounds) == 0 {
+		return iv, 0
 	}
-	lower := func(v uint32) float64 {
-		if b, ok := bounds[v]; ok {
-			return b[0]
-		}
-		return x[v] - rc.below(v)
+	lo, hi := ri.gap(sel)
+	return Interval{Lo: max(iv.Lo, lo-p.eb.round), Hi: min(iv.Hi, hi+p.eb.round)}, len(ri.bounds)
+}
+
+// refinedIntervals are RefinedGap's intervals of N per candidate: the
+// refined one where a reverse push gave one (bounds), the unrefined
+// [x - below, x + nTerm] elsewhere.
+type refinedIntervals struct {
+	rc     *refineCheck
+	eb     *errorBounds
+	x      []float64
+	cands  []uint32
+	inSel  []bool
+	bounds map[uint32][2]float64
+}
+
+// refine tightens v's interval towards target (see refineCheck.tighten).
+func (ri *refinedIntervals) refine(v uint32, above bool, target float64) {
+	if est := ri.rc.tighten(v, above, target); est != nil {
+		lo, hi := ri.rc.bounds(v, est)
+		ri.bounds[v] = [2]float64{lo, hi}
 	}
-	upper := func(v uint32) float64 {
-		if b, ok := bounds[v]; ok {
-			return b[1]
-		}
-		return x[v] + p.eb.nTerm(v)
+}
+
+// interval returns v's interval of N.
+func (ri *refinedIntervals) interval(v uint32) (lo, hi float64) {
+	if b, ok := ri.bounds[v]; ok {
+		return b[0], b[1]
 	}
+	return ri.x[v] - ri.rc.below(v), ri.x[v] + ri.eb.nTerm(v)
+}
+
+func (ri *refinedIntervals) lower(v uint32) float64 { lo, _ := ri.interval(v); return lo }
+func (ri *refinedIntervals) upper(v uint32) float64 { _, hi := ri.interval(v); return hi }
+
+// refineAtBoundary refines the candidates the gap's interval depends on,
+// and reports false when more than maxRefined unselected candidates
+// straddle the boundary (the refinement then proves nothing).
+//
+// When x says the selection is behind (a divergence), its gap's upper end
+// needs one selected candidate below one unselected, the pair x ranks so:
+// each aims at the middle. When x says it is ahead, the lower end needs
+// every selected candidate above every unselected one: as refineTopK
+// does, the selected side first against the rest's highest unrefined
+// end, then the unselected candidates that still reach the selection's
+// lowest end.
+func (ri *refinedIntervals) refineAtBoundary(sel []uint32) bool {
+	x := ri.x
 	minX, maxX := math.Inf(1), math.Inf(-1)
 	var low, high uint32 // the selection's lowest x, the rest's highest
 	for _, v := range sel {
@@ -202,77 +235,70 @@ func (p *Proof) RefinedGap(sel, cands []uint32, inSel []bool) (Interval, int) {
 			minX, low = x[v], v
 		}
 	}
-	eachCandidate(len(x), cands, func(u uint32) {
-		if !inSel[u] && x[u] > maxX {
+	ri.eachUnselected(func(u uint32) {
+		if x[u] > maxX {
 			maxX, high = x[u], u
 		}
 	})
 	if minX < maxX {
-		// x says the selection is behind (a divergence): its gap's upper
-		// end needs one selected candidate below one unselected, the pair
-		// x ranks so; each aims at the middle.
 		mid := (minX + maxX) / 2
-		refine(high, true, mid)
-		refine(low, false, mid)
-	} else {
-		// x says it is ahead: the lower end needs every selected candidate
-		// above every unselected one. As refineTopK does, the selected
-		// side first against the rest's highest unrefined end, then the
-		// unselected candidates that still reach the selection's lowest
-		// end (at most maxRefined of them).
-		blockHi := math.Inf(-1)
-		eachCandidate(len(x), cands, func(u uint32) {
-			if !inSel[u] {
-				blockHi = max(blockHi, upper(u))
-			}
-		})
-		selLo := math.Inf(1)
-		for _, v := range sel {
-			if lower(v) <= blockHi {
-				refine(v, true, blockHi)
-			}
-			selLo = min(selLo, lower(v))
-		}
-		var blockers []uint32
-		over := false
-		eachCandidate(len(x), cands, func(u uint32) {
-			if !inSel[u] && upper(u) >= selLo {
-				if len(blockers) == maxRefined {
-					over = true
-					return
-				}
-				blockers = append(blockers, u)
-			}
-		})
-		if over {
-			return iv, 0
-		}
-		for _, u := range blockers {
-			refine(u, false, selLo)
-		}
+		ri.refine(high, true, mid)
+		ri.refine(low, false, mid)
+		return true
 	}
-	if len(bounds) == 0 {
-		return iv, 0
-	}
-	interval := func(v uint32) (float64, float64) {
-		if b, ok := bounds[v]; ok {
-			return b[0], b[1]
+	blockHi := math.Inf(-1)
+	ri.eachUnselected(func(u uint32) { blockHi = max(blockHi, ri.upper(u)) })
+	selLo := math.Inf(1)
+	for _, v := range sel {
+		if ri.lower(v) <= blockHi {
+			ri.refine(v, true, blockHi)
 		}
-		return x[v] - rc.below(v), x[v] + p.eb.nTerm(v)
+		selLo = min(selLo, ri.lower(v))
 	}
+	var blockers []uint32
+	over := false
+	ri.eachUnselected(func(u uint32) {
+		if ri.upper(u) >= selLo {
+			if len(blockers) == maxRefined {
+				over = true
+				return
+			}
+			blockers = append(blockers, u)
+		}
+	})
+	if over {
+		return false
+	}
+	for _, u := range blockers {
+		ri.refine(u, false, selLo)
+	}
+	return true
+}
+
+// eachUnselected calls visit on every unselected candidate.
+func (ri *refinedIntervals) eachUnselected(visit func(u uint32)) {
+	eachCandidate(len(ri.x), ri.cands, func(u uint32) {
+		if !ri.inSel[u] {
+			visit(u)
+		}
+	})
+}
+
+// gap returns the interval of pi's gap that the intervals of N prove,
+// before the rounding margin: the lower end by piGap, the upper end h =
+// min_sel hi - max_rest lo divided by 1 - c at its least (see RefinedGap).
+func (ri *refinedIntervals) gap(sel []uint32) (lo, hi float64) {
 	selLo, selHi := math.Inf(1), math.Inf(1)
 	for _, v := range sel {
-		lo, hi := interval(v)
+		lo, hi := ri.interval(v)
 		selLo, selHi = min(selLo, lo), min(selHi, hi)
 	}
 	restLo, restHi := math.Inf(-1), math.Inf(-1)
-	eachCandidate(len(x), cands, func(u uint32) {
-		if !inSel[u] {
-			lo, hi := interval(u)
-			restLo, restHi = max(restLo, lo), max(restHi, hi)
-		}
+	ri.eachUnselected(func(u uint32) {
+		lo, hi := ri.interval(u)
+		restLo, restHi = max(restLo, lo), max(restHi, hi)
 	})
-	lo := rc.piGap(selLo-restHi) - p.eb.round
+	rc := ri.rc
 	h := selHi - restLo
 	switch {
 	case h > 0:
@@ -280,6 +306,5 @@ func (p *Proof) RefinedGap(sel, cands []uint32, inSel []bool) (Interval, int) {
 	case rc.signed:
 		h /= 1 + rc.cmax
 	}
-	hi := h + p.eb.round
-	return Interval{Lo: max(iv.Lo, lo), Hi: min(iv.Hi, hi)}, len(bounds)
+	return rc.piGap(selLo - restHi), h
 }

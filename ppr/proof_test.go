@@ -16,7 +16,7 @@ func checkProof(t *testing.T, rng *rand.Rand, eng *Engine, p *Proof, exact []flo
 	signed := slices.ContainsFunc(eng.R, func(v float64) bool { return v < 0 })
 	for v := range exact {
 		err := exact[v] - eng.X[v]
-		if b := p.Bound(uint32(v)); math.Abs(err) > b+slack || !signed && err < -slack {
+		if b := p.bound(uint32(v)); math.Abs(err) > b+slack || !signed && err < -slack {
 			t.Fatalf("%s: node %d: error %v outside the bound %v (signed %v)", where, v, err, b, signed)
 		}
 	}
@@ -70,7 +70,7 @@ func TestProofBoundsHold(t *testing.T) {
 			nat.PushScan(0)
 		}
 		exactNative := exactPPR(t, c.native, c.seeds, c.damping)
-		pn := nat.Prove(scans)
+		pn := nat.Prove(scans, nil, nil)
 		checkProof(t, rng, nat, pn, exactNative, where("native"))
 
 		// The same x on the authenticated view, its residual recomputed
@@ -83,7 +83,7 @@ func TestProofBoundsHold(t *testing.T) {
 		copy(auth.X, nat.X)
 		auth.SetResidual()
 		exactAuth := exactPPR(t, c.auth, c.seeds, c.damping)
-		checkProof(t, rng, auth, auth.Prove(scans+1), exactAuth, where("auth"))
+		checkProof(t, rng, auth, auth.Prove(scans+1, nil, nil), exactAuth, where("auth"))
 		var changed []uint32
 		for v := range auth.R {
 			if auth.R[v] != nat.R[v] || c.auth.OutWeight(uint32(v)) != c.native.OutWeight(uint32(v)) {
@@ -92,10 +92,10 @@ func TestProofBoundsHold(t *testing.T) {
 		}
 		changed = append(changed, c.auth.Touched()...)
 		changed = append(changed, c.native.Touched()...)
-		checkProof(t, rng, auth, auth.ProveChanged(pn, changed, scans+1), exactAuth, where("auth from native"))
+		checkProof(t, rng, auth, auth.Prove(scans+1, pn, changed), exactAuth, where("auth from native"))
 		// And after more scans on the authenticated view.
 		auth.PushScan(0)
-		checkProof(t, rng, auth, auth.Prove(scans+2), exactAuth, where("auth scanned"))
+		checkProof(t, rng, auth, auth.Prove(scans+2, nil, nil), exactAuth, where("auth scanned"))
 	}
 }
 
@@ -117,14 +117,14 @@ func TestTopKResultProofIsTheStatesProof(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		full := e.Prove(res.Sweeps)
+		full := e.Prove(res.Sweeps, nil, nil)
 		for v := range uint32(c.g.NumNodes()) {
-			if a, b := res.Proof().Bound(v), full.Bound(v); a != b {
+			if a, b := res.Proof.bound(v), full.bound(v); a != b {
 				t.Fatalf("node %d: the solve's proof bounds %v, a full pass %v", v, a, b)
 			}
 		}
-		if res.Proof().L1() != full.L1() {
-			t.Fatalf("L1 %v against %v", res.Proof().L1(), full.L1())
+		if res.Proof.l1Bound() != full.l1Bound() {
+			t.Fatalf("L1 %v against %v", res.Proof.l1Bound(), full.l1Bound())
 		}
 	}
 }

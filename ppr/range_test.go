@@ -18,6 +18,7 @@ import (
 // TestNewSeedsSumOverflows: seed weights whose sum overflows float64 are
 // normalised (scaled by a power of two first), not refused.
 func TestNewSeedsSumOverflows(t *testing.T) {
+	t.Parallel()
 	big := math.MaxFloat64
 	for _, c := range []struct {
 		in    []Seed
@@ -71,6 +72,7 @@ func extremeGraph(t *testing.T, directed bool) *csr.Graph {
 // full graph and with the MaxWeight arcs masked, and compares with the
 // plain power iteration: the bound is finite and proved.
 func TestSolveExtremeWeights(t *testing.T) {
+	t.Parallel()
 	for _, directed := range []bool{true, false} {
 		g := extremeGraph(t, directed)
 		masked := roaring.New()
@@ -87,7 +89,7 @@ func TestSolveExtremeWeights(t *testing.T) {
 			res, err := Solve(v, seeds, 0.85, Options{Tol: 1e-12})
 			require.NoError(t, err, "directed %v, view %s", directed, v.Name())
 			require.LessOrEqual(t, res.ErrorBound, 1e-12)
-			want, _ := ReferencePowerIteration(v, seeds, 0.85, 1e-13, 100000)
+			want, _ := referencePowerIteration(v, seeds, 0.85, 1e-13, 100000)
 			require.LessOrEqual(t, l1Diff(res.Scores, want), 2e-12, "directed %v, view %s", directed, v.Name())
 			sum := 0.0
 			for _, x := range res.Scores {
@@ -105,6 +107,7 @@ func TestSolveExtremeWeights(t *testing.T) {
 // finite (no graph csr accepts makes one; here it is written in by hand)
 // is an error, never a result with a bound of 0 or NaN.
 func TestSolveRefusesNonFiniteBound(t *testing.T) {
+	t.Parallel()
 	g := extremeGraph(t, true)
 	v := mask.Full(g)
 	seeds, err := NewSeeds(g.NumNodes(), []Seed{{0, 1}})

@@ -52,10 +52,10 @@ import (
 // d and v only, not on r, so one reverse push serves every later state of
 // the same problem; a smaller threshold only tightens it.
 
-// ReverseEstimate is a finished (or budget-stopped) reverse push from one
+// reverseEstimate is a finished (or budget-stopped) reverse push from one
 // node v: G'*e_v = q + G'*s with s >= 0 and max(s) <= MaxS, q given
 // sparsely as Q[i] at Nodes[i].
-type ReverseEstimate struct {
+type reverseEstimate struct {
 	MaxS float64
 	// SW is sum_w s(w)*W(w) over the nodes with out-weight in the view,
 	// SD sum_w s(w) over the others: the remainder's size on undirected
@@ -68,8 +68,8 @@ type ReverseEstimate struct {
 	reached []uint32
 }
 
-// Dot returns r.q.
-func (e *ReverseEstimate) Dot(r []float64) float64 {
+// dot returns r.q.
+func (e *reverseEstimate) dot(r []float64) float64 {
 	sum := 0.0
 	for i, u := range e.Nodes {
 		sum += r[u] * e.Q[i]
@@ -77,10 +77,10 @@ func (e *ReverseEstimate) Dot(r []float64) float64 {
 	return sum
 }
 
-// ReversePusher holds the dense scratch of reverse pushes over one graph
+// reversePusher holds the dense scratch of reverse pushes over one graph
 // (cleared through touched after each push, so one serves every view of
 // the graph).
-type ReversePusher struct {
+type reversePusher struct {
 	q, s    []float64
 	queued  []bool
 	seen    []bool // in touched
@@ -90,24 +90,24 @@ type ReversePusher struct {
 	Ops int64
 }
 
-// NewReversePusher returns a pusher for graphs of n nodes.
-func NewReversePusher(n int) *ReversePusher {
-	return &ReversePusher{q: make([]float64, n), s: make([]float64, n), queued: make([]bool, n), seen: make([]bool, n)}
+// newReversePusher returns a pusher for graphs of n nodes.
+func newReversePusher(n int) *reversePusher {
+	return &reversePusher{q: make([]float64, n), s: make([]float64, n), queued: make([]bool, n), seen: make([]bool, n)}
 }
 
-// Push runs a FIFO reverse push from target on the view with dangling rows
+// push runs a FIFO reverse push from target on the view with dangling rows
 // dropped (P' above) and damping d, pushing every node whose s exceeds
 // eps, until none is left or budget arcs are spent. The estimate is valid
 // either way; MaxS says how far it got.
-func (rp *ReversePusher) Push(view *mask.View, d float64, target uint32, eps float64, budget int64) ReverseEstimate {
-	var est ReverseEstimate
-	rp.PushInto(&est, view, d, target, eps, budget)
+func (rp *reversePusher) push(view *mask.View, d float64, target uint32, eps float64, budget int64) reverseEstimate {
+	var est reverseEstimate
+	rp.pushInto(&est, view, d, target, eps, budget)
 	return est
 }
 
-// PushInto is Push writing the estimate into est, reusing its slices'
+// pushInto is push writing the estimate into est, reusing its slices'
 // storage.
-func (rp *ReversePusher) PushInto(est *ReverseEstimate, view *mask.View, d float64, target uint32, eps float64, budget int64) {
+func (rp *reversePusher) pushInto(est *reverseEstimate, view *mask.View, d float64, target uint32, eps float64, budget int64) {
 	in := view.Graph().In()
 	patched := view.Patched()
 	inv := view.InvOutWeights() // 0 on dangling nodes: P' has no row there
@@ -160,7 +160,7 @@ func (rp *ReversePusher) PushInto(est *ReverseEstimate, view *mask.View, d float
 			add(u, c*val)
 		}
 	}
-	*est = ReverseEstimate{Nodes: est.Nodes[:0], Q: est.Q[:0], reached: append(est.reached[:0], rp.touched...)}
+	*est = reverseEstimate{Nodes: est.Nodes[:0], Q: est.Q[:0], reached: append(est.reached[:0], rp.touched...)}
 	out := view.OutWeights()
 	for _, u := range rp.touched {
 		est.MaxS = max(est.MaxS, s[u])
@@ -178,11 +178,12 @@ func (rp *ReversePusher) PushInto(est *ReverseEstimate, view *mask.View, d float
 	rp.queue, rp.touched = rp.queue[:0], rp.touched[:0]
 }
 
-// Top-k refinement (SolveTopK), directed views first. With the L1 bound alone a
-// directed selection waits until ||r||_1/alpha falls below the raw gap at
-// the boundary; on R-MAT 20 (5 seeds, top-10) the unselected candidates
-// whose interval [x, x + ||r||_1/alpha] still reaches the k-th score are a
-// handful several sweeps before that. refineTopK gives exactly those (and
+// Top-k refinement (SolveTopK), directed views first. With the L1 bound
+// alone a directed selection waits until ||r||_1/alpha falls below the raw
+// gap at the boundary, while the unselected candidates whose interval [x,
+// x + ||r||_1/alpha] still reaches the k-th score are often a handful
+// several sweeps before that (docs/benchmarks.md, "ppr: reverse
+// refinement"). refineTopK gives exactly those (and
 // the selected ones that they still block) the reverse-push intervals of
 // N = x + r*G' above and compares N instead of pi.
 //
@@ -227,19 +228,16 @@ func (rp *ReversePusher) PushInto(est *ReverseEstimate, view *mask.View, d float
 // maxRefined caps the candidates refined at one check: more than this
 // straddling the boundary means the L1 bound is still far too loose, and a
 // sweep is the cheaper next step. The straddlers fall abruptly from all
-// nodes to a few once ||r||_1/alpha drops below the k-th score (R-MAT 20,
-// 5 seeds, top-10, one query: every node after 16 sweeps, 118 after 17,
-// 30 after 18); refining the 118 read 0.83M arcs, a twentieth of a sweep,
-// and proved the selection a sweep earlier than a cap of 64.
+// nodes to a few once ||r||_1/alpha drops below the k-th score, and a cap
+// of a few hundred catches the sweep where they do (docs/benchmarks.md,
+// "ppr: reverse refinement").
 const maxRefined = 256
 
 // maxRefinedVisits is maxRefined with visit bounds (Options.Visits): their
 // per-node terms leave few candidates straddling several sweeps before
 // the L1 term does, often too early for refinement to finish the proof,
-// and reverse arcs cost many sweep arcs (random reads). On wiki-Vote (20
-// queries, top-10) a cap of 256 read 77k reverse arcs per query and made
-// queries 1.8x slower for 31% fewer sweeps; 32 read 19k; on R-MAT 20 the
-// proofs refine 0-17 candidates at the last check either way.
+// and reverse arcs cost many sweep arcs (random reads), so the cap is
+// lower (docs/benchmarks.md, "ppr: reverse refinement").
 const maxRefinedVisits = 32
 
 // Reverse push thresholds: the coarsest is cheap (about the in-degree of
@@ -251,15 +249,16 @@ const (
 )
 
 // finestUndirected is the finest reverse push threshold tried for an
-// undirected blocker (tenfold steps from coarsestReverse): on the KG a
-// passage's neighbourhood is a few entities whose degree is in the
-// hundreds, reached from about 1e-3 on.
+// undirected blocker (tenfold steps from coarsestReverse): a node whose
+// neighbours are a few nodes of degree in the hundreds (a passage and its
+// entities, in a HippoRAG graph) is reached from about 1e-3 on.
 const finestUndirected = 1e-4
 
 // reverseArcCost is what a reverse-push arc costs against a sweep arc
-// (random reads of s and 1/W against a sequential scan), measured 3-5x in
-// replay. A solve's reverse pushes read at most the arcs its sweeps read
-// divided by it, so refinement adds at most a quarter to the work.
+// (random reads of s and 1/W against a sequential scan; docs/benchmarks.md,
+// "ppr: reverse refinement"). A solve's reverse pushes read at most the
+// arcs its sweeps read divided by it, so refinement adds at most a quarter
+// to the work.
 const reverseArcCost = 4
 
 // refineSlack widens every refined interval on both sides for rounding.
@@ -267,10 +266,10 @@ const refineSlack = 1e-13
 
 // topKRefinement is SolveTopK's reverse-push state for one solve.
 type topKRefinement struct {
-	pusher   *ReversePusher
+	pusher   *reversePusher
 	startOps int64 // pusher.Ops when the solve began
-	est      map[uint32]*ReverseEstimate
-	free     []*ReverseEstimate // estimates to reuse (PushInto)
+	est      map[uint32]*reverseEstimate
+	free     []*reverseEstimate // estimates to reuse (pushInto)
 	// collected is the blockers of the last check (see blockerSet).
 	collected blockerSet
 	// donor and differ: estimates another engine made on another view of
@@ -279,7 +278,7 @@ type topKRefinement struct {
 	// engine uses, which never go to its pool.
 	donor    *topKRefinement
 	differ   []uint64
-	borrowed map[uint32]*ReverseEstimate
+	borrowed map[uint32]*reverseEstimate
 }
 
 // ShareEstimates lets this engine's refinement use the reverse estimates
@@ -304,7 +303,7 @@ func (e *Engine) ShareEstimates(from *Engine, differ []uint32) {
 
 // borrow returns the donor's estimate of v when it is at least as fine as
 // eps and valid on this view (see ShareEstimates), else nil.
-func (ref *topKRefinement) borrow(v uint32, eps float64) *ReverseEstimate {
+func (ref *topKRefinement) borrow(v uint32, eps float64) *reverseEstimate {
 	if ref.donor == nil {
 		return nil
 	}
@@ -321,7 +320,7 @@ func (ref *topKRefinement) borrow(v uint32, eps float64) *ReverseEstimate {
 		}
 	}
 	if ref.borrowed == nil {
-		ref.borrowed = make(map[uint32]*ReverseEstimate)
+		ref.borrowed = make(map[uint32]*reverseEstimate)
 	}
 	ref.borrowed[v] = est
 	return est
@@ -342,13 +341,13 @@ func (ref *topKRefinement) reset() {
 }
 
 // newEstimate returns an estimate from the pool, or a new one.
-func (ref *topKRefinement) newEstimate() *ReverseEstimate {
+func (ref *topKRefinement) newEstimate() *reverseEstimate {
 	if k := len(ref.free); k > 0 {
 		est := ref.free[k-1]
 		ref.free = ref.free[:k-1]
 		return est
 	}
-	return &ReverseEstimate{}
+	return &reverseEstimate{}
 }
 
 // arcs returns the arcs this solve's reverse pushes read.
@@ -400,11 +399,11 @@ func (e *Engine) newRefineCheck(l1 float64, eb *errorBounds, st *residualStats) 
 	}
 	ref := &e.refine
 	if ref.pusher == nil {
-		ref.pusher = NewReversePusher(len(e.X))
+		ref.pusher = newReversePusher(len(e.X))
 		ref.startOps = 0
 	}
 	if ref.est == nil {
-		ref.est = make(map[uint32]*ReverseEstimate)
+		ref.est = make(map[uint32]*reverseEstimate)
 	}
 	return &refineCheck{e: e, eb: eb, st: st, l1: l1, cmax: cmax, signed: eb.signed, allowance: e.Stats.ArcOps/reverseArcCost - ref.arcs()}
 }
@@ -423,7 +422,7 @@ func (rc *refineCheck) below(v uint32) float64 {
 // estimate returns v's reverse estimate at threshold eps: the solve's
 // earlier one when it is as fine, else a new push if the allowance lasts
 // (nil when v has none).
-func (rc *refineCheck) estimate(v uint32, eps float64) *ReverseEstimate {
+func (rc *refineCheck) estimate(v uint32, eps float64) *reverseEstimate {
 	ref := &rc.e.refine
 	old := ref.est[v]
 	if old != nil && old.MaxS <= eps {
@@ -437,7 +436,7 @@ func (rc *refineCheck) estimate(v uint32, eps float64) *ReverseEstimate {
 	}
 	before := ref.pusher.Ops
 	est := ref.newEstimate()
-	ref.pusher.PushInto(est, rc.e.view, rc.e.damping, v, eps, rc.allowance)
+	ref.pusher.pushInto(est, rc.e.view, rc.e.damping, v, eps, rc.allowance)
 	rc.allowance -= ref.pusher.Ops - before
 	if old == nil || est.MaxS < old.MaxS {
 		if old != nil {
@@ -451,14 +450,14 @@ func (rc *refineCheck) estimate(v uint32, eps float64) *ReverseEstimate {
 }
 
 // bounds returns the refined interval of N(v) (see the proofs).
-func (rc *refineCheck) bounds(v uint32, est *ReverseEstimate) (lo, hi float64) {
+func (rc *refineCheck) bounds(v uint32, est *reverseEstimate) (lo, hi float64) {
 	x := rc.e.X
-	mid := est.Dot(rc.e.R)
+	mid := est.dot(rc.e.R)
 	half := rc.l1 * est.MaxS
 	if st := rc.st; st != nil {
 		half = min(half, st.maxRatio*est.SW+st.dangling*est.SD)
 	}
-	half = boundScale*half/rc.e.alpha + refineSlack
+	half = rc.e.tune.boundScale*half/rc.e.alpha + refineSlack
 	under := refineSlack
 	if rc.signed {
 		under = half
@@ -471,8 +470,8 @@ func (rc *refineCheck) bounds(v uint32, est *ReverseEstimate) (lo, hi float64) {
 // set, as a selected v wants, its upper end below it otherwise), the
 // pushes reach finestUndirected or the allowance runs out (undirected
 // views: the remainder is not tied to eps). nil when v gets no estimate.
-func (rc *refineCheck) tighten(v uint32, above bool, target float64) *ReverseEstimate {
-	var est *ReverseEstimate
+func (rc *refineCheck) tighten(v uint32, above bool, target float64) *reverseEstimate {
+	var est *reverseEstimate
 	for eps := coarsestReverse; ; eps /= 10 {
 		next := rc.estimate(v, eps)
 		if next == nil {
@@ -514,8 +513,6 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, l1 float64, eb *e
 	if !(gap > 0) {
 		return math.Inf(-1), 0, -1
 	}
-	alpha := e.alpha
-	x := e.X
 	minSelX, minSelLo := math.Inf(1), math.Inf(1)
 	for _, s := range sel {
 		minSelX = min(minSelX, s.Score)
@@ -525,7 +522,6 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, l1 float64, eb *e
 			minSelLo = min(minSelLo, s.Score)
 		}
 	}
-	restX := minSelX - gap // the best unselected x
 	// The unselected candidates whose unrefined interval reaches the
 	// selection's lowest lower end block the proof; every other one keeps
 	// its unrefined upper end.
@@ -540,15 +536,14 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, l1 float64, eb *e
 	if bs.over {
 		return math.Inf(-1), 0, -1
 	}
-	blockers, restHi := bs.nodes, bs.restHi
 	if st == nil {
 		// Aim each blocker's term at a third of its distance below the
 		// selection's scores (and a selected candidate's at a third of
 		// its distance above the best unselected score, for a signed r):
 		// then the refined intervals clear each other unless r.q itself
 		// closes the distance.
-		for _, u := range blockers {
-			if eps := (minSelX - x[u]) * alpha / (3 * l1); !(eps >= finestReverse) {
+		for _, u := range bs.nodes {
+			if eps := (minSelX - e.X[u]) * e.alpha / (3 * l1); !(eps >= finestReverse) {
 				return math.Inf(-1), 0, -1 // sweeps are cheaper until the L1 term shrinks
 			}
 		}
@@ -557,79 +552,103 @@ func (e *Engine) refineTopK(sel []Scored, candidates []uint32, l1 float64, eb *e
 	if rc == nil {
 		return math.Inf(-1), 0, -1
 	}
-	need = -1
-	selLo := math.Inf(1)
+	var selLo, restHi float64
 	if st == nil {
-		for _, u := range blockers {
-			hi := x[u] + eb.nTerm(u)
-			if est := rc.estimate(u, min(coarsestReverse, (minSelX-x[u])*alpha/(3*l1))); est != nil {
-				_, hi = rc.bounds(u, est)
-				refined++
-			}
-			restHi = max(restHi, hi)
-		}
-		// The selected candidates the refined rest still blocks need a
-		// higher lower end: x + r.q from any push when r >= 0, a tight
-		// one when r is signed.
-		for _, s := range sel {
-			v := s.Node
-			lo := x[v] - rc.below(v)
-			if lo <= restHi {
-				eps := coarsestReverse
-				if rc.signed {
-					eps = min(eps, (x[v]-restX)*alpha/(3*l1))
-				}
-				if est := rc.estimate(v, max(eps, finestReverse)); est != nil {
-					lo, _ = rc.bounds(v, est)
-					refined++
-				}
-			}
-			selLo = min(selLo, lo)
-		}
+		selLo, restHi, refined = rc.refineDirected(sel, bs, minSelX, minSelX-gap)
+		need = -1
 	} else {
-		// Undirected: the selected side first, since r.q raises its lower
-		// ends about as much as it raises the blockers' upper ends (the
-		// residual near the boundary candidates is alike), then each
-		// blocker against the refined selection.
-		blockHi := restHi
-		for _, u := range blockers {
-			blockHi = max(blockHi, x[u]+eb.nTerm(u))
-		}
-		for _, s := range sel {
-			v := s.Node
-			lo := x[v] - rc.below(v)
-			if lo <= blockHi {
-				if est := rc.tighten(v, true, blockHi); est != nil {
-					lo, _ = rc.bounds(v, est)
-					refined++
-				}
-			}
-			selLo = min(selLo, lo)
-		}
-		need = math.Inf(1)
-		for _, u := range blockers {
-			est := rc.tighten(u, false, selLo)
-			if est == nil {
-				need = -1
-				restHi = max(restHi, x[u]+eb.nTerm(u))
-				continue
-			}
-			refined++
-			_, hi := rc.bounds(u, est)
-			restHi = max(restHi, hi)
-			// The per-coordinate factor C = rho/alpha below which this
-			// remainder would clear u, if r.q stayed (a scan threshold).
-			if room := selLo - x[u] - est.Dot(e.R) - st.dangling*est.SD/alpha - refineSlack; room > 0 && est.SW > 0 && need >= 0 {
-				need = min(need, room/(boundScale*est.SW))
-			} else if hi >= selLo {
-				need = -1
-			}
-		}
+		selLo, restHi, refined, need = rc.refineUndirected(sel, bs)
 	}
 	if math.IsInf(restHi, -1) {
 		return math.Inf(1), refined, need
 	}
 	return rc.piGap(selLo - restHi), refined, need
+}
+
+// refineDirected is refineTopK's refinement on a directed view: each
+// blocker's interval at the threshold that aims it a third of its
+// distance below the selection's lowest x, then the selected candidates
+// the refined rest still blocks (x + r.q from any push when r >= 0, a
+// tight one when r is signed, aimed a third of the way above restX, the
+// best unselected x). It returns the selection's lowest lower end, the
+// rest's highest upper end and the candidates refined.
+func (rc *refineCheck) refineDirected(sel []Scored, bs *blockerSet, minSelX, restX float64) (selLo, restHi float64, refined int) {
+	e, eb := rc.e, rc.eb
+	x, alpha, l1 := e.X, e.alpha, rc.l1
+	restHi = bs.restHi
+	for _, u := range bs.nodes {
+		hi := x[u] + eb.nTerm(u)
+		if est := rc.estimate(u, min(coarsestReverse, (minSelX-x[u])*alpha/(3*l1))); est != nil {
+			_, hi = rc.bounds(u, est)
+			refined++
+		}
+		restHi = max(restHi, hi)
+	}
+	selLo = math.Inf(1)
+	for _, s := range sel {
+		v := s.Node
+		lo := x[v] - rc.below(v)
+		if lo <= restHi {
+			eps := coarsestReverse
+			if rc.signed {
+				eps = min(eps, (x[v]-restX)*alpha/(3*l1))
+			}
+			if est := rc.estimate(v, max(eps, finestReverse)); est != nil {
+				lo, _ = rc.bounds(v, est)
+				refined++
+			}
+		}
+		selLo = min(selLo, lo)
+	}
+	return selLo, restHi, refined
+}
+
+// refineUndirected is refineTopK's refinement on an undirected view: the
+// selected side first, since r.q raises its lower ends about as much as
+// it raises the blockers' upper ends (the residual near the boundary
+// candidates is alike), then each blocker against the refined selection.
+// Besides refineDirected's results it returns need, the per-coordinate
+// factor C = rho/alpha below which every refined blocker's remainder
+// would clear the selection if r.q stayed (a threshold for the scans; -1
+// when some blocker would not).
+func (rc *refineCheck) refineUndirected(sel []Scored, bs *blockerSet) (selLo, restHi float64, refined int, need float64) {
+	e, eb, st := rc.e, rc.eb, rc.st
+	x := e.X
+	restHi = bs.restHi
+	blockHi := restHi
+	for _, u := range bs.nodes {
+		blockHi = max(blockHi, x[u]+eb.nTerm(u))
+	}
+	selLo = math.Inf(1)
+	for _, s := range sel {
+		v := s.Node
+		lo := x[v] - rc.below(v)
+		if lo <= blockHi {
+			if est := rc.tighten(v, true, blockHi); est != nil {
+				lo, _ = rc.bounds(v, est)
+				refined++
+			}
+		}
+		selLo = min(selLo, lo)
+	}
+	need = math.Inf(1)
+	for _, u := range bs.nodes {
+		est := rc.tighten(u, false, selLo)
+		if est == nil {
+			need = -1
+			restHi = max(restHi, x[u]+eb.nTerm(u))
+			continue
+		}
+		refined++
+		_, hi := rc.bounds(u, est)
+		restHi = max(restHi, hi)
+		if room := selLo - x[u] - est.dot(e.R) - st.dangling*est.SD/e.alpha - refineSlack; room > 0 && est.SW > 0 && need >= 0 {
+			need = min(need, room/(e.tune.boundScale*est.SW))
+		} else if hi >= selLo {
+			need = -1
+		}
+	}
+	return selLo, restHi, refined, need
 }
 
 // collectBlockers is refineTopK's own pass over the candidates (its
@@ -654,7 +673,7 @@ func (e *Engine) collectBlockers(sel []Scored, candidates []uint32, eb *errorBou
 	return bs
 }
 
-// refineLeads raises SolveTopKOrdered's unproved leads (leads[i] <= 0 for
+// refineLeads raises an ordered SolveTopK's unproved leads (leads[i] <= 0 for
 // the pair sel[i], sel[i+1]) with refined intervals: a lower bound on
 // pi(a) - pi(b) is piGap(lo(a) - hi(b)) for any refined or unrefined
 // interval of N at a and b (the proof of refineTopK with the pair as

@@ -14,6 +14,7 @@ import (
 // threshold and when its budget stops it early; the reference is a dense
 // inverse. One pusher serves every push (its scratch is cleared).
 func TestReversePushBracketsDenseColumn(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(67, 68))
 	tested := 0
 	for range 150 {
@@ -36,12 +37,12 @@ func TestReversePushBracketsDenseColumn(t *testing.T) {
 		}
 		var G mat.Dense
 		require.NoError(t, G.Inverse(A))
-		rp := NewReversePusher(n)
+		rp := newReversePusher(n)
 		for range 3 {
 			v := uint32(rng.IntN(n))
 			for _, eps := range []float64{1, 0.3, 0.01, 1e-6} {
 				for _, budget := range []int64{math.MaxInt64, int64(rng.IntN(10))} {
-					e := rp.Push(view, d, v, eps, budget)
+					e := rp.push(view, d, v, eps, budget)
 					q := make([]float64, n)
 					for i, u := range e.Nodes {
 						q[u] = e.Q[i]

@@ -5,21 +5,21 @@ import (
 	"math/bits"
 )
 
-// PushRounds is PushUntil with the frontier kept as a bitset and processed
+// PushRounds is pushUntil with the frontier kept as a bitset and processed
 // in rounds, in id order: a round visits the frontier's nodes by ascending
 // id, pushes those over their threshold in place (so a later node in the
-// same round already holds what earlier pushes sent it, as in PushSweep),
+// same round already holds what earlier pushes sent it, as in a Gauss-Seidel sweep),
 // and marks every node a push changed for the next round; it ends when a
 // round finds nothing to push. Marking costs one OR into a bitset that
 // stays in cache, and the next round reads the marked nodes in id order, so
 // an arc costs about what it costs in a scan, several times less than in
-// PushUntil's FIFO, while the work stays proportional to the active nodes.
+// pushUntil's FIFO, while the work stays proportional to the active nodes.
 // The seeds' share of dangling pushes is added at the end of each round.
 //
-// Thresholds, KeepDangling, Support and the budget (arc operations, 0 = no
-// cap) mean what they mean for PushUntil, and so does the result: true when
+// Thresholds, keepDangling, Support and the budget (arc operations, 0 = no
+// cap) mean what they mean for pushUntil, and so does the result: true when
 // every node reached is at or below its threshold. The pushes differ from
-// PushUntil's in order, never in kind, so the residual identity holds after
+// pushUntil's in order, never in kind, so the residual identity holds after
 // every round (TestPushRoundsKeepsIdentity).
 func (e *Engine) PushRounds(eps float64, frontier []uint32, budget int64) bool {
 	return e.pushRounds(eps, frontier, budget, false)
@@ -36,6 +36,12 @@ func (e *Engine) PushNegative(eps float64, frontier []uint32, budget int64) bool
 	return e.pushRounds(eps, frontier, budget, true)
 }
 
+// roundScratch is PushRounds' frontier bitsets, this round's and the
+// next's (all zero between calls).
+type roundScratch struct {
+	cur, next []uint64
+}
+
 func (e *Engine) pushRounds(eps float64, frontier []uint32, budget int64, negative bool) bool {
 	if wt := e.view.Graph().Out().Weight.Float32s(); wt != nil {
 		return pushRounds(e, wt, eps, frontier, budget, negative)
@@ -50,10 +56,10 @@ func pushRounds[W weight](e *Engine, wts []W, eps float64, frontier []uint32, bu
 	g := e.view.Graph()
 	n := e.view.NumNodes()
 	words := (n + 63) / 64
-	if e.roundCur == nil {
-		e.roundCur, e.roundNext = make([]uint64, words), make([]uint64, words)
+	if e.rounds.cur == nil {
+		e.rounds.cur, e.rounds.next = make([]uint64, words), make([]uint64, words)
 	}
-	cur, next := e.roundCur[:words], e.roundNext[:words]
+	cur, next := e.rounds.cur[:words], e.rounds.next[:words]
 	for _, u := range frontier {
 		cur[u/64] |= 1 << (u % 64)
 	}
@@ -78,7 +84,7 @@ func pushRounds[W weight](e *Engine, wts []W, eps float64, frontier []uint32, bu
 				val, wu := r[u], w[u]
 				t := eps * wu
 				if t == 0 {
-					if e.KeepDangling {
+					if e.keepDangling {
 						continue
 					}
 					t = eps
@@ -144,7 +150,7 @@ func pushRounds[W weight](e *Engine, wts []W, eps float64, frontier []uint32, bu
 			return true
 		}
 		cur, next = next, cur
-		e.roundCur, e.roundNext = cur, next
+		e.rounds.cur, e.rounds.next = cur, next
 	}
 }
 
@@ -159,6 +165,6 @@ func (e *Engine) endRound(dangling float64, next []uint64) {
 		}
 	}
 	if e.Support != nil {
-		e.Support.orWords(next)
+		e.Support.Or(next)
 	}
 }

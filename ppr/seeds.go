@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/authppr/authppr/internal/seedweights"
 )
 
 // Seed is one personalisation weight.
@@ -23,7 +25,7 @@ type Seeds struct {
 // NewSeeds validates seeds for a graph with n nodes, sums duplicates, drops
 // zero weights and normalises. Every weight must be finite and non-negative,
 // every node below n, and the total positive; a total that overflows is
-// not an error (see SeedScale).
+// not an error (seedweights.Scale).
 func NewSeeds(n int, seeds []Seed) (Seeds, error) {
 	if len(seeds) == 0 {
 		return Seeds{}, errors.New("ppr: no seeds")
@@ -38,7 +40,7 @@ func NewSeeds(n int, seeds []Seed) (Seeds, error) {
 		}
 		top = max(top, s.Weight)
 	}
-	scale := SeedScale(top)
+	scale := seedweights.Scale(top)
 	sum := make(map[uint32]float64, len(seeds))
 	for _, s := range seeds {
 		sum[s.Node] += s.Weight * scale
@@ -70,31 +72,6 @@ func NewSeeds(n int, seeds []Seed) (Seeds, error) {
 	}
 	out.Nodes, out.Weights = out.Nodes[:kept], out.Weights[:kept]
 	return out, nil
-}
-
-// SeedScale is the factor seed weights are multiplied by before they are
-// summed and normalised, given their largest weight top: 1 when top <= 1,
-// else the power of two 2^-e that brings top into [1/2, 1) (top =
-// f*2^e, f in [1/2, 1)). The sum of k scaled weights is then at most k,
-// never infinite, and since scaling by a power of two is exact (short of
-// subnormal results, below 2^-1022 of the largest weight) and scales every
-// rounded sum alike, the normalised weights are those the unscaled sum
-// gives whenever it is finite. cabi's dense reset vectors use it too.
-func SeedScale(top float64) float64 {
-	if !(top > 1) {
-		return 1
-	}
-	_, e := math.Frexp(top) // 1 <= e <= 1024: 2^-e is representable
-	return math.Ldexp(1, -e)
-}
-
-// Dense returns the seeds as a vector of length n.
-func (s Seeds) Dense(n int) []float64 {
-	v := make([]float64, n)
-	for i, u := range s.Nodes {
-		v[u] = s.Weights[i]
-	}
-	return v
 }
 
 // checkDamping accepts d in [0, 1).

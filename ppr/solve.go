@@ -14,42 +14,37 @@ const DefaultTol = 1e-10
 type Order int
 
 const (
-	// DefaultOrder lets the solve choose: Normalized for SolveTopK and
-	// SolveTopKOrdered on a directed view, GaussSeidel everywhere else.
-	DefaultOrder Order = iota
-	// GaussSeidel pushes nodes in id order, in place (Engine.PushSweep):
-	// about half the sweeps of Jacobi. Tried and dropped: the
-	// same iterates as pulls (x(v) updated in place from the
-	// in-adjacency, gathers instead of the push's scatter, the residual
-	// bounded by d*||dx||_1 and computed exactly at the end) ran at 0.99x
-	// the push's time to 1e-10 on the anchors' KG and 1.6x on R-MAT 20,
-	// where the push skips the many nodes no residual reaches (one run
-	// each, load 4-5, 2026-11-30).
+	// defaultOrder, Order's zero value, lets the solve choose: Normalized
+	// for SolveTopK on a directed view, GaussSeidel everywhere else.
+	defaultOrder Order = iota
+	// GaussSeidel pushes nodes in id order, in place: mass pushed to a
+	// later node moves on within the same sweep, so it needs about half
+	// the sweeps of Jacobi, and it skips the nodes no residual reaches.
 	GaussSeidel Order = iota
-	// Jacobi pulls every node from the previous residual (Engine.Sweep):
-	// each sweep's result is independent of node order.
+	// Jacobi pushes every node at once from the previous residual, a pull
+	// over the in-adjacency: each sweep's result is independent of node
+	// order, and Options.Threads can split it.
 	Jacobi
-	// Normalized runs Gauss-Seidel scans, each followed by scaling x to the
-	// whole mass of the solution (Engine.NormalizeMass; Jacobi sweeps after
-	// one normalization with Options.Threads > 1). The residual then sums
-	// to zero and shrinks at the rate the walk forgets where it started
-	// rather than by d: positive and negative mass meet and cancel. Where
-	// many rows coincide that rate is far below d (a dangling node's row is
-	// the seeds, and R-MAT 20 has 48% of them): R-MAT 20 at d = 0.85, a
-	// certified top-10 after 4.85-5.89 sweeps' worth of arcs instead of
-	// 11.8-16.8 in Gauss-Seidel sweeps (see Engine.sweep). A graph whose
-	// walk alternates between two sides (the KG: passages and entities)
-	// forgets slowly; there Gauss-Seidel's threshold scans win (48.9
-	// against 28.3 sweeps' worth for the KG's 10 dense queries), and
-	// Gauss-Seidel stays the default of undirected views and of full
-	// solves (Solve, SolveSweeps).
+	// Normalized runs Gauss-Seidel sweeps, each followed by scaling x to
+	// the whole mass of the solution (Jacobi sweeps after one
+	// normalization with Options.Threads > 1; see Engine.sweep). The
+	// residual then sums to zero and shrinks at the rate the walk forgets
+	// where it started rather than by d: positive and negative mass meet
+	// and cancel. Where many rows coincide that rate is far below d (a
+	// dangling node's row is the seeds); a walk that alternates between
+	// two sides forgets slowly, and there Gauss-Seidel's threshold scans
+	// prove sooner. So Normalized is the default of SolveTopK on directed
+	// views only, and Gauss-Seidel that of undirected views and of full
+	// solves (Solve, SolveSweeps). Measurements: docs/benchmarks.md, "ppr:
+	// sweep orders".
 	Normalized
 )
 
-// String names the order as ParseOrder reads it.
+// String names the order: "default" (the zero value), "gauss-seidel",
+// "jacobi" or "normalized".
 func (o Order) String() string {
 	switch o {
-	case DefaultOrder:
+	case defaultOrder:
 		return "default"
 	case GaussSeidel:
 		return "gauss-seidel"
@@ -61,21 +56,11 @@ func (o Order) String() string {
 	return fmt.Sprintf("Order(%d)", int(o))
 }
 
-// ParseOrder reads "default", "gauss-seidel", "jacobi" or "normalized".
-func ParseOrder(s string) (Order, error) {
-	for o := DefaultOrder; o <= Normalized; o++ {
-		if s == o.String() {
-			return o, nil
-		}
-	}
-	return 0, fmt.Errorf("ppr: sweep order %q, want default, gauss-seidel, jacobi or normalized", s)
-}
-
-// resolve returns the order a solve runs: o, or for DefaultOrder
+// resolve returns the order a solve runs: o, or for defaultOrder
 // Normalized in a certified top-k solve on a directed view and GaussSeidel
 // otherwise.
 func (o Order) resolve(directed, topK bool) Order {
-	if o != DefaultOrder {
+	if o != defaultOrder {
 		return o
 	}
 	if directed && topK {
@@ -93,28 +78,36 @@ type Options struct {
 	// MaxSweeps caps the sweeps; zero means enough for Tol in exact
 	// arithmetic plus a margin. Reaching it is an error, not a silent stop.
 	MaxSweeps int
-	// Order is the sweep order (see DefaultOrder).
+	// Order is the sweep order; the zero value lets the solve choose:
+	// Normalized for SolveTopK on a directed view, GaussSeidel elsewhere.
 	Order Order
-	// Threads > 1 runs each sweep on that many goroutines
-	// (Engine.SweepParallel). The sweeps are then Jacobi sweeps whatever
-	// Order says: Gauss-Seidel's in-place order is sequential.
+	// Threads > 1 runs each sweep on that many goroutines, bit-identical
+	// in X and R to one goroutine's. The sweeps are then Jacobi sweeps
+	// whatever Order says: Gauss-Seidel's in-place order is sequential.
 	Threads int
 	// Visits, when not nil, gives SolveTopK on a directed view per-node
 	// error bounds (see visits.go), usually proving a selection a few
 	// sweeps before the L1 bound and its reverse refinement alone would.
-	// Build it once per view and damping (NewVisitBounds) and reuse it
-	// across queries: building costs about two certified queries on R-MAT
-	// 20 and on wiki-Vote (20 pulls, reverse pushes reading 1.5 times the
-	// arcs; 8 bytes per node kept). Using it
-	// on another view or damping is an error; undirected views ignore it
-	// (their per-coordinate bound needs none), and so does every solve but
-	// SolveTopK and SolveTopKOrdered.
+	// Build it once per view and damping (NewVisitBounds: a few dozen
+	// pulls and reverse pushes reading about 1.5 times the arcs, 8 bytes
+	// per node kept) and reuse it across queries. Using it on another view
+	// or damping is an error; undirected views ignore it (their
+	// per-coordinate bound needs none), and so does every solve but
+	// SolveTopK.
 	Visits *VisitBounds
 	// PriorPasses is how many passes (sweeps, scans, updates) made the
 	// engine's start state, when it is a warm start: every pass may round
 	// each entry once, and the rounding margin of a proof counts them all
 	// (see roundoff). Zero for the native start.
 	PriorPasses int
+	// Ordered makes SolveTopK prove the order within the selection too
+	// (see Engine.SolveTopK); other solves ignore it.
+	Ordered bool
+
+	// tune, when not nil, is the tuning of the solve (tests and
+	// benchmarks set it, export_test.go): the engines the solve runs on
+	// adopt it.
+	tune *tuning
 }
 
 // normalizedRun is where a Normalized solve stands: whether it has
@@ -132,9 +125,9 @@ type normalizedRun struct {
 // sweep runs one sweep in order o (resolved) and returns ||r||_1.
 //
 // A Normalized sweep is a Gauss-Seidel scan followed by a normalization
-// (NormalizeMass; its sum of x is the last one plus the mass the scan
+// (normalizeMass; its sum of x is the last one plus the mass the scan
 // pushed, so the normalization is one pass, which also sums ||r||_1, as
-// PushSweep's own pass would). Pushes in place do not keep the sum of r at
+// pushSweep's own pass would). Pushes in place do not keep the sum of r at
 // zero, the normalization restores it every sweep. With threads > 1 only
 // the first sweep is one (a scan reads only the arcs of what it pushes,
 // where a pull reads every arc); the others are Jacobi sweeps (parallel
@@ -142,28 +135,23 @@ type normalizedRun struct {
 //
 // The zero sum is what pays: positive and negative mass meet and cancel
 // as the walk forgets its start, so ||r||_1 shrinks at the walk's mixing
-// rate, not by d. R-MAT 20 at d = 0.85 (5 seeds; ratios a sweep): Jacobi
-// after one normalization 0.85, 0.71-0.76, 0.3, 0.2, then 0.15-0.2, a
-// certified top-10 after 7.0 sweeps' worth of arcs; normalizing after
-// every Gauss-Seidel scan shortens the transient, 0.55-0.58, 0.27-0.41,
-// then 0.1-0.3, and proves after 4.85-5.89. A walk that cycles forgets
-// slowly (at worst by d a sweep under Jacobi, about d^2 under
-// Gauss-Seidel): from the third sweep on, a sweep that shrinks ||r||_1 by
-// less than d^2 switches the solve to plain Gauss-Seidel sweeps (pushes
-// keep the identity for any sign of r); email-Eu-core's slowest mode
-// climbs to 0.845 under Jacobi. The first two sweeps are exempt: they are
-// the transient.
-func (e *Engine) sweep(o Order, threads int) float64 {
+// rate, not by d; normalizing after every scan, rather than once before
+// Jacobi sweeps, shortens the transient. A walk that cycles forgets slowly
+// (at worst by d a sweep under Jacobi, about d^2 under Gauss-Seidel):
+// from the third sweep on, a sweep that shrinks ||r||_1 by less than d^2
+// switches the solve to plain Gauss-Seidel sweeps (pushes keep the
+// identity for any sign of r). The first two sweeps are exempt: they are
+// the transient. Measurements: docs/benchmarks.md, "ppr: sweep orders".
+func (e *Engine) sweep(o Order, threads int, nr *normalizedRun) float64 {
 	if o != Normalized {
 		return e.sweepIn(o, threads)
 	}
-	nr := &e.norm
 	if nr.fellBack {
-		return e.PushSweep()
+		return e.pushSweep()
 	}
 	var l1 float64
 	if threads > 1 && nr.started {
-		l1 = e.SweepParallel(threads)
+		l1 = e.parallelSweep(threads)
 	} else {
 		if !nr.started {
 			nr.mass = 0
@@ -171,12 +159,12 @@ func (e *Engine) sweep(o Order, threads int) float64 {
 				nr.mass += v
 			}
 		}
-		e.PushScan(0)
-		if nr.mass += e.scanMass; nr.mass > 0 {
+		_, pushed := e.pushScanOver(0, nil)
+		if nr.mass += pushed; nr.mass > 0 {
 			l1 = e.scaleMass(1 / nr.mass)
 			nr.mass = 1
 		} else {
-			l1 = e.ResidualL1()
+			l1 = e.residualL1()
 		}
 	}
 	if nr.sweeps++; nr.sweeps >= 3 && l1 > e.damping*e.damping*nr.last {
@@ -186,16 +174,32 @@ func (e *Engine) sweep(o Order, threads int) float64 {
 	return l1
 }
 
+// Sweep makes one sweep from the engine's current state and returns the
+// new ||r||_1: for Jacobi, every node pushed at once (x += r; r = d*r*P),
+// pulled over the in-adjacency; for GaussSeidel (and the zero Order),
+// every node pushed once in id order, the residual updated in place; for
+// Normalized, a Gauss-Seidel sweep followed by scaling x to the
+// solution's mass 1 (see Normalized). With threads > 1 the sweep is a
+// Jacobi sweep on that many goroutines whatever o says, bit-identical in X
+// and R to the one-goroutine sweep (as Options.Threads).
+//
+// Jacobi sweeps read the in-adjacency, which a patched view
+// (mask.Patched) does not have: asking for one there panics.
+func (e *Engine) Sweep(o Order, threads int) float64 {
+	var nr normalizedRun
+	return e.sweep(o.resolve(e.view.Directed(), false), threads, &nr)
+}
+
 // sweepIn runs one Gauss-Seidel or Jacobi sweep (Jacobi on threads > 1
 // goroutines) and returns ||r||_1.
 func (e *Engine) sweepIn(o Order, threads int) float64 {
 	switch {
 	case threads > 1:
-		return e.SweepParallel(threads)
+		return e.parallelSweep(threads)
 	case o == Jacobi:
-		return e.Sweep()
+		return e.jacobiSweep()
 	}
-	return e.PushSweep()
+	return e.pushSweep()
 }
 
 // Result is a solved PPR vector with the evidence of its accuracy.
@@ -217,34 +221,23 @@ func Solve(view *mask.View, seeds Seeds, damping float64, opt Options) (*Result,
 }
 
 // SolveSweeps sweeps from the engine's current state until the error bound
-// reaches opt.Tol, and returns the engine's X (not a copy) as Scores.
+// reaches opt.Tol, and returns the engine's X (not a copy) as Scores. At
+// the sweep cap it returns a *NotConvergedError holding the state reached.
 func (e *Engine) SolveSweeps(opt Options) (*Result, error) {
-	l1 := e.ResidualL1()
+	e.adopt(opt)
+	l1 := e.residualL1()
 	tol, maxSweeps, err := opt.limits(e.view, l1, e.damping)
 	if err != nil {
 		return nil, err
 	}
-	order := opt.Order.resolve(e.view.Graph().Directed(), false)
-	e.norm = normalizedRun{}
-	sweeps := 0
-	for {
-		// A NaN bound would end the loop as if it were below tol.
-		if err := checkBound(l1/e.alpha, sweeps); err != nil {
-			return nil, err
-		}
-		if l1/e.alpha <= tol {
-			break
-		}
-		if sweeps == maxSweeps {
-			return nil, fmt.Errorf("ppr: error bound %.3g after %d sweeps, tolerance %.3g not reached", l1/e.alpha, sweeps, tol)
-		}
-		l1 = e.sweep(order, opt.Threads)
-		sweeps++
-	}
-	if err := checkScores(e.X, sweeps); err != nil {
+	s := &sweepSolve{e: e, order: opt.Order.resolve(e.view.Graph().Directed(), false), threads: opt.Threads, l1: l1}
+	if err := solveToTolerance(s, tol, maxSweeps); err != nil {
 		return nil, err
 	}
-	return &Result{Scores: e.X, ResidualL1: l1, ErrorBound: l1 / e.alpha, Sweeps: sweeps}, nil
+	if err := checkScores(e.X, s.sweeps); err != nil {
+		return nil, err
+	}
+	return s.result(), nil
 }
 
 // limits returns the tolerance (DefaultTol when unset) and the sweep cap

@@ -107,12 +107,13 @@ func sameBits(t *testing.T, a, b []float64, what string) {
 // solves to the same bits as the same graph stored as float64, at every
 // CPU level this host supports, on unmasked views, views masking a few arcs
 // and views masking too many to list: Jacobi sweeps (one and two
-// goroutines), Gauss-Seidel PushSweep and PushScan at thresholds, the FIFO
-// push (PushUntil), PushRounds, SolvePair, the batched sweeps (both
+// goroutines), Gauss-Seidel sweeps and PushScan at thresholds, the FIFO
+// push (pushUntil), PushRounds, SolvePair, the batched sweeps (both
 // orders, narrow and wide layouts), SolveTopK and reverse pushes. Widening
 // a float32 is exact and every kernel computes in float64 in the same
 // order, so nothing may differ.
 func TestFloat32StorageSameBits(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(32, 64))
 	cases := 12
 	if testing.Short() {
@@ -121,20 +122,19 @@ func TestFloat32StorageSameBits(t *testing.T) {
 	for i := range cases {
 		c := newStorageCase(t, rng, 20+rng.IntN(300), 50+rng.IntN(3000))
 		for _, l := range cpu.Supported() {
-			forcePullLevel(t, l)
 			for vi := range c.v32 {
 				where := fmt.Sprintf("case %d (n %d, m %d, undirected %v) level %v view %d", i, c.nodes, c.edges, c.undirected, l, vi)
-				checkStorageSameBits(t, c, c.v32[vi], c.v64[vi], where)
+				checkStorageSameBits(t, c, c.v32[vi], c.v64[vi], atLevel(l), where)
 			}
 		}
 	}
 }
 
-func checkStorageSameBits(t *testing.T, c storageCase, v32, v64 *mask.View, where string) {
+func checkStorageSameBits(t *testing.T, c storageCase, v32, v64 *mask.View, tn *tuning, where string) {
 	t.Helper()
 	type run func(v *mask.View) [][]float64
 	engine := func(v *mask.View) *Engine {
-		e, err := NewEngine(v, c.seeds, c.damping)
+		e, err := tunedEngine(v, c.seeds, c.damping, tn)
 		require.NoError(t, err)
 		return e
 	}
@@ -143,33 +143,33 @@ func checkStorageSameBits(t *testing.T, c storageCase, v32, v64 *mask.View, wher
 			e := engine(v)
 			l1 := make([]float64, 0, 6)
 			for range 6 {
-				l1 = append(l1, e.Sweep())
+				l1 = append(l1, e.jacobiSweep())
 			}
 			return [][]float64{e.X, e.R, l1}
 		},
-		"SweepParallel": func(v *mask.View) [][]float64 {
+		"parallelSweep": func(v *mask.View) [][]float64 {
 			e := engine(v)
 			l1 := make([]float64, 0, 6)
 			for range 6 {
-				l1 = append(l1, e.SweepParallel(2))
+				l1 = append(l1, e.parallelSweep(2))
 			}
 			return [][]float64{e.X, e.R, l1}
 		},
-		"PushSweep+PushScan": func(v *mask.View) [][]float64 {
+		"pushSweep+PushScan": func(v *mask.View) [][]float64 {
 			e := engine(v)
 			var l1 []float64
 			for range 3 {
-				l1 = append(l1, e.PushSweep())
+				l1 = append(l1, e.pushSweep())
 			}
-			e.KeepDangling = true
+			e.keepDangling = true
 			for _, eps := range []float64{1e-3, 1e-6} {
 				l1 = append(l1, float64(e.PushScan(eps)))
 			}
 			return [][]float64{e.X, e.R, l1}
 		},
-		"PushUntil": func(v *mask.View) [][]float64 {
+		"pushUntil": func(v *mask.View) [][]float64 {
 			e := engine(v)
-			e.PushUntil(1e-7, c.seeds.Nodes, 0)
+			e.pushUntil(1e-7, c.seeds.Nodes, 0)
 			return [][]float64{e.X, e.R, {float64(e.Stats.Pushes), float64(e.Stats.ArcOps)}}
 		},
 		"PushRounds": func(v *mask.View) [][]float64 {
@@ -178,23 +178,23 @@ func checkStorageSameBits(t *testing.T, c storageCase, v32, v64 *mask.View, wher
 			return [][]float64{e.X, e.R, {float64(e.Stats.Pushes)}}
 		},
 		"Solve Jacobi": func(v *mask.View) [][]float64 {
-			res, err := Solve(v, c.seeds, c.damping, Options{Tol: 1e-9, Order: Jacobi})
+			res, err := Solve(v, c.seeds, c.damping, Options{Tol: 1e-9, Order: Jacobi}.with(tn))
 			require.NoError(t, err)
 			return [][]float64{res.Scores, {res.ResidualL1}}
 		},
 		"Solve": func(v *mask.View) [][]float64 {
-			res, err := Solve(v, c.seeds, c.damping, Options{Tol: 1e-9})
+			res, err := Solve(v, c.seeds, c.damping, Options{Tol: 1e-9}.with(tn))
 			require.NoError(t, err)
 			return [][]float64{res.Scores, {res.ResidualL1}}
 		},
 		"SolvePair": func(v *mask.View) [][]float64 {
 			full := mask.Full(v.Graph())
-			a, b, err := SolvePair(full, v, c.seeds, c.damping, Options{Tol: 1e-9})
+			a, b, err := SolvePair(full, v, c.seeds, c.damping, Options{Tol: 1e-9}.with(tn))
 			require.NoError(t, err)
 			return [][]float64{a.Scores, b.Scores}
 		},
 		"SolveBatch Jacobi": func(v *mask.View) [][]float64 {
-			res, err := SolveBatch(v, c.batchSeeds, c.damping, Options{Tol: 1e-9, Order: Jacobi})
+			res, err := SolveBatch(v, c.batchSeeds, c.damping, Options{Tol: 1e-9, Order: Jacobi}.with(tn))
 			require.NoError(t, err)
 			var out [][]float64
 			for _, r := range res {
@@ -203,7 +203,7 @@ func checkStorageSameBits(t *testing.T, c storageCase, v32, v64 *mask.View, wher
 			return out
 		},
 		"SolveBatch": func(v *mask.View) [][]float64 {
-			res, err := SolveBatch(v, c.batchSeeds, c.damping, Options{Tol: 1e-9})
+			res, err := SolveBatch(v, c.batchSeeds, c.damping, Options{Tol: 1e-9}.with(tn))
 			require.NoError(t, err)
 			var out [][]float64
 			for _, r := range res {
@@ -212,7 +212,7 @@ func checkStorageSameBits(t *testing.T, c storageCase, v32, v64 *mask.View, wher
 			return out
 		},
 		"SolveTopK": func(v *mask.View) [][]float64 {
-			res, err := SolveTopK(v, c.seeds, c.damping, 5, nil, Options{Tol: 1e-9})
+			res, err := SolveTopK(v, c.seeds, c.damping, 5, nil, Options{Tol: 1e-9}.with(tn))
 			require.NoError(t, err)
 			var out []float64
 			for _, s := range res.TopK {
@@ -221,10 +221,10 @@ func checkStorageSameBits(t *testing.T, c storageCase, v32, v64 *mask.View, wher
 			return [][]float64{out, {res.Gap, res.ProvedGap, res.ErrorBound, res.CoordBound}, res.Leads}
 		},
 		"ReversePush": func(v *mask.View) [][]float64 {
-			rp := NewReversePusher(v.Graph().NumNodes())
+			rp := newReversePusher(v.Graph().NumNodes())
 			var out [][]float64
 			for _, target := range c.seeds.Nodes {
-				est := rp.Push(v, c.damping, target, 1e-6, 1<<20)
+				est := rp.push(v, c.damping, target, 1e-6, 1<<20)
 				nodes := make([]float64, len(est.Nodes))
 				for i, u := range est.Nodes {
 					nodes[i] = float64(u)

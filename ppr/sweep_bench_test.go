@@ -51,7 +51,7 @@ func BenchmarkSweep(b *testing.B) {
 						b.Fatal(err)
 					}
 					for range 5 { // spread the residual over the graph first
-						e.Sweep()
+						e.Sweep(ppr.Jacobi, 1)
 					}
 					b.SetBytes(int64(12 * g.NumArcs()))
 					b.ReportAllocs()
@@ -59,11 +59,11 @@ func BenchmarkSweep(b *testing.B) {
 					for range b.N {
 						switch kind {
 						case "jacobi":
-							e.Sweep()
+							e.Sweep(ppr.Jacobi, 1)
 						case "jacobi-2threads":
-							e.SweepParallel(2)
+							e.Sweep(ppr.Jacobi, 2)
 						default:
-							e.PushSweep()
+							e.Sweep(ppr.GaussSeidel, 1)
 						}
 					}
 					b.ReportMetric(float64(g.NumArcs())*float64(b.N)/b.Elapsed().Seconds(), "arcs/s")

@@ -34,18 +34,14 @@ func (rk ranking) before(a, b Scored) bool {
 	return a.Score > b.Score || (a.Score == b.Score && rk[a.Node] < rk[b.Node])
 }
 
-// TopK returns the k best nodes, best first, ties broken by lower node id.
-// With candidates nil every node competes; otherwise only the candidates,
-// which must be distinct ids below len(scores) (validate them at the API
-// boundary). Fewer than k competitors give a shorter result.
-func TopK(scores []float64, k int, candidates []uint32) []Scored {
-	return TopKRanked(scores, k, candidates, nil)
-}
-
-// TopKRanked is TopK with ties broken by lower rank[node] instead of lower
-// node id: with rank = csr.Graph.Ranks() a reordered graph selects, by name,
-// what the graph in stream order selects. A nil rank is TopK.
-func TopKRanked(scores []float64, k int, candidates []uint32, rank []uint32) []Scored {
+// TopK returns the k best nodes, best first. With candidates nil every
+// node competes; otherwise only the candidates, which must be distinct ids
+// below len(scores) (validate them at the API boundary). Fewer than k
+// competitors give a shorter result. Ties break by lower rank[node], or by
+// lower node id when rank is nil: with rank = csr.Graph.Ranks() a
+// reordered graph selects, by name, what the graph in stream order
+// selects (a solve's scores on a reordered graph need its ranks).
+func TopK(scores []float64, k int, candidates []uint32, rank []uint32) []Scored {
 	if k <= 0 {
 		return nil
 	}
@@ -54,10 +50,11 @@ func TopKRanked(scores []float64, k int, candidates []uint32, rank []uint32) []S
 		count = len(candidates)
 	}
 	// The loops read scores directly (SolveTopK ranks every candidate at
-	// every check: on WN18RR, 40k nodes, the closure per element of topK
-	// was a tenth of a certified query) and skip, once k are held, every
-	// score below the worst held one, which ranks below it whatever the
-	// tie-break (the same test offer makes, so the same result).
+	// every check, and a closure per element was a visible share of a
+	// certified query: docs/benchmarks.md, "ppr: small passes") and skip,
+	// once k are held, every score below the worst held one, which ranks
+	// below it whatever the tie-break (the same test offer makes, so the
+	// same result).
 	h := topKHeap{items: make([]Scored, 0, min(k, count)), rank: rank}
 	if candidates == nil {
 		for u, sc := range scores {
@@ -74,35 +71,6 @@ func TopKRanked(scores []float64, k int, candidates []uint32, rank []uint32) []S
 			}
 			h.offer(Scored{u, sc}, k)
 		}
-	}
-	return h.sorted()
-}
-
-// TopKByRanked is TopKRanked over scores computed by a function: score(u)
-// for every candidate, or for every u < n when candidates is nil; ties break
-// by lower rank[node] (nil: by node id).
-func TopKByRanked(n, k int, candidates []uint32, score func(u uint32) float64, rank []uint32) []Scored {
-	if k <= 0 {
-		return nil
-	}
-	count := n
-	if candidates != nil {
-		count = len(candidates)
-	}
-	at := func(i int) Scored {
-		u := uint32(i)
-		if candidates != nil {
-			u = candidates[i]
-		}
-		return Scored{u, score(u)}
-	}
-	return topK(count, k, at, rank)
-}
-
-func topK(count, k int, at func(i int) Scored, rank ranking) []Scored {
-	h := topKHeap{items: make([]Scored, 0, min(k, count)), rank: rank}
-	for i := range count {
-		h.offer(at(i), k)
 	}
 	return h.sorted()
 }
@@ -183,9 +151,9 @@ func eachCandidate(n int, candidates []uint32, visit func(u uint32)) {
 	}
 }
 
-// TopKReference is TopK by sorting every competitor: the plain version the
+// topKReference is TopK by sorting every competitor: the plain version the
 // heap is tested against.
-func TopKReference(scores []float64, k int, candidates []uint32) []Scored {
+func topKReference(scores []float64, k int, candidates []uint32) []Scored {
 	var all []Scored
 	if candidates == nil {
 		for u, s := range scores {

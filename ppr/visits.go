@@ -36,16 +36,16 @@ import (
 // sum_w M0[w][u]); from the native start r, x, c >= 0 and 0 <= e(u). G(u)
 // is the expected number of visits to u, discounted by d per step and
 // stopped at dangling nodes, summed over walks starting at every node
-// once: 1 for a node nothing links to, thousands for an R-MAT hub, where
-// max|r|*V(u) is loose. There a second bound holds: every entry of column
+// once: 1 for a node nothing links to, thousands for the hub of a
+// power-law graph, where max|r|*V(u) is loose. There a second bound holds: every entry of column
 // u of M0 is at most its diagonal entry (M0[w][u] is the discounted chance
 // of reaching u from w times M0[u][u]), so
 //
 //	|(r*M0)(u)| <= ||r||_1 * Dg(u)   for any Dg(u) >= M0[u][u],
 //
-// and M0[u][u] = 1 plus the discounted returns to u: about 1 on R-MAT 20
-// (the pushes below bound it by at most 1.13, visitDiagEps/alpha of which
-// is their own slack), against the 1/alpha of the L1 bound. So
+// and M0[u][u] = 1 plus the discounted returns to u, about 1 where walks
+// seldom return (the pushes below bound it within visitDiagEps/alpha, their
+// own slack), against the 1/alpha of the L1 bound. So
 //
 //	|e(u)| <= (min(max|r|*V(u), ||r||_1*Dg(u)) + cbar*|x(u)|) / (1 - cbar).
 //
@@ -66,8 +66,7 @@ import (
 // >= 1 exactly where res_{k+1} <= rho*res_k. rho is estimated from the
 // largest ratio res_k/res_{k-1} seen (over nodes whose res is above
 // rounding noise), moved a tenth of the way towards 1: the ratios settle
-// fast on the slowest mode (0.842 on R-MAT 20 at d = 0.85 from the tenth
-// pull on). The estimate is only a guess: the candidate is then checked as
+// fast on the slowest mode. The estimate is only a guess: the candidate is then checked as
 // a supersolution with the plain pull (pullReference), each node's sum
 // allowed (in-degree + 4) * 2^-52 of the magnitudes it adds (a sum of n
 // non-negative terms, each a product of two rounded factors, is within
@@ -76,16 +75,16 @@ import (
 // for the matrix the engine pushes with (the 1/W its sweeps use). A
 // candidate is tried once lambda*res_k <= visitTol*G_{k+1} everywhere, and
 // kept when its margin is at least 1/(1 + visitTol); so V <= (1 +
-// visitTol)^2 * G. On R-MAT 20 this takes 20 pulls, the check included,
-// where the plain bound G_k/(1 - max res_k) (visitUpdate's fallback, for
-// periodic graphs) needs 61.
+// visitTol)^2 * G. This takes about a third of the pulls the plain bound
+// G_k/(1 - max res_k) needs (visitUpdate's fallback, for periodic graphs;
+// docs/benchmarks.md, "ppr: visit bounds").
 //
 // # Building Dg
 //
 // Dg(u) = min(V(u), 1/alpha) holds for every node (a column sum, a row
 // sum). For the nodes of largest V, where max|r|*V(u) is loose (chosen by
 // visitDiagMin and visitDiagBudget; every V(u) > 1 on small graphs), a
-// reverse push from u to threshold visitDiagEps (ReversePusher,
+// reverse push from u to threshold visitDiagEps (reversePusher,
 // reverse.go) gives M0*e_u = q + M0*s with 0 <= (M0*s)(u) <= max(s)/alpha,
 // so Dg(u) = q(u) + max(s)/alpha. V and Dg are stored as float32 rounded up, which keeps
 // them upper bounds at half the memory: 8 bytes per node for both.
@@ -119,14 +118,10 @@ type VisitBounds struct {
 // visitDiagMin, largest V first, until the pushes have read
 // visitDiagBudget times the view's arcs. Where a push pays depends on the
 // query: the two terms of the bound cross where max|r|*V(u) =
-// ||r||_1*Dg(u), at V(u) = ||r||_1/max|r| (times Dg, about 1), a few
-// hundred on R-MAT 20 in the sweeps where proofs end, a few dozen on
-// wiki-Vote. Measured with fixed thresholds (BenchmarkAnchorTopKVisits,
-// d = 0.85, top-10): on R-MAT 20, pushing from V > 64, 256, 512 read 2.20,
-// 1.24, 0.52 times its arcs once and proved after 10.62, 10.62, 11.62
-// sweeps per query; on wiki-Vote, V > 16 read 2.7 times its arcs and cut
-// 15.5 sweeps to 13.55. The budget keeps the cost near that of a sweep
-// and a half wherever the hubs are.
+// ||r||_1*Dg(u), at V(u) = ||r||_1/max|r| (times Dg, about 1), from a few
+// dozen to a few hundred in the sweeps where proofs end. The budget keeps
+// the cost near that of a sweep and a half wherever the hubs are
+// (docs/benchmarks.md, "ppr: visit bounds").
 const (
 	visitDiagMin    = 4
 	visitDiagBudget = 1.5
@@ -138,7 +133,7 @@ const (
 const visitDiagAll = 4096
 
 // visitDiagEps is the reverse push threshold for Dg: Dg(u) <= q(u) +
-// visitDiagEps/alpha, 1.13 at d = 0.85 against M0[u][u] of about 1.
+// visitDiagEps/alpha (about 1.13 at d = 0.85 where M0[u][u] is about 1).
 const visitDiagEps = 0.02
 
 // roundUp32 returns the smallest float32 >= x (x finite, non-negative).
@@ -151,9 +146,9 @@ func roundUp32(x float64) float32 {
 }
 
 // visitTol is the overestimate a candidate may add (see above): a bound
-// 5% too large delays a proof waiting on it by about log(1.05)/log(1/0.73)
-// = 0.16 sweeps on R-MAT 20 (the residual shrinks by about 0.73 per
-// sweep).
+// 5% too large delays a proof waiting on it by log(1.05)/log(1/rate)
+// sweeps when the residual shrinks by rate per sweep, a sixth of a sweep
+// at rate 0.73.
 const visitTol = 0.05
 
 // visitRhoMargin: the candidate's rho is 1 - visitRhoMargin*(1 - the
@@ -165,8 +160,8 @@ const (
 	visitNoise     = 1e-12
 )
 
-// maxVisitPulls caps the construction; at d = 0.85 on R-MAT 20 it needs
-// 20 pulls, and the pulls needed grow like 1/alpha.
+// maxVisitPulls caps the construction, far above what it needs (a few
+// dozen pulls at d = 0.85); the pulls needed grow like 1/alpha.
 const maxVisitPulls = 20000
 
 // NewVisitBounds builds the per-node visit bounds of view at damping d.
@@ -178,7 +173,7 @@ func NewVisitBounds(view *mask.View, damping float64) (*VisitBounds, error) {
 		return nil, errors.New("ppr: visit bounds pull over the in-adjacency, which a patched view does not have")
 	}
 	n := view.Graph().NumNodes()
-	e := &Engine{view: view, damping: damping}
+	e := &Engine{view: view, damping: damping, tune: &defaultTuning}
 	inv := view.InvOutWeights()[:n]
 	g, next, res := make([]float64, n), make([]float64, n), make([]float64, n)
 	factor, pulled := make([]float64, n), make([]float64, n)
@@ -229,12 +224,12 @@ func NewVisitBounds(view *mask.View, damping float64) (*VisitBounds, error) {
 	if n <= visitDiagAll {
 		budget = math.MaxInt64
 	}
-	rp := NewReversePusher(n)
+	rp := newReversePusher(n)
 	for _, u := range order {
 		if rp.Ops >= budget {
 			break
 		}
-		est := rp.Push(view, damping, u, visitDiagEps, math.MaxInt64)
+		est := rp.push(view, damping, u, visitDiagEps, math.MaxInt64)
 		q := 0.0
 		for i, w := range est.Nodes {
 			if w == u {
@@ -377,5 +372,5 @@ func (vb *VisitBounds) check(view *mask.View, damping float64) error {
 	return nil
 }
 
-// At returns V(u) >= G(u) = sum_w M0[w][u] and Dg(u) >= M0[u][u].
-func (vb *VisitBounds) At(u uint32) (v, dg float64) { return float64(vb.v[u]), float64(vb.dg[u]) }
+// at returns V(u) >= G(u) = sum_w M0[w][u] and Dg(u) >= M0[u][u].
+func (vb *VisitBounds) at(u uint32) (v, dg float64) { return float64(vb.v[u]), float64(vb.dg[u]) }

@@ -38,6 +38,7 @@ func denseM0(t *testing.T, view *mask.View, seeds Seeds, d float64) *mat.Dense {
 // min(V(u), 1/alpha), on native and masked views, directed and
 // undirected, at every damping tried.
 func TestVisitBoundsBracketDense(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(71, 72))
 	pushed := 0
 	for i := range 300 {
@@ -54,7 +55,7 @@ func TestVisitBoundsBracketDense(t *testing.T) {
 				for w := range n {
 					G += M.At(w, u)
 				}
-				v, dg := vb.At(uint32(u))
+				v, dg := vb.at(uint32(u))
 				require.GreaterOrEqualf(t, v, G*(1-1e-12), "case %d node %d: V below the column sum", i, u)
 				require.LessOrEqualf(t, v, G*(1+vb.Loose)*(1+1e-6), "case %d node %d: V looser than Loose %g", i, u, vb.Loose)
 				require.GreaterOrEqualf(t, dg, M.At(u, u)*(1-1e-12), "case %d node %d: Dg below the diagonal", i, u)
@@ -69,6 +70,7 @@ func TestVisitBoundsBracketDense(t *testing.T) {
 // NewVisitBounds (the engine's pull kernels, then the check) matches
 // visitsReference (scatter, every arc's mask tested) to float32 rounding.
 func TestVisitBoundsMatchReference(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(73, 74))
 	same, other := 0, 0
 	defer func() {
@@ -90,7 +92,7 @@ func TestVisitBoundsMatchReference(t *testing.T) {
 				continue
 			}
 			for u, w := range want {
-				v, _ := vb.At(uint32(u))
+				v, _ := vb.at(uint32(u))
 				require.InDeltaf(t, w, v*vb.scale, 1e-6*w, "case %d node %d", i, u)
 			}
 			same++
@@ -100,6 +102,7 @@ func TestVisitBoundsMatchReference(t *testing.T) {
 
 // A view or damping the bounds were not built for is an error.
 func TestVisitBoundsWrongProblem(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(75, 76))
 	for {
 		c := newRandomCase(t, rng)
@@ -124,6 +127,7 @@ func TestVisitBoundsWrongProblem(t *testing.T) {
 // masked views and candidate subsets; it certifies whatever the solve
 // without them certifies, and it counts the cases it proved earlier.
 func TestSolveTopKWithVisitBounds(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(77, 78))
 	cases, earlier, later, certified, byVisits := 0, 0, 0, 0, 0
 	for i := range 1500 {
@@ -158,13 +162,8 @@ func TestSolveTopKWithVisitBounds(t *testing.T) {
 		require.NoError(t, err)
 		ordered := rng.IntN(2) == 0
 		solve := func(opt Options) *TopKResult {
-			var res *TopKResult
-			var err error
-			if ordered {
-				res, err = start().SolveTopKOrdered(k, cands, opt)
-			} else {
-				res, err = start().SolveTopK(k, cands, opt)
-			}
+			opt.Ordered = ordered
+			res, err := start().SolveTopK(k, cands, opt)
 			require.NoError(t, err)
 			return res
 		}
@@ -176,7 +175,7 @@ func TestSolveTopKWithVisitBounds(t *testing.T) {
 		}
 		if got.Certified {
 			certified++
-			require.Equalf(t, nodeSet(TopK(exact, k, cands)), nodeSet(got.TopK), "case %d: certified selection differs from the exact one", i)
+			require.Equalf(t, nodeSet(TopK(exact, k, cands, nil)), nodeSet(got.TopK), "case %d: certified selection differs from the exact one", i)
 			if g := exactGap(exact, got.TopK, cands); !math.IsInf(g, 1) {
 				require.LessOrEqualf(t, got.ProvedGap, g+1e-12, "case %d: proved gap above the exact gap", i)
 			}
@@ -206,6 +205,8 @@ func TestSolveTopKWithVisitBounds(t *testing.T) {
 // the visit bounds 100x too small (the L1 bound left as it is), some selection certified with visit bounds contradicts the
 // exact solve.
 func TestSolveTopKVisitBoundsTooTightFails(t *testing.T) {
+	t.Parallel()
+	tight := tuned(func(t *tuning) { t.visitScale = 0.01 })
 	rng := rand.New(rand.NewPCG(79, 80))
 	wrong := 0
 	for range 3000 {
@@ -216,16 +217,14 @@ func TestSolveTopKVisitBoundsTooTightFails(t *testing.T) {
 		vb, err := NewVisitBounds(c.auth, c.damping)
 		require.NoError(t, err)
 		k := 1 + rng.IntN(4)
-		visitScale = 0.01
-		res, err := SolveTopK(c.auth, c.seeds, c.damping, k, nil, Options{Tol: 1e-12, Visits: vb})
-		visitScale = 1
+		res, err := SolveTopK(c.auth, c.seeds, c.damping, k, nil, Options{Tol: 1e-12, Visits: vb}.with(tight))
 		require.NoError(t, err)
 		if !res.Certified {
 			continue
 		}
 		exact := exactPPR(t, c.auth, c.seeds, c.damping)
 		g := exactGap(exact, res.TopK, nil)
-		if !slicesEqual(nodeSet(TopK(exact, k, nil)), nodeSet(res.TopK)) || res.ProvedGap > g+1e-12 {
+		if !slicesEqual(nodeSet(TopK(exact, k, nil, nil)), nodeSet(res.TopK)) || res.ProvedGap > g+1e-12 {
 			wrong++
 		}
 	}
@@ -250,6 +249,7 @@ func slicesEqual(a, b []uint32) bool {
 // too, and brackets the truth (through either of visitUpdate's
 // candidates).
 func TestVisitBoundsPeriodic(t *testing.T) {
+	t.Parallel()
 	b := csr.NewBuilder(true)
 	for _, e := range [][2]string{{"a", "b"}, {"b", "a"}, {"c", "a"}, {"b", "d"}} {
 		_, err := b.AddEdge(csr.Input{Src: e[0], Dst: e[1], Weight: 1})
@@ -270,7 +270,7 @@ func TestVisitBoundsPeriodic(t *testing.T) {
 			for w := range g.NumNodes() {
 				G += M.At(w, u)
 			}
-			v, dg := vb.At(uint32(u))
+			v, dg := vb.at(uint32(u))
 			require.GreaterOrEqual(t, v, G*(1-1e-12))
 			require.LessOrEqual(t, v, G*(1+vb.Loose)*(1+1e-6))
 			require.GreaterOrEqual(t, dg, M.At(u, u)*(1-1e-12))

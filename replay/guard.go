@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/nodeset"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
 )
@@ -159,7 +160,7 @@ type workspace struct {
 	nativeEng *ppr.Engine // native view
 	authEng   *ppr.Engine // authenticated view, on nativeEng's X and R
 	x, r      []float64   // the arrays both engines share
-	support   *ppr.Support
+	support   *nodeset.Set
 	changed   []uint32 // scratch: the nodes changed since the native proof
 	inSel     []bool
 	authMark  []bool    // scratch: an authenticated selection's marks
@@ -171,7 +172,7 @@ func (gd *Guard) workspace(seeds ppr.Seeds, damping float64) (*workspace, error)
 	ws, _ := gd.pool.Get().(*workspace)
 	if ws == nil {
 		n := gd.native.NumNodes()
-		ws = &workspace{support: ppr.NewSupport(n), inSel: make([]bool, n), authMark: make([]bool, n)}
+		ws = &workspace{support: nodeset.New(n), inSel: make([]bool, n), authMark: make([]bool, n)}
 		var err error
 		if ws.nativeEng, err = ppr.NewEngine(gd.native, seeds, damping); err != nil {
 			return nil, err
@@ -293,7 +294,7 @@ func (gd *Guard) SelectFrom(q Query, warm *WarmStart, keep func(*WarmStart)) (*D
 	d.NativeTime = time.Since(start)
 
 	start = time.Now()
-	rn := &run{gd: gd, ws: ws, q: q, k: k, d: d, seeds: seeds, passes: prior + res.Sweeps + 1, nativeProof: res.Proof()}
+	rn := &run{gd: gd, ws: ws, q: q, k: k, d: d, seeds: seeds, passes: prior + res.Sweeps + 1, nativeProof: res.Proof}
 	rn.decide()
 	d.ReplayTime = time.Since(start)
 	d.Divergent = d.Outcome == Divergent

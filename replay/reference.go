@@ -60,7 +60,7 @@ func Reference(g *csr.Graph, labels *mask.Labels, trust mask.Policy, q Query, op
 	}
 	ref := &ReferenceDecision{
 		Native:  xg.TopK,
-		Auth:    ppr.TopKRanked(xa.Scores, k, q.Candidates, g.Ranks()),
+		Auth:    ppr.TopK(xa.Scores, k, q.Candidates, g.Ranks()),
 		AuthPPR: xa.Scores,
 	}
 	ref.GapA = selectionGap(xa.Scores, ref.Native, q.Candidates)

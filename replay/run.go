@@ -71,7 +71,7 @@ func (r *run) decide() {
 		// r_G*(I - d*P_A)^-1 (the rows that differ are listed as changed)
 		// and the correction's share moves the gap by at most d*B/alpha.
 		// Untouched: no touched row carries native mass, c = 0.
-		pa := ws.authEng.ProveChanged(r.nativeProof, gd.touched.nodes, r.passes)
+		pa := ws.authEng.Prove(r.passes, r.nativeProof, gd.touched.nodes)
 		if len(gd.touched.nodes) == 0 {
 			// The views have the same rows: the native proof is the
 			// authenticated one, and its engine holds the reverse
@@ -240,7 +240,7 @@ func (r *run) delta() bool {
 			r.passes++
 		}
 	}
-	proof := eng.ProveChanged(r.nativeProof, r.changed(), r.passes)
+	proof := eng.Prove(r.passes, r.nativeProof, r.changed())
 	return r.tryFinish(PathDelta, proof, r.damping()*r.skipped/alpha, true)
 }
 
@@ -281,7 +281,7 @@ func widen(iv Interval, extra float64) Interval {
 // authEstimate returns the top-k of the state's estimate over the
 // candidates.
 func (r *run) authEstimate() []ppr.Scored {
-	return ppr.TopKRanked(r.ws.x, r.k, r.q.Candidates, r.gd.auth.Ranks())
+	return ppr.TopK(r.ws.x, r.k, r.q.Candidates, r.gd.auth.Ranks())
 }
 
 // authProved returns the estimated authenticated top-k and whether it is
@@ -325,7 +325,7 @@ func (r *run) full() {
 	}
 	// An error (the sweep cap) leaves a valid state: the loop below goes on.
 	for {
-		proof := eng.Prove(r.passes)
+		proof := eng.Prove(r.passes, nil, nil)
 		if r.tryFinish(PathFull, proof, 0, true) {
 			break
 		}
@@ -369,7 +369,7 @@ func (r *run) finish(path Path, out Outcome, iv Interval, auth []ppr.Scored) {
 		d.Suspects = r.suspects()
 	} else {
 		// The native selection with its authenticated estimates.
-		d.Auth = ppr.TopKByRanked(len(r.ws.x), r.k, r.sel, func(v uint32) float64 { return r.ws.x[v] }, r.gd.auth.Ranks())
+		d.Auth = ppr.TopK(r.ws.x, r.k, r.sel, r.gd.auth.Ranks())
 	}
 	d.ReplayArcOps = r.ws.authEng.Stats.ArcOps - r.nativeStats.ArcOps + r.rowArcOps
 }

@@ -329,16 +329,16 @@ func (c *Cache) settle(e *entry, lv *lazyView, frontier []uint32, bound float64)
 	eng.X, eng.R = e.x, e.r
 	if len(frontier) > 0 {
 		eng.PushRounds(eps0(l1, lv.vol, n), frontier, 0)
-		l1 = eng.ResidualL1()
+		l1 = residualL1(eng.R)
 	}
 	eps := eps0(l1, lv.vol, n)
 	for i := 0; l1 > bound; i++ {
 		if i == 200 {
 			return true, fmt.Errorf("store: cache: update stuck at residual %.3g over %.3g", l1, bound)
 		}
-		for eng.PushScan(eps) > 0 && eng.ResidualL1() > bound {
+		for eng.PushScan(eps) > 0 && residualL1(eng.R) > bound {
 		}
-		l1 = eng.ResidualL1()
+		l1 = residualL1(eng.R)
 		eps /= 4
 	}
 	// The rounds are a pass; every scan one more.

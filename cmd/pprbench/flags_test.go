@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/authppr/authppr/ppr"
 	"github.com/stretchr/testify/require"
 )
 
@@ -119,4 +120,16 @@ func TestUsageErrorsNameFlagValueAndWant(t *testing.T) {
 			require.Lessf(t, strings.Count(errOut, "\n"), 3, "%v: a usage error is one line, not the flag list: %s", c.args, errOut)
 		})
 	}
+}
+
+// parseSweepOrder reads every order back from its name (ppr.Order.String) and
+// refuses others, naming the value and what it wants.
+func TestParseSweepOrder(t *testing.T) {
+	for _, o := range []ppr.Order{0, ppr.GaussSeidel, ppr.Jacobi, ppr.Normalized} {
+		got, err := parseSweepOrder(o.String())
+		require.NoError(t, err)
+		require.Equal(t, o, got)
+	}
+	_, err := parseSweepOrder("sor")
+	require.ErrorContains(t, err, `sweep order "sor", want default, gauss-seidel, jacobi or normalized`)
 }

@@ -188,7 +188,7 @@ type querySolver struct {
 	eng    *ppr.Engine
 	visits *ppr.VisitBounds // nil: certify without visit bounds
 	// ordered: a certified solve proves the order within the selection
-	// too (ppr.Engine.SolveTopKOrdered).
+	// too (ppr.Options.Ordered).
 	ordered bool
 }
 
@@ -234,7 +234,7 @@ func (qs *querySolver) solve(q namedQuery, damping float64, opt ppr.Options, cer
 	} else {
 		var res *ppr.Result
 		if res, err = qs.eng.SolveSweeps(opt); err == nil {
-			top := ppr.TopKRanked(res.Scores, q.K, q.Candidates, g.Ranks())
+			top := ppr.TopK(res.Scores, q.K, q.Candidates, g.Ranks())
 			rec.Sweeps, rec.ErrorBound, rec.ResidualL1 = res.Sweeps, res.ErrorBound, res.ResidualL1
 			for _, s := range top {
 				rec.TopK = append(rec.TopK, scoredName{Node: g.Name(s.Node), Score: s.Score})
@@ -254,12 +254,8 @@ func (qs *querySolver) solve(q namedQuery, damping float64, opt ppr.Options, cer
 // qs.ordered) and records the selection with each score's error bound and
 // what was proved.
 func (qs *querySolver) solveTopK(rec *solveRecord, q namedQuery, damping float64, opt ppr.Options) error {
-	opt.Visits = qs.visits
-	solve := qs.eng.SolveTopK
-	if qs.ordered {
-		solve = qs.eng.SolveTopKOrdered
-	}
-	res, err := solve(q.K, q.Candidates, opt)
+	opt.Visits, opt.Ordered = qs.visits, qs.ordered
+	res, err := qs.eng.SolveTopK(q.K, q.Candidates, opt)
 	if err != nil {
 		return err
 	}
@@ -300,7 +296,7 @@ func solveBatched(g *csr.Graph, view *mask.View, queries []namedQuery, damping f
 		}
 		tops := make([][]ppr.Scored, len(part))
 		for i, q := range part {
-			tops[i] = ppr.TopKRanked(res[i].Scores, q.K, q.Candidates, g.Ranks())
+			tops[i] = ppr.TopK(res[i].Scores, q.K, q.Candidates, g.Ranks())
 		}
 		share := time.Since(start).Microseconds() / int64(len(part))
 		for i, q := range part {
@@ -371,8 +367,19 @@ func sweepOrderFlag(fs *flag.FlagSet) *ppr.Order {
 	o := new(ppr.Order)
 	fs.Func("sweeps", "sweep order: default (normalized for --certify on a directed graph, gauss-seidel otherwise), gauss-seidel, jacobi or normalized", func(s string) error {
 		var err error
-		*o, err = ppr.ParseOrder(s)
+		*o, err = parseSweepOrder(s)
 		return err
 	})
 	return o
+}
+
+// parseSweepOrder reads a sweep order by its name (ppr.Order.String): "default",
+// "gauss-seidel", "jacobi" or "normalized".
+func parseSweepOrder(s string) (ppr.Order, error) {
+	for _, o := range []ppr.Order{0, ppr.GaussSeidel, ppr.Jacobi, ppr.Normalized} {
+		if s == o.String() {
+			return o, nil
+		}
+	}
+	return 0, fmt.Errorf("sweep order %q, want default, gauss-seidel, jacobi or normalized", s)
 }

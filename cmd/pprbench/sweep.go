@@ -16,6 +16,7 @@ import (
 
 	"github.com/authppr/authppr/csr"
 	"github.com/authppr/authppr/internal/bench"
+	"github.com/authppr/authppr/internal/cpu"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
 )
@@ -73,7 +74,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	g := ld.g
 	arcs := float64(max(g.NumArcs(), 1))
 	fmt.Fprintf(stdout, "graph %s: %d nodes, %d arcs, unit weights %v, loaded in %v; kernels %v\n",
-		gf.name(), g.NumNodes(), g.NumArcs(), g.UnitWeights(), loadTime.Round(time.Millisecond), ppr.PullLevel())
+		gf.name(), g.NumNodes(), g.NumArcs(), g.UnitWeights(), loadTime.Round(time.Millisecond), cpu.Best())
 	fmt.Fprintf(stdout, "memory: snapshot %.1f bytes/arc, sweep's hot arrays %.1f bytes/arc;", float64(g.MemoryBytes())/arcs, float64(hotBytes(g))/arcs)
 	for _, p := range csrHooks.MemoryParts(g) {
 		if p.SharedWith == "" {
@@ -102,11 +103,11 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		kernels := []sweepKernel{
-			{"jacobi pull (Sweep)", 1, func(e *ppr.Engine) { e.Sweep() }},
-			{"gauss-seidel push (PushSweep)", 1, func(e *ppr.Engine) { e.PushSweep() }},
+			{"jacobi pull (Sweep)", 1, func(e *ppr.Engine) { e.Sweep(ppr.Jacobi, 1) }},
+			{"gauss-seidel push (PushSweep)", 1, func(e *ppr.Engine) { e.Sweep(ppr.GaussSeidel, 1) }},
 		}
 		if *threads > 1 {
-			kernels = append(kernels, sweepKernel{"jacobi pull (SweepParallel)", *threads, func(e *ppr.Engine) { e.SweepParallel(*threads) }})
+			kernels = append(kernels, sweepKernel{"jacobi pull (SweepParallel)", *threads, func(e *ppr.Engine) { e.Sweep(ppr.Jacobi, *threads) }})
 		}
 		for _, k := range kernels {
 			e, err := ppr.NewEngine(view, seeds, *damping)
@@ -114,7 +115,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 				return err
 			}
 			for range 3 { // spread the residual over the graph first
-				e.Sweep()
+				e.Sweep(ppr.Jacobi, 1)
 			}
 			k.name += suffix
 			runs = append(runs, &timed{sweepKernel: k, e: e})

@@ -195,7 +195,7 @@ func (p PPR) Scores(v *mask.View, q *Query) ([]float64, error) {
 }
 
 // Keys solves until the top-k and its order are proved
-// (ppr.Engine.SolveTopKOrdered; Select lists the selection best first) or
+// (ppr.Engine.SolveTopK with Options.Ordered; Select lists the selection best first) or
 // the tolerance is reached: the selection is exact, the other keys are
 // within the solve's error bound, which is all greedy's margin needs.
 func (p PPR) Keys(v *mask.View, q *Query) ([]float64, error) {
@@ -207,7 +207,7 @@ func (p PPR) Keys(v *mask.View, q *Query) ([]float64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("attack: query %s: %w", q.ID, err)
 	}
-	res, err := e.SolveTopKOrdered(q.K, q.Candidates, ppr.Options{Tol: p.Tol})
+	res, err := e.SolveTopK(q.K, q.Candidates, ppr.Options{Tol: p.Tol, Ordered: true})
 	if err != nil {
 		return nil, fmt.Errorf("attack: query %s: %w", q.ID, err)
 	}

@@ -135,7 +135,7 @@ func newWriter(m *Memory, q *Query, scores []float64, limit, maxMerge int, trust
 			w.high = append(w.high, e)
 		}
 	}
-	for _, s := range ppr.TopK(scores, limit+len(q.Entities), m.Entities) {
+	for _, s := range ppr.TopK(scores, limit+len(q.Entities), m.Entities, nil) {
 		if !seen[s.Node] && len(w.high) < limit {
 			seen[s.Node] = true
 			w.high = append(w.high, s.Node)

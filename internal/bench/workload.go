@@ -199,7 +199,7 @@ func attackEdges(m *Memory, queries []Query, damping float64) ([]csr.Input, erro
 		if err != nil {
 			return nil, err
 		}
-		top := ppr.TopK(res.Scores, q.K+2, q.Candidates)
+		top := ppr.TopK(res.Scores, q.K+2, q.Candidates, nil)
 		target := m.Graph.Name(top[len(top)-1].Node)
 		for _, s := range q.Seeds {
 			if int(s.Node) >= len(m.Entities) {

@@ -1,4 +1,4 @@
-package ppr
+package reference
 
 import (
 	"math"
@@ -6,19 +6,24 @@ import (
 	"github.com/authppr/authppr/mask"
 )
 
-// ReferencePowerIteration is the plain power iteration
+// PowerIteration is the plain power iteration
 //
 //	x <- alpha*s + d*x*P   (dangling mass of x sent to s)
 //
-// written independently of the engine (it scatters over each node's
-// View.OutRow and tests every arc with Row.Live) so that tests can compare
-// the two, on patched views too. It stops when d*||x_new - x||_1/alpha <= tol, which bounds the
-// error of x_new (the residual of x_new is d*(x_new - x)*P), or after
-// maxIter iterations. It returns x and the iterations used.
-func ReferencePowerIteration(view *mask.View, seeds Seeds, damping, tol float64, maxIter int) ([]float64, int) {
+// for the seed vector s given sparsely (weights[i] at nodes[i], summing to
+// 1, as ppr.Seeds holds it), written independently of ppr's engine: it
+// scatters over each node's View.OutRow and tests every arc with Row.Live,
+// so that tests can compare the two, on patched views too. It stops when
+// d*||x_new - x||_1/alpha <= tol, which bounds the error of x_new (the
+// residual of x_new is d*(x_new - x)*P), or after maxIter iterations. It
+// returns x and the iterations used.
+func PowerIteration(view *mask.View, nodes []uint32, weights []float64, damping, tol float64, maxIter int) ([]float64, int) {
 	n := view.NumNodes()
 	alpha := 1 - damping
-	s := seeds.Dense(n)
+	s := make([]float64, n)
+	for i, u := range nodes {
+		s[u] = weights[i]
+	}
 	x := make([]float64, n)
 	copy(x, s)
 	for it := 1; it <= maxIter; it++ {

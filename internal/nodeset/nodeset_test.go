@@ -1,0 +1,44 @@
+package nodeset
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// The set against a map, at awkward sizes.
+func TestSetMatchesMap(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{1, 2, 63, 64, 65, 127, 128, 129, 1000} {
+		s := New(n)
+		want := map[uint32]bool{}
+		for range 3 * n {
+			v := uint32(rng.IntN(n))
+			s.Add(v)
+			want[v] = true
+		}
+		other := make([]uint64, len(s.Words()))
+		extra := uint32(rng.IntN(n))
+		other[extra/64] |= 1 << (extra % 64)
+		s.Or(other)
+		want[extra] = true
+		var keys []uint32
+		for v := range want {
+			keys = append(keys, v)
+		}
+		slices.Sort(keys)
+		if got := s.AppendNodes(nil); !slices.Equal(got, keys) {
+			t.Fatalf("n %d: members %v, want %v", n, got, keys)
+		}
+		for v := range uint32(n) {
+			if s.Has(v) != want[v] {
+				t.Fatalf("n %d: Has(%d) = %v", n, v, s.Has(v))
+			}
+		}
+		s.Reset()
+		if got := s.AppendNodes(nil); len(got) != 0 {
+			t.Fatalf("n %d: %v after Reset", n, got)
+		}
+	}
+}
