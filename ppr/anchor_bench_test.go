@@ -529,7 +529,7 @@ func BenchmarkAnchorStorage(b *testing.B) {
 }
 
 // BenchmarkAnchorTopKVisits proves the top-10 of R-MAT 20 (8 queries)
-// and of SNAP wiki-Vote (shared/data, 20 queries), both directed, d =
+// and of SNAP wiki-Vote (testdata/, 20 queries), both directed, d =
 // 0.85, 5 seeds with out-arcs per query, without and with the view's
 // visit bounds (Options.Visits), in turn within each iteration, with one
 // engine reused through Restart; it reports sweeps and reverse arcs per
@@ -541,11 +541,7 @@ func BenchmarkAnchorTopKVisits(b *testing.B) {
 		topKVisits(b, anchorGraph(b, "rmat20"), 8)
 	})
 	b.Run("wiki-Vote", func(b *testing.B) {
-		path := filepath.Join("..", "..", "shared", "data", "wiki-Vote.txt.gz")
-		if _, err := os.Stat(path); err != nil {
-			b.Skipf("%s not found", path)
-		}
-		g, err := csr.ReadFile(path, csr.ReadOptions{Directed: true})
+		g, err := csr.ReadFile(filepath.Join("..", "testdata", "wiki-Vote.txt.gz"), csr.ReadOptions{Directed: true})
 		if err != nil {
 			b.Fatal(err)
 		}
