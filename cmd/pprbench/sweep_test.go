@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -92,20 +91,6 @@ func TestSolveDegreeOrderSameAnswer(t *testing.T) {
 	code, _, errOut := runCLI("solve", "--graph", path, "--seeds", "q", "--order", "bfs")
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "--order")
-}
-
-func TestComparePPREDGE1(t *testing.T) {
-	if err := exec.Command("/usr/bin/python3", "-c", "import igraph, numpy").Run(); err != nil {
-		t.Skip("python3-igraph not installed")
-	}
-	path := writePPREDGE1(t, 300)
-	queries := writeFile(t, "q.jsonl", `{"id":"a","seeds":{"3":1,"150":2},"k":5}
-{"id":"b","seeds":{"7":1},"k":3}
-`)
-	code, out, errOut := runCLI("compare", "--graph", path, "--format", "ppredge", "--queries", queries)
-	require.Equal(t, 0, code, errOut)
-	require.Contains(t, out, "2 queries: top-k agree on 2")
-	require.Contains(t, out, "graph build: authppr")
 }
 
 func TestSolveBatchFlag(t *testing.T) {
