@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -134,4 +135,23 @@ func TestSolveSweepOrdersSameAnswer(t *testing.T) {
 	code, _, errOut := runCLI("solve", "--graph", path, "--seeds", "q", "--sweeps", "sor")
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, `sweep order "sor", want default, gauss-seidel, jacobi or normalized`)
+}
+
+// --c build compiles anchors/c/ppr_csr.c and runs it: the C rows appear.
+// Without a C compiler it is an error that says so.
+func TestSweepCBuild(t *testing.T) {
+	path := writePPREDGE1(t, 300)
+	t.Setenv("CC", filepath.Join(t.TempDir(), "no-such-cc"))
+	code, _, errOut := runCLI("sweep", "--graph", path, "--format", "ppredge", "--reps", "1", "--threads", "1", "--c", "build")
+	require.Equal(t, 1, code, errOut)
+	require.Contains(t, errOut, "no C compiler")
+	require.Contains(t, errOut, "install gcc")
+
+	t.Setenv("CC", "")
+	if _, err := exec.LookPath("cc"); err != nil {
+		t.Skip("no C compiler (cc) to build the C loop with: install gcc")
+	}
+	code, out, errOut := runCLI("sweep", "--graph", path, "--format", "ppredge", "--reps", "1", "--threads", "1", "--c", "build")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "C ppr_csr f64")
 }
