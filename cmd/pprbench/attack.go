@@ -36,7 +36,8 @@ func runAttack(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("attack", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	graphs := fs.String("graph", "memory", "comma-separated graphs: memory (generated HippoRAG-like) and/or wn18rr (undirected triples, a fifth of the synsets as passages)")
-	data := fs.String("data", filepath.Join("..", "shared", "data"), "directory with wn18rr-train.txt.gz")
+	var data string
+	registerData(fs, &data)
 	nodes := fs.Int("nodes", 50000, "memory graph size (entities + passages, 4:1)")
 	count := fs.Int("queries", 60, "queries per graph")
 	k := fs.Int("k", 5, "passages selected per query")
@@ -104,7 +105,7 @@ func runAttack(args []string, stdout, stderr io.Writer) error {
 			}
 		case "wn18rr":
 			var g *csr.Graph
-			if g, err = csr.ReadFile(filepath.Join(*data, "wn18rr-train.txt.gz"), csr.ReadOptions{Format: csr.FormatTriples, MaxMemory: limit}); err == nil {
+			if g, err = readWN18RR(data, limit); err == nil {
 				m, err = attack.SplitRoles("wn18rr", g, 0.2, *seed)
 			}
 		}

@@ -78,3 +78,21 @@ func TestAttackUsageErrors(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "--budget 0")
 }
+
+// --data defaults to testdata/ relative to the working directory (the
+// repository's real graphs when run from its root). Tests run in
+// cmd/pprbench, which has no testdata/: the error says where to run from.
+func TestDataFlag(t *testing.T) {
+	for _, args := range [][]string{
+		{"overhead", "--workload", "wn18rr", "--queries", "1"},
+		{"attack", "--graph", "wn18rr", "--queries", "1"},
+	} {
+		code, _, errOut := runCLI(args...)
+		require.Equal(t, 1, code, errOut)
+		require.Contains(t, errOut, "--data testdata")
+		require.Contains(t, errOut, "run from the repository's root")
+	}
+	code, out, errOut := runCLI("overhead", "--workload", "wn18rr", "--queries", "2", "--data", filepath.Join("..", "..", "testdata"))
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "wn18rr")
+}

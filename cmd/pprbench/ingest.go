@@ -33,7 +33,7 @@ func runIngest(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var gf graphFlags
 	fs.StringVar(&gf.path, "graph", "", "graph file (gzip detected automatically)")
-	fs.StringVar(&gf.format, "format", "edges", "file format: edges, triples or ppredge (shared/anchors' binary PPREDGE1; its own flag says undirected)")
+	fs.StringVar(&gf.format, "format", "edges", "file format: edges, triples or ppredge (the binary PPREDGE1 of anchors/gen_graph.py, docs/formats.md; its header says undirected)")
 	fs.BoolVar(&gf.undirected, "undirected", false, "treat edges as undirected")
 	fs.StringVar(&gf.order, "order", "auto", "node numbering: stream (first appearance), degree (descending degree) or auto (degree when the graph's vectors outgrow a core's L2 cache); the snapshot keeps the ranks, so results by name are unchanged")
 	out := fs.String("out", "", "snapshot file to write (required)")

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -38,7 +39,7 @@ func (f *graphFlags) register(fs *flag.FlagSet) {
 // default.
 func (f *graphFlags) registerOrdered(fs *flag.FlagSet, defaultOrder string) {
 	fs.StringVar(&f.path, "graph", "", "graph file (gzip detected automatically)")
-	fs.StringVar(&f.format, "format", "edges", "file format: edges ('src dst [weight [channel]]'), triples ('head relation tail [channel]') or ppredge (shared/anchors' binary PPREDGE1; its own flag says undirected)")
+	fs.StringVar(&f.format, "format", "edges", "file format: edges ('src dst [weight [channel]]'), triples ('head relation tail [channel]') or ppredge (the binary PPREDGE1 of anchors/gen_graph.py, docs/formats.md; its header says undirected)")
 	fs.BoolVar(&f.undirected, "undirected", false, "treat edges as undirected")
 	f.registerSnapshot(fs)
 	fs.StringVar(&f.order, "order", defaultOrder, "node numbering: stream (first appearance), degree (descending degree, for cache locality) or auto (degree when the graph's vectors outgrow a core's L2 cache); results by name are the same in every order")
@@ -76,6 +77,23 @@ func parseMaxMemory(s string) (int64, error) {
 		return 0, fmt.Errorf("%w: --max-memory %q, want a size like 512M or 8G (K, M, G, T: powers of 1024), auto or none", errUsage, s)
 	}
 	return int64(bytes), nil
+}
+
+// registerData registers --data, the directory with the real graphs of
+// the repository's testdata/, into p.
+func registerData(fs *flag.FlagSet, p *string) {
+	fs.StringVar(p, "data", "testdata", "directory with wn18rr-train.txt.gz: the repository's testdata/ (the default, relative to the working directory: run from the repository's root)")
+}
+
+// readWN18RR reads WN18RR's training triples from dir (--data) as an
+// undirected graph within maxMemory; when the file is absent the error
+// says where to run from.
+func readWN18RR(dir string, maxMemory int64) (*csr.Graph, error) {
+	path := filepath.Join(dir, "wn18rr-train.txt.gz")
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("--data %s: %w (run from the repository's root, whose testdata/ has it, or pass --data DIR)", dir, err)
+	}
+	return csr.ReadFile(path, csr.ReadOptions{Format: csr.FormatTriples, MaxMemory: maxMemory})
 }
 
 // memoryLimit parses --max-memory.
