@@ -114,7 +114,7 @@ func newComparison(args []string, stdout, stderr io.Writer) (*comparison, error)
 	}
 	c.queryPath, c.damping, c.certify, c.oracle, c.python = *queryPath, *damping, *certify, *oracle, *python
 	c.opt = ppr.Options{Tol: *tol, Threads: *threads, Order: *sweeps}
-	ld, loadTime, err := c.gf.load()
+	ld, loadTime, err := c.gf.load(stderr)
 	if err != nil {
 		return nil, err
 	}

@@ -61,7 +61,7 @@ func runQueries(args []string, stdout, stderr io.Writer) error {
 	if gf.order != "stream" && gf.order != "" {
 		return fmt.Errorf("%w: queries name nodes, so --order changes nothing: leave it out", errUsage)
 	}
-	ld, _, err := gf.load()
+	ld, _, err := gf.load(stderr)
 	if err != nil {
 		return err
 	}

@@ -75,7 +75,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	ld, loadTime, err := gf.load()
+	ld, loadTime, err := gf.load(stderr)
 	if err != nil {
 		return err
 	}
