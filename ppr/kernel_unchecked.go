@@ -16,7 +16,7 @@ import (
 // Per arc the checked kernels pay a compare-and-branch on factor[nbr[p]],
 // and per row the re-slicing of nbr and wt (with its spills and reloads at
 // the row start), which on the KG (250k nodes, 2.5M arcs) made a pull
-// about twice the C loop's time (shared/anchors/ppr_csr.c).
+// about twice the C loop's time (anchors/c/ppr_csr.c).
 //
 // Safety rests on two facts, one checked here and one by the graph:
 //

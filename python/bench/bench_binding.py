@@ -20,8 +20,8 @@ library (python/build.sh, or AUTHPPR_LIB). Usage:
 
     /usr/bin/python3 python/bench/bench_binding.py [KG file] [--queries 5] [--builds 3] [--ks 5,10] [--run-ppr-only]
 
-KG file: /tmp/anchors-data/kg.edges.bin (or the .tsv), made by
-shared/anchors/gen_graph.py kg. Medians over the repetitions; sides are
+KG file: anchors-data/kg.edges.bin (or the .tsv; from the repository root),
+made by anchors/gen_graph.py kg (see anchors/README.md). Medians over the repetitions; sides are
 interleaved so machine noise hits both.
 """
 
@@ -55,7 +55,7 @@ def hipporag_reset(rng, n, n_ent):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("graph", nargs="?", default="/tmp/anchors-data/kg.edges.bin")
+    ap.add_argument("graph", nargs="?", default="anchors-data/kg.edges.bin")
     ap.add_argument("--queries", type=int, default=5)
     ap.add_argument("--builds", type=int, default=3)
     ap.add_argument("--ks", default="5,10", help="top-k sizes for the certified run_ppr")

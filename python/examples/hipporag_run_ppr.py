@@ -57,7 +57,8 @@ or patch_hipporag(HippoRAG) below, which does this lazily. The authppr graph
 is built once (igraph's PRPACK call rebuilds its solver on every retrieval).
 
 Run this file to compare both on the KG generator's graph:
-    /usr/bin/python3 python/examples/hipporag_run_ppr.py [/tmp/anchors-data/kg.edges.bin]
+    /usr/bin/python3 python/examples/hipporag_run_ppr.py [anchors-data/kg.edges.bin]
+(from the repository root; make the graph with anchors/gen_graph.py kg, see anchors/README.md)
 """
 
 import os
@@ -166,7 +167,7 @@ def patch_hipporag(cls, top_k=None):
 
 
 def _load_kg(path):
-    """The KG generator's graph (shared/anchors/gen_graph.py): PPREDGE1
+    """The KG generator's graph (anchors/gen_graph.py): PPREDGE1
     binary or the --tsv text (src dst weight, one header comment)."""
     if path.endswith(".bin"):
         with open(path, "rb") as f:
@@ -185,7 +186,7 @@ def _load_kg(path):
 
 def main():
     import igraph as ig
-    path = sys.argv[1] if len(sys.argv) > 1 else "/tmp/anchors-data/kg.edges.bin"
+    path = sys.argv[1] if len(sys.argv) > 1 else "anchors-data/kg.edges.bin"
     n, edges, w = _load_kg(path)
     n_ent = 200_000 if n == 250_000 else int(n * 0.8)
     graph = ig.Graph(n=n, edges=edges.tolist(), directed=False)
