@@ -7,10 +7,8 @@ package main
 
 import (
 	"errors"
-	"io/fs"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -105,17 +103,12 @@ func TestGoldenThroughABI(t *testing.T) {
 
 func goldenGraph(t *testing.T, c golden.Case) *csr.Graph {
 	t.Helper()
-	path, shared, err := golden.GraphPath(c, filepath.Join("..", "ppr", "testdata", "golden"), filepath.Join("..", "..", "shared", "data"))
+	path, real, err := golden.GraphPath(c, filepath.Join("..", "ppr", "testdata", "golden"), filepath.Join("..", "testdata"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if shared {
-		if testing.Short() {
-			t.Skip("-short: the real graphs of shared/data are left to the full run")
-		}
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			t.Skipf("graph %s not found (shared/data is not checked out next to the repository)", path)
-		}
+	if real && testing.Short() {
+		t.Skip("-short: the real graphs of testdata/ are left to the full run")
 	}
 	g, err := csr.ReadFile(path, csr.ReadOptions{Format: csr.Format(c.Format), Directed: c.Directed})
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -33,14 +34,25 @@ func kgIDEdges(b *testing.B, path string) (IDEdges[int64, int32], bool) {
 	return in, true
 }
 
+// anchorsKG is the anchors' KG graph (anchors/gen_graph.py kg) in
+// anchors-data/ at the repository root, or in $AUTHPPR_ANCHORS: what
+// bench.AnchorsDir says, which csr's own tests cannot import.
+func anchorsKG() string {
+	dir := os.Getenv("AUTHPPR_ANCHORS")
+	if dir == "" {
+		dir = filepath.Join("..", "anchors-data")
+	}
+	return filepath.Join(dir, "kg.edges.bin")
+}
+
 // BenchmarkFromIDs compares the bulk constructor, serial and on two
 // goroutines, with its reference (the Builder fed node by node and edge by
 // edge, what the C ABI did before) on
 // a 250k-node, 1.24M-edge undirected graph: the anchors' KG graph when
-// /tmp/anchors-data has it, else a uniform random one of that size.
+// anchors-data/ has it (anchorsKG), else a uniform random one of that size.
 // Bytes: 12 per edge (two uint32 ids and a float32 weight on disk).
 func BenchmarkFromIDs(b *testing.B) {
-	in, ok := kgIDEdges(b, "/tmp/anchors-data/kg.edges.bin")
+	in, ok := kgIDEdges(b, anchorsKG())
 	if !ok {
 		r := rand.New(rand.NewPCG(1, 2))
 		const n, m = 250_000, 1_244_337
@@ -84,9 +96,9 @@ func BenchmarkFromIDs(b *testing.B) {
 // a shared machine hits all three alike, and reports each one's time as a
 // ratio to the Builder's (undirected KG graph, as above).
 func BenchmarkFromIDsInterleaved(b *testing.B) {
-	in, ok := kgIDEdges(b, "/tmp/anchors-data/kg.edges.bin")
+	in, ok := kgIDEdges(b, anchorsKG())
 	if !ok {
-		b.Skip("no /tmp/anchors-data/kg.edges.bin")
+		b.Skipf("no %s (make it with anchors/gen_graph.py kg, see anchors/README.md)", anchorsKG())
 	}
 	var t [3]time.Duration
 	builds := []func(IDEdges[int64, int32]) (*Graph, error){

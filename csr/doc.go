@@ -12,7 +12,7 @@
 //
 //   - Node ids are dense, 0..NumNodes()-1, in order of first appearance in the
 //     edge stream (source before destination), the same order as
-//     shared/anchors/igraph_oracle.py, so ties broken by node id agree.
+//     anchors/igraph_oracle.py, so ties broken by node id agree.
 //     A graph built in DegreeOrder (ReadOptions.Order, IDEdges.Order,
 //     Reorder) numbers them by descending degree instead, for cache
 //     locality; Ranks then gives each node's first-appearance rank, and

@@ -25,7 +25,7 @@ const (
 	// "head relation tail [channel]", an edge head -> tail of weight 1.
 	FormatTriples Format = "triples"
 	// FormatPPREDGE1 is the binary edge list of
-	// shared/anchors/gen_graph.py, specified in docs/formats.md: node ids
+	// anchors/gen_graph.py, specified in docs/formats.md: node ids
 	// 0..n-1 (named by their decimal form), float32 weights, directed or
 	// undirected as its header says.
 	FormatPPREDGE1 Format = "ppredge"

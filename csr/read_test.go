@@ -355,15 +355,8 @@ func TestParseErrorFormat(t *testing.T) {
 	require.Equal(t, "csr: f.txt: bad", (&ParseError{File: "f.txt", Msg: "bad"}).Error())
 }
 
-// dataDir returns shared/data, or skips the test when it is absent.
-func dataDir(t *testing.T) string {
-	t.Helper()
-	dir := filepath.Join("..", "..", "shared", "data")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("real graphs not available: %s is absent (%v)", dir, err)
-	}
-	return dir
-}
+// dataDir is the repository's real graphs (testdata/ at its root).
+var dataDir = filepath.Join("..", "testdata")
 
 // plainCount reads a gzipped edge or triple file with nothing but the
 // standard library: the nodes in first-appearance order, the edges as
@@ -415,7 +408,7 @@ func countPlain(t *testing.T, path string, triples bool) plainCount {
 
 func TestReadRealGraphs(t *testing.T) {
 	t.Parallel()
-	dir := dataDir(t)
+	dir := dataDir
 	cases := []struct {
 		file         string
 		format       Format
@@ -429,9 +422,6 @@ func TestReadRealGraphs(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.file, func(t *testing.T) {
 			path := filepath.Join(dir, tc.file)
-			if _, err := os.Stat(path); err != nil {
-				t.Skipf("%s is absent: %v", path, err)
-			}
 			start := time.Now()
 			g, err := ReadFile(path, ReadOptions{Format: tc.format, Directed: true})
 			require.NoError(t, err)

@@ -19,9 +19,10 @@ import (
 	"github.com/authppr/authppr/ppr"
 )
 
-// anchorGraphs caches the graphs of shared/anchors (R-MAT scale 20 and the
-// KG) read from $AUTHPPR_ANCHORS (default /tmp/anchors-data); benchmarks on
-// them skip when the files are absent.
+// anchorGraphs caches the graphs anchors/gen_graph.py makes (R-MAT scale
+// 20 and the KG), read from bench.AnchorsDir (anchors-data/ at the
+// repository root, or $AUTHPPR_ANCHORS); benchmarks on them skip when the
+// files are absent.
 var anchorGraphs sync.Map
 
 func anchorGraph(b *testing.B, name string) *csr.Graph {
@@ -29,13 +30,9 @@ func anchorGraph(b *testing.B, name string) *csr.Graph {
 	if g, ok := anchorGraphs.Load(name); ok {
 		return g.(*csr.Graph)
 	}
-	dir := os.Getenv("AUTHPPR_ANCHORS")
-	if dir == "" {
-		dir = "/tmp/anchors-data"
-	}
-	path := dir + "/" + name + ".edges.bin"
+	path := anchorPath(name)
 	if _, err := os.Stat(path); err != nil {
-		b.Skipf("%s not found (run shared/anchors/gen_graph.py)", path)
+		b.Skipf("%s not found (make it with anchors/gen_graph.py, see anchors/README.md)", path)
 	}
 	g, err := csr.ReadFile(path, csr.ReadOptions{Format: csr.FormatPPREDGE1})
 	if err != nil {
@@ -43,6 +40,11 @@ func anchorGraph(b *testing.B, name string) *csr.Graph {
 	}
 	anchorGraphs.Store(name, g)
 	return g
+}
+
+// anchorPath is where the anchors' graph name (rmat20, kg) is.
+func anchorPath(name string) string {
+	return filepath.Join(bench.AnchorsDir(), name+".edges.bin")
 }
 
 // BenchmarkAnchorSweep times one Jacobi sweep on the anchors' graphs, for
@@ -76,13 +78,9 @@ func BenchmarkAnchorSweep(b *testing.B) {
 // the ratio to igraph's build).
 func BenchmarkAnchorBuild(b *testing.B) {
 	anchorGraph(b, "rmat20") // skips when absent
-	dir := os.Getenv("AUTHPPR_ANCHORS")
-	if dir == "" {
-		dir = "/tmp/anchors-data"
-	}
 	b.ReportAllocs()
 	for range b.N {
-		if _, err := csr.ReadFile(dir+"/rmat20.edges.bin", csr.ReadOptions{Format: csr.FormatPPREDGE1}); err != nil {
+		if _, err := csr.ReadFile(anchorPath("rmat20"), csr.ReadOptions{Format: csr.FormatPPREDGE1}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -520,7 +518,7 @@ func BenchmarkAnchorStorage(b *testing.B) {
 }
 
 // BenchmarkAnchorTopKVisits proves the top-10 of R-MAT 20 (8 queries)
-// and of SNAP wiki-Vote (shared/data, 20 queries), both directed, d =
+// and of SNAP wiki-Vote (testdata/, 20 queries), both directed, d =
 // 0.85, 5 seeds with out-arcs per query, without and with the view's
 // visit bounds (Options.Visits), in turn within each iteration, with one
 // engine reused through Restart; it reports sweeps and reverse arcs per
@@ -532,11 +530,7 @@ func BenchmarkAnchorTopKVisits(b *testing.B) {
 		topKVisits(b, anchorGraph(b, "rmat20"), 8)
 	})
 	b.Run("wiki-Vote", func(b *testing.B) {
-		path := filepath.Join("..", "..", "shared", "data", "wiki-Vote.txt.gz")
-		if _, err := os.Stat(path); err != nil {
-			b.Skipf("%s not found", path)
-		}
-		g, err := csr.ReadFile(path, csr.ReadOptions{Directed: true})
+		g, err := csr.ReadFile(filepath.Join("..", "testdata", "wiki-Vote.txt.gz"), csr.ReadOptions{Directed: true})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -4,16 +4,13 @@ package ppr_test
 // real graphs and on a synthetic graph with every awkward case (non-unit,
 // zero-weight and parallel edges, self-loops, dangling nodes, untrusted-only
 // nodes, auth views). The vectors in testdata/golden/*.json.gz come from
-// shared/anchors/igraph_oracle.py via testdata/golden/regen.sh, which needs
-// Debian's python3-igraph; these tests need only the committed files and, for
-// the real graphs, shared/data (skipped when absent).
+// anchors/igraph_oracle.py via testdata/golden/regen.sh, which needs
+// Debian's python3-igraph; these tests need only the committed files and the
+// repository's real graphs (testdata/ at its root).
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -55,20 +52,16 @@ func loadGoldenCase(t *testing.T, path string) goldenCase {
 // several cases); the tests using it do not run in parallel.
 var goldenGraphs = map[string]*csr.Graph{}
 
-// loadGoldenGraph reads the case's graph, or skips the test when a shared
-// graph is absent.
+// loadGoldenGraph reads the case's graph.
 func loadGoldenGraph(t *testing.T, c goldenCase) *csr.Graph {
 	t.Helper()
-	path, shared, err := golden.GraphPath(c, filepath.Join("testdata", "golden"), filepath.Join("..", "..", "shared", "data"))
+	path, _, err := golden.GraphPath(c, filepath.Join("testdata", "golden"), filepath.Join("..", "testdata"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	key := fmt.Sprintf("%s|%s|%v", path, c.Format, c.Directed)
 	if g := goldenGraphs[key]; g != nil {
 		return g
-	}
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) && shared {
-		t.Skipf("graph %s not found (shared/data is not checked out next to the repository); skipping the igraph comparison on it", path)
 	}
 	g, err := csr.ReadFile(path, csr.ReadOptions{Format: csr.Format(c.Format), Directed: c.Directed})
 	if err != nil {

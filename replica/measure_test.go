@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -15,13 +16,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/bench"
 	"github.com/authppr/authppr/internal/live"
 	"github.com/authppr/authppr/internal/natstest"
 )
 
 var (
 	measure   = flag.Bool("measure", false, "run TestMeasure: the throughput figures of docs/scale-out.md (minutes)")
-	measureKG = flag.String("kg", "/tmp/anchors-data/kg.ppredge", "the 250k-node KG for TestMeasure's snapshot start")
+	measureKG = flag.String("kg", filepath.Join(bench.AnchorsDir(), "kg.edges.bin"), "the 250k-node KG for TestMeasure's snapshot start (anchors/gen_graph.py kg)")
 	kgTail    = flag.Int("kg-tail", 100000, "TestMeasure: batches published after the KG's snapshot")
 )
 
@@ -146,7 +148,7 @@ func measureCluster(t *testing.T) {
 
 func measureKGStart(t *testing.T) {
 	if _, err := os.Stat(*measureKG); err != nil {
-		t.Skipf("%s: %v (make it with gen_graph.py kg)", *measureKG, err)
+		t.Skipf("%s: %v (make it with anchors/gen_graph.py kg, see anchors/README.md)", *measureKG, err)
 	}
 	g, err := csr.ReadFile(*measureKG, csr.ReadOptions{Format: csr.FormatPPREDGE1})
 	require.NoError(t, err)

@@ -12,10 +12,6 @@ import (
 	"github.com/authppr/authppr/mask"
 )
 
-// loadBenchGraph is the 16M-edge graph of the load target (R-MAT scale 20); the
-// benchmark skips when it is absent.
-const loadBenchGraph = "/tmp/anchors-data/rmat20.edges.bin"
-
 // BenchmarkLoadVsRebuild times, in one run on one graph, rebuilding the
 // graph from its edge file (csr.ReadFile of a PPREDGE1 file) and loading
 // its saved snapshot (mmap + validate), and reports load/rebuild as a
@@ -23,8 +19,10 @@ const loadBenchGraph = "/tmp/anchors-data/rmat20.edges.bin"
 //
 //	go test ./snapshot -run '^$' -bench LoadVsRebuild -benchtime 3x
 func BenchmarkLoadVsRebuild(b *testing.B) {
+	// The 16M-edge graph of the load target (R-MAT scale 20).
+	loadBenchGraph := filepath.Join(bench.AnchorsDir(), "rmat20.edges.bin")
 	if _, err := os.Stat(loadBenchGraph); err != nil {
-		b.Skipf("%s absent", loadBenchGraph)
+		b.Skipf("%s absent (make it with anchors/gen_graph.py rmat --scale 20, see anchors/README.md)", loadBenchGraph)
 	}
 	snapPath := os.Getenv("LOAD_BENCH_SNAP")
 	if snapPath == "" {

@@ -92,10 +92,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 
 func TestRealGraphRoundTrip(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join("..", "..", "shared", "data", "wn18rr-train.txt.gz")
-	if _, err := os.Stat(path); err != nil {
-		t.Skip("shared data not present: ", err)
-	}
+	path := filepath.Join("..", "testdata", "wn18rr-train.txt.gz")
 	g, err := csr.ReadFile(path, csr.ReadOptions{Format: csr.FormatTriples})
 	require.NoError(t, err)
 	l := mask.FromGraph(g)

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"image/color"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,11 +11,6 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/authppr/authppr/csr"
 	"github.com/authppr/authppr/internal/attack"
@@ -36,7 +30,8 @@ func runAttack(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("attack", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	graphs := fs.String("graph", "memory", "comma-separated graphs: memory (generated HippoRAG-like) and/or wn18rr (undirected triples, a fifth of the synsets as passages)")
-	data := fs.String("data", filepath.Join("..", "shared", "data"), "directory with wn18rr-train.txt.gz")
+	var data string
+	registerData(fs, &data)
 	nodes := fs.Int("nodes", 50000, "memory graph size (entities + passages, 4:1)")
 	count := fs.Int("queries", 60, "queries per graph")
 	k := fs.Int("k", 5, "passages selected per query")
@@ -46,7 +41,7 @@ func runAttack(args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("workers", 2, "queries attacked at once (results do not depend on it)")
 	seed := fs.Uint64("seed", 1, "seed of the graphs, roles and queries")
 	ledgerWeight := fs.Float64("ledger-weight", attack.DefaultLedger.WriteWeight, "weight of the untrusted write in the ledger scenario")
-	out := fs.String("out", "", "directory to write attack.json and the PNG charts into")
+	out := fs.String("out", "", "directory to write attack.json and the SVG charts into")
 	asJSON := fs.Bool("json", false, "print the JSON instead of tables")
 	var maxMemory string
 	registerMaxMemory(fs, &maxMemory)
@@ -104,7 +99,7 @@ func runAttack(args []string, stdout, stderr io.Writer) error {
 			}
 		case "wn18rr":
 			var g *csr.Graph
-			if g, err = csr.ReadFile(filepath.Join(*data, "wn18rr-train.txt.gz"), csr.ReadOptions{Format: csr.FormatTriples, MaxMemory: limit}); err == nil {
+			if g, err = readWN18RR(data, limit); err == nil {
 				m, err = attack.SplitRoles("wn18rr", g, 0.2, *seed)
 			}
 		}
@@ -223,8 +218,8 @@ func fmtCorr(r *float64) string {
 	return fmt.Sprintf("%.2f", *r)
 }
 
-// writeAttackFiles writes attack.json, one S_adv chart per graph and the
-// ledger chart into dir.
+// writeAttackFiles writes attack.json, one S_adv and one S_inj chart per
+// graph and the ledger chart (SVG) into dir.
 func writeAttackFiles(dir string, res *attackOutput) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -239,70 +234,39 @@ func writeAttackFiles(dir string, res *attackOutput) error {
 	for _, r := range res.Graphs {
 		sadv := func(s attack.SelectorReport) []float64 { return s.SAdv["edge-insert"] }
 		title := fmt.Sprintf("%s: any top-%d change by edge insertion (%d queries)", r.Graph, r.K, r.Queries)
-		if err := budgetChart(r, title, "S_adv(b)", sadv, filepath.Join(dir, "sadv-"+r.Graph+".png")); err != nil {
+		if err := budgetChart(r, title, "S_adv(b)", sadv, filepath.Join(dir, "sadv-"+r.Graph+".svg")); err != nil {
 			return err
 		}
 		sinj := func(s attack.SelectorReport) []float64 { return s.SInj }
 		title = fmt.Sprintf("%s: a fixed mid-content passage injected into the top-%d", r.Graph, r.K)
-		if err := budgetChart(r, title, "S_inj(b)", sinj, filepath.Join(dir, "sinj-"+r.Graph+".png")); err != nil {
+		if err := budgetChart(r, title, "S_inj(b)", sinj, filepath.Join(dir, "sinj-"+r.Graph+".svg")); err != nil {
 			return err
 		}
 	}
-	return ledgerChart(res.Ledger, filepath.Join(dir, "ledger.png"))
+	return ledgerChart(res.Ledger, filepath.Join(dir, "ledger.svg"))
 }
 
 // budgetChart draws one line per selector of a measure against the budget.
-func budgetChart(r *attack.Report, title, measure string, series func(attack.SelectorReport) []float64, path string) error {
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = "attacker budget b (edges written)"
-	p.Y.Label.Text = measure + ": share of queries"
-	p.Y.Min, p.Y.Max = 0, 1.05
-	p.X.Min, p.X.Max = 0.8, float64(r.Budget)+0.2
-	p.Legend.Top, p.Legend.Left = false, false
-	p.Legend.YOffs = vg.Points(14) // clear of the content line at 0
-	for i, s := range r.Selectors {
-		xys := make(plotter.XYs, r.Budget)
+func budgetChart(r *attack.Report, title, measure string, values func(attack.SelectorReport) []float64, path string) error {
+	var series []chartSeries
+	for _, s := range r.Selectors {
+		ys := make([]float64, r.Budget)
 		for b := range r.Budget {
-			xys[b].X, xys[b].Y = float64(b+1), at(series(s), b)
+			ys[b] = at(values(s), b)
 		}
-		line, points, err := plotter.NewLinePoints(xys)
-		if err != nil {
-			return err
-		}
-		line.Color = plotutil.Color(i)
-		line.Dashes = plotutil.Dashes(i)
-		points.Shape = plotutil.Shape(i)
-		points.Color = plotutil.Color(i)
-		p.Add(line, points)
-		p.Legend.Add(s.Name, line, points)
+		series = append(series, chartSeries{name: s.Name, values: ys})
 	}
-	p.Add(plotter.NewGrid())
-	return p.Save(5*vg.Inch, 3.2*vg.Inch, path)
+	return lineChart(path, title, "attacker budget b (edges written)", measure+": share of queries", 1.05, series)
 }
 
+// ledgerChart draws the misdirected transfers per defence, attacked and
+// clean.
 func ledgerChart(l *attack.LedgerReport, path string) error {
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("ledger: %d transfers, one untrusted write", l.Transfers)
-	p.Y.Label.Text = "misdirected transfers"
-	attacked, err := plotter.NewBarChart(plotter.Values{float64(l.NoDefence), float64(l.Provenance), float64(l.Guard)}, vg.Points(28))
-	if err != nil {
-		return err
-	}
-	attacked.Color = color.RGBA{R: 200, G: 60, B: 60, A: 255}
-	attacked.Offset = -vg.Points(15)
-	clean, err := plotter.NewBarChart(plotter.Values{float64(l.CleanMisdirected), float64(l.CleanMisdirected), float64(l.CleanMisdirected)}, vg.Points(28))
-	if err != nil {
-		return err
-	}
-	clean.Color = color.RGBA{R: 70, G: 110, B: 190, A: 255}
-	clean.Offset = vg.Points(15)
-	p.Add(attacked, clean)
-	p.Legend.Add("attacked: misdirected", attacked)
-	p.Legend.Add(fmt.Sprintf("clean run (guard refused %d)", l.CleanOverBlocking), clean)
-	p.Legend.Top = true
-	p.NominalX("no defence", "provenance only", "guard (reject)")
-	p.Y.Min = 0
-	p.Y.Max = float64(max(l.NoDefence, 1)) * 1.35
-	return p.Save(5*vg.Inch, 3.2*vg.Inch, path)
+	clean := float64(l.CleanMisdirected)
+	return barChart(path, fmt.Sprintf("ledger: %d transfers, one untrusted write", l.Transfers), "misdirected transfers",
+		float64(max(l.NoDefence, 1))*1.35, []string{"no defence", "provenance only", "guard (reject)"},
+		[]chartSeries{
+			{name: "attacked: misdirected", values: []float64{float64(l.NoDefence), float64(l.Provenance), float64(l.Guard)}, color: "#c83c3c"},
+			{name: fmt.Sprintf("clean run (guard refused %d)", l.CleanOverBlocking), values: []float64{clean, clean, clean}, color: "#466ebe"},
+		})
 }

@@ -2,8 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"encoding/xml"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -61,11 +64,51 @@ func TestAttackWritesTablesJSONAndCharts(t *testing.T) {
 	require.Contains(t, out, "guard w/o min-inheritance")
 	require.Equal(t, 499, res.Ledger.Transfers)
 	require.Zero(t, res.Ledger.Guard)
-	for _, png := range []string{"sadv-memory-2k.png", "sinj-memory-2k.png", "ledger.png"} {
-		b, err := os.ReadFile(filepath.Join(dir, png))
-		require.NoError(t, err)
-		require.Equal(t, "\x89PNG", string(b[:4]), png)
+	// The charts: well-formed SVG with a line per selector (named in the
+	// legend), and the ledger's six bars.
+	for _, name := range []string{"sadv-memory-2k.svg", "sinj-memory-2k.svg"} {
+		elems, text := readSVG(t, filepath.Join(dir, name))
+		require.Equal(t, 4, elems["polyline"], name)
+		for _, s := range res.Graphs[0].Selectors {
+			require.Contains(t, text, s.Name, name)
+		}
+		require.Contains(t, text, "attacker budget b", name)
 	}
+	elems, text := readSVG(t, filepath.Join(dir, "ledger.svg"))
+	require.Equal(t, 6, elems["title"], "ledger.svg: one titled bar per defence and run")
+	require.Contains(t, text, "guard (reject)")
+	require.Contains(t, text, "ledger: 499 transfers")
+}
+
+// readSVG parses an SVG file as XML and returns how many elements of each
+// name it has and its text.
+func readSVG(t *testing.T, path string) (map[string]int, string) {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	dec := xml.NewDecoder(f)
+	elems := map[string]int{}
+	var text strings.Builder
+	root := ""
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err, path)
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			if root == "" {
+				root = tok.Name.Local
+			}
+			elems[tok.Name.Local]++
+		case xml.CharData:
+			text.Write(tok)
+		}
+	}
+	require.Equal(t, "svg", root, path)
+	return elems, text.String()
 }
 
 func TestAttackUsageErrors(t *testing.T) {
@@ -77,4 +120,22 @@ func TestAttackUsageErrors(t *testing.T) {
 	code, _, errOut = runCLI("attack", "--nodes", "2000", "--queries", "1", "--budget", "0")
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "--budget 0")
+}
+
+// --data defaults to testdata/ relative to the working directory (the
+// repository's real graphs when run from its root). Tests run in
+// cmd/pprbench, which has no testdata/: the error says where to run from.
+func TestDataFlag(t *testing.T) {
+	for _, args := range [][]string{
+		{"overhead", "--workload", "wn18rr", "--queries", "1"},
+		{"attack", "--graph", "wn18rr", "--queries", "1"},
+	} {
+		code, _, errOut := runCLI(args...)
+		require.Equal(t, 1, code, errOut)
+		require.Contains(t, errOut, "--data testdata")
+		require.Contains(t, errOut, "run from the repository's root")
+	}
+	code, out, errOut := runCLI("overhead", "--workload", "wn18rr", "--queries", "2", "--data", filepath.Join("..", "..", "testdata"))
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "wn18rr")
 }

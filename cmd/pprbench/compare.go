@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	_ "embed"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -17,27 +16,24 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/authppr/authppr/anchors"
 	"github.com/authppr/authppr/ppr"
 )
 
-// oracleRecord is one line of shared/anchors/igraph_oracle.py's output.
+// oracleRecord is one line of anchors/igraph_oracle.py's output.
 type oracleRecord struct {
 	ID      string       `json:"id"`
 	TopK    []scoredName `json:"topk"`
 	Seconds float64      `json:"seconds"`
-	// BuildSeconds is set on the PPREDGE1 reader's first line only.
+	// BuildSeconds is set on the first line only: igraph's graph build.
 	BuildSeconds *float64 `json:"build_s"`
 }
 
-// ppredgeOracle runs igraph PRPACK on a PPREDGE1 file.
-//
-//go:embed ppredge_oracle.py
-var ppredgeOracle []byte
-
 // runCompare solves the same graph and queries with authppr and with igraph
-// PRPACK (through shared/anchors/igraph_oracle.py) and prints, per query,
-// the time ratio and whether the top-k agree. authppr solves every query
-// before and after igraph's run and reports the mean of its two times.
+// PRPACK (anchors/igraph_oracle.py, built into the binary, or the script
+// --oracle names) and prints, per query, the time ratio and whether the
+// top-k agree. authppr solves every query before and after igraph's run
+// and reports the mean of its two times.
 func runCompare(args []string, stdout, stderr io.Writer) error {
 	c, err := newComparison(args, stdout, stderr)
 	if err != nil {
@@ -93,7 +89,7 @@ func newComparison(args []string, stdout, stderr io.Writer) (*comparison, error)
 	sweeps := sweepOrderFlag(fs)
 	threads := fs.Int("threads", 1, "authppr goroutines per sweep (igraph runs on one thread)")
 	visits := fs.Bool("visits", false, "with --certify on a directed graph: build the view's visit bounds once before the queries (time reported apart) and prove with them")
-	oracle := fs.String("oracle", filepath.Join("..", "shared", "anchors", "igraph_oracle.py"), "path to igraph_oracle.py")
+	oracle := fs.String("oracle", "", "igraph oracle script to run in place of the built-in copy of anchors/igraph_oracle.py")
 	python := fs.String("python", "/usr/bin/python3", "Python with Debian's python3-igraph")
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
@@ -111,9 +107,14 @@ func newComparison(args []string, stdout, stderr io.Writer) (*comparison, error)
 	if c.gf.snapshot != "" {
 		return nil, fmt.Errorf("%w: compare reads the text file igraph reads: use --graph", errUsage)
 	}
+	if *oracle != "" {
+		if _, err := os.Stat(*oracle); err != nil {
+			return nil, fmt.Errorf("%w: --oracle: %v", errUsage, err)
+		}
+	}
 	c.queryPath, c.damping, c.certify, c.oracle, c.python = *queryPath, *damping, *certify, *oracle, *python
 	c.opt = ppr.Options{Tol: *tol, Threads: *threads, Order: *sweeps}
-	ld, loadTime, err := c.gf.load()
+	ld, loadTime, err := c.gf.load(stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -159,23 +160,21 @@ func (c *comparison) solveAll() error {
 // runOracle runs igraph PRPACK on the graph and queries: its answers by
 // query id, and its graph build time (-1 when the oracle gives none).
 func (c *comparison) runOracle() (map[string]oracleRecord, float64, error) {
-	var args []string
-	if c.gf.format == "ppredge" {
-		// igraph_oracle.py reads text only: run the embedded PPREDGE1 reader.
-		script := filepath.Join(os.TempDir(), fmt.Sprintf("pprbench-ppredge-oracle-%d.py", os.Getpid()))
-		if err := os.WriteFile(script, ppredgeOracle, 0o644); err != nil {
+	script := c.oracle
+	if script == "" {
+		dir, err := os.MkdirTemp("", "pprbench-oracle-")
+		if err != nil {
 			return nil, 0, err
 		}
-		defer os.Remove(script)
-		args = []string{script, c.gf.path, fmt.Sprint(c.damping), c.queryPath}
-	} else {
-		if _, err := os.Stat(c.oracle); err != nil {
-			return nil, 0, fmt.Errorf("oracle script: %w (set --oracle)", err)
+		defer os.RemoveAll(dir)
+		script = filepath.Join(dir, "igraph_oracle.py")
+		if err := os.WriteFile(script, anchors.IgraphOracle, 0o644); err != nil {
+			return nil, 0, err
 		}
-		args = []string{c.oracle, "--graph", c.gf.path, "--format", c.gf.format, "--damping", fmt.Sprint(c.damping), "--queries", c.queryPath}
-		if c.gf.undirected {
-			args = append(args, "--undirected")
-		}
+	}
+	args := []string{script, "--graph", c.gf.path, "--format", c.gf.format, "--damping", fmt.Sprint(c.damping), "--queries", c.queryPath}
+	if c.gf.undirected {
+		args = append(args, "--undirected")
 	}
 	cmd := exec.Command(c.python, args...)
 	cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=1") // one thread, as authppr

@@ -5,25 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync/atomic"
 	"time"
 
 	"github.com/authppr/authppr/csr"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/snapshot"
 )
-
-// countingReader counts the bytes read through it, for progress.
-type countingReader struct {
-	r io.Reader
-	n atomic.Int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n.Add(int64(n))
-	return n, err
-}
 
 // runIngest streams an edge file into a snapshot builder and saves the
 // snapshot (graph and channel labels) atomically. Long inputs get a
@@ -33,7 +20,7 @@ func runIngest(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var gf graphFlags
 	fs.StringVar(&gf.path, "graph", "", "graph file (gzip detected automatically)")
-	fs.StringVar(&gf.format, "format", "edges", "file format: edges, triples or ppredge (shared/anchors' binary PPREDGE1; its own flag says undirected)")
+	fs.StringVar(&gf.format, "format", "edges", "file format: edges, triples or ppredge (the binary PPREDGE1 of anchors/gen_graph.py, docs/formats.md; its header says undirected)")
 	fs.BoolVar(&gf.undirected, "undirected", false, "treat edges as undirected")
 	fs.StringVar(&gf.order, "order", "auto", "node numbering: stream (first appearance), degree (descending degree) or auto (degree when the graph's vectors outgrow a core's L2 cache); the snapshot keeps the ranks, so results by name are unchanged")
 	out := fs.String("out", "", "snapshot file to write (required)")
@@ -85,7 +72,7 @@ func runIngest(args []string, stdout, stderr io.Writer) error {
 
 // streamGraph reads a text edge file into a graph within a memory limit
 // (csr.Builder.SetMaxMemory), with a progress line on stderr every second
-// for inputs over 16 MiB.
+// for inputs of progressMinBytes or more.
 func streamGraph(gf graphFlags, maxMemory int64, stderr io.Writer) (*csr.Graph, error) {
 	format := csr.Format(gf.format)
 	f, err := os.Open(gf.path)
@@ -93,39 +80,21 @@ func streamGraph(gf graphFlags, maxMemory int64, stderr io.Writer) (*csr.Graph, 
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	cr := &countingReader{r: f}
 	b := csr.NewBuilder(!gf.undirected)
 	b.SetMaxMemory(maxMemory)
-	var edges atomic.Int64
-	done := make(chan struct{})
-	if st.Size() > 16<<20 {
-		go func() {
-			tick := time.NewTicker(time.Second)
-			defer tick.Stop()
-			for {
-				select {
-				case <-done:
-					return
-				case <-tick.C:
-					fmt.Fprintf(stderr, "ingest: %5.1f%% of %s read, %d edges\n", 100*float64(cr.n.Load())/float64(st.Size()), gf.path, edges.Load())
-				}
-			}
-		}()
-	}
-	err = csr.Stream(cr, gf.path, format, func(in csr.Input, _ int) error {
+	edges := 0
+	prog := startProgress(stderr, "ingest", gf.path, true)
+	err = csr.Stream(prog.reader(f), gf.path, format, func(in csr.Input, _ int) error {
 		_, err := b.AddEdge(in)
-		edges.Add(1)
+		edges++
+		prog.edge()
 		return err
 	})
-	close(done)
+	prog.stop("")
 	if err != nil {
 		return nil, err
 	}
-	if edges.Load() == 0 {
+	if edges == 0 {
 		return nil, fmt.Errorf("%s: no edges (the input is empty or only comments)", gf.path)
 	}
 	return b.Build()

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -38,7 +39,7 @@ func (f *graphFlags) register(fs *flag.FlagSet) {
 // default.
 func (f *graphFlags) registerOrdered(fs *flag.FlagSet, defaultOrder string) {
 	fs.StringVar(&f.path, "graph", "", "graph file (gzip detected automatically)")
-	fs.StringVar(&f.format, "format", "edges", "file format: edges ('src dst [weight [channel]]'), triples ('head relation tail [channel]') or ppredge (shared/anchors' binary PPREDGE1; its own flag says undirected)")
+	fs.StringVar(&f.format, "format", "edges", "file format: edges ('src dst [weight [channel]]'), triples ('head relation tail [channel]') or ppredge (the binary PPREDGE1 of anchors/gen_graph.py, docs/formats.md; its header says undirected)")
 	fs.BoolVar(&f.undirected, "undirected", false, "treat edges as undirected")
 	f.registerSnapshot(fs)
 	fs.StringVar(&f.order, "order", defaultOrder, "node numbering: stream (first appearance), degree (descending degree, for cache locality) or auto (degree when the graph's vectors outgrow a core's L2 cache); results by name are the same in every order")
@@ -78,6 +79,23 @@ func parseMaxMemory(s string) (int64, error) {
 	return int64(bytes), nil
 }
 
+// registerData registers --data, the directory with the real graphs of
+// the repository's testdata/, into p.
+func registerData(fs *flag.FlagSet, p *string) {
+	fs.StringVar(p, "data", "testdata", "directory with wn18rr-train.txt.gz: the repository's testdata/ (the default, relative to the working directory: run from the repository's root)")
+}
+
+// readWN18RR reads WN18RR's training triples from dir (--data) as an
+// undirected graph within maxMemory; when the file is absent the error
+// says where to run from.
+func readWN18RR(dir string, maxMemory int64) (*csr.Graph, error) {
+	path := filepath.Join(dir, "wn18rr-train.txt.gz")
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("--data %s: %w (run from the repository's root, whose testdata/ has it, or pass --data DIR)", dir, err)
+	}
+	return csr.ReadFile(path, csr.ReadOptions{Format: csr.FormatTriples, MaxMemory: maxMemory})
+}
+
 // memoryLimit parses --max-memory.
 func (f *graphFlags) memoryLimit() (int64, error) { return parseMaxMemory(f.maxMemory) }
 
@@ -107,19 +125,28 @@ type loaded struct {
 	reorderTime time.Duration
 }
 
-// load reads the graph and reports how long that took. The caller must call
-// close when done with the graph.
-func (f *graphFlags) load() (*loaded, time.Duration, error) {
+// load reads the graph and reports how long that took. A --graph file of
+// progressMinBytes or more shows progress on w (none when w is nil), as
+// ingest does, and a last line when loaded. The caller must call close
+// when done with the graph.
+func (f *graphFlags) load(w io.Writer) (*loaded, time.Duration, error) {
 	start := time.Now()
-	ld, err := f.loadInOrder()
+	var prog *progress
+	if f.snapshot == "" && f.path != "" {
+		prog = startProgress(w, "loading", f.path, false)
+	}
+	ld, err := f.loadInOrder(prog)
 	if err != nil {
+		prog.stop("")
 		return nil, 0, err
 	}
 	// Edge ids survive reordering, so the labels still apply.
 	if ld.g, ld.order, ld.reorderTime, err = f.applyOrder(ld.g, f.snapshot != ""); err != nil {
+		prog.stop("")
 		ld.close()
 		return nil, 0, memoryHint(err)
 	}
+	prog.stop(fmt.Sprintf("%d nodes, %d edges, %s order", ld.g.NumNodes(), ld.g.NumEdges(), ld.order))
 	return ld, time.Since(start), nil
 }
 
@@ -165,13 +192,14 @@ func (f *graphFlags) applyOrder(g *csr.Graph, fromSnapshot bool) (*csr.Graph, cs
 }
 
 // loadInOrder reads the graph in the order --order asks (a snapshot in its
-// saved order), within the memory limit --max-memory sets.
-func (f *graphFlags) loadInOrder() (*loaded, error) {
-	ld, err := f.loadLimited()
+// saved order), within the memory limit --max-memory sets; prog (may be
+// nil) counts the bytes of a text --graph read.
+func (f *graphFlags) loadInOrder(prog *progress) (*loaded, error) {
+	ld, err := f.loadLimited(prog)
 	return ld, memoryHint(err)
 }
 
-func (f *graphFlags) loadLimited() (*loaded, error) {
+func (f *graphFlags) loadLimited(prog *progress) (*loaded, error) {
 	switch {
 	case f.snapshot != "" && f.path != "":
 		return nil, fmt.Errorf("%w: give --graph or --snapshot, not both", errUsage)
@@ -206,12 +234,28 @@ func (f *graphFlags) loadLimited() (*loaded, error) {
 		}
 		opt.Order, opt.Float64Weights = order, float64Weights
 	}
-	g, err := csr.ReadFile(f.path, opt)
+	var g *csr.Graph
+	if prog != nil && opt.Format != csr.FormatPPREDGE1 {
+		g, err = readCounted(f.path, opt, prog)
+	} else {
+		g, err = csr.ReadFile(f.path, opt)
+	}
 	if err != nil {
 		return nil, err
 	}
 	g = csrHooks.WithWeightStorage(g, float64Weights)
 	return &loaded{g: g, labels: mask.FromGraph(g), close: func() {}}, nil
+}
+
+// readCounted reads a text graph file as csr.ReadFile does, counting the
+// bytes read into prog.
+func readCounted(path string, opt csr.ReadOptions, prog *progress) (*csr.Graph, error) {
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	return csr.Read(prog.reader(file), path, opt)
 }
 
 // createOutput returns stdout when path is empty, else the file it creates.

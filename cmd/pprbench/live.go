@@ -51,7 +51,7 @@ func runLive(args []string, stdout, stderr io.Writer) error {
 	// memory's does (pprbench publish, pprbench follow).
 	st, err := store.New(nil, nil, store.Options{Directed: !gf.undirected})
 	if gf.path != "" || gf.snapshot != "" {
-		ld, _, lerr := gf.load()
+		ld, _, lerr := gf.load(stderr)
 		if lerr != nil {
 			return lerr
 		}

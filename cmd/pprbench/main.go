@@ -52,7 +52,7 @@ func commands() []command {
 			"[--workload memory|kg|wn18rr|rmat] [--regime few|one-percent|attack] [--queries N] [--check] [--json]",
 			"pprbench overhead --workload memory --regime few --queries 100 --check", runOverhead},
 		{"sweep", "measure", "one sweep per kernel against the memory floor and the plain C loop, in one run",
-			"--graph PATH [--format ppredge] [--c PROGRAM]",
+			"--graph PATH [--format ppredge] [--c PROGRAM|build]",
 			"pprbench sweep --graph rmat20.ppredge --format ppredge", runSweep},
 		{"store-bench", "measure", "the living store on one graph: ingest, compaction, queries during it, cached updates, loads",
 			"[--graph-bin PATH | --scale N] [--writes N] [--batch N] [--trials N] [--dir DIR]",

@@ -255,7 +255,7 @@ func TestIngestThenSolveAndReplayFromSnapshot(t *testing.T) {
 // renumbers whatever differs.
 func TestApplyOrder(t *testing.T) {
 	gf := graphFlags{path: writeFile(t, "g.tsv", tiny), format: "edges", order: "degree"}
-	ld, _, err := gf.load()
+	ld, _, err := gf.load(nil)
 	require.NoError(t, err)
 	deg := ld.g
 	require.Equal(t, csr.DegreeOrder, orderOf(deg))

@@ -65,14 +65,15 @@ type overhead struct {
 func newOverhead(args []string, stderr io.Writer) (*overhead, error) {
 	fs := flag.NewFlagSet("overhead", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	workload := fs.String("workload", "memory", "memory (generated HippoRAG-like), kg (shared/anchors' KG file, see --kg), wn18rr (undirected, d=0.5) or rmat (directed, d=0.85)")
-	kgPath := fs.String("kg", "", "PPREDGE1 file from shared/anchors/gen_graph.py kg (for --workload kg)")
+	workload := fs.String("workload", "memory", "memory (generated HippoRAG-like), kg (the KG graph anchors/gen_graph.py makes, see --kg), wn18rr (undirected, d=0.5; see --data) or rmat (directed, d=0.85)")
+	kgPath := fs.String("kg", "", "PPREDGE1 file from anchors/gen_graph.py kg (for --workload kg)")
 	kgEntities := fs.Int("kg-entities", 200000, "entity count of the --kg graph (its passages follow)")
 	nodes := fs.Int("nodes", 250000, "memory graph size (entities + passages, 4:1)")
 	scale := fs.Int("scale", 16, "R-MAT scale (2^scale nodes, 16 edges per node)")
 	regimeName := fs.String("regime", "one-percent", "few (0.01% untrusted edges), one-percent, or attack (memory only)")
 	count := fs.Int("queries", 200, "number of queries")
-	data := fs.String("data", filepath.Join("..", "shared", "data"), "directory with wn18rr-train.txt.gz")
+	var data string
+	registerData(fs, &data)
 	force := fs.String("force", "auto", "start replay at this path: auto, delta or full")
 	o := &overhead{arcOps: map[string][]float64{}, nativeGaps: map[string][]float64{}}
 	fs.BoolVar(&o.check, "check", false, "also check every decision against two from-scratch solves (slow)")
@@ -103,7 +104,7 @@ func newOverhead(args []string, stderr io.Writer) (*overhead, error) {
 		return nil, err
 	}
 	start := time.Now()
-	w := workloadSpec{name: *workload, kgPath: *kgPath, kgEntities: *kgEntities, nodes: *nodes, scale: *scale, data: *data}
+	w := workloadSpec{name: *workload, kgPath: *kgPath, kgEntities: *kgEntities, nodes: *nodes, scale: *scale, data: data}
 	if o.w, err = w.make(regime, *count, limit); err != nil {
 		return nil, memoryHint(err)
 	}
@@ -133,7 +134,7 @@ func (s workloadSpec) make(regime bench.Regime, count int, limit int64) (*bench.
 		}
 		return bench.KGWorkload(filepath.Base(s.kgPath), g, s.kgEntities, regime, count, 1)
 	case "wn18rr":
-		g, err := csr.ReadFile(filepath.Join(s.data, "wn18rr-train.txt.gz"), csr.ReadOptions{Format: csr.FormatTriples, MaxMemory: limit})
+		g, err := readWN18RR(s.data, limit)
 		if err != nil {
 			return nil, err
 		}
@@ -273,7 +274,7 @@ func checkOverheadFlags(set map[string]bool, workload string, nodes, scale, coun
 		return err
 	}
 	if workload == "kg" && kgPath == "" {
-		return usagef("--workload kg needs --kg FILE (shared/anchors/gen_graph.py kg --out FILE)")
+		return usagef("--workload kg needs --kg FILE (made by anchors/gen_graph.py kg --out FILE)")
 	}
 	return firstErr(
 		checkAtLeast("queries", count, 1),

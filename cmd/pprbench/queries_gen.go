@@ -17,12 +17,12 @@ import (
 // runQueries writes a query file (the format readQueries reads) for a
 // graph, so that compare, solve and replay runs on the anchors' graphs can
 // be reproduced: --kind seeds draws a few distinct seeds with out-edges
-// (shared/anchors' queries: 5 seeds of weight 1), --kind dense makes
+// (anchors/igraph_ppr.py's queries: 5 seeds of weight 1), --kind dense makes
 // HippoRAG2-style retrievals (bench.DenseQueries: 2-4 entity seeds and a
 // dense reset over every passage, top-k over the passages), --kind
 // entities HippoRAG (v1) ones (--seeds-per-query entity seeds of weight 1,
 // top-k over the passages), with the first --entities nodes in stream
-// order as the entities (for shared/anchors' KG file: its own ids
+// order as the entities (for anchors/gen_graph.py's KG file: its own ids
 // 0..199999) and the rest as passages.
 func runQueries(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("queries", flag.ContinueOnError)
@@ -61,7 +61,7 @@ func runQueries(args []string, stdout, stderr io.Writer) error {
 	if gf.order != "stream" && gf.order != "" {
 		return fmt.Errorf("%w: queries name nodes, so --order changes nothing: leave it out", errUsage)
 	}
-	ld, _, err := gf.load()
+	ld, _, err := gf.load(stderr)
 	if err != nil {
 		return err
 	}

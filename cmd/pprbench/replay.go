@@ -59,7 +59,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%w: --force: %v", errUsage, err)
 	}
-	ld, _, err := gf.load()
+	ld, _, err := gf.load(stderr)
 	if err != nil {
 		return err
 	}

@@ -100,7 +100,7 @@ func runSolve(args []string, stdout, stderr io.Writer) error {
 	); err != nil {
 		return err
 	}
-	ld, loadTime, err := gf.load()
+	ld, loadTime, err := gf.load(stderr)
 	if err != nil {
 		return err
 	}

@@ -10,19 +10,19 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/authppr/authppr/anchors"
 	"github.com/authppr/authppr/csr"
 	"github.com/authppr/authppr/internal/bench"
 	"github.com/authppr/authppr/internal/cpu"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
 )
-
-// defaultCLoop is where shared/anchors/run_all.sh leaves the built C loop.
-const defaultCLoop = "/tmp/anchors-data/ppr_csr"
 
 // sweepKernel is one way to advance an engine by a sweep.
 type sweepKernel struct {
@@ -39,9 +39,9 @@ type sweepRow struct {
 }
 
 // runSweep times one sweep of each kernel on one graph, measures the memory
-// floor for the same shape in the same run and, when the C loop of
-// shared/anchors/ppr_csr.c is built, runs it on the same file, then prints
-// every time as a ratio to the floor and to the C loop.
+// floor for the same shape in the same run and, with --c, runs the C loop
+// of anchors/c/ppr_csr.c on the same file, then prints every time as a
+// ratio to the floor and to the C loop.
 func runSweep(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -52,7 +52,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	threads := fs.Int("threads", 2, "threads for the parallel rows (1 to skip them)")
 	reorder := fs.Bool("reorder", true, "also time the kernels on a copy of the graph in degree order (csr.DegreeOrder)")
 	wide := fs.Bool("float64", true, "when the graph stores float32 weights, also time the kernels on it with float64 weights (ReadOptions.Float64Weights; the same results)")
-	cLoop := fs.String("c", defaultCLoop, "built shared/anchors/ppr_csr.c, run on the same file (--format ppredge only); empty to skip")
+	cLoop := fs.String("c", "", "the plain C loop to run on the same file (--format ppredge only): a program built from anchors/c/ppr_csr.c, or build to compile it now with the C compiler $CC names (cc by default; needs OpenMP, as gcc has); empty for no C column")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -66,7 +66,17 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if gf.order != "stream" {
 		return fmt.Errorf("%w: sweep times the stream order and (--reorder) the degree order itself; --order %s is not used", errUsage, gf.order)
 	}
-	ld, loadTime, err := gf.load()
+	if *cLoop == "build" {
+		dir, err := os.MkdirTemp("", "pprbench-c-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		if *cLoop, err = buildCLoop(dir); err != nil {
+			return err
+		}
+	}
+	ld, loadTime, err := gf.load(stderr)
 	if err != nil {
 		return err
 	}
@@ -163,7 +173,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	cRows := map[int]map[string]time.Duration{}
 	if *cLoop != "" && gf.format == "ppredge" {
 		if _, err := os.Stat(*cLoop); err != nil {
-			fmt.Fprintf(stderr, "pprbench sweep: C loop %s not found (build shared/anchors/ppr_csr.c): no C column\n", *cLoop)
+			fmt.Fprintf(stderr, "pprbench sweep: C loop %s not found (build anchors/c/ppr_csr.c, or give --c build): no C column\n", *cLoop)
 		} else {
 			for _, th := range threadCounts {
 				if cRows[th], err = runCLoop(*cLoop, gf.path, th); err != nil {
@@ -255,6 +265,28 @@ func pickSeeds(g *csr.Graph, k int) []ppr.Seed {
 		seeds = append(seeds, ppr.Seed{Node: 0, Weight: 1})
 	}
 	return seeds
+}
+
+// buildCLoop compiles anchors/c/ppr_csr.c (anchors.PPRLoop) into dir as
+// anchors/run_all.sh does, with the C compiler $CC names (cc when unset),
+// and returns the program's path.
+func buildCLoop(dir string) (string, error) {
+	cc := strings.Fields(os.Getenv("CC"))
+	if len(cc) == 0 {
+		cc = []string{"cc"}
+	}
+	if _, err := exec.LookPath(cc[0]); err != nil {
+		return "", fmt.Errorf("--c build: no C compiler: %v (install gcc, e.g. apt-get install gcc, set CC, or give --c a built program)", err)
+	}
+	src, prog := filepath.Join(dir, "ppr_csr.c"), filepath.Join(dir, "ppr_csr")
+	if err := os.WriteFile(src, anchors.PPRLoop, 0o644); err != nil {
+		return "", err
+	}
+	args := append(cc[1:], "-O3", "-march=native", "-fopenmp", src, "-o", prog, "-lm")
+	if out, err := exec.Command(cc[0], args...).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("--c build: %s %s: %v (the C loop needs OpenMP: gcc has it): %s", cc[0], strings.Join(args, " "), err, bytes.TrimSpace(out))
+	}
+	return prog, nil
 }
 
 // runCLoop runs the C loop on a PPREDGE1 file on th OpenMP threads and

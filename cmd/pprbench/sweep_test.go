@@ -94,20 +94,6 @@ func TestSolveDegreeOrderSameAnswer(t *testing.T) {
 	require.Contains(t, errOut, "--order")
 }
 
-func TestComparePPREDGE1(t *testing.T) {
-	if err := exec.Command("/usr/bin/python3", "-c", "import igraph, numpy").Run(); err != nil {
-		t.Skip("python3-igraph not installed")
-	}
-	path := writePPREDGE1(t, 300)
-	queries := writeFile(t, "q.jsonl", `{"id":"a","seeds":{"3":1,"150":2},"k":5}
-{"id":"b","seeds":{"7":1},"k":3}
-`)
-	code, out, errOut := runCLI("compare", "--graph", path, "--format", "ppredge", "--queries", queries)
-	require.Equal(t, 0, code, errOut)
-	require.Contains(t, out, "2 queries: top-k agree on 2")
-	require.Contains(t, out, "graph build: authppr")
-}
-
 func TestSolveBatchFlag(t *testing.T) {
 	path := writePPREDGE1(t, 300)
 	var lines string
@@ -149,4 +135,23 @@ func TestSolveSweepOrdersSameAnswer(t *testing.T) {
 	code, _, errOut := runCLI("solve", "--graph", path, "--seeds", "q", "--sweeps", "sor")
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, `sweep order "sor", want default, gauss-seidel, jacobi or normalized`)
+}
+
+// --c build compiles anchors/c/ppr_csr.c and runs it: the C rows appear.
+// Without a C compiler it is an error that says so.
+func TestSweepCBuild(t *testing.T) {
+	path := writePPREDGE1(t, 300)
+	t.Setenv("CC", filepath.Join(t.TempDir(), "no-such-cc"))
+	code, _, errOut := runCLI("sweep", "--graph", path, "--format", "ppredge", "--reps", "1", "--threads", "1", "--c", "build")
+	require.Equal(t, 1, code, errOut)
+	require.Contains(t, errOut, "no C compiler")
+	require.Contains(t, errOut, "install gcc")
+
+	t.Setenv("CC", "")
+	if _, err := exec.LookPath("cc"); err != nil {
+		t.Skip("no C compiler (cc) to build the C loop with: install gcc")
+	}
+	code, out, errOut := runCLI("sweep", "--graph", path, "--format", "ppredge", "--reps", "1", "--threads", "1", "--c", "build")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "C ppr_csr f64")
 }

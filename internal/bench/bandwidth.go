@@ -10,7 +10,7 @@ import (
 // This file measures the memory floor of one pull sweep in Go, in the same
 // process and run as the solver it is compared with: a STREAM-like copy for
 // the arrays read in order, and a random gather for the reads of x through
-// the neighbour indices. It follows shared/anchors/membw.c and floor.py.
+// the neighbour indices. It follows anchors/c/membw.c and anchors/floor.py.
 
 // Copy is the STREAM copy kernel, dst[i] = src[i].
 func Copy(dst, src []float64) {

@@ -14,21 +14,47 @@ import (
 // anchors' data): benchmarks skip on it.
 var ErrNoInput = errors.New("bench: input absent")
 
-// anchorsKG lists where shared/anchors/gen_graph.py's KG graph may be.
-var anchorsKG = []string{"/tmp/anchors-data/kg.edges.bin", "/tmp/anchors-data/kg.ppredge"}
+// AnchorsDir is the directory of the graphs anchors/gen_graph.py generates
+// (anchors/README.md): $AUTHPPR_ANCHORS when set, else anchors-data/ at
+// the root of the module the working directory is in (a test's working
+// directory is its package's), else anchors-data/ in the working
+// directory.
+func AnchorsDir() string {
+	if dir := os.Getenv("AUTHPPR_ANCHORS"); dir != "" {
+		return dir
+	}
+	if wd, err := os.Getwd(); err == nil {
+		for dir := wd; ; {
+			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+				return filepath.Join(dir, "anchors-data")
+			}
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				break
+			}
+			dir = parent
+		}
+	}
+	return "anchors-data"
+}
+
+// anchorsKG lists the names anchors/gen_graph.py's KG graph may have in
+// AnchorsDir.
+var anchorsKG = []string{"kg.edges.bin", "kg.ppredge"}
 
 // Input returns the path of a benchmark input file, made on first use in
 // os.TempDir()/authppr-bench-inputs and kept across runs:
 //
 //   - "kg": the anchors' KG graph as PPREDGE1 (250k nodes, 1.24M
-//     undirected edges; ErrNoInput when /tmp/anchors-data has none);
+//     undirected edges; ErrNoInput when AnchorsDir has none: make it with
+//     anchors/gen_graph.py kg);
 //   - "kg.txt": that graph as a text edge list ("src dst weight");
 //   - "rmat18": RMAT(18, 16, 7) as PPREDGE1 (262k nodes, 4.2M directed
 //     edges).
 func Input(name string) (string, error) {
 	if name == "kg" {
-		for _, p := range anchorsKG {
-			if _, err := os.Stat(p); err == nil {
+		for _, name := range anchorsKG {
+			if p := filepath.Join(AnchorsDir(), name); fileExists(p) {
 				return p, nil
 			}
 		}
@@ -86,4 +112,9 @@ func writeKGText(path string) error {
 		err = cerr
 	}
 	return err
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

@@ -37,7 +37,7 @@ var DefaultMemory = MemoryConfig{
 }
 
 // HippoMemory is the size the replay targets are stated for: 250k nodes and
-// about 2.5M arcs, like shared/anchors' KG generator.
+// about 2.5M arcs, like anchors/gen_graph.py's KG.
 var HippoMemory = MemoryConfig{
 	Entities: 200000, Passages: 50000, MentionsMin: 5, MentionsMax: 20, Relations: 6, Synonyms: 0.25,
 	Seed: 1,

@@ -103,7 +103,7 @@ func (m *Memory) HippoQueries(count, k int, seed uint64) []Query {
 }
 
 // DenseQueries returns HippoRAG2-style retrievals, shaped like
-// shared/anchors/igraph_ppr.py's dense reset: 2-4 entity seeds with weight
+// anchors/igraph_ppr.py's dense reset: 2-4 entity seeds with weight
 // 1 each, plus every passage at 0.05 times a dense-retrieval score in
 // [0, 1) (HippoRAG2's passage node weight), top-k over the passages.
 func DenseQueries(entities, passages []uint32, count, k int, seed uint64) []Query {
@@ -122,7 +122,7 @@ func DenseQueries(entities, passages []uint32, count, k int, seed uint64) []Quer
 	return qs
 }
 
-// KGWorkload labels a graph from shared/anchors' KG generator (entity ids
+// KGWorkload labels a graph from anchors/gen_graph.py kg (entity ids
 // 0..entities-1, passages after them) under a random regime, with count
 // dense HippoRAG-style queries (d = 0.5, top-5 passages).
 func KGWorkload(name string, g *csr.Graph, entities int, regime Regime, count int, seed uint64) (*Workload, error) {

@@ -44,7 +44,7 @@ type Query struct {
 // Case is one golden file: a graph, a view of it and queries.
 type Case struct {
 	Case     string   `json:"case"`
-	Graph    string   `json:"graph"` // "shared:<file>" or "testdata:<file>"
+	Graph    string   `json:"graph"` // "data:<file>" or "testdata:<file>"
 	Format   string   `json:"format"`
 	Directed bool     `json:"directed"`
 	Damping  float64  `json:"damping"`
@@ -78,16 +78,17 @@ func Read(path string) (Case, error) {
 }
 
 // GraphPath resolves the case's graph: "testdata:<file>" under testdata
-// (the golden directory), "shared:<file>" under shared (shared/data).
-// shared reports which, so callers can skip when shared/data is absent.
-func GraphPath(c Case, testdata, sharedData string) (path string, shared bool, err error) {
+// (the golden directory), "data:<file>" under data (the repository's
+// testdata/, the real graphs). real reports the second, so callers can
+// leave the real graphs out of -short runs.
+func GraphPath(c Case, testdata, data string) (path string, real bool, err error) {
 	where, name, ok := strings.Cut(c.Graph, ":")
 	if !ok {
-		return "", false, fmt.Errorf("golden: graph %q: want shared:<file> or testdata:<file>", c.Graph)
+		return "", false, fmt.Errorf("golden: graph %q: want data:<file> or testdata:<file>", c.Graph)
 	}
 	switch where {
-	case "shared":
-		return filepath.Join(sharedData, name), true, nil
+	case "data":
+		return filepath.Join(data, name), true, nil
 	case "testdata":
 		return filepath.Join(testdata, name), false, nil
 	}

@@ -38,14 +38,14 @@ library (python/build.sh, or AUTHPPR_LIB). Usage:
         [--untrusted 0.01] [--run-ppr-only] [--passages 10000]
 
 GRAPH: an undirected PPREDGE1 edge file (recognised by its magic, whatever
-its name) or its --tsv text, as made by shared/anchors/gen_graph.py kg
-(`/usr/bin/python3 ../shared/anchors/gen_graph.py kg --out /tmp/kg.ppredge`:
-250k nodes, 1.24M edges); entities are the nodes below n_entities (from
-the GRAPH.json sidecar; without one 200000 on a 250k-node graph, else 80%
-of the nodes), passages the rest. Without GRAPH: a graph made in-process
-the way gen_graph.py kg makes it, with --passages passages and 4 entities
-per passage. Medians over the repetitions; sides are interleaved so
-machine noise hits both.
+its name) or its --tsv text, as made by anchors/gen_graph.py kg (from the
+repository root: `/usr/bin/python3 anchors/gen_graph.py kg --out
+anchors-data/kg.ppredge`: 250k nodes, 1.24M edges; see anchors/README.md);
+entities are the nodes below n_entities (from the GRAPH.json sidecar;
+without one 200000 on a 250k-node graph, else 80% of the nodes), passages
+the rest. Without GRAPH: a graph made in-process the way gen_graph.py kg
+makes it, with --passages passages and 4 entities per passage. Medians over
+the repetitions; sides are interleaved so machine noise hits both.
 """
 
 import argparse
@@ -146,8 +146,15 @@ def synthetic_kg(n_pas, seed=20240601, gamma=2.2):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("graph", nargs="?", help="PPREDGE1 or --tsv file of gen_graph.py kg (default: made in-process)")
-    ap.add_argument("--passages", type=int, default=10000, help="passages of the in-process graph (without GRAPH)")
+GRAPH: an undirected PPREDGE1 edge file (recognised by its magic, whatever
+its name) or its --tsv text, as made by anchors/gen_graph.py kg (from the
+repository root: `/usr/bin/python3 anchors/gen_graph.py kg --out
+anchors-data/kg.ppredge`: 250k nodes, 1.24M edges; see anchors/README.md);
+entities are the nodes below n_entities (from the GRAPH.json sidecar;
+without one 200000 on a 250k-node graph, else 80% of the nodes), passages
+the rest. Without GRAPH: a graph made in-process the way gen_graph.py kg
+makes it, with --passages passages and 4 entities per passage. Medians over
+the repetitions; sides are interleaved so machine noise hits both.
     ap.add_argument("--queries", type=int, default=5)
     ap.add_argument("--builds", type=int, default=3)
     ap.add_argument("--ks", default="5,10", help="top_k of the guarded run_ppr and of Graph.top_k")

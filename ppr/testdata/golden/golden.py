@@ -2,8 +2,8 @@
 """Golden PPR vectors from igraph PRPACK for ppr/golden_test.go (see regen.sh).
 
 Needs Debian's python3-igraph and python3-numpy (/usr/bin/python3). Graphs are
-read with shared/anchors/igraph_oracle.py's own reader and scores come from
-running that oracle, so node ids and every reading convention are the anchor's.
+read with anchors/igraph_oracle.py's own reader and scores come from running
+that oracle, so node ids and every reading convention are the anchor's.
 
   golden.py mixed OUT.tsv                 write the synthetic graph mixed.tsv
   golden.py cases                         list the case names
@@ -13,7 +13,7 @@ running that oracle, so node ids and every reading convention are the anchor's.
                                           keep the coordinates the test checks
 
 Golden file (gzipped JSON, one per case):
-  {"case", "graph": "shared:<file>" | "testdata:<file>", "format", "directed",
+  {"case", "graph": "data:<file>" | "testdata:<file>", "format", "directed",
    "damping", "view": "native"|"auth", "trust": [...], "nodes", "edges",
    "full": bool,                       true when "top" is the whole vector
    "queries": [{"id", "seeds": {name: weight},
@@ -35,9 +35,10 @@ import zlib
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ANCHORS = os.path.normpath(os.path.join(HERE, "..", "..", "..", "..", "shared", "anchors"))
-DATA = os.path.normpath(os.path.join(HERE, "..", "..", "..", "..", "shared", "data"))
-sys.path.insert(0, os.environ.get("ANCHORS", ANCHORS))
+ROOT = os.path.normpath(os.path.join(HERE, "..", "..", ".."))  # the repository
+ANCHORS = os.path.join(ROOT, "anchors")
+DATA = os.path.join(ROOT, "testdata")  # the real graphs ("data:<file>")
+sys.path.insert(0, ANCHORS)
 from igraph_oracle import read_graph  # noqa: E402
 
 TOP = 100          # sampled graphs: igraph's top TOP, plus
@@ -52,10 +53,10 @@ CASES = {
     "mixed-und-native": ("testdata:mixed.tsv", "edges", True, 0.5, "native", ""),
     "mixed-und-auth": ("testdata:mixed.tsv", "edges", True, 0.5, "auth", "sys,alice"),
     "mixed-und-auth-sys": ("testdata:mixed.tsv", "edges", True, 0.85, "auth", "sys"),
-    "email-dir": ("shared:email-Eu-core.txt.gz", "edges", False, 0.85, "native", ""),
-    "email-und": ("shared:email-Eu-core.txt.gz", "edges", True, 0.5, "native", ""),
-    "wiki-vote-dir": ("shared:wiki-Vote.txt.gz", "edges", False, 0.85, "native", ""),
-    "wn18rr-und": ("shared:wn18rr-train.txt.gz", "triples", True, 0.5, "native", ""),
+    "email-dir": ("data:email-Eu-core.txt.gz", "edges", False, 0.85, "native", ""),
+    "email-und": ("data:email-Eu-core.txt.gz", "edges", True, 0.5, "native", ""),
+    "wiki-vote-dir": ("data:wiki-Vote.txt.gz", "edges", False, 0.85, "native", ""),
+    "wn18rr-und": ("data:wn18rr-train.txt.gz", "triples", True, 0.5, "native", ""),
 }
 
 
@@ -191,7 +192,8 @@ def filter_case(case, qpath, opath, outpath):
     for l in open(opath):
         if l.strip():
             rec = json.loads(l)
-            res[rec["id"]] = rec
+            if "id" in rec:  # the first line is the oracle's build record
+                res[rec["id"]] = rec
     out = []
     for qd in qs:
         rank = [(ids[e["node"]], e["score"]) for e in res[qd["id"]]["topk"]]

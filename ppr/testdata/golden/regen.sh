@@ -10,8 +10,9 @@
 #      view has dangling nodes (undirected real graphs have none), seeds on
 #      untrusted-only nodes (mixed), a 300-node reset (wn18rr); every query
 #      asks for k = all nodes;
-#   3. runs the shared anchor, shared/anchors/igraph_oracle.py (igraph PRPACK,
-#      tolerance 1e-10, dangling mass to the reset vector), on the graph file;
+#   3. runs the anchor, anchors/igraph_oracle.py (igraph PRPACK, tolerance
+#      1e-10, dangling mass to the reset vector), on the graph file (the real
+#      graphs are the repository's testdata/);
 #   4. keeps what the test needs (golden.py filter): the whole vector for graphs
 #      of at most 2,000 nodes, otherwise igraph's top 100, the score after it,
 #      and ~300 other coordinates (seeds, zeros, dangling nodes, the lowest,
@@ -19,17 +20,14 @@
 # Output is deterministic: running it twice gives identical files.
 #
 # Needs Debian's python3-igraph and python3-numpy (`apt-get install -y
-# python3-igraph python3-numpy`; run with /usr/bin/python3, not a venv) and
-# the shared checkout next to the repository (../../../../shared from here,
-# override with SHARED=/path/to/shared). The Go tests need none of this.
+# python3-igraph python3-numpy`; run with /usr/bin/python3, not a venv, or
+# set PY). The Go tests need none of this.
 #
 # Usage (from anywhere):  sh ppr/testdata/golden/regen.sh
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
-SHARED=${SHARED:-$(cd "$HERE/../../../../shared" && pwd)}
 PY=${PY:-/usr/bin/python3}
-ORACLE=$SHARED/anchors/igraph_oracle.py
-export ANCHORS="$SHARED/anchors"
+ORACLE=$(cd "$HERE/../../../anchors" && pwd)/igraph_oracle.py
 # PRPACK's OpenMP reductions make the last bits (~1e-13) vary run to run with
 # several threads; one thread (and a fixed hash seed) gives identical bytes.
 export OMP_NUM_THREADS=1 PYTHONHASHSEED=0
