@@ -40,17 +40,26 @@ rag.retrieve(..., num_to_retrieve=N) with N > top_k) gets a ValueError, and
 so does patching an instance whose qa_top_k is larger than top_k.
 
 The authppr graph is built from rag.graph on the first call and rebuilt
-whenever its content changes: the edges, the "weight" and "channel"
-attributes and the vertex count are compared with the last build's on
-every call (an in-place ``g.es["weight"] = ...`` is seen), as are
-passage_node_idxs.
+whenever its content changes: the edges (read from igraph's own edge
+arrays, a few ms per million edges), the "weight" and "channel" attributes,
+the vertex count and passage_node_idxs are compared with the last build's
+on every call, so any structural change (however made: HippoRAG2's
+index() and delete(), g.es.delete(), rewire, ...), an in-place
+``g.es["weight"] = ...`` or ``g.es[i]["channel"] = ...``, and rag.graph
+replaced are all seen (patch's check= says what each mode compares). The
+graph of the trusted edges, which a divergent retrieval ranks on under
+"reject", is built with the others.
 """
 
 import hashlib
+import sys
+import warnings
+from array import array
 
 import numpy as np
 
 import authppr
+from authppr import _igraph
 
 __all__ = ["patch", "unpatch", "tag_writers", "chunk_id", "entity_id", "RetrievalDecision"]
 
@@ -85,64 +94,154 @@ class RetrievalDecision:
                 % (self.divergent, self.path, self.native, self.auth, self.suspects))
 
 
-def _content(graph, channel, check_edges=True):
-    """What the authppr graph is built from, compared by value on every
-    call: vertex count, edges (or, without check_edges, their count),
-    weights and channels."""
-    attrs = graph.es.attributes()
-    return (graph.vcount(), graph.get_edgelist() if check_edges else (id(graph), graph.ecount()),
-            graph.es["weight"] if "weight" in attrs else None,
-            graph.es[channel] if channel is not None and channel in attrs else None)
+_CHECKS = ("edges", "full", "counts")
+
+
+class _Content:
+    """What a _Runner's authppr graphs were built from, kept to compare
+    rag's with on every call (see patch's doc for what each check mode
+    compares). Reads cost, on a 1.24M-edge graph: the edges through
+    igraph's own columns a few ms (get_edgelist, the reference, a second),
+    es["weight"] and es[channel] about 10 ms each (a list copy; the
+    comparison is mostly identity checks)."""
+
+    __slots__ = ("graph", "n", "m", "edges", "weights", "channels", "passages")
+
+    def __init__(self, graph, check, channel, passages):
+        self.graph, self.n, self.m = graph, graph.vcount(), graph.ecount()
+        self.edges = None
+        if check == "edges":
+            self.edges = _igraph.snapshot(graph)
+        if check == "full" or (check == "edges" and self.edges is None):
+            self.edges = _igraph.edgelist(graph)
+        attrs = graph.es.attributes()
+        self.weights = graph.es["weight"] if "weight" in attrs else None
+        self.channels = graph.es[channel] if channel is not None and channel in attrs else None
+        self.passages = list(passages)
+
+    def same(self, graph, check, channel, passages):
+        """Whether graph and passages are still what this was read from."""
+        if graph.vcount() != self.n or graph.ecount() != self.m:
+            return False
+        if check == "counts":
+            if graph is not self.graph:
+                return False
+        elif isinstance(self.edges, bytes):
+            same = _igraph.same_edges(graph, self.edges)
+            if same is None:  # unreadable now: rebuild, falling back to get_edgelist
+                return False
+            if not same:
+                return False
+        elif _igraph.edgelist(graph) != self.edges:
+            return False
+        if list(passages) != self.passages:
+            return False
+        attrs = graph.es.attributes()
+        if (graph.es["weight"] if "weight" in attrs else None) != self.weights:
+            return False
+        if channel is not None and (graph.es[channel] if channel in attrs else None) != self.channels:
+            return False
+        return True
+
+    def edge_array(self):
+        """The edges, get_edgelist's order and orientation, as an (m, 2)
+        int64 array (or a list of pairs where igraph's columns were not
+        read)."""
+        edges = self.edges if self.edges is not None else _igraph.snapshot(self.graph)  # counts: not kept
+        if isinstance(edges, bytes):
+            return _igraph.edge_array(edges)
+        return edges if edges is not None else _igraph.edgelist(self.graph)
+
+
+def _trusted_edges(channels, trusted):
+    """A bool per edge: whether every channel it depends on is trusted."""
+    table = {}
+    try:
+        idx = [table.setdefault(c, len(table)) for c in channels]
+    except TypeError:  # unhashable entries (lists, sets): as tuples
+        channels = [tuple(c) if isinstance(c, (list, set)) else c for c in channels]
+        idx = [table.setdefault(c, len(table)) for c in channels]
+    verdict = np.array([c in trusted if isinstance(c, str) else set(c) <= trusted for c in table], dtype=bool)
+    return verdict[np.asarray(idx, dtype=np.int64)] if idx else np.zeros(0, dtype=bool)
 
 
 class _Runner:
     """One patched instance's authppr state."""
 
-    def __init__(self, rag, trust, policy, top_k, channel, default_channel, max_suspects, check_edges):
+    def __init__(self, rag, trust, policy, top_k, channel, default_channel, max_suspects, check):
         self.rag, self.trust, self.policy, self.top_k = rag, trust, policy, top_k
-        self.check_edges = check_edges
+        self.check = check
         self.channel = channel if trust is not None else None
         self.default_channel, self.max_suspects = default_channel, max_suspects
-        self.content = self.passages = None
+        self.content = None
         self.graph = self.guard = self.auth_graph = None
+        self._warned = False
 
-    def refresh(self):
-        g = self.rag.graph
-        content = _content(g, self.channel, self.check_edges)
-        passages = list(self.rag.passage_node_idxs)
-        if self.graph is not None and content == self.content and passages == self.passages:
-            return
+    def close(self):
         for h in (self.guard, self.graph, self.auth_graph):
             if h is not None:
                 h.close()
-        self.guard = self.auth_graph = None
-        weights = "weight" if content[2] is not None else None
-        self.graph = authppr.Graph.from_igraph(g, weights=weights, directed=False, channels=self.channel,
-                                               default_channel=self.default_channel)
+        self.guard = self.graph = self.auth_graph = None
+
+    def refresh(self):
+        g, passages = self.rag.graph, self.rag.passage_node_idxs
+        if self.graph is not None and self.content.same(g, self.check, self.channel, passages):
+            if self.check != "counts":
+                self.content.graph = g  # an equal graph in rag.graph's place: the old one is let go
+            return
+        self.close()
+        try:
+            self._build(g, passages)
+        except BaseException:
+            self.close()  # no half-built state: the next call builds again (and fails the same way)
+            raise
+
+    def _build(self, g, passages):
+        self.content = c = _Content(g, self.check, self.channel, passages)
+        if self.check == "edges" and not isinstance(c.edges, bytes) and not self._warned:
+            self._warned = True
+            warnings.warn("authppr.hipporag: igraph %s's edge arrays could not be read in place; the content "
+                          "check compares get_edgelist() on every call (about a second per million edges)"
+                          % getattr(sys.modules.get("igraph"), "__version__", "?"), RuntimeWarning, stacklevel=4)
+        edges = c.edge_array()
+        w = None
+        if c.weights is not None:
+            if None in c.weights:
+                e = c.weights.index(None)
+                raise ValueError("authppr: edge %d (%d -> %d) has no 'weight'" % ((e,) + tuple(edges[e])))
+            try:
+                w = array("d", c.weights)
+            except TypeError:
+                e = next(i for i, x in enumerate(c.weights) if not isinstance(x, (int, float)))
+                raise TypeError("authppr: edge %d (%d -> %d): weight %r, want a number"
+                                % ((e,) + tuple(edges[e]) + (c.weights[e],))) from None
+        chans = authppr._edge_channels(g, self.channel, self.default_channel) if self.channel is not None else None
+        self.graph = authppr.Graph(c.n, edges if c.m else [], weights=w, directed=False, channels=chans)
         if self.trust is not None:
             self.guard = authppr.Guard(self.graph, self.trust, max_suspects=self.max_suspects, policy="report")
-        self.content, self.passages = content, passages
-        self.passage_idx = np.asarray(passages, dtype=np.int64)
-        self.position = np.full(g.vcount(), -1, dtype=np.int64)
-        self.position[self.passage_idx] = np.arange(len(passages))
-        self.scores = np.empty(g.vcount())
+            if self.policy == "reject":  # a divergence ranks on the trusted edges: ready before the first
+                self.auth_graph = self._trusted(edges, w, chans)
+        self.passage_idx = np.asarray(c.passages, dtype=np.int64)
+        self.position = np.full(c.n, -1, dtype=np.int64)
+        self.position[self.passage_idx] = np.arange(len(c.passages))
+        self.scores = np.empty(c.n)
+
+    def _trusted(self, edges, w, chans):
+        keep = _trusted_edges(chans, set(self.trust))
+        edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)[keep]
+        w = np.frombuffer(w, dtype=np.float64)[keep] if w is not None else None
+        return authppr.Graph(self.content.n, edges if len(edges) else [], weights=w, directed=False)
 
     def trusted_graph(self):
-        """The graph of the trusted edges alone (for the ranking past
-        top_k when the authenticated selection is returned)."""
+        """The graph of the trusted edges alone, on which a divergent
+        retrieval's ranking past top_k is computed (built with the others
+        under policy "reject", on demand otherwise)."""
         if self.auth_graph is None:
-            g = self.rag.graph
-            trusted = set(self.trust)
-            chans = self.graph_channels()
-            keep = [e for e, c in enumerate(chans) if (c in trusted if isinstance(c, str) else set(c) <= trusted)]
-            edges = g.get_edgelist()
-            w = g.es["weight"] if self.content[2] is not None else None
-            self.auth_graph = authppr.Graph(g.vcount(), [edges[e] for e in keep] or [],
-                                            weights=[w[e] for e in keep] if w is not None else None, directed=False)
+            c = self.content
+            w = array("d", c.weights) if c.weights is not None else None
+            chans = authppr._edge_channels(c.graph, self.channel, self.default_channel)
+            self.auth_graph = self._trusted(c.edge_array(), w, chans)
         return self.auth_graph
-
-    def graph_channels(self):
-        return authppr._edge_channels(self.rag.graph, self.channel, self.default_channel)
 
     def run_ppr(self, reset_prob, damping=0.5, num_to_retrieve=None):
         if damping is None:
@@ -184,29 +283,52 @@ class _Runner:
         return order, doc_scores[order]
 
     def _decision(self, d):
-        names = self.rag.graph.vs["name"] if "name" in self.rag.graph.vs.attributes() else None
+        vs = self.rag.graph.vs
+        names = "name" in vs.attributes()  # read per suspect: nothing cached, so a rename is seen
         rd = RetrievalDecision()
         rd.divergent, rd.path, rd.outcome, rd.policy, rd.decision = d.divergent, d.path, d.outcome, self.policy, d
         rd.native = [int(self.position[u]) for u in d.native]
         rd.auth = [int(self.position[u]) for u in d.auth]
         rd.selected = rd.native
-        name = (lambda u: names[u]) if names else (lambda u: u)
+        name = (lambda u: vs[u]["name"]) if names else (lambda u: u)
         rd.suspects = [(name(s.src), name(s.dst), s.channel) for s in d.suspects]
         return rd
 
 
 def patch(rag, trust=None, policy="reject", top_k=5, channel="channel", default_channel=None, max_suspects=5,
-          check_edges=True):
+          check="edges", check_edges=None):
     """Patches the HippoRAG2 instance rag (see the module doc): its
     run_ppr(reset_prob, damping=0.5) runs on authppr, guarded when trust
     (the writers to trust, a list) is given. Returns rag.
 
-    check_edges=False compares only the edge count (with the graph object,
-    the vertex count, weights and channels) instead of every edge on each
-    call: igraph's get_edgelist is most of the check's cost (about 0.1 s
-    per 200k edges), and HippoRAG2 itself only appends edges and deletes
-    vertices; a caller that replaces edges in place, keeping their count,
-    must then patch again."""
+    The authppr graphs are rebuilt when what they were built from changed;
+    every call compares (check, the content check):
+
+      - "edges" (the default): every edge's endpoints in edge id order,
+        read from igraph's own edge arrays (the C igraph_t's columns, a
+        few ms on a million edges; the layout is checked against
+        get_edgelist once per process, and where it does not match, on
+        another igraph version, a RuntimeWarning says so and get_edgelist
+        is compared instead); the vertex and edge counts; the "weight"
+        and (guarded) channel attribute lists, by value; passage_node_idxs;
+        and the graph by content, so rag.graph replaced by another object
+        is seen (an equal one needs no rebuild). Any way the graph changes
+        is seen: add_edges, add_vertices, delete_edges, delete_vertices
+        (HippoRAG2's index() and delete()), g += / -=, es.delete(),
+        rewire, simplify, calls through GraphBase, g.es["weight"] = ...,
+        g.es[i]["weight"] = x, g.es[i]["channel"] = c. Not seen: a channel
+        given as a list or set changed in place (assign a new value);
+        vertex names are not compared (run_ppr does not use them), the
+        decision's suspects read them when named.
+      - "full": the same with igraph's get_edgelist for the edges (the
+        reference; about a second per call on a million edges).
+      - "counts": the graph object and the edge count in place of every
+        edge (the vertex count, weights, channels and passages as above):
+        misses a same-count edge change on the same object (a
+        delete_edges then add_edges of as many, rewire); as cheap as
+        "edges" where igraph's columns are read.
+
+    check_edges (before check=): True is "full", False "counts"."""
     for attr in ("graph", "node_name_to_vertex_idx", "passage_node_idxs", "run_ppr"):
         if not hasattr(rag, attr):
             raise TypeError("authppr.hipporag: %r has no %s: want a HippoRAG2 instance after indexing "
@@ -222,8 +344,12 @@ def patch(rag, trust=None, policy="reject", top_k=5, channel="channel", default_
         if isinstance(qa, int) and qa > top_k:
             raise ValueError("authppr.hipporag: the reader reads qa_top_k=%d passages, the guard would decide on "
                              "top_k=%d: patch with top_k=%d" % (qa, top_k, qa))
+    if check_edges is not None:
+        check = "full" if check_edges else "counts"
+    if check not in _CHECKS:
+        raise ValueError("authppr.hipporag: check=%r, want one of %s" % (check, ", ".join(map(repr, _CHECKS))))
     unpatch(rag)
-    runner = _Runner(rag, trust, policy, top_k, channel, default_channel, max_suspects, check_edges)
+    runner = _Runner(rag, trust, policy, top_k, channel, default_channel, max_suspects, check)
     original = rag.run_ppr
 
     def run_ppr(reset_prob, damping=0.5, num_to_retrieve=None):
@@ -253,10 +379,7 @@ def unpatch(rag):
     state = getattr(rag, "_authppr", None)
     if not state:
         return rag
-    runner = state[0]
-    for h in (runner.guard, runner.graph, runner.auth_graph):
-        if h is not None:
-            h.close()
+    state[0].close()
     rag.run_ppr = state[1]
     if len(state) > 2:
         rag.retrieve = state[2]

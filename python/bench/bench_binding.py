@@ -19,14 +19,18 @@
      patch(rag, trust=["curated"], top_k=k) for k in --ks (guarded: the
      certified top-k of the passages decided by the guard, then the full
      ranking), with a fraction --untrusted of the edges (1% by default,
-     chosen at random) on the channel "mallory"; each both with the
-     graph-content check patch does by default and with check_edges=False;
+     chosen at random) on the channel "mallory"; each under the three
+     content checks of patch (check="edges", the default: igraph's own
+     edge arrays; "full": get_edgelist; "counts"; on the code before
+     check= existed, "full" and "counts" as check_edges=True/False);
      and Graph.top_k over the passages alone (the certified top-k without
      the ranking: authppr.hipporag has no such mode). Reported: seconds
-     (medians), igraph/unguarded and guarded/unguarded as ratios per query
-     then their median (the guard's overhead from Python), the library's
-     own solve, native and replay times, the igraph reads patch's
-     content check makes per call (timed alone), and checks: the unguarded scores against
+     (medians), igraph/unguarded and guarded/unguarded (the same check) as
+     ratios per query then their median (the guard's overhead from
+     Python), the library's own solve, native and replay times, the
+     content check alone (refresh() with nothing changed), the first call
+     (the build) and the first divergent call (a trusted-edges graph built
+     then), and checks: the unguarded scores against
      igraph's, the guard's native top-k against igraph's first k (a
      mismatch counted only where igraph's own scores separate the passages
      by more than 1e-9).
@@ -49,6 +53,7 @@ the repetitions; sides are interleaved so machine noise hits both.
 """
 
 import argparse
+import inspect
 import json
 import os
 import statistics
@@ -303,10 +308,20 @@ def separated(scores, i, tol=1e-9):
     return (i == 0 or scores[i - 1] - scores[i] > tol) and (i == len(scores) - 1 or scores[i] - scores[i + 1] > tol)
 
 
+def check_kw(check):
+    """patch's keyword for a content check mode; on the code before check=
+    existed (its default compared get_edgelist): "full" and "counts" as
+    check_edges, "edges" absent (None)."""
+    if "check" in inspect.signature(authppr.hipporag.patch).parameters:
+        return {"check": check}
+    return {"full": {"check_edges": True}, "counts": {"check_edges": False}}.get(check)
+
+
 def run_ppr_section(args, n, n_ent, edges_np, w_np, edges_list, w_list, ks):
     """3. run_ppr through authppr.hipporag.patch against igraph's:
-    unguarded and guarded, with and without the edge check, and
-    Graph.top_k, interleaved per query on the same reset vectors."""
+    unguarded and guarded, under each content check (check="edges", the
+    default; "full", igraph's get_edgelist; "counts"), and Graph.top_k,
+    interleaved per query on the same reset vectors."""
     g_ig = ig.Graph(n=n, edges=edges_list, directed=False)
     g_ig.vs["name"] = ["entity-%d" % i for i in range(n_ent)] + ["chunk-%d" % i for i in range(n - n_ent)]
     g_ig.es["weight"] = w_list
@@ -320,16 +335,23 @@ def run_ppr_section(args, n, n_ent, edges_np, w_np, edges_list, w_list, ks):
         r = HippoRAG2Shaped(g_ig, passage_node_idxs)
         return authppr.hipporag.patch(r, **kw)
 
-    sides = {"unguarded": patched(), "unguarded, check_edges=False": patched(check_edges=False)}
-    for k in ks:
-        sides["guarded top_k=%d" % k] = patched(trust=["curated"], top_k=k)
-        sides["guarded top_k=%d, check_edges=False" % k] = patched(trust=["curated"], top_k=k, check_edges=False)
+    sides = {}
+    for check in ("edges", "full", "counts"):
+        kw = check_kw(check)
+        if kw is None:
+            continue
+        sides["unguarded, %s" % check] = patched(**kw)
+        for k in ks:
+            sides["guarded top_k=%d, %s" % (k, check)] = patched(trust=["curated"], top_k=k, **kw)
+    base = {nm: nm.replace("guarded top_k=%s, " % nm.split("=")[1].split(",")[0], "unguarded, ")
+            if nm.startswith("guarded") else None for nm in sides}
     resets = [hipporag_reset(rng, n, n_ent) for _ in range(args.queries)]
-    for r in sides.values():  # the first call builds the authppr graphs
+    first = {}
+    for nm, r in sides.items():  # the first call builds the authppr graphs (and, guarded, the trusted one)
+        t0 = time.perf_counter()
         r.run_ppr(resets[0], 0.5)
-        if r.authppr_last_decision is not None:
-            r._authppr[0].trusted_graph()  # and the trusted edges' graph a divergence ranks on
-    topk_graph = sides["unguarded"]._authppr[0].graph
+        first[nm] = time.perf_counter() - t0
+    topk_graph = sides[next(iter(sides))]._authppr[0].graph
     cands = np.asarray(passage_node_idxs, dtype=np.int64)
     names = ["igraph"] + list(sides) + ["Graph.top_k k=%d" % k for k in ks]
     t = {nm: [] for nm in names}
@@ -337,7 +359,8 @@ def run_ppr_section(args, n, n_ent, edges_np, w_np, edges_list, w_list, ks):
                                                                          {k: 0 for k in ks}, {k: 0 for k in ks}, [], [])
     misordered = {k: 0 for k in ks}
     solve = {nm: [] for nm in sides}
-    reads = {what: [] for what in ("get_edgelist()", 'es["weight"]', 'es["channel"]', 'vs["name"]')}
+    check = {nm: [] for nm in sides}
+    first_divergent = {}
     for q, reset in enumerate(resets):
         out = {}
         for nm in names[q % len(names):] + names[:q % len(names)]:
@@ -354,45 +377,45 @@ def run_ppr_section(args, n, n_ent, edges_np, w_np, edges_list, w_list, ks):
                 ranked = runner.auth_graph if d is not None and d.divergent else runner.graph
                 guard_ns = d.decision.native_ns + d.decision.replay_ns if d is not None else 0
                 solve[nm].append((ranked.last_stats.solve_ns + guard_ns) / 1e9)
-            if nm.startswith("guarded") and "check_edges" not in nm:
-                k = int(nm.split("=")[1])
+                if d is not None and d.divergent and nm not in first_divergent:
+                    first_divergent[nm] = t[nm][-1]
+                # The content check alone (nothing changed: no rebuild).
+                t0 = time.perf_counter()
+                runner.refresh()
+                check[nm].append(time.perf_counter() - t0)
+            if nm.startswith("guarded") and nm.endswith(", full"):
+                k = int(nm.split("=")[1].split(",")[0])
                 d = sides[nm].authppr_last_decision
                 native_ns[k].append(d.decision.native_ns / 1e9)
                 replay_ns[k].append(d.decision.replay_ns / 1e9)
                 divergent[k] += d.divergent
-        # What patch's content check reads of the igraph graph on every
-        # call (the edges unless check_edges=False, the weights, the
-        # channels when guarded) and the guarded call's vertex names.
-        for what, read in (("get_edgelist()", g_ig.get_edgelist), ('es["weight"]', lambda: g_ig.es["weight"]),
-                           ('es["channel"]', lambda: g_ig.es["channel"]), ('vs["name"]', lambda: g_ig.vs["name"])):
-            t0 = time.perf_counter()
-            read()
-            reads[what].append(time.perf_counter() - t0)
         ids_i, sc_i = out["igraph"]
-        diffs.append(float(np.abs(out["unguarded"][1] - sc_i).max()))
+        diffs.append(max(float(np.abs(out[nm][1] - sc_i).max()) for nm in sides if nm.startswith("unguarded")))
         for k in ks:
-            d = sides["guarded top_k=%d" % k].authppr_last_decision
+            d = sides["guarded top_k=%d, full" % k].authppr_last_decision
             if sc_i[k - 1] - sc_i[k] > 1e-9:  # igraph's top-k is a set apart: the guard's native one
                 mismatched[k] += len(set(ids_i[:k].tolist()) - set(d.native))
-            if not d.divergent:  # the ranking returned is igraph's
-                ids_g, sc_g = out["guarded top_k=%d" % k]
-                diffs_guarded.append(float(np.abs(sc_g - sc_i).max()))
-                misordered[k] += sum(1 for i in range(k) if separated(sc_i, i) and ids_g[i] != ids_i[i])
+            for nm in sides:
+                if nm.startswith("guarded top_k=%d," % k) and not sides[nm].authppr_last_decision.divergent:
+                    ids_g, sc_g = out[nm]  # the ranking returned is igraph's
+                    diffs_guarded.append(float(np.abs(sc_g - sc_i).max()))
+                    misordered[k] += sum(1 for i in range(k) if separated(sc_i, i) and ids_g[i] != ids_i[i])
     ratio = lambda a, b: med([x / y for x, y in zip(t[a], t[b])])
     print("\nrun_ppr through authppr.hipporag.patch, %d queries, %.1f%% of the edges untrusted (%d); medians, "
-          "ratios per query then the median:" % (args.queries, 100 * args.untrusted, int(untrusted.sum())))
+          "ratios per query then the median; check: the content check alone (refresh() with nothing changed):"
+          % (args.queries, 100 * args.untrusted, int(untrusted.sum())))
     print("  igraph run_ppr (HippoRAG2's):                   %.3f s" % med(t["igraph"]))
     for nm in sides:
-        base = "unguarded, check_edges=False" if "check_edges" in nm else "unguarded"
         line = "  %-47s %.3f s  igraph/this %.2fx" % (nm + ":", med(t[nm]), ratio("igraph", nm))
-        if nm.startswith("guarded"):
-            line += "  guarded/unguarded %.3f" % ratio(nm, base)
-        line += "  (in the library %.3f s, the rest %.3f s)" % (med(solve[nm]), med([a - b for a, b in zip(t[nm], solve[nm])]))
+        if base[nm]:
+            line += "  guarded/unguarded %.3f" % ratio(nm, base[nm])
+        line += "  (in the library %.3f s, the rest %.3f s; check %.4f s; first call %.2f s%s)" % (
+            med(solve[nm]), med([a - b for a, b in zip(t[nm], solve[nm])]), med(check[nm]), first[nm],
+            "; first divergent call %.2f s" % first_divergent[nm] if nm in first_divergent else "")
         print(line)
     for k in ks:
         nm = "Graph.top_k k=%d" % k
         print("  %-47s %.3f s  igraph/this %.2fx" % (nm + " (no ranking):", med(t[nm]), ratio("igraph", nm)))
-    print("  igraph reads per call (medians): %s" % ", ".join("%s %.3f s" % (w, med(v)) for w, v in reads.items()))
     print("  unguarded scores against igraph's: max |difference| %.1e; guarded (queries not divergent): %s"
           % (max(diffs), "%.1e" % max(diffs_guarded) if diffs_guarded else "none"))
     for k in ks:

@@ -21,6 +21,7 @@ except ImportError:
 
 if igraph is not None:
     import authppr.hipporag as hr
+    from authppr import _igraph as ig_edges
     from hipporag_shape import HippoRAG2Shaped, corpus
 
 
@@ -102,6 +103,236 @@ class HippoRAG(unittest.TestCase):
         self.rag.index([("a late passage", [("entity 001", "rel1", "entity 002")])])
         self.assertSameRanking(self.rag.run_ppr(self.rag.reset(*q[:1], np.random.default_rng(2).random(len(self.rag.passages))), 0.5),
                                self.igraph_ranking((q[0], np.random.default_rng(2).random(len(self.rag.passages)))), "indexed")
+
+    def fresh(self):
+        """A new HippoRAG2-shaped instance with setUp's documents, tagged."""
+        rag = HippoRAG2Shaped()
+        rag.index(self.docs, self.similar)
+        hr.tag_writers(rag, self.writers)
+        return rag
+
+    def query(self, rag):
+        """Query 0 on rag: its dense scores resized to rag's passages."""
+        return self.queries[0][0], np.resize(self.queries[0][1], len(rag.passages))
+
+    def assertSeen(self, mutate, what, checks=("edges", "full"), prepare=None):
+        """mutate(rag) between two retrievals changes igraph's ranking
+        (so a stale cache would be caught); the patched run_ppr, unguarded
+        and guarded (every writer trusted: nothing refused, igraph's
+        ranking), follows it under each content check. prepare(rag), when
+        given, runs first."""
+        for check in checks:
+            for trust in (None, ["curated", "wiki"]):
+                with self.subTest(what=what, check=check, trust=trust):
+                    rag = self.fresh()
+                    if prepare is not None:
+                        prepare(rag)
+                    hr.patch(rag, trust=trust, check=check)
+                    before = HippoRAG2Shaped.run_ppr(rag, rag.reset(*self.query(rag)), 0.5)
+                    self.assertSameRanking(rag.run_ppr(rag.reset(*self.query(rag)), 0.5), before, "%s: before" % what)
+                    mutate(rag)
+                    after = HippoRAG2Shaped.run_ppr(rag, rag.reset(*self.query(rag)), 0.5)
+                    self.assertTrue(len(after[1]) != len(before[1]) or np.abs(after[1] - before[1]).max() > 1e-6,
+                                    "%s: igraph's ranking did not change: the case proves nothing" % what)
+                    self.assertSameRanking(rag.run_ppr(rag.reset(*self.query(rag)), 0.5), after, what)
+                    if trust is not None:
+                        self.assertFalse(rag.authppr_last_decision.divergent)
+
+    def seed(self, rag):
+        q = self.queries[0][0]
+        return rag.node_name_to_vertex_idx[hr.entity_id(sorted(q, key=q.get)[-1])]
+
+    def test_cache_sees_same_count_edge_changes(self):
+        """Edge changes that keep the vertex and edge counts, the weight
+        and channel lists and every degree: a check of counts, weights and
+        channels alone, or of the degree sequence, serves them stale."""
+        ends = {}
+
+        def prepare(rag):
+            # (seed, x) and (y, e) at the end, weight 3; the swap makes
+            # them (seed, e) and (y, x): e an entity of a passage outside
+            # igraph's top-5, x and y entities apart from both.
+            g, seed, passages = rag.graph, self.seed(rag), set(rag.passage_node_idxs)
+            ids, _ = HippoRAG2Shaped.run_ppr(rag, rag.reset(*self.query(rag)), 0.5)
+            e = next(v for pos in ids[5:] for v in g.neighbors(rag.passage_node_idxs[pos])
+                     if v != seed and v not in passages and not g.are_connected(seed, v))
+            x, y = [v for v in rag.entity_node_idxs if v not in (seed, e) and not g.are_connected(seed, v)
+                    and not g.are_connected(e, v)][:2]
+            g.add_edges([(seed, x), (y, e)], attributes={"weight": [3.0, 3.0], "channel": ["curated"] * 2})
+            ends.update(seed=seed, e=e, x=x, y=y)
+
+        def swap(delete):
+            def mutate(rag):
+                g, m = rag.graph, rag.graph.ecount()
+                delete(g, [m - 2, m - 1])
+                g.add_edges([(ends["seed"], ends["e"]), (ends["y"], ends["x"])],
+                            attributes={"weight": [3.0, 3.0], "channel": ["curated"] * 2})
+                self.assertEqual(g.ecount(), m)
+            return mutate
+
+        self.assertSeen(swap(lambda g, ids: g.delete_edges(ids)), "delete_edges + add_edges, same counts",
+                        prepare=prepare)
+        self.assertSeen(swap(lambda g, ids: g.es[ids].delete()), "es[...].delete() + add_edges", prepare=prepare)
+        self.assertSeen(swap(lambda g, ids: igraph.GraphBase.delete_edges(g, ids)), "GraphBase.delete_edges",
+                        prepare=prepare)
+        self.assertSeen(self.rewire, "rewire")
+
+    @staticmethod
+    def rewire(rag):
+        """Degree-preserving, in place; igraph drops the rewired edges'
+        attributes: the same lists again."""
+        g = rag.graph
+        w, c = g.es["weight"], g.es["channel"]
+        g.rewire(n=50)
+        g.es["weight"], g.es["channel"] = w, c
+
+    def test_cache_sees_attribute_changes(self):
+        rng = np.random.default_rng(3)
+        self.assertSeen(lambda rag: rag.graph.es.__setitem__("weight", list(rng.uniform(0.1, 3.0, rag.graph.ecount()))),
+                        'g.es["weight"] = a new list', checks=("edges", "full", "counts"))
+
+        def one_weight(rag):
+            rag.graph.es[rag.graph.incident(self.seed(rag))[0]]["weight"] = 40.0
+        self.assertSeen(one_weight, 'g.es[i]["weight"] = x', checks=("edges", "full", "counts"))
+
+    def test_cache_sees_hipporag2s_own_changes(self):
+        """index() (add_vertices, add_edges) and delete() (delete_vertices
+        by name, then prepare_retrieval_objects' new indices)."""
+
+        def index(rag):
+            rag.index([("a late passage", [("entity 001", "rel1", "entity 002"),
+                                           ("entity 002", "rel2", "entity 003")])])
+            hr.tag_writers(rag, dict(self.writers, **{"a late passage": "curated"}))
+
+        def delete(rag):
+            ids, _ = HippoRAG2Shaped.run_ppr(rag, rag.reset(*self.query(rag)), 0.5)
+            gone = rag.passages[int(ids[0])]
+            rag.graph.delete_vertices([hr.chunk_id(gone)])
+            rag.passages.remove(gone)
+            rag.prepare()
+        self.assertSeen(index, "index()", checks=("edges", "full", "counts"))
+        self.assertSeen(delete, "delete()", checks=("edges", "full", "counts"))
+
+    def test_cache_sees_graph_replaced(self):
+        def replace(rag):
+            g = rag.graph.copy()
+            g.es[0]["weight"] = 0.01
+            g.add_edges([(self.seed(rag), rag.passage_node_idxs[-1])],
+                        attributes={"weight": [2.0], "channel": ["curated"]})
+            g.delete_edges([1])  # the same counts
+            rag.graph = g
+        self.assertSeen(replace, "rag.graph replaced", checks=("edges", "full", "counts"))
+
+    def test_cache_sees_channel_change_and_names(self):
+        """A channel changed on the edges that flip a top-5 (trusted, then
+        an untrusted writer's): the guard sees it on the next call; a
+        renamed vertex is named so in the suspects."""
+        self.tag()
+        q, s, e = self.find_flip()
+        g = self.rag.graph
+        trusted = self.igraph_ranking(q)
+        for check in ("edges", "full"):
+            with self.subTest(check=check):
+                g.add_edges([(s, e), (e, s)], attributes={"weight": [1.0, 1.0], "channel": ["curated"] * 2})
+                hr.patch(self.rag, trust=["curated", "wiki"], check=check)
+                native = self.rag.run_ppr(self.rag.reset(*q), 0.5)
+                self.assertFalse(self.rag.authppr_last_decision.divergent)
+                self.assertNotEqual(set(native[0][:5].tolist()), set(trusted[0][:5].tolist()))
+                m = g.ecount()
+                g.es[m - 2]["channel"] = "mallory"
+                g.es[m - 1]["channel"] = "mallory"
+                got = self.rag.run_ppr(self.rag.reset(*q), 0.5)
+                d = self.rag.authppr_last_decision
+                self.assertTrue(d.divergent, d)
+                self.assertEqual(sorted(got[0][:5].tolist()), sorted(trusted[0][:5].tolist()))
+                names = g.vs["name"]
+                self.assertTrue({(names[s], names[e], "mallory"), (names[e], names[s], "mallory")} & set(d.suspects))
+                old = names[s]
+                g.vs[s]["name"] = "renamed " + old
+                self.rag.run_ppr(self.rag.reset(*q), 0.5)
+                sus = self.rag.authppr_last_decision.suspects
+                self.assertTrue(any("renamed " + old in (a, b) for a, b, _ in sus), sus)
+                self.assertFalse(any(old in (a, b) for a, b, _ in sus), sus)
+                g.vs[s]["name"] = old
+                g.delete_edges([m - 2, m - 1])
+
+    def test_default_check_reads_igraphs_edge_arrays(self):
+        """The default check reads no Python edge list (get_edgelist: a
+        second per million edges) on any call, the first build included;
+        check="full" reads it on every call. The trusted edges' graph a
+        divergence ranks on (policy reject) is built with the others."""
+        self.assertTrue(ig_edges.readable() or not igraph.__version__.startswith("0.10."),
+                        "igraph %s's edge arrays not readable" % igraph.__version__)
+        self.tag()
+        for check, trust, calls in (("edges", None, 0), ("edges", ["curated"], 0), ("full", None, 3),
+                                    ("full", ["curated"], 3)):
+            with self.subTest(check=check, trust=trust):
+                g = self.rag.graph
+                n = [0]
+                real = igraph.Graph.get_edgelist
+
+                def counted(*a):
+                    n[0] += 1
+                    return real(g, *a)
+                g.get_edgelist = counted
+                try:
+                    hr.patch(self.rag, trust=trust, check=check)
+                    for q in self.queries[:3]:
+                        self.rag.run_ppr(self.rag.reset(*q), 0.5)
+                finally:
+                    del g.get_edgelist
+                self.assertEqual(n[0], calls)
+                runner = self.rag._authppr[0]
+                if trust is not None:
+                    self.assertIsNotNone(runner.auth_graph)
+        with self.assertRaises(ValueError) as cm:
+            hr.patch(self.rag, check="degrees")
+        self.assertIn("check='degrees'", str(cm.exception))
+
+    def test_edge_reader(self):
+        """authppr._igraph reads igraph's edge columns as get_edgelist
+        gives them (orientation and order), after every kind of change, on
+        directed and undirected graphs; same_edges tells a snapshot from
+        any change of an endpoint, and from an equal graph says equal."""
+        if not ig_edges.readable():
+            self.skipTest("igraph %s's edge arrays are not readable" % igraph.__version__)
+        rng = np.random.default_rng(9)
+        for directed in (False, True):
+            g = igraph.Graph(n=30, edges=rng.integers(0, 30, size=(80, 2)).tolist(), directed=directed)
+            steps = [("add_edges", lambda: g.add_edges([(1, 2), (29, 0)])),
+                     ("+=", lambda: g.__iadd__((5, 7))),
+                     ("add_vertices", lambda: g.add_vertices(3)),
+                     ("delete_edges", lambda: g.delete_edges([0, 5])),
+                     ("es.select().delete()", lambda: g.es.select(_source=3).delete()),
+                     ("GraphBase.delete_edges", lambda: igraph.GraphBase.delete_edges(g, [2])),
+                     ("delete_vertices", lambda: g.delete_vertices([4])),
+                     ("rewire", lambda: g.rewire(n=20)),
+                     ("contract_vertices", lambda: g.contract_vertices(list(range(g.vcount() - 1)) + [0])),
+                     ("simplify", lambda: g.simplify())]
+            for what, step in steps:
+                with self.subTest(directed=directed, step=what):
+                    snap = ig_edges.snapshot(g)
+                    self.assertTrue(ig_edges.same_edges(g, snap))
+                    self.assertTrue(ig_edges.same_edges(g.copy(), snap))
+                    before = g.get_edgelist()
+                    step()
+                    got = ig_edges.edge_array(ig_edges.snapshot(g))
+                    self.assertEqual(list(map(tuple, got.tolist())), g.get_edgelist())
+                    self.assertEqual(ig_edges.same_edges(g, snap), g.get_edgelist() == before)
+        self.assertIsNone(ig_edges.snapshot(object()))  # not an igraph graph
+
+    def test_unreadable_edges_fall_back_to_get_edgelist(self):
+        """Where igraph's columns cannot be read (another igraph's
+        layout), the default check says so once and compares get_edgelist:
+        still never stale."""
+        saved = ig_edges._layout_ok
+        ig_edges._layout_ok = False
+        try:
+            with self.assertWarns(RuntimeWarning) as cm:
+                self.assertSeen(self.rewire, "rewire, unreadable columns", checks=("edges",))
+            self.assertIn("get_edgelist", str(cm.warning))
+        finally:
+            ig_edges._layout_ok = saved
 
     def test_certified_top_k_of_passages(self):
         """The certified top-k of the passages (Graph.top_k, what the guard
@@ -281,11 +512,19 @@ class HippoRAG(unittest.TestCase):
             hr.patch(rag, trust=["curated", "wkii"])
             rag.run_ppr(rag.reset(*self.queries[0]), 0.5)
         self.assertIn("wkii", str(cm.exception))
+        with self.assertRaises(ValueError) as cm:  # again: no half-built state left by the failure
+            rag.run_ppr(rag.reset(*self.queries[0]), 0.5)
+        self.assertIn("wkii", str(cm.exception))
         rag.graph.es[2]["weight"] = None
         with self.assertRaises(ValueError) as cm:
             hr.patch(rag)
             rag.run_ppr(rag.reset(*self.queries[0]), 0.5)
         self.assertIn("edge 2 (", str(cm.exception))
+        rag.graph.es[2]["weight"] = "heavy"
+        with self.assertRaises(TypeError) as cm:
+            rag.run_ppr(rag.reset(*self.queries[0]), 0.5)
+        self.assertIn("edge 2 (", str(cm.exception))
+        self.assertIn("'heavy'", str(cm.exception))
 
 
 if __name__ == "__main__":
