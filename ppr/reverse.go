@@ -61,11 +61,17 @@ type reverseEstimate struct {
 	// SD sum_w s(w) over the others: the remainder's size on undirected
 	// views (see undirected refinement below).
 	SW, SD float64
-	Nodes  []uint32 // support of q
-	Q      []float64
+	// The same three of the negative part of s: zero for a push, which
+	// keeps s >= 0; an estimate adapted from another view may have one
+	// (see adapt), and the bounds take each part on its own.
+	NegMaxS, NegSW, NegSD float64
+	Nodes                 []uint32 // support of q
+	Q                     []float64
 	// reached lists every node the push gave mass to (s > 0 at some
-	// point): the rows it read are theirs (see ShareEstimates).
+	// point): the rows it read are theirs (see ShareEstimates); s holds
+	// the remainder s there, in the same order.
 	reached []uint32
+	s       []float64
 }
 
 // dot returns r.q.
@@ -160,15 +166,11 @@ func (rp *reversePusher) pushInto(est *reverseEstimate, view *mask.View, d float
 			add(u, c*val)
 		}
 	}
-	*est = reverseEstimate{Nodes: est.Nodes[:0], Q: est.Q[:0], reached: append(est.reached[:0], rp.touched...)}
+	*est = reverseEstimate{Nodes: est.Nodes[:0], Q: est.Q[:0], reached: append(est.reached[:0], rp.touched...), s: est.s[:0]}
 	out := view.OutWeights()
 	for _, u := range rp.touched {
-		est.MaxS = max(est.MaxS, s[u])
-		if out[u] > 0 {
-			est.SW += s[u] * out[u]
-		} else {
-			est.SD += s[u]
-		}
+		est.s = append(est.s, s[u])
+		est.addRemainder(s[u], out[u])
 		if q[u] != 0 {
 			est.Nodes = append(est.Nodes, u)
 			est.Q = append(est.Q, q[u])
@@ -176,6 +178,21 @@ func (rp *reversePusher) pushInto(est *reverseEstimate, view *mask.View, d float
 		q[u], s[u], queued[u], seen[u] = 0, 0, false, false
 	}
 	rp.queue, rp.touched = rp.queue[:0], rp.touched[:0]
+}
+
+// addRemainder adds one entry sw of s, at a node of out-weight w in the
+// view, to the estimate's summaries of s's positive and negative parts.
+func (e *reverseEstimate) addRemainder(sw, w float64) {
+	mag, maxS, sumW, sumD := sw, &e.MaxS, &e.SW, &e.SD
+	if sw < 0 {
+		mag, maxS, sumW, sumD = -sw, &e.NegMaxS, &e.NegSW, &e.NegSD
+	}
+	*maxS = max(*maxS, mag)
+	if w > 0 {
+		*sumW += mag * w
+	} else {
+		*sumD += mag
+	}
 }
 
 // Top-k refinement (SolveTopK), directed views first. With the L1 bound
@@ -274,23 +291,26 @@ type topKRefinement struct {
 	collected blockerSet
 	// donor and differ: estimates another engine made on another view of
 	// the same graph, and the nodes whose rows differ between the views
-	// (see ShareEstimates); borrowed holds the donor's estimates this
-	// engine uses, which never go to its pool.
-	donor    *topKRefinement
-	differ   []uint64
-	borrowed map[uint32]*reverseEstimate
+	// (see ShareEstimates), as a bitset and a list; borrowed holds the
+	// donor's estimates this engine uses, which never go to its pool.
+	donor      *topKRefinement
+	donorView  *mask.View
+	differ     []uint64
+	differList []uint32
+	borrowed   map[uint32]*reverseEstimate
 }
 
 // ShareEstimates lets this engine's refinement use the reverse estimates
 // from's has made, on another view of the same graph and for the same
-// damping, for the targets whose pushes gave mass to no node of differ:
-// such a push read only rows the two views share, so it is this view's
-// push too. differ must list every node whose out-row or in-row differs
-// between the views. The sharing lasts until the next SetProblem of
-// either engine; from must not push in the meantime.
+// damping. differ must list every node whose out-row or in-row differs
+// between the views. An estimate whose push gave mass to no node of differ
+// read only rows the two views share, so it is this view's push too; the
+// others are adapted to this view (see adapt). The sharing lasts until the
+// next SetProblem of either engine; from must not push in the meantime.
 func (e *Engine) ShareEstimates(from *Engine, differ []uint32) {
 	ref := &e.refine
-	ref.donor = &from.refine
+	ref.donor, ref.donorView = &from.refine, from.view
+	ref.differList = append(ref.differList[:0], differ...)
 	if n := (len(e.X) + 63) / 64; len(ref.differ) != n {
 		ref.differ = make([]uint64, n)
 	} else {
@@ -302,8 +322,10 @@ func (e *Engine) ShareEstimates(from *Engine, differ []uint32) {
 }
 
 // borrow returns the donor's estimate of v when it is at least as fine as
-// eps and valid on this view (see ShareEstimates), else nil.
-func (ref *topKRefinement) borrow(v uint32, eps float64) *reverseEstimate {
+// eps: the donor's own when its push read no row that differs (see
+// ShareEstimates), else its adaptation to this view, which becomes this
+// engine's estimate of v when it is still as fine as eps. nil otherwise.
+func (ref *topKRefinement) borrow(e *Engine, v uint32, eps float64) *reverseEstimate {
 	if ref.donor == nil {
 		return nil
 	}
@@ -314,16 +336,111 @@ func (ref *topKRefinement) borrow(v uint32, eps float64) *reverseEstimate {
 	if est == nil || est.MaxS > eps {
 		return nil
 	}
+	if !ref.readsDiffer(est) {
+		if ref.borrowed == nil {
+			ref.borrowed = make(map[uint32]*reverseEstimate)
+		}
+		ref.borrowed[v] = est
+		return est
+	}
+	adapted := ref.adapt(e, est)
+	if adapted.MaxS > eps || adapted.NegMaxS > eps {
+		ref.free = append(ref.free, adapted)
+		return nil
+	}
+	if old := ref.est[v]; old != nil {
+		ref.free = append(ref.free, old)
+	}
+	ref.est[v] = adapted
+	return adapted
+}
+
+// readsDiffer reports whether est's push gave mass to a node of differ.
+func (ref *topKRefinement) readsDiffer(est *reverseEstimate) bool {
 	for _, u := range est.reached {
 		if ref.differ[u/64]&(1<<(u%64)) != 0 {
-			return nil
+			return true
 		}
 	}
-	if ref.borrowed == nil {
-		ref.borrowed = make(map[uint32]*reverseEstimate)
+	return false
+}
+
+// adapt returns the donor's estimate est (on the donor's view, G below)
+// rewritten for e's view (A): the same q, with the remainder
+//
+//	s_A = s + d*(P'_A - P'_G)*q,
+//
+// which differs from s only at the nodes of differ, and its summaries.
+//
+// Proof. Each push keeps s = e_v - (I - d*P'_G)*q (moving s(w) into q(w)
+// and adding d*P'_G[u][w]*s(w) to s(u) for every u with an arc into w
+// leaves e_v - (I - d*P'_G)*q unchanged), so the push's pair satisfies it
+// exactly, however far it got. Then with s_A as above, s_A = e_v - (I -
+// d*P'_A)*q, and G'_A*e_v = G'_A*(s_A + (I - d*P'_A)*q) = q + G'_A*s_A:
+// the pair (q, s_A) is an estimate on A. Only s_A's sign is new: an arc
+// only G has, into q's support, makes it negative there; r*G'_A*s_A =
+// r*G'_A*s_A+ - r*G'_A*s_A-, and bounds takes each part with its own
+// summaries (the arguments at the top of this file and below hold for
+// each part, which is >= 0). The adaptation reads the rows of differ in
+// both views, not the pushes' neighbourhoods.
+func (ref *topKRefinement) adapt(e *Engine, est *reverseEstimate) *reverseEstimate {
+	dense := ref.pusher.q // all zero between pushes
+	for i, w := range est.Nodes {
+		dense[w] = est.Q[i]
 	}
-	ref.borrowed[v] = est
-	return est
+	out := ref.newEstimate()
+	*out = reverseEstimate{Nodes: append(out.Nodes[:0], est.Nodes...), Q: append(out.Q[:0], est.Q...),
+		reached: append(out.reached[:0], est.reached...), s: append(out.s[:0], est.s...)}
+	// s_A at the nodes of differ: s there (0 when the push never reached
+	// them) plus the rows' difference against q.
+	at := make(map[uint32]int, len(ref.differList))
+	for _, u := range ref.differList {
+		at[u] = -1
+	}
+	for i, u := range out.reached {
+		if _, ok := at[u]; ok {
+			at[u] = i
+		}
+	}
+	for _, u := range ref.differList {
+		delta := e.damping * (rowDot(e.view, u, dense) - rowDot(ref.donorView, u, dense))
+		if delta == 0 {
+			continue
+		}
+		if i := at[u]; i >= 0 {
+			out.s[i] += delta
+		} else {
+			at[u] = len(out.reached)
+			out.reached = append(out.reached, u)
+			out.s = append(out.s, delta)
+		}
+	}
+	for _, w := range est.Nodes {
+		dense[w] = 0
+	}
+	w := e.view.OutWeights()
+	for i, u := range out.reached {
+		out.addRemainder(out.s[i], w[u])
+	}
+	return out
+}
+
+// rowDot returns P'[u].q on the view: u's live out-arcs' weights times q
+// at their heads, over u's out-weight (0 when u dangles in the view, as
+// P' has no row there).
+func rowDot(view *mask.View, u uint32, q []float64) float64 {
+	inv := view.InvOutWeights()[u]
+	if inv == 0 {
+		return 0
+	}
+	row := view.OutRow(u)
+	sum := 0.0
+	for p, w := range row.Nbr {
+		if q[w] != 0 && row.Live(p) {
+			sum += row.Weight.At(p) * q[w]
+		}
+	}
+	return sum * inv
 }
 
 // reset starts a new solve: estimates depend on the damping, which the
@@ -428,7 +545,7 @@ func (rc *refineCheck) estimate(v uint32, eps float64) *reverseEstimate {
 	if old != nil && old.MaxS <= eps {
 		return old
 	}
-	if b := ref.borrow(v, eps); b != nil {
+	if b := ref.borrow(rc.e, v, eps); b != nil {
 		return b
 	}
 	if rc.allowance <= 0 {
@@ -449,20 +566,33 @@ func (rc *refineCheck) estimate(v uint32, eps float64) *reverseEstimate {
 	return old
 }
 
-// bounds returns the refined interval of N(v) (see the proofs).
+// bounds returns the refined interval of N(v) (see the proofs): r.q
+// widened by the remainder's terms, r*G'*s_+ above and r*G'*s_- below for
+// r >= 0 (each part at most the size the proofs give it, and >= 0), both
+// on both sides for a signed r.
 func (rc *refineCheck) bounds(v uint32, est *reverseEstimate) (lo, hi float64) {
 	x := rc.e.X
 	mid := est.dot(rc.e.R)
-	half := rc.l1 * est.MaxS
-	if st := rc.st; st != nil {
-		half = min(half, st.maxRatio*est.SW+st.dangling*est.SD)
-	}
-	half = rc.e.tune.boundScale*half/rc.e.alpha + refineSlack
-	under := refineSlack
+	pos := rc.remainder(est.MaxS, est.SW, est.SD) + refineSlack
+	neg := rc.remainder(est.NegMaxS, est.NegSW, est.NegSD)
+	above, under := pos, refineSlack+neg
 	if rc.signed {
-		under = half
+		above, under = pos+neg, pos+neg
 	}
-	return max(x[v]+mid-under, x[v]-rc.below(v)), min(x[v]+mid+half, x[v]+rc.eb.nTerm(v))
+	return max(x[v]+mid-under, x[v]-rc.below(v)), min(x[v]+mid+above, x[v]+rc.eb.nTerm(v))
+}
+
+// remainder bounds |r*G'*s| for one part of s (>= 0) with summaries maxS,
+// sw and sd (see the proofs).
+func (rc *refineCheck) remainder(maxS, sw, sd float64) float64 {
+	if maxS == 0 {
+		return 0
+	}
+	half := rc.l1 * maxS
+	if st := rc.st; st != nil {
+		half = min(half, st.maxRatio*sw+st.dangling*sd)
+	}
+	return rc.e.tune.boundScale * half / rc.e.alpha
 }
 
 // tighten pushes from v at eps = coarsestReverse, then tenfold finer until
@@ -642,8 +772,12 @@ func (rc *refineCheck) refineUndirected(sel []Scored, bs *blockerSet) (selLo, re
 		refined++
 		_, hi := rc.bounds(u, est)
 		restHi = max(restHi, hi)
-		if room := selLo - x[u] - est.dot(e.R) - st.dangling*est.SD/e.alpha - refineSlack; room > 0 && est.SW > 0 && need >= 0 {
-			need = min(need, room/(e.tune.boundScale*est.SW))
+		sw, sd := est.SW, est.SD
+		if rc.signed {
+			sw, sd = sw+est.NegSW, sd+est.NegSD
+		}
+		if room := selLo - x[u] - est.dot(e.R) - st.dangling*sd/e.alpha - refineSlack; room > 0 && sw > 0 && need >= 0 {
+			need = min(need, room/(e.tune.boundScale*sw))
 		} else if hi >= selLo {
 			need = -1
 		}
