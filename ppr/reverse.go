@@ -2,6 +2,7 @@ package ppr
 
 import (
 	"math"
+	"slices"
 
 	"github.com/authppr/authppr/mask"
 )
@@ -298,6 +299,9 @@ type topKRefinement struct {
 	differ     []uint64
 	differList []uint32
 	borrowed   map[uint32]*reverseEstimate
+	// gainList is gainers' answer for the views gainFor and differList.
+	gainList []uint32
+	gainFor  [2]*mask.View
 }
 
 // ShareEstimates lets this engine's refinement use the reverse estimates
@@ -309,6 +313,9 @@ type topKRefinement struct {
 // next SetProblem of either engine; from must not push in the meantime.
 func (e *Engine) ShareEstimates(from *Engine, differ []uint32) {
 	ref := &e.refine
+	if ref.donorView != from.view || !slices.Equal(ref.differList, differ) {
+		ref.gainFor = [2]*mask.View{} // gainers' answer is for other views
+	}
 	ref.donor, ref.donorView = &from.refine, from.view
 	ref.differList = append(ref.differList[:0], differ...)
 	if n := (len(e.X) + 63) / 64; len(ref.differ) != n {
@@ -384,36 +391,35 @@ func (ref *topKRefinement) readsDiffer(est *reverseEstimate) bool {
 // each part, which is >= 0). The adaptation reads the rows of differ in
 // both views, not the pushes' neighbourhoods.
 func (ref *topKRefinement) adapt(e *Engine, est *reverseEstimate) *reverseEstimate {
-	dense := ref.pusher.q // all zero between pushes
+	rp := ref.pusher
+	dense, inReach := rp.q, rp.seen // scratch, all zero between pushes
 	for i, w := range est.Nodes {
 		dense[w] = est.Q[i]
 	}
 	out := ref.newEstimate()
 	*out = reverseEstimate{Nodes: append(out.Nodes[:0], est.Nodes...), Q: append(out.Q[:0], est.Q...),
 		reached: append(out.reached[:0], est.reached...), s: append(out.s[:0], est.s...)}
-	// s_A at the nodes of differ: s there (0 when the push never reached
-	// them) plus the rows' difference against q.
-	at := make(map[uint32]int, len(ref.differList))
-	for _, u := range ref.differList {
-		at[u] = -1
+	// (P'_A - P'_G)*q is zero at a node u of differ the push never
+	// reached, unless A has an arc out of u that G lacks: every push at w
+	// gives mass to each u with a weighted arc into w in G, so such a u
+	// has none into q's support in G, and without a gain none in A.
+	delta := func(u uint32) float64 {
+		return e.damping * (rowDot(e.view, u, dense) - rowDot(ref.donorView, u, dense))
 	}
-	for i, u := range out.reached {
-		if _, ok := at[u]; ok {
-			at[u] = i
+	for i, u := range est.reached {
+		inReach[u] = true
+		if ref.differ[u/64]&(1<<(u%64)) != 0 {
+			out.s[i] += delta(u)
 		}
 	}
-	for _, u := range ref.differList {
-		delta := e.damping * (rowDot(e.view, u, dense) - rowDot(ref.donorView, u, dense))
-		if delta == 0 {
-			continue
-		}
-		if i := at[u]; i >= 0 {
-			out.s[i] += delta
-		} else {
-			at[u] = len(out.reached)
+	for _, u := range ref.gainers(e.view) {
+		if dl := delta(u); !inReach[u] && dl != 0 {
 			out.reached = append(out.reached, u)
-			out.s = append(out.s, delta)
+			out.s = append(out.s, dl)
 		}
+	}
+	for _, u := range est.reached {
+		inReach[u] = false
 	}
 	for _, w := range est.Nodes {
 		dense[w] = 0
@@ -423,6 +429,40 @@ func (ref *topKRefinement) adapt(e *Engine, est *reverseEstimate) *reverseEstima
 		out.addRemainder(out.s[i], w[u])
 	}
 	return out
+}
+
+// gainers returns the nodes of differ with an out-arc that view (this
+// engine's) weighs more than the donor's view does, computed once per
+// pair of views.
+func (ref *topKRefinement) gainers(view *mask.View) []uint32 {
+	if ref.gainFor == [2]*mask.View{view, ref.donorView} {
+		return ref.gainList
+	}
+	ref.gainFor = [2]*mask.View{view, ref.donorView}
+	ref.gainList = ref.gainList[:0]
+	weight := map[uint32]float64{}
+	for _, u := range ref.differList {
+		clear(weight)
+		row := ref.donorView.OutRow(u)
+		for p, w := range row.Nbr {
+			if row.Live(p) {
+				weight[w] += row.Weight.At(p)
+			}
+		}
+		row = view.OutRow(u)
+		for p, w := range row.Nbr {
+			if row.Live(p) {
+				weight[w] -= row.Weight.At(p)
+			}
+		}
+		for _, left := range weight {
+			if left < 0 {
+				ref.gainList = append(ref.gainList, u)
+				break
+			}
+		}
+	}
+	return ref.gainList
 }
 
 // rowDot returns P'[u].q on the view: u's live out-arcs' weights times q
@@ -567,30 +607,43 @@ func (rc *refineCheck) estimate(v uint32, eps float64) *reverseEstimate {
 }
 
 // bounds returns the refined interval of N(v) (see the proofs): r.q
-// widened by the remainder's terms, r*G'*s_+ above and r*G'*s_- below for
-// r >= 0 (each part at most the size the proofs give it, and >= 0), both
-// on both sides for a signed r.
+// widened by the remainder r*G'*s. With r = r+ - r- and s = s+ - s-,
+//
+//	r*G'*s = (r+*G'*s+ + r-*G'*s-) - (r+*G'*s- + r-*G'*s+),
+//
+// four terms >= 0 (G' >= 0), each at most the size the proofs give it for
+// its two parts: the first two widen the interval above, the last two
+// below. r- is zero for r >= 0 and s- for a push, so a push's interval on a
+// non-negative residual reaches only refineSlack below r.q. On undirected
+// views r-'s terms use its own statistics (its largest ratio and its sum
+// on dangling nodes), so a small negative part costs little.
 func (rc *refineCheck) bounds(v uint32, est *reverseEstimate) (lo, hi float64) {
 	x := rc.e.X
 	mid := est.dot(rc.e.R)
-	pos := rc.remainder(est.MaxS, est.SW, est.SD) + refineSlack
-	neg := rc.remainder(est.NegMaxS, est.NegSW, est.NegSD)
-	above, under := pos, refineSlack+neg
+	above := rc.remainder(false, est.MaxS, est.SW, est.SD) + refineSlack
+	under := rc.remainder(false, est.NegMaxS, est.NegSW, est.NegSD) + refineSlack
 	if rc.signed {
-		above, under = pos+neg, pos+neg
+		above += rc.remainder(true, est.NegMaxS, est.NegSW, est.NegSD)
+		under += rc.remainder(true, est.MaxS, est.SW, est.SD)
 	}
 	return max(x[v]+mid-under, x[v]-rc.below(v)), min(x[v]+mid+above, x[v]+rc.eb.nTerm(v))
 }
 
-// remainder bounds |r*G'*s| for one part of s (>= 0) with summaries maxS,
-// sw and sd (see the proofs).
-func (rc *refineCheck) remainder(maxS, sw, sd float64) float64 {
+// remainder bounds r+*G'*s' (r- when neg is set) for one part s' >= 0 of
+// s with summaries maxS, sw and sd (see the proofs): ||r||_1*maxS/alpha,
+// and on undirected views the per-coordinate (rho*sw + D*sd)/alpha with
+// the part's rho and D (the whole residual's bound r+'s).
+func (rc *refineCheck) remainder(neg bool, maxS, sw, sd float64) float64 {
 	if maxS == 0 {
 		return 0
 	}
 	half := rc.l1 * maxS
 	if st := rc.st; st != nil {
-		half = min(half, st.maxRatio*sw+st.dangling*sd)
+		rho, dangling := st.maxRatio, st.dangling
+		if neg {
+			rho, dangling = st.maxNeg, st.danglingNeg
+		}
+		half = min(half, rho*sw+dangling*sd)
 	}
 	return rc.e.tune.boundScale * half / rc.e.alpha
 }
