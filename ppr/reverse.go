@@ -404,7 +404,7 @@ func (ref *topKRefinement) adapt(e *Engine, est *reverseEstimate) *reverseEstima
 	// gives mass to each u with a weighted arc into w in G, so such a u
 	// has none into q's support in G, and without a gain none in A.
 	delta := func(u uint32) float64 {
-		return e.damping * (rowDot(e.view, u, dense) - rowDot(ref.donorView, u, dense))
+		return e.damping * rowDiffDot(e.view, ref.donorView, u, dense)
 	}
 	for i, u := range est.reached {
 		inReach[u] = true
@@ -465,15 +465,37 @@ func (ref *topKRefinement) gainers(view *mask.View) []uint32 {
 	return ref.gainList
 }
 
-// rowDot returns P'[u].q on the view: u's live out-arcs' weights times q
-// at their heads, over u's out-weight (0 when u dangles in the view, as
-// P' has no row there).
-func rowDot(view *mask.View, u uint32, q []float64) float64 {
-	inv := view.InvOutWeights()[u]
+// rowDiffDot returns (P'_A[u] - P'_G[u]).q for the views a and g: u's
+// live out-arcs' weights times q at their heads, over u's out-weight, in
+// each (0 where u dangles, as P' has no row there). Rows that are the
+// same graph row under two masks are read once.
+func rowDiffDot(a, g *mask.View, u uint32, q []float64) float64 {
+	invA, invG := a.InvOutWeights()[u], g.InvOutWeights()[u]
+	ra, rg := a.OutRow(u), g.OutRow(u)
+	if len(ra.Nbr) > 0 && len(ra.Nbr) == len(rg.Nbr) && &ra.Nbr[0] == &rg.Nbr[0] {
+		sumA, sumG := 0.0, 0.0
+		for p, w := range ra.Nbr {
+			if q[w] == 0 {
+				continue
+			}
+			wq := ra.Weight.At(p) * q[w]
+			if ra.Live(p) {
+				sumA += wq
+			}
+			if rg.Live(p) {
+				sumG += wq
+			}
+		}
+		return sumA*invA - sumG*invG
+	}
+	return rowDot(ra, invA, q) - rowDot(rg, invG, q)
+}
+
+// rowDot returns the row's live weights times q at their heads, times inv.
+func rowDot(row mask.Row, inv float64, q []float64) float64 {
 	if inv == 0 {
 		return 0
 	}
-	row := view.OutRow(u)
 	sum := 0.0
 	for p, w := range row.Nbr {
 		if q[w] != 0 && row.Live(p) {
