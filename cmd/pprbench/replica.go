@@ -69,7 +69,7 @@ func runPublish(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var nf natsFlags
 	nf.register(fs)
-	eventsPath := fs.String("events", "", "JSON-lines event file of `pprbench live`; its write batches are published in order, queries skipped (required)")
+	eventsPath := fs.String("events", "", "JSON-lines event file of pprbench live; its write batches are published in order, queries skipped (required)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -238,8 +238,8 @@ func newFollowRun(args []string, stderr io.Writer) (*followRun, error) {
 	fs.BoolVar(&r.undirected, "undirected", false, "edges are undirected (a new store; a snapshot's own direction wins)")
 	fs.Float64Var(&r.damping, "damping", 0.85, "damping d as in igraph (teleport 1-d)")
 	trust := fs.String("trust", "", "comma-separated trusted channels (required)")
-	fs.Int64Var(&r.until, "until", -1, "catch up to at least this stream sequence, and to the stream's last when follow starts (0: do not wait for more) (required)")
-	fs.StringVar(&r.queriesPath, "queries", "", "JSON-lines query events (the `live` format's query lines; may be empty) (required)")
+	fs.Int64Var(&r.until, "until", 0, "catch up to at least this stream sequence, and to the stream's last when follow starts (0: do not wait for more) (required)")
+	fs.StringVar(&r.queriesPath, "queries", "", "JSON-lines query events (the query lines of pprbench live's event format; may be empty) (required)")
 	fs.StringVar(&r.outPath, "out", "", "write one JSON line per query here instead of stdout")
 	fs.BoolVar(&r.snap, "snapshot", false, "after catching up, publish a snapshot of the store to the memory's object store")
 	fs.IntVar(&r.keep, "keep-snapshots", 2, "with --snapshot: keep this many newest snapshots")
@@ -254,7 +254,7 @@ func newFollowRun(args []string, stderr io.Writer) (*followRun, error) {
 	switch {
 	case r.dir == "":
 		return nil, fmt.Errorf("%w: --dir is required", errUsage)
-	case r.until < 0:
+	case !given(fs)["until"] || r.until < 0:
 		return nil, fmt.Errorf("%w: --until SEQ is required (0: do not wait)", errUsage)
 	case r.queriesPath == "":
 		return nil, fmt.Errorf("%w: --queries is required (an empty file is fine)", errUsage)

@@ -123,8 +123,8 @@ func newSolve(args []string, stderr io.Writer) (*solveRun, error) {
 	s.sweeps = sweepOrderFlag(fs)
 	fs.IntVar(&s.threads, "threads", 1, "goroutines per sweep (more than 1: parallel Jacobi sweeps)")
 	fs.BoolVar(&s.asJSON, "json", false, "print JSON (one object per query)")
-	fs.BoolVar(&s.visits, "visits", false, "with --certify on a directed graph: build the view's visit bounds (ppr.NewVisitBounds) once, before the queries, and prove with them; the build time goes to standard error")
-	fs.BoolVar(&s.batched, "batch", false, "with --queries: solve 16 queries per ppr.SolveBatch (Gauss-Seidel sweeps; one wide pass at the AVX512 kernel level, two of 8 below); solve_us is the batch's time divided among its queries")
+	fs.BoolVar(&s.visits, "visits", false, "with --certify on a directed graph: build the view's visit bounds once, before the queries, and prove with them; the build time goes to standard error")
+	fs.BoolVar(&s.batched, "batch", false, "with --queries: solve the queries 16 at a time, each sweep over the graph serving the whole batch (Gauss-Seidel sweeps, not certified); solve_us is the batch's time divided among its queries")
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
@@ -421,7 +421,7 @@ func proofSummary(rec *solveRecord) string {
 // sweepOrderFlag registers --sweeps, the ppr.Order of the solves.
 func sweepOrderFlag(fs *flag.FlagSet) *ppr.Order {
 	o := new(ppr.Order)
-	fs.Func("sweeps", "sweep order: default (normalized for --certify on a directed graph, gauss-seidel otherwise), gauss-seidel, jacobi or normalized", func(s string) error {
+	fs.Func("sweeps", "sweep `ORDER`: default (normalized for --certify on a directed graph, gauss-seidel otherwise), gauss-seidel, jacobi or normalized", func(s string) error {
 		var err error
 		*o, err = parseSweepOrder(s)
 		return err

@@ -95,8 +95,8 @@ func newSweep(args []string, stdout, stderr io.Writer) (*sweep, error) {
 	fs.IntVar(&s.reps, "reps", 15, "sweeps timed per kernel (the median is reported)")
 	fs.Float64Var(&s.damping, "damping", 0.85, "damping d")
 	fs.IntVar(&s.threads, "threads", 2, "threads for the parallel rows (1 to skip them)")
-	fs.BoolVar(&s.reorder, "reorder", true, "also time the kernels on a copy of the graph in degree order (csr.DegreeOrder)")
-	fs.BoolVar(&s.wide, "float64", true, "when the graph stores float32 weights, also time the kernels on it with float64 weights (ReadOptions.Float64Weights; the same results)")
+	fs.BoolVar(&s.reorder, "reorder", true, "also time the kernels on a copy of the graph in degree order (descending degree)")
+	fs.BoolVar(&s.wide, "float64", true, "when the graph stores float32 weights, also time the kernels on a copy with float64 weights (the same results)")
 	fs.StringVar(&s.cLoop, "c", "", "the plain C loop to run on the same file (--format ppredge only): a program built from anchors/c/ppr_csr.c, or build to compile it now with the C compiler $CC names (cc by default; needs OpenMP, as gcc has); empty for no C column")
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
