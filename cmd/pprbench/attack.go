@@ -29,7 +29,7 @@ type attackOutput struct {
 // scenario, and prints tables (or the JSON), writing the JSON and charts
 // to --out.
 func runAttack(args []string, stdout, stderr io.Writer) error {
-	a, err := newAttackRun(args, stderr)
+	a, err := newAttackRun(args)
 	if err != nil {
 		return err
 	}
@@ -66,9 +66,8 @@ type attackRun struct {
 }
 
 // newAttackRun parses attack's flags and checks them.
-func newAttackRun(args []string, stderr io.Writer) (*attackRun, error) {
+func newAttackRun(args []string) (*attackRun, error) {
 	fs := flag.NewFlagSet("attack", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	a := &attackRun{command: "pprbench attack " + strings.Join(args, " "), cfg: attack.DefaultConfig(), ledger: attack.DefaultLedger}
 	graphs := fs.String("graph", "memory", "comma-separated graphs: memory (generated HippoRAG-like) and/or wn18rr (undirected triples, a fifth of the synsets as passages)")
 	registerData(fs, &a.data)

@@ -19,10 +19,10 @@ const maxEventLine = 64 << 20
 
 func runLive(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("live", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var gf graphFlags
 	gf.register(fs)
-	damping := fs.Float64("damping", 0.85, "damping d as in igraph (teleport 1-d)")
+	var damping float64
+	registerDamping(fs, &damping)
 	trust := fs.String("trust", "", "comma-separated trusted channels (required; channels may be named before they write)")
 	eventsPath := fs.String("events", "", "JSON-lines event file: write batches and queries, applied in order (required)")
 	outPath := fs.String("out", "", "write one JSON line per query here instead of stdout")
@@ -37,8 +37,8 @@ func runLive(args []string, stdout, stderr io.Writer) error {
 	if len(trusted) == 0 {
 		return fmt.Errorf("%w: --trust CH[,CH...] is required", errUsage)
 	}
-	if !(*damping >= 0 && *damping < 1) {
-		return fmt.Errorf("%w: --damping %v, want 0 <= d < 1", errUsage, *damping)
+	if err := checkDamping(damping); err != nil {
+		return err
 	}
 	events, err := os.Open(*eventsPath)
 	if err != nil {
@@ -61,7 +61,7 @@ func runLive(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	runner, err := live.NewRunner(st, live.Options{Damping: *damping, Trust: trusted, Check: *check})
+	runner, err := live.NewRunner(st, live.Options{Damping: damping, Trust: trusted, Check: *check})
 	if err != nil {
 		return err
 	}

@@ -54,7 +54,6 @@ type queriesRun struct {
 // The caller must close r.ld.
 func newQueriesRun(args []string, stderr io.Writer) (*queriesRun, error) {
 	fs := flag.NewFlagSet("queries", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var gf graphFlags
 	gf.registerOrdered(fs, "stream") // ids are drawn in stream order
 	r := &queriesRun{}

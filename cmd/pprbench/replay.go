@@ -62,11 +62,10 @@ type replayRun struct {
 // the queries and makes the guard. The caller must close r.ld.
 func newReplayRun(args []string, stderr io.Writer) (*replayRun, error) {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var gf graphFlags
 	gf.register(fs)
 	r := &replayRun{}
-	fs.Float64Var(&r.damping, "damping", 0.85, "damping d as in igraph (teleport 1-d)")
+	registerDamping(fs, &r.damping)
 	trust := fs.String("trust", "", "comma-separated trusted channels (required)")
 	queryPath := fs.String("queries", "", "JSON-lines query file (required)")
 	fs.StringVar(&r.outPath, "out", "", "write decisions here instead of stdout")

@@ -66,7 +66,6 @@ func (n *natsFlags) connect(name string) (*nats.Conn, error) {
 // batch. The whole file is read and checked before anything is published.
 func runPublish(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("publish", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var nf natsFlags
 	nf.register(fs)
 	eventsPath := fs.String("events", "", "JSON-lines event file of pprbench live; its write batches are published in order, queries skipped (required)")
@@ -173,7 +172,7 @@ func publishBatches(nf *natsFlags, batches []writeBatch, digest string, stdout i
 // answers guarded queries on it with the records of `pprbench live` plus
 // the stream sequence they reflect.
 func runFollow(args []string, stdout, stderr io.Writer) error {
-	r, err := newFollowRun(args, stderr)
+	r, err := newFollowRun(args)
 	if err != nil {
 		return err
 	}
@@ -228,15 +227,14 @@ type followRun struct {
 }
 
 // newFollowRun parses follow's flags and checks them.
-func newFollowRun(args []string, stderr io.Writer) (*followRun, error) {
+func newFollowRun(args []string) (*followRun, error) {
 	fs := flag.NewFlagSet("follow", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	r := &followRun{}
 	r.nf.register(fs)
 	fs.StringVar(&r.dir, "dir", "", "the follower's local durable store: created when absent (from the newest published snapshot, if any), resumed when present (required)")
 	fs.IntVar(&r.replicas, "replicas", 1, "stream replicas when follow creates the memory's stream (3 in a cluster)")
 	fs.BoolVar(&r.undirected, "undirected", false, "edges are undirected (a new store; a snapshot's own direction wins)")
-	fs.Float64Var(&r.damping, "damping", 0.85, "damping d as in igraph (teleport 1-d)")
+	registerDamping(fs, &r.damping)
 	trust := fs.String("trust", "", "comma-separated trusted channels (required)")
 	fs.Int64Var(&r.until, "until", 0, "catch up to at least this stream sequence, and to the stream's last when follow starts (0: do not wait for more) (required)")
 	fs.StringVar(&r.queriesPath, "queries", "", "JSON-lines query events (the query lines of pprbench live's event format; may be empty) (required)")
@@ -258,8 +256,9 @@ func newFollowRun(args []string, stderr io.Writer) (*followRun, error) {
 		return nil, fmt.Errorf("%w: --until SEQ is required (0: do not wait)", errUsage)
 	case r.queriesPath == "":
 		return nil, fmt.Errorf("%w: --queries is required (an empty file is fine)", errUsage)
-	case !(r.damping >= 0 && r.damping < 1):
-		return nil, fmt.Errorf("%w: --damping %v, want 0 <= d < 1", errUsage, r.damping)
+	}
+	if err := checkDamping(r.damping); err != nil {
+		return nil, err
 	}
 	if r.trusted = splitList(*trust); len(r.trusted) == 0 {
 		return nil, fmt.Errorf("%w: --trust CH[,CH...] is required", errUsage)

@@ -108,11 +108,10 @@ type solveRun struct {
 // caller must close s.ld.
 func newSolve(args []string, stderr io.Writer) (*solveRun, error) {
 	fs := flag.NewFlagSet("solve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	s := &solveRun{}
 	s.gf.register(fs)
 	s.vf.register(fs)
-	fs.Float64Var(&s.damping, "damping", 0.85, "damping d as in igraph (teleport 1-d)")
+	registerDamping(fs, &s.damping)
 	fs.StringVar(&s.seedSpec, "seeds", "", "seed nodes NAME[:WEIGHT],... (weights normalised)")
 	fs.StringVar(&s.queryPath, "queries", "", "JSON-lines query file (the replay format) instead of --seeds/--k/--candidates")
 	fs.IntVar(&s.k, "k", 10, "how many nodes to select")

@@ -26,7 +26,7 @@ import (
 // against idle, a cached PPR update after 100 writes against a solve, and
 // snapshot load against rebuilding.
 func runStoreBench(args []string, stdout, stderr io.Writer) error {
-	b, err := newStoreBench(args, stdout, stderr)
+	b, err := newStoreBench(args, stdout)
 	if err != nil {
 		return err
 	}
@@ -59,14 +59,13 @@ type storeBench struct {
 }
 
 // newStoreBench parses store-bench's flags and makes its directory.
-func newStoreBench(args []string, stdout, stderr io.Writer) (*storeBench, error) {
+func newStoreBench(args []string, stdout io.Writer) (*storeBench, error) {
 	fs := flag.NewFlagSet("store-bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	b := &storeBench{cleanup: func() {}, rng: rand.New(rand.NewPCG(1, 2))}
 	b.say = func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
 	fs.StringVar(&b.path, "graph-bin", "", "PPREDGE1 edge file (anchors/gen_graph.py); default: a generated R-MAT graph of --scale")
 	fs.IntVar(&b.scale, "scale", 18, "without --graph-bin: the generated directed R-MAT graph's scale (2^scale nodes, 16 edges per node)")
-	fs.Float64Var(&b.damping, "damping", 0.85, "damping d")
+	registerDamping(fs, &b.damping)
 	fs.Float64Var(&b.tol, "tol", 1e-6, "L1 tolerance of the cached answers and the solves they are compared with")
 	fs.Float64Var(&b.qtol, "query-tol", 1e-4, "L1 tolerance of the latency queries (idle and during compaction)")
 	fs.IntVar(&b.trials, "trials", 7, "trials for medians")

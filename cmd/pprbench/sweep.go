@@ -89,11 +89,10 @@ type timedKernel struct {
 // it and loads the graph. The caller must call close.
 func newSweep(args []string, stdout, stderr io.Writer) (*sweep, error) {
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	s := &sweep{stdout: stdout, stderr: stderr, groups: map[string]int{}, cRows: map[int]map[string]time.Duration{}}
 	s.gf.registerOrdered(fs, "stream") // --reorder adds degree order's rows
 	fs.IntVar(&s.reps, "reps", 15, "sweeps timed per kernel (the median is reported)")
-	fs.Float64Var(&s.damping, "damping", 0.85, "damping d")
+	registerDamping(fs, &s.damping)
 	fs.IntVar(&s.threads, "threads", 2, "threads for the parallel rows (1 to skip them)")
 	fs.BoolVar(&s.reorder, "reorder", true, "also time the kernels on a copy of the graph in degree order (descending degree)")
 	fs.BoolVar(&s.wide, "float64", true, "when the graph stores float32 weights, also time the kernels on a copy with float64 weights (the same results)")
