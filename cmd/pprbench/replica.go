@@ -199,7 +199,9 @@ func runFollow(args []string, stdout, stderr io.Writer) error {
 	if err := r.catchUp(ctx, stderr); err != nil {
 		return err
 	}
-	bad, err := r.answer(queries, stdout, stderr)
+	bad, err := answerTo(r.outPath, stdout, func(w io.Writer) (error, error) {
+		return answerQueries(queries, r.f, r.runner, w, stderr)
+	})
 	if err != nil {
 		return err
 	}
@@ -307,24 +309,6 @@ func (r *followRun) catchUp(ctx context.Context, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "follow: published snapshot %s (sequence %d, %d bytes)\n", info.Name, info.Position, info.Size)
 	return nil
-}
-
-// answer answers the query lines of queries to --out (or stdout); bad is
-// the lines that were not answered.
-func (r *followRun) answer(queries io.Reader, stdout, stderr io.Writer) (bad, err error) {
-	out, closeOut, err := createOutput(r.outPath, stdout)
-	if err != nil {
-		return nil, err
-	}
-	defer closeOut()
-	w := bufio.NewWriter(out)
-	if bad, err = answerQueries(queries, r.f, r.runner, w, stderr); err != nil {
-		return nil, err
-	}
-	if err := w.Flush(); err != nil {
-		return nil, err
-	}
-	return bad, closeOut()
 }
 
 // answerQueries answers the query lines of in, as runEvents does; a write
