@@ -31,7 +31,7 @@ func Example() {
 	v := s.Current()
 	q, _ := v.ID("q")
 	seeds, _ := ppr.NewSeeds(v.NumNodes(), []ppr.Seed{{Node: q, Weight: 1}})
-	if _, _, err := cache.Query(v, nil, seeds, 0.5); err != nil {
+	if _, err := cache.Query(v, nil, seeds, 0.5); err != nil {
 		panic(err)
 	}
 
@@ -42,15 +42,19 @@ func Example() {
 	v = res.Version
 	p2, _ := v.ID("p2")
 	trust := mask.Trust("default")
-	auth, err := v.Solve(&trust, seeds, 0.5, 1e-9)
+	authView, err := v.View(&trust) // PPR on a version is ppr's on its view
 	if err != nil {
 		panic(err)
 	}
-	native, how, err := cache.Query(v, nil, seeds, 0.5)
+	auth, err := ppr.Solve(authView, seeds, 0.5, ppr.Options{Tol: 1e-9})
 	if err != nil {
 		panic(err)
 	}
-	fmt.Printf("rewired %d edges; p2 native %.3f (%s), authenticated %.3f\n", res.Rewired[0], native.X[p2], how, auth.X[p2])
+	native, err := cache.Query(v, nil, seeds, 0.5)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("rewired %d edges; p2 native %.3f (%s), authenticated %.3f\n", res.Rewired[0], native.Scores[p2], native.How, auth.Scores[p2])
 	// By hand: native edges q-bob, bob-p1, bob-p2 (alice is left isolated),
 	// so pi(bob) = 1/3 and pi(p2) = pi(bob)/6 = 1/18.
 	// Output: rewired 2 edges; p2 native 0.056 (updated), authenticated 0.000
