@@ -301,17 +301,17 @@ type topKRefinement struct {
 	differ    []uint64
 	gainers   []uint32
 	borrowed  map[uint32]*reverseEstimate
+	changes   []remainderChange // remainderChanges' scratch
 }
 
 // ShareEstimates lets this engine's refinement use the reverse estimates
 // from's has made, on another view of the same graph and for the same
-// damping. differ must list every node whose out-row or in-row differs
-// between the views, and gainers every node whose out-row in this view has
-// an arc of positive weight that from's view lacks (more nodes of differ
-// only cost time). An estimate whose push gave mass to no node of differ
-// read only rows the two views share, so it is this view's push too; the
-// others are adapted to this view (see adapt). The sharing lasts until the
-// next SetProblem of either engine; from must not push in the meantime.
+// damping, adapted to this view (see adapt). differ must list every node
+// whose out-row or in-row differs between the views, and gainers every
+// node whose out-row in this view has an arc of positive weight that
+// from's view lacks (more nodes of differ only cost time). The sharing
+// lasts until the next SetProblem of either engine; from must not push in
+// the meantime.
 func (e *Engine) ShareEstimates(from *Engine, differ, gainers []uint32) {
 	ref := &e.refine
 	ref.donor, ref.donorView = &from.refine, from.view
@@ -326,10 +326,11 @@ func (e *Engine) ShareEstimates(from *Engine, differ, gainers []uint32) {
 	}
 }
 
-// borrow returns the donor's estimate of v when it is at least as fine as
-// eps: the donor's own when its push read no row that differs (see
-// ShareEstimates), else its adaptation to this view, which becomes this
-// engine's estimate of v when it is still as fine as eps. nil otherwise.
+// borrow returns the donor's estimate of v adapted to this view when the
+// donor's is at least as fine as eps: the donor's own when its push reached
+// no node of differ and no gainer changes it (then every row and weight it
+// depends on is this view's too), else the adapted copy, which becomes this engine's
+// estimate of v when it is still as fine as eps. nil otherwise.
 func (ref *topKRefinement) borrow(e *Engine, v uint32, eps float64) *reverseEstimate {
 	if ref.donor == nil {
 		return nil
@@ -341,14 +342,15 @@ func (ref *topKRefinement) borrow(e *Engine, v uint32, eps float64) *reverseEsti
 	if est == nil || est.MaxS > eps {
 		return nil
 	}
-	if !ref.readsDiffer(est) {
+	changes, readsDiffer := ref.remainderChanges(e, est)
+	if len(changes) == 0 && !readsDiffer {
 		if ref.borrowed == nil {
 			ref.borrowed = make(map[uint32]*reverseEstimate)
 		}
 		ref.borrowed[v] = est
 		return est
 	}
-	adapted := ref.adapt(e, est)
+	adapted := ref.adapt(e, est, changes)
 	if adapted.MaxS > eps || adapted.NegMaxS > eps {
 		ref.free = append(ref.free, adapted)
 		return nil
@@ -360,22 +362,66 @@ func (ref *topKRefinement) borrow(e *Engine, v uint32, eps float64) *reverseEsti
 	return adapted
 }
 
-// readsDiffer reports whether est's push gave mass to a node of differ.
-func (ref *topKRefinement) readsDiffer(est *reverseEstimate) bool {
-	for _, u := range est.reached {
+// remainderChange is one entry of d*(P'_A - P'_G)*q (see adapt): at the
+// reached node of index at (est.reached[at]), or at a node the push never
+// reached (at < 0).
+type remainderChange struct {
+	at    int
+	node  uint32
+	delta float64
+}
+
+// remainderChanges returns the non-zero entries of d*(P'_A - P'_G)*q for
+// the donor's estimate est, G the donor's view and A this engine's, and
+// whether the push reached a node of differ (whose out-weight, which the
+// summaries weigh s by, may differ even where s does not).
+//
+// An entry can be non-zero only at a node u of differ (elsewhere the rows
+// agree), and at one the push never reached only if u is a gainer: every
+// push at w gives mass to each u with a weighted arc into w in G, so an
+// unreached u has none into q's support in G, and then, without an arc G
+// lacks, none in A. So it reads the rows of the reached nodes of differ
+// and of the gainers, in both views, not the pushes' neighbourhoods.
+func (ref *topKRefinement) remainderChanges(e *Engine, est *reverseEstimate) (changes []remainderChange, readsDiffer bool) {
+	rp := ref.pusher
+	dense, inReach := rp.q, rp.seen // scratch, all zero between pushes
+	for i, w := range est.Nodes {
+		dense[w] = est.Q[i]
+	}
+	changes = ref.changes[:0]
+	for i, u := range est.reached {
+		inReach[u] = true
 		if ref.differ[u/64]&(1<<(u%64)) != 0 {
-			return true
+			readsDiffer = true
+			if dl := e.damping * rowDiffDot(e.view, ref.donorView, u, dense); dl != 0 {
+				changes = append(changes, remainderChange{at: i, node: u, delta: dl})
+			}
 		}
 	}
-	return false
+	for _, u := range ref.gainers {
+		if !inReach[u] {
+			if dl := e.damping * rowDiffDot(e.view, ref.donorView, u, dense); dl != 0 {
+				changes = append(changes, remainderChange{at: -1, node: u, delta: dl})
+			}
+		}
+	}
+	for _, u := range est.reached {
+		inReach[u] = false
+	}
+	for _, w := range est.Nodes {
+		dense[w] = 0
+	}
+	ref.changes = changes
+	return changes, readsDiffer
 }
 
 // adapt returns the donor's estimate est (on the donor's view, G below)
-// rewritten for e's view (A): the same q, with the remainder
+// rewritten for e's view (A) with the changes remainderChanges found: the
+// same q, with the remainder
 //
 //	s_A = s + d*(P'_A - P'_G)*q,
 //
-// which differs from s only at the nodes of differ, and its summaries.
+// and its summaries.
 //
 // Proof. Each push keeps s = e_v - (I - d*P'_G)*q (moving s(w) into q(w)
 // and adding d*P'_G[u][w]*s(w) to s(u) for every u with an arc into w
@@ -386,41 +432,19 @@ func (ref *topKRefinement) readsDiffer(est *reverseEstimate) bool {
 // only G has, into q's support, makes it negative there; r*G'_A*s_A =
 // r*G'_A*s_A+ - r*G'_A*s_A-, and bounds takes each part with its own
 // summaries (the arguments at the top of this file and below hold for
-// each part, which is >= 0). The adaptation reads the rows of differ in
-// both views, not the pushes' neighbourhoods.
-func (ref *topKRefinement) adapt(e *Engine, est *reverseEstimate) *reverseEstimate {
-	rp := ref.pusher
-	dense, inReach := rp.q, rp.seen // scratch, all zero between pushes
-	for i, w := range est.Nodes {
-		dense[w] = est.Q[i]
-	}
+// each part, which is >= 0). With no change, s_A = s: the donor's estimate
+// is this view's as it is.
+func (ref *topKRefinement) adapt(e *Engine, est *reverseEstimate, changes []remainderChange) *reverseEstimate {
 	out := ref.newEstimate()
 	*out = reverseEstimate{Nodes: append(out.Nodes[:0], est.Nodes...), Q: append(out.Q[:0], est.Q...),
 		reached: append(out.reached[:0], est.reached...), s: append(out.s[:0], est.s...)}
-	// (P'_A - P'_G)*q is zero at a node u of differ the push never
-	// reached, unless A has an arc out of u that G lacks: every push at w
-	// gives mass to each u with a weighted arc into w in G, so such a u
-	// has none into q's support in G, and without a gain none in A.
-	delta := func(u uint32) float64 {
-		return e.damping * rowDiffDot(e.view, ref.donorView, u, dense)
-	}
-	for i, u := range est.reached {
-		inReach[u] = true
-		if ref.differ[u/64]&(1<<(u%64)) != 0 {
-			out.s[i] += delta(u)
+	for _, c := range changes {
+		if c.at >= 0 {
+			out.s[c.at] += c.delta
+		} else {
+			out.reached = append(out.reached, c.node)
+			out.s = append(out.s, c.delta)
 		}
-	}
-	for _, u := range ref.gainers {
-		if dl := delta(u); !inReach[u] && dl != 0 {
-			out.reached = append(out.reached, u)
-			out.s = append(out.s, dl)
-		}
-	}
-	for _, u := range est.reached {
-		inReach[u] = false
-	}
-	for _, w := range est.Nodes {
-		dense[w] = 0
 	}
 	w := e.view.OutWeights()
 	for i, u := range out.reached {

@@ -1,10 +1,13 @@
 package ppr
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
+	"github.com/authppr/authppr/csr"
 	"github.com/authppr/authppr/mask"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
@@ -84,7 +87,7 @@ func TestAdaptedEstimateIsItsViewsEstimate(t *testing.T) {
 		dropDangling(pA, c.auth)
 		var differ []uint32
 		for u := range n {
-			if !mat.Equal(pG.RowView(u), pA.RowView(u)) || !mat.Equal(pG.ColView(u), pA.ColView(u)) {
+			if !mat.Equal(pG.RowView(u), pA.RowView(u)) || !mat.Equal(pG.ColView(u), pA.ColView(u)) || c.native.OutWeight(uint32(u)) != c.auth.OutWeight(uint32(u)) {
 				differ = append(differ, uint32(u))
 			}
 		}
@@ -100,7 +103,7 @@ func TestAdaptedEstimateIsItsViewsEstimate(t *testing.T) {
 			eps := []float64{1, 0.1, 1e-4}[rng.IntN(3)]
 			budget := []int64{math.MaxInt64, int64(rng.IntN(10))}[rng.IntN(2)]
 			est := newReversePusher(n).push(c.native, d, v, eps, budget)
-			got := e.refine.adapt(e, &est)
+			got := e.refine.adapt(e, &est, first(e.refine.remainderChanges(e, &est)))
 			q, s := make([]float64, n), make([]float64, n)
 			for i, u := range got.Nodes {
 				q[u] = got.Q[i]
@@ -194,4 +197,235 @@ func gainersOf(a, g *mask.View, differ []uint32) []uint32 {
 		}
 	}
 	return out
+}
+
+// RefinedGap's interval holds the exact gap of the selection (a dense
+// solve's), on the state a guard proves with: the native solve's x on the
+// authenticated view, whose residual there is signed, with the native
+// engine's reverse estimates shared (borrowed or adapted). Selections are
+// the authenticated estimate's top-k (the gap's lower end matters) and
+// random ones (a divergence: its upper end matters).
+func TestRefinedGapHoldsExactGap(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(73, 74))
+	checked, refined := 0, 0
+	for range 400 {
+		c := newRandomCase(t, rng)
+		n := c.g.NumNodes()
+		if n < 3 || c.damping == 0 {
+			continue
+		}
+		native, err := NewEngine(c.native, c.seeds, c.damping)
+		require.NoError(t, err)
+		k := 1 + rng.IntN(min(3, n-1))
+		tol := []float64{1e-2, 1e-4, 1e-8}[rng.IntN(3)]
+		res, err := native.SolveTopK(k, nil, Options{Tol: tol})
+		if err != nil {
+			continue // the sweep cap; another case
+		}
+		auth, err := NewEngine(c.auth, c.seeds, c.damping)
+		require.NoError(t, err)
+		copy(auth.X, native.X)
+		auth.SetResidual()
+		var differ []uint32
+		pG, pA := denseP(c.native, c.seeds), denseP(c.auth, c.seeds)
+		dropDangling(pG, c.native)
+		dropDangling(pA, c.auth)
+		for u := range n {
+			if !mat.Equal(pG.RowView(u), pA.RowView(u)) || !mat.Equal(pG.ColView(u), pA.ColView(u)) || c.native.OutWeight(uint32(u)) != c.auth.OutWeight(uint32(u)) {
+				differ = append(differ, uint32(u))
+			}
+		}
+		// The donor holds a push from every node at a random threshold
+		// and budget, so that the authenticated engine borrows or adapts.
+		if native.refine.est == nil {
+			native.refine.est = map[uint32]*reverseEstimate{}
+		}
+		eps := []float64{0.1, 1e-3}[rng.IntN(2)]
+		for v := range n {
+			est := newReversePusher(n).push(c.native, c.damping, uint32(v), eps, []int64{math.MaxInt64, int64(rng.IntN(20))}[rng.IntN(2)])
+			native.refine.est[uint32(v)] = &est
+		}
+		auth.ShareEstimates(native, differ, gainersOf(c.auth, c.native, differ))
+		proof := auth.Prove(res.Sweeps+2, nil, nil)
+		pi := exactPPR(t, c.auth, c.seeds, c.damping)
+		checkRefinedIntervals(t, auth, proof, pA, eps)
+		// And a non-negative residual (the authenticated engine's own
+		// pushes from its start), where an adapted estimate's negative
+		// part alone widens the interval below.
+		own, err := NewEngine(c.auth, c.seeds, c.damping)
+		require.NoError(t, err)
+		for range rng.IntN(3) {
+			own.PushScan(0)
+		}
+		own.ShareEstimates(native, differ, gainersOf(c.auth, c.native, differ))
+		checkRefinedIntervals(t, own, own.Prove(3, nil, nil), pA, eps)
+		random := make([]uint32, k)
+		for i, v := range rng.Perm(n)[:k] {
+			random[i] = uint32(v)
+		}
+		for _, sel32 := range [][]uint32{topNodes(auth.X, k), random} {
+			inSel := make([]bool, n)
+			for _, v := range sel32 {
+				inSel[v] = true
+			}
+			exact := math.Inf(1)
+			for _, v := range sel32 {
+				exact = min(exact, pi[v])
+			}
+			rest := math.Inf(-1)
+			for u := range n {
+				if !inSel[u] {
+					rest = max(rest, pi[u])
+				}
+			}
+			exact -= rest
+			iv, nref := proof.RefinedGap(sel32, nil, inSel)
+			require.LessOrEqualf(t, iv.Lo, exact+1e-12, "case %d nodes, k %d: lower end %g above the exact gap %g", n, k, iv.Lo, exact)
+			require.GreaterOrEqualf(t, iv.Hi, exact-1e-12, "case %d nodes, k %d: upper end %g below the exact gap %g", n, k, iv.Hi, exact)
+			checked++
+			if nref > 0 {
+				refined++
+			}
+		}
+	}
+	require.Positive(t, checked)
+	require.Positive(t, refined, "no interval was refined")
+}
+
+// topNodes returns the k nodes of largest x (ties by id).
+func topNodes(x []float64, k int) []uint32 {
+	order := make([]uint32, len(x))
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	slices.SortStableFunc(order, func(a, b uint32) int { return cmp.Compare(x[b], x[a]) })
+	return order[:k]
+}
+
+// checkRefinedIntervals checks every node's refined interval of N = x +
+// r*G'_A (bounds, with the estimate the engine borrows, adapts or pushes
+// at eps) against N from the dense inverse of I - d*P'_A (pA: P'_A).
+func checkRefinedIntervals(t *testing.T, e *Engine, proof *Proof, pA *mat.Dense, eps float64) {
+	t.Helper()
+	var st *residualStats
+	if !e.view.Directed() {
+		st = &proof.st
+	}
+	rc := e.newRefineCheck(proof.l1, &proof.eb, st)
+	if rc == nil {
+		return
+	}
+	G := denseInverse(t, pA, e.damping)
+	n := len(e.X)
+	for v := range n {
+		est := rc.estimate(uint32(v), eps)
+		if est == nil {
+			continue
+		}
+		N := e.X[v]
+		for u := range n {
+			N += e.R[u] * G.At(u, v)
+		}
+		lo, hi := rc.bounds(uint32(v), est)
+		require.LessOrEqualf(t, lo, N+1e-12, "node %d: refined lower end %g above N = %g (signed %v, neg part %g)", v, lo, N, rc.signed, est.NegMaxS)
+		require.GreaterOrEqualf(t, hi, N-1e-12, "node %d: refined upper end %g below N = %g (signed %v, neg part %g)", v, hi, N, rc.signed, est.NegMaxS)
+	}
+}
+
+// first returns its first argument.
+func first[T, U any](t T, _ U) T { return t }
+
+// A shared estimate whose push reached a node of differ is never handed
+// over as it is, even when its remainder does not change: node a's row is
+// b with weight 1 natively (an untrusted edge; peer deleted the trusted
+// one) and b with weight 2 in the authenticated view, so P'[a] is e_b in
+// both and s is the same, but the summaries weigh s(a) by a's out-weight,
+// which is the view's.
+func TestSharedEstimateWeighsByItsView(t *testing.T) {
+	t.Parallel()
+	b := csr.NewBuilder(false)
+	for _, in := range []csr.Input{
+		{Src: "a", Dst: "b", Weight: 2, Channel: "trusted"},
+		{Src: "a", Dst: "b", Weight: 1, Channel: "peer"},
+		{Src: "b", Dst: "c", Weight: 1, Channel: "trusted"},
+	} {
+		_, err := b.AddEdge(in)
+		require.NoError(t, err)
+	}
+	g, err := b.Build()
+	require.NoError(t, err)
+	labels := mask.FromGraph(g)
+	require.NoError(t, labels.Delete("peer", 0))
+	native, err := mask.Native(g, labels)
+	require.NoError(t, err)
+	auth, err := mask.Authenticated(g, labels, mask.Trust("trusted"))
+	require.NoError(t, err)
+	aID, bID := uint32(0), uint32(1)
+	require.Equal(t, 1.0, native.OutWeight(aID))
+	require.Equal(t, 2.0, auth.OutWeight(aID))
+
+	seeds, err := NewSeeds(3, []Seed{{Node: 2, Weight: 1}})
+	require.NoError(t, err)
+	donor, err := NewEngine(native, seeds, 0.85)
+	require.NoError(t, err)
+	e, err := NewEngine(auth, seeds, 0.85)
+	require.NoError(t, err)
+	est := newReversePusher(3).push(native, 0.85, bID, 0.9, math.MaxInt64) // pushes b alone: s(a) = 0.85
+	require.Contains(t, est.reached, aID)
+	donor.refine.est = map[uint32]*reverseEstimate{bID: &est}
+	differ := []uint32{aID, bID}
+	e.ShareEstimates(donor, differ, gainersOf(auth, native, differ))
+	e.refine.pusher, e.refine.est = newReversePusher(3), map[uint32]*reverseEstimate{}
+	got := e.refine.borrow(e, bID, 1)
+	require.NotNil(t, got)
+	var want reverseEstimate
+	for i, u := range got.reached {
+		want.addRemainder(got.s[i], auth.OutWeight(u))
+	}
+	require.Equal(t, want.SW, got.SW, "the summaries weigh s by the donor's out-weights")
+	require.Equal(t, want.SD, got.SD)
+}
+
+// An adapted estimate's negative remainder widens the interval below even
+// on a non-negative residual: the edge a-b is untrusted, so a dangles in
+// the authenticated view and s_A(a) = -q(a) < 0 for a push from b that
+// pushed a; with the residual on a (the seed), N(b) = x(b) + r*G'_A*e_b
+// is 0, below x(b) + r.q.
+func TestAdaptedNegativeRemainderWidensBelow(t *testing.T) {
+	t.Parallel()
+	b := csr.NewBuilder(false)
+	for _, in := range []csr.Input{
+		{Src: "a", Dst: "b", Weight: 1, Channel: "peer"},
+		{Src: "b", Dst: "c", Weight: 1, Channel: "trusted"},
+	} {
+		_, err := b.AddEdge(in)
+		require.NoError(t, err)
+	}
+	g, err := b.Build()
+	require.NoError(t, err)
+	labels := mask.FromGraph(g)
+	native, err := mask.Native(g, labels)
+	require.NoError(t, err)
+	auth, err := mask.Authenticated(g, labels, mask.Trust("trusted"))
+	require.NoError(t, err)
+	aID, bID := uint32(0), uint32(1)
+	require.Zero(t, auth.OutWeight(aID))
+
+	seeds, err := NewSeeds(3, []Seed{{Node: aID, Weight: 1}})
+	require.NoError(t, err)
+	donor, err := NewEngine(native, seeds, 0.85)
+	require.NoError(t, err)
+	e, err := NewEngine(auth, seeds, 0.85)
+	require.NoError(t, err)
+	est := newReversePusher(3).push(native, 0.85, bID, 1e-6, math.MaxInt64)
+	donor.refine.est = map[uint32]*reverseEstimate{bID: &est}
+	differ := []uint32{aID, bID}
+	e.ShareEstimates(donor, differ, gainersOf(auth, native, differ))
+	pA := denseP(auth, seeds)
+	dropDangling(pA, auth)
+	proof := e.Prove(0, nil, nil)
+	require.False(t, proof.eb.signed)
+	checkRefinedIntervals(t, e, proof, pA, 10) // coarse enough to take the adapted estimate
+	require.Positive(t, e.refine.est[bID].NegMaxS, "b's estimate was not adapted with a negative part")
 }
