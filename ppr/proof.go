@@ -213,7 +213,6 @@ func (ri *refinedIntervals) interval(v uint32) (lo, hi float64) {
 }
 
 func (ri *refinedIntervals) lower(v uint32) float64 { lo, _ := ri.interval(v); return lo }
-func (ri *refinedIntervals) upper(v uint32) float64 { _, hi := ri.interval(v); return hi }
 
 // refineAtBoundary refines the candidates the gap's interval depends on,
 // and reports false when more than maxRefined unselected candidates
@@ -227,7 +226,7 @@ func (ri *refinedIntervals) upper(v uint32) float64 { _, hi := ri.interval(v); r
 // end, then the unselected candidates that still reach the selection's
 // lowest end.
 func (ri *refinedIntervals) refineAtBoundary(sel []uint32) bool {
-	x := ri.x
+	x, eb := ri.x, ri.eb
 	minX, maxX := math.Inf(1), math.Inf(-1)
 	var low, high uint32 // the selection's lowest x, the rest's highest
 	for _, v := range sel {
@@ -235,10 +234,13 @@ func (ri *refinedIntervals) refineAtBoundary(sel []uint32) bool {
 			minX, low = x[v], v
 		}
 	}
+	// Nothing is refined yet: the rest's highest upper end is unrefined.
+	blockHi := math.Inf(-1)
 	ri.eachUnselected(func(u uint32) {
 		if x[u] > maxX {
 			maxX, high = x[u], u
 		}
+		blockHi = max(blockHi, x[u]+eb.nTerm(u))
 	})
 	if minX < maxX {
 		mid := (minX + maxX) / 2
@@ -246,8 +248,6 @@ func (ri *refinedIntervals) refineAtBoundary(sel []uint32) bool {
 		ri.refine(low, false, mid)
 		return true
 	}
-	blockHi := math.Inf(-1)
-	ri.eachUnselected(func(u uint32) { blockHi = max(blockHi, ri.upper(u)) })
 	selLo := math.Inf(1)
 	for _, v := range sel {
 		if ri.lower(v) <= blockHi {
@@ -257,8 +257,8 @@ func (ri *refinedIntervals) refineAtBoundary(sel []uint32) bool {
 	}
 	var blockers []uint32
 	over := false
-	ri.eachUnselected(func(u uint32) {
-		if ri.upper(u) >= selLo {
+	ri.eachUnselected(func(u uint32) { // only the selection is refined so far
+		if x[u]+eb.nTerm(u) >= selLo {
 			if len(blockers) == maxRefined {
 				over = true
 				return
@@ -293,11 +293,23 @@ func (ri *refinedIntervals) gap(sel []uint32) (lo, hi float64) {
 		lo, hi := ri.interval(v)
 		selLo, selHi = min(selLo, lo), min(selHi, hi)
 	}
+	// The refined candidates are marked in the pusher's scratch (all
+	// false between pushes), so the pass looks up the map only for them.
+	refined := ri.rc.e.refine.pusher.seen
+	for v := range ri.bounds {
+		refined[v] = true
+	}
 	restLo, restHi := math.Inf(-1), math.Inf(-1)
 	ri.eachUnselected(func(u uint32) {
-		lo, hi := ri.interval(u)
+		lo, hi := ri.x[u]-ri.rc.below(u), ri.x[u]+ri.eb.nTerm(u)
+		if refined[u] {
+			lo, hi = ri.interval(u)
+		}
 		restLo, restHi = max(restLo, lo), max(restHi, hi)
 	})
+	for v := range ri.bounds {
+		refined[v] = false
+	}
 	rc := ri.rc
 	h := selHi - restLo
 	switch {

@@ -2,6 +2,7 @@ package ppr
 
 import (
 	"math"
+	"slices"
 
 	"github.com/authppr/authppr/mask"
 )
@@ -61,11 +62,17 @@ type reverseEstimate struct {
 	// SD sum_w s(w) over the others: the remainder's size on undirected
 	// views (see undirected refinement below).
 	SW, SD float64
-	Nodes  []uint32 // support of q
-	Q      []float64
+	// The same three of the negative part of s: zero for a push, which
+	// keeps s >= 0; an estimate adapted from another view may have one
+	// (see adapt), and the bounds take each part on its own.
+	NegMaxS, NegSW, NegSD float64
+	Nodes                 []uint32 // support of q
+	Q                     []float64
 	// reached lists every node the push gave mass to (s > 0 at some
-	// point): the rows it read are theirs (see ShareEstimates).
+	// point): the rows it read are theirs (see ShareEstimates); s holds
+	// the remainder s there, in the same order.
 	reached []uint32
+	s       []float64
 }
 
 // dot returns r.q.
@@ -160,15 +167,11 @@ func (rp *reversePusher) pushInto(est *reverseEstimate, view *mask.View, d float
 			add(u, c*val)
 		}
 	}
-	*est = reverseEstimate{Nodes: est.Nodes[:0], Q: est.Q[:0], reached: append(est.reached[:0], rp.touched...)}
+	*est = reverseEstimate{Nodes: est.Nodes[:0], Q: est.Q[:0], reached: append(est.reached[:0], rp.touched...), s: est.s[:0]}
 	out := view.OutWeights()
 	for _, u := range rp.touched {
-		est.MaxS = max(est.MaxS, s[u])
-		if out[u] > 0 {
-			est.SW += s[u] * out[u]
-		} else {
-			est.SD += s[u]
-		}
+		est.s = append(est.s, s[u])
+		est.addRemainder(s[u], out[u])
 		if q[u] != 0 {
 			est.Nodes = append(est.Nodes, u)
 			est.Q = append(est.Q, q[u])
@@ -176,6 +179,21 @@ func (rp *reversePusher) pushInto(est *reverseEstimate, view *mask.View, d float
 		q[u], s[u], queued[u], seen[u] = 0, 0, false, false
 	}
 	rp.queue, rp.touched = rp.queue[:0], rp.touched[:0]
+}
+
+// addRemainder adds one entry sw of s, at a node of out-weight w in the
+// view, to the estimate's summaries of s's positive and negative parts.
+func (e *reverseEstimate) addRemainder(sw, w float64) {
+	mag, maxS, sumW, sumD := sw, &e.MaxS, &e.SW, &e.SD
+	if sw < 0 {
+		mag, maxS, sumW, sumD = -sw, &e.NegMaxS, &e.NegSW, &e.NegSD
+	}
+	*maxS = max(*maxS, mag)
+	if w > 0 {
+		*sumW += mag * w
+	} else {
+		*sumD += mag
+	}
 }
 
 // Top-k refinement (SolveTopK), directed views first. With the L1 bound
@@ -274,23 +292,32 @@ type topKRefinement struct {
 	collected blockerSet
 	// donor and differ: estimates another engine made on another view of
 	// the same graph, and the nodes whose rows differ between the views
-	// (see ShareEstimates); borrowed holds the donor's estimates this
-	// engine uses, which never go to its pool.
-	donor    *topKRefinement
-	differ   []uint64
-	borrowed map[uint32]*reverseEstimate
+	// (see ShareEstimates), as a bitset and a list; borrowed holds the
+	// donor's estimates this engine uses, which never go to its pool.
+	donor      *topKRefinement
+	donorView  *mask.View
+	differ     []uint64
+	differList []uint32
+	borrowed   map[uint32]*reverseEstimate
+	// gainList is gainers' answer for the views gainFor and differList.
+	gainList []uint32
+	gainFor  [2]*mask.View
 }
 
 // ShareEstimates lets this engine's refinement use the reverse estimates
 // from's has made, on another view of the same graph and for the same
-// damping, for the targets whose pushes gave mass to no node of differ:
-// such a push read only rows the two views share, so it is this view's
-// push too. differ must list every node whose out-row or in-row differs
-// between the views. The sharing lasts until the next SetProblem of
-// either engine; from must not push in the meantime.
+// damping. differ must list every node whose out-row or in-row differs
+// between the views. An estimate whose push gave mass to no node of differ
+// read only rows the two views share, so it is this view's push too; the
+// others are adapted to this view (see adapt). The sharing lasts until the
+// next SetProblem of either engine; from must not push in the meantime.
 func (e *Engine) ShareEstimates(from *Engine, differ []uint32) {
 	ref := &e.refine
-	ref.donor = &from.refine
+	if ref.donorView != from.view || !slices.Equal(ref.differList, differ) {
+		ref.gainFor = [2]*mask.View{} // gainers' answer is for other views
+	}
+	ref.donor, ref.donorView = &from.refine, from.view
+	ref.differList = append(ref.differList[:0], differ...)
 	if n := (len(e.X) + 63) / 64; len(ref.differ) != n {
 		ref.differ = make([]uint64, n)
 	} else {
@@ -302,8 +329,10 @@ func (e *Engine) ShareEstimates(from *Engine, differ []uint32) {
 }
 
 // borrow returns the donor's estimate of v when it is at least as fine as
-// eps and valid on this view (see ShareEstimates), else nil.
-func (ref *topKRefinement) borrow(v uint32, eps float64) *reverseEstimate {
+// eps: the donor's own when its push read no row that differs (see
+// ShareEstimates), else its adaptation to this view, which becomes this
+// engine's estimate of v when it is still as fine as eps. nil otherwise.
+func (ref *topKRefinement) borrow(e *Engine, v uint32, eps float64) *reverseEstimate {
 	if ref.donor == nil {
 		return nil
 	}
@@ -314,16 +343,166 @@ func (ref *topKRefinement) borrow(v uint32, eps float64) *reverseEstimate {
 	if est == nil || est.MaxS > eps {
 		return nil
 	}
+	if !ref.readsDiffer(est) {
+		if ref.borrowed == nil {
+			ref.borrowed = make(map[uint32]*reverseEstimate)
+		}
+		ref.borrowed[v] = est
+		return est
+	}
+	adapted := ref.adapt(e, est)
+	if adapted.MaxS > eps || adapted.NegMaxS > eps {
+		ref.free = append(ref.free, adapted)
+		return nil
+	}
+	if old := ref.est[v]; old != nil {
+		ref.free = append(ref.free, old)
+	}
+	ref.est[v] = adapted
+	return adapted
+}
+
+// readsDiffer reports whether est's push gave mass to a node of differ.
+func (ref *topKRefinement) readsDiffer(est *reverseEstimate) bool {
 	for _, u := range est.reached {
 		if ref.differ[u/64]&(1<<(u%64)) != 0 {
-			return nil
+			return true
 		}
 	}
-	if ref.borrowed == nil {
-		ref.borrowed = make(map[uint32]*reverseEstimate)
+	return false
+}
+
+// adapt returns the donor's estimate est (on the donor's view, G below)
+// rewritten for e's view (A): the same q, with the remainder
+//
+//	s_A = s + d*(P'_A - P'_G)*q,
+//
+// which differs from s only at the nodes of differ, and its summaries.
+//
+// Proof. Each push keeps s = e_v - (I - d*P'_G)*q (moving s(w) into q(w)
+// and adding d*P'_G[u][w]*s(w) to s(u) for every u with an arc into w
+// leaves e_v - (I - d*P'_G)*q unchanged), so the push's pair satisfies it
+// exactly, however far it got. Then with s_A as above, s_A = e_v - (I -
+// d*P'_A)*q, and G'_A*e_v = G'_A*(s_A + (I - d*P'_A)*q) = q + G'_A*s_A:
+// the pair (q, s_A) is an estimate on A. Only s_A's sign is new: an arc
+// only G has, into q's support, makes it negative there; r*G'_A*s_A =
+// r*G'_A*s_A+ - r*G'_A*s_A-, and bounds takes each part with its own
+// summaries (the arguments at the top of this file and below hold for
+// each part, which is >= 0). The adaptation reads the rows of differ in
+// both views, not the pushes' neighbourhoods.
+func (ref *topKRefinement) adapt(e *Engine, est *reverseEstimate) *reverseEstimate {
+	rp := ref.pusher
+	dense, inReach := rp.q, rp.seen // scratch, all zero between pushes
+	for i, w := range est.Nodes {
+		dense[w] = est.Q[i]
 	}
-	ref.borrowed[v] = est
-	return est
+	out := ref.newEstimate()
+	*out = reverseEstimate{Nodes: append(out.Nodes[:0], est.Nodes...), Q: append(out.Q[:0], est.Q...),
+		reached: append(out.reached[:0], est.reached...), s: append(out.s[:0], est.s...)}
+	// (P'_A - P'_G)*q is zero at a node u of differ the push never
+	// reached, unless A has an arc out of u that G lacks: every push at w
+	// gives mass to each u with a weighted arc into w in G, so such a u
+	// has none into q's support in G, and without a gain none in A.
+	delta := func(u uint32) float64 {
+		return e.damping * rowDiffDot(e.view, ref.donorView, u, dense)
+	}
+	for i, u := range est.reached {
+		inReach[u] = true
+		if ref.differ[u/64]&(1<<(u%64)) != 0 {
+			out.s[i] += delta(u)
+		}
+	}
+	for _, u := range ref.gainers(e.view) {
+		if dl := delta(u); !inReach[u] && dl != 0 {
+			out.reached = append(out.reached, u)
+			out.s = append(out.s, dl)
+		}
+	}
+	for _, u := range est.reached {
+		inReach[u] = false
+	}
+	for _, w := range est.Nodes {
+		dense[w] = 0
+	}
+	w := e.view.OutWeights()
+	for i, u := range out.reached {
+		out.addRemainder(out.s[i], w[u])
+	}
+	return out
+}
+
+// gainers returns the nodes of differ with an out-arc that view (this
+// engine's) weighs more than the donor's view does, computed once per
+// pair of views.
+func (ref *topKRefinement) gainers(view *mask.View) []uint32 {
+	if ref.gainFor == [2]*mask.View{view, ref.donorView} {
+		return ref.gainList
+	}
+	ref.gainFor = [2]*mask.View{view, ref.donorView}
+	ref.gainList = ref.gainList[:0]
+	weight := map[uint32]float64{}
+	for _, u := range ref.differList {
+		clear(weight)
+		row := ref.donorView.OutRow(u)
+		for p, w := range row.Nbr {
+			if row.Live(p) {
+				weight[w] += row.Weight.At(p)
+			}
+		}
+		row = view.OutRow(u)
+		for p, w := range row.Nbr {
+			if row.Live(p) {
+				weight[w] -= row.Weight.At(p)
+			}
+		}
+		for _, left := range weight {
+			if left < 0 {
+				ref.gainList = append(ref.gainList, u)
+				break
+			}
+		}
+	}
+	return ref.gainList
+}
+
+// rowDiffDot returns (P'_A[u] - P'_G[u]).q for the views a and g: u's
+// live out-arcs' weights times q at their heads, over u's out-weight, in
+// each (0 where u dangles, as P' has no row there). Rows that are the
+// same graph row under two masks are read once.
+func rowDiffDot(a, g *mask.View, u uint32, q []float64) float64 {
+	invA, invG := a.InvOutWeights()[u], g.InvOutWeights()[u]
+	ra, rg := a.OutRow(u), g.OutRow(u)
+	if len(ra.Nbr) > 0 && len(ra.Nbr) == len(rg.Nbr) && &ra.Nbr[0] == &rg.Nbr[0] {
+		sumA, sumG := 0.0, 0.0
+		for p, w := range ra.Nbr {
+			if q[w] == 0 {
+				continue
+			}
+			wq := ra.Weight.At(p) * q[w]
+			if ra.Live(p) {
+				sumA += wq
+			}
+			if rg.Live(p) {
+				sumG += wq
+			}
+		}
+		return sumA*invA - sumG*invG
+	}
+	return rowDot(ra, invA, q) - rowDot(rg, invG, q)
+}
+
+// rowDot returns the row's live weights times q at their heads, times inv.
+func rowDot(row mask.Row, inv float64, q []float64) float64 {
+	if inv == 0 {
+		return 0
+	}
+	sum := 0.0
+	for p, w := range row.Nbr {
+		if q[w] != 0 && row.Live(p) {
+			sum += row.Weight.At(p) * q[w]
+		}
+	}
+	return sum * inv
 }
 
 // reset starts a new solve: estimates depend on the damping, which the
@@ -428,7 +607,7 @@ func (rc *refineCheck) estimate(v uint32, eps float64) *reverseEstimate {
 	if old != nil && old.MaxS <= eps {
 		return old
 	}
-	if b := ref.borrow(v, eps); b != nil {
+	if b := ref.borrow(rc.e, v, eps); b != nil {
 		return b
 	}
 	if rc.allowance <= 0 {
@@ -449,20 +628,46 @@ func (rc *refineCheck) estimate(v uint32, eps float64) *reverseEstimate {
 	return old
 }
 
-// bounds returns the refined interval of N(v) (see the proofs).
+// bounds returns the refined interval of N(v) (see the proofs): r.q
+// widened by the remainder r*G'*s. With r = r+ - r- and s = s+ - s-,
+//
+//	r*G'*s = (r+*G'*s+ + r-*G'*s-) - (r+*G'*s- + r-*G'*s+),
+//
+// four terms >= 0 (G' >= 0), each at most the size the proofs give it for
+// its two parts: the first two widen the interval above, the last two
+// below. r- is zero for r >= 0 and s- for a push, so a push's interval on a
+// non-negative residual reaches only refineSlack below r.q. On undirected
+// views r-'s terms use its own statistics (its largest ratio and its sum
+// on dangling nodes), so a small negative part costs little.
 func (rc *refineCheck) bounds(v uint32, est *reverseEstimate) (lo, hi float64) {
 	x := rc.e.X
 	mid := est.dot(rc.e.R)
-	half := rc.l1 * est.MaxS
-	if st := rc.st; st != nil {
-		half = min(half, st.maxRatio*est.SW+st.dangling*est.SD)
-	}
-	half = rc.e.tune.boundScale*half/rc.e.alpha + refineSlack
-	under := refineSlack
+	above := rc.remainder(false, est.MaxS, est.SW, est.SD) + refineSlack
+	under := rc.remainder(false, est.NegMaxS, est.NegSW, est.NegSD) + refineSlack
 	if rc.signed {
-		under = half
+		above += rc.remainder(true, est.NegMaxS, est.NegSW, est.NegSD)
+		under += rc.remainder(true, est.MaxS, est.SW, est.SD)
 	}
-	return max(x[v]+mid-under, x[v]-rc.below(v)), min(x[v]+mid+half, x[v]+rc.eb.nTerm(v))
+	return max(x[v]+mid-under, x[v]-rc.below(v)), min(x[v]+mid+above, x[v]+rc.eb.nTerm(v))
+}
+
+// remainder bounds r+*G'*s' (r- when neg is set) for one part s' >= 0 of
+// s with summaries maxS, sw and sd (see the proofs): ||r||_1*maxS/alpha,
+// and on undirected views the per-coordinate (rho*sw + D*sd)/alpha with
+// the part's rho and D (the whole residual's bound r+'s).
+func (rc *refineCheck) remainder(neg bool, maxS, sw, sd float64) float64 {
+	if maxS == 0 {
+		return 0
+	}
+	half := rc.l1 * maxS
+	if st := rc.st; st != nil {
+		rho, dangling := st.maxRatio, st.dangling
+		if neg {
+			rho, dangling = st.maxNeg, st.danglingNeg
+		}
+		half = min(half, rho*sw+dangling*sd)
+	}
+	return rc.e.tune.boundScale * half / rc.e.alpha
 }
 
 // tighten pushes from v at eps = coarsestReverse, then tenfold finer until
@@ -642,8 +847,12 @@ func (rc *refineCheck) refineUndirected(sel []Scored, bs *blockerSet) (selLo, re
 		refined++
 		_, hi := rc.bounds(u, est)
 		restHi = max(restHi, hi)
-		if room := selLo - x[u] - est.dot(e.R) - st.dangling*est.SD/e.alpha - refineSlack; room > 0 && est.SW > 0 && need >= 0 {
-			need = min(need, room/(e.tune.boundScale*est.SW))
+		sw, sd := est.SW, est.SD
+		if rc.signed {
+			sw, sd = sw+est.NegSW, sd+est.NegSD
+		}
+		if room := selLo - x[u] - est.dot(e.R) - st.dangling*sd/e.alpha - refineSlack; room > 0 && sw > 0 && need >= 0 {
+			need = min(need, room/(e.tune.boundScale*sw))
 		} else if hi >= selLo {
 			need = -1
 		}

@@ -86,7 +86,7 @@ func (r *run) decide() {
 		// term leaves room: with it above the native gap no refined
 		// interval can prove more than the unrefined one.
 		extra := r.damping() * B / r.alpha()
-		if r.tryFinish(path, pa, extra, extra < r.d.NativeGap) {
+		if r.certificateMayDecide(extra) && r.tryFinish(path, pa, extra, extra < r.d.NativeGap) {
 			return
 		}
 	}
@@ -94,6 +94,18 @@ func (r *run) decide() {
 		return
 	}
 	r.full()
+}
+
+// certificateMayDecide reports whether the native state's proof widened
+// by extra can classify. Its interval holds the raw gap g of the native
+// state (NativeGap: the selection's least x minus the rest's greatest), so
+// widened it reaches below g - extra and above g + extra; with g >= 0 it
+// cannot prove a divergence, nor the same selection when g <= extra, nor
+// a tie when g + extra > TieTol. Then the certificate path would only
+// read the candidates to learn that.
+func (r *run) certificateMayDecide(extra float64) bool {
+	g := r.d.NativeGap
+	return !(g >= 0 && g <= extra && g+extra > r.gd.opt.TieTol)
 }
 
 // correct applies d*x_G(u)*(P_A[u] - P_G[u]) to the state for the touched

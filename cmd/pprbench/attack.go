@@ -12,7 +12,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/authppr/authppr/csr"
 	"github.com/authppr/authppr/internal/attack"
 	"github.com/authppr/authppr/internal/bench"
 )
@@ -26,116 +25,155 @@ type attackOutput struct {
 	Seconds map[string]float64   `json:"seconds"`
 }
 
+// runAttack runs the attacks on each graph of --graph and the ledger
+// scenario, and prints tables (or the JSON), writing the JSON and charts
+// to --out.
 func runAttack(args []string, stdout, stderr io.Writer) error {
+	a, err := newAttackRun(args)
+	if err != nil {
+		return err
+	}
+	res, err := a.run()
+	if err != nil {
+		return err
+	}
+	if a.out != "" {
+		if err := writeAttackFiles(a.out, res); err != nil {
+			return err
+		}
+	}
+	if a.asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	return printAttack(stdout, res)
+}
+
+// attackRun is one attack run: the graphs, the attack and ledger
+// settings, and where the results go.
+type attackRun struct {
+	command         string
+	graphs          []string
+	data            string
+	limit           int64 // --max-memory
+	nodes, count, k int
+	seed            uint64
+	out             string
+	asJSON          bool
+	cfg             attack.Config
+	ledger          attack.LedgerConfig
+}
+
+// newAttackRun parses attack's flags and checks them.
+func newAttackRun(args []string) (*attackRun, error) {
 	fs := flag.NewFlagSet("attack", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	a := &attackRun{command: "pprbench attack " + strings.Join(args, " "), cfg: attack.DefaultConfig(), ledger: attack.DefaultLedger}
 	graphs := fs.String("graph", "memory", "comma-separated graphs: memory (generated HippoRAG-like) and/or wn18rr (undirected triples, a fifth of the synsets as passages)")
-	var data string
-	registerData(fs, &data)
-	nodes := fs.Int("nodes", 50000, "memory graph size (entities + passages, 4:1)")
-	count := fs.Int("queries", 60, "queries per graph")
-	k := fs.Int("k", 5, "passages selected per query")
-	budget := fs.Int("budget", 6, "largest number of attacker writes")
-	perStep := fs.Int("per-step", 6, "candidate writes greedy tries per step")
-	targets := fs.Int("targets", 2, "targets greedy tries per query and selector")
-	workers := fs.Int("workers", 2, "queries attacked at once (results do not depend on it)")
-	seed := fs.Uint64("seed", 1, "seed of the graphs, roles and queries")
-	ledgerWeight := fs.Float64("ledger-weight", attack.DefaultLedger.WriteWeight, "weight of the untrusted write in the ledger scenario")
-	out := fs.String("out", "", "directory to write attack.json and the SVG charts into")
-	asJSON := fs.Bool("json", false, "print the JSON instead of tables")
+	registerData(fs, &a.data)
+	fs.IntVar(&a.nodes, "nodes", 50000, "memory graph size (entities + passages, 4:1)")
+	fs.IntVar(&a.count, "queries", 60, "queries per graph")
+	fs.IntVar(&a.k, "k", 5, "passages selected per query")
+	fs.IntVar(&a.cfg.Budget, "budget", 6, "largest number of attacker writes")
+	fs.IntVar(&a.cfg.PerStep, "per-step", 6, "candidate writes greedy tries per step")
+	fs.IntVar(&a.cfg.Targets, "targets", 2, "targets greedy tries per query and selector")
+	fs.IntVar(&a.cfg.Workers, "workers", 2, "queries attacked at once (results do not depend on it)")
+	fs.Uint64Var(&a.seed, "seed", 1, "seed of the graphs, roles and queries")
+	fs.Float64Var(&a.ledger.WriteWeight, "ledger-weight", attack.DefaultLedger.WriteWeight, "weight of the untrusted write in the ledger scenario")
+	fs.StringVar(&a.out, "out", "", "directory to write attack.json and the SVG charts into")
+	fs.BoolVar(&a.asJSON, "json", false, "print the JSON instead of tables")
 	var maxMemory string
 	registerMaxMemory(fs, &maxMemory)
 	if err := parseFlags(fs, args); err != nil {
+		return nil, err
+	}
+	var err error
+	if a.limit, err = parseMaxMemory(maxMemory); err != nil {
+		return nil, err
+	}
+	if err := a.check(given(fs), *graphs); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// check checks the flags given (set) and parses --graph (spec).
+func (a *attackRun) check(set map[string]bool, spec string) error {
+	c := a.cfg
+	if c.Budget < 1 || c.PerStep < 1 || c.Targets < 1 {
+		return fmt.Errorf("%w: --budget %d, --per-step %d, --targets %d: want each at least 1", errUsage, c.Budget, c.PerStep, c.Targets)
+	}
+	if a.count < 1 || a.k < 1 || a.nodes < 10 {
+		return fmt.Errorf("%w: --queries %d, --k %d, --nodes %d: want positive (nodes at least 10)", errUsage, a.count, a.k, a.nodes)
+	}
+	var err error
+	if a.graphs, err = attackGraphs(spec); err != nil {
 		return err
 	}
-	limit, err := parseMaxMemory(maxMemory)
-	if err != nil {
-		return err
-	}
-	if *budget < 1 || *perStep < 1 || *targets < 1 {
-		return fmt.Errorf("%w: --budget %d, --per-step %d, --targets %d: want each at least 1", errUsage, *budget, *perStep, *targets)
-	}
-	if *count < 1 || *k < 1 || *nodes < 10 {
-		return fmt.Errorf("%w: --queries %d, --k %d, --nodes %d: want positive (nodes at least 10)", errUsage, *count, *k, *nodes)
-	}
-	graphList, err := attackGraphs(*graphs)
-	if err != nil {
-		return err
-	}
-	set := given(fs)
-	if err := firstErr(
-		checkAtLeast("workers", *workers, 1),
-		checkWeight("ledger-weight", *ledgerWeight),
-		onlyWith(set, slices.Contains(graphList, "memory"), "with memory in --graph", "nodes"),
-		onlyWith(set, slices.Contains(graphList, "wn18rr"), "with wn18rr in --graph", "data"),
-	); err != nil {
-		return err
-	}
-	lc := attack.DefaultLedger
-	lc.WriteWeight = *ledgerWeight
-	c := attack.DefaultConfig()
-	c.Budget, c.PerStep, c.Targets, c.Workers = *budget, *perStep, *targets, *workers
-	res := attackOutput{
-		Command: "pprbench attack " + strings.Join(args, " "),
+	return firstErr(
+		checkAtLeast("workers", c.Workers, 1),
+		checkWeight("ledger-weight", a.ledger.WriteWeight),
+		onlyWith(set, slices.Contains(a.graphs, "memory"), "with memory in --graph", "nodes"),
+		onlyWith(set, slices.Contains(a.graphs, "wn18rr"), "with wn18rr in --graph", "data"),
+	)
+}
+
+// run attacks each graph, then runs the ledger scenario, timing each.
+func (a *attackRun) run() (*attackOutput, error) {
+	c := a.cfg
+	res := &attackOutput{
+		Command: a.command,
 		Config: map[string]any{
 			"selectors": selectorNames(c.Selectors), "ppr_damping": c.PPR.Damping, "ppr_content_weight": c.PPR.ContentWeight,
-			"ppr_tol": c.PPR.Tol, "max_merge_arcs": c.MaxMerge, "seed": *seed, "ledger": lc,
+			"ppr_tol": c.PPR.Tol, "max_merge_arcs": c.MaxMerge, "seed": a.seed, "ledger": a.ledger,
 			"trusted_channels": []string{c.Trusted, c.Merger}, "attacker_channel": c.Attacker, "merger_channel": c.Merger,
 		},
 		Seconds: map[string]float64{},
 	}
-	for _, name := range graphList {
+	for _, name := range a.graphs {
 		start := time.Now()
-		var m *attack.Memory
-		var err error
-		switch name {
-		case "memory":
-			// A HippoRAG-like memory graph with every edge trusted.
-			mc := bench.DefaultMemory
-			mc.Entities, mc.Passages, mc.Seed, mc.UntrustedShare = *nodes*4/5, *nodes/5, *seed, 0
-			var bm *bench.Memory
-			if bm, err = bench.NewMemory(mc); err == nil {
-				m, err = attack.NewMemory(fmt.Sprintf("memory-%dk", (mc.Entities+mc.Passages)/1000), bm.Graph, bm.Passages)
-			}
-		case "wn18rr":
-			var g *csr.Graph
-			if g, err = readWN18RR(data, limit); err == nil {
-				m, err = attack.SplitRoles("wn18rr", g, 0.2, *seed)
-			}
-		}
+		m, err := a.memory(name)
 		if err != nil {
-			return memoryHint(err)
+			return nil, memoryHint(err)
 		}
-		queries, err := m.Queries(*count, *k, *seed)
+		queries, err := m.Queries(a.count, a.k, a.seed)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		r, err := attack.Run(m, queries, c)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		res.Graphs = append(res.Graphs, r)
 		res.Seconds[m.Name] = time.Since(start).Seconds()
 	}
 	start := time.Now()
-	ledger, err := attack.Ledger(lc)
+	ledger, err := attack.Ledger(a.ledger)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	res.Ledger = ledger
 	res.Seconds["ledger"] = time.Since(start).Seconds()
+	return res, nil
+}
 
-	if *out != "" {
-		if err := writeAttackFiles(*out, &res); err != nil {
-			return err
+// memory makes the named graph (memory or wn18rr) with its roles.
+func (a *attackRun) memory(name string) (*attack.Memory, error) {
+	if name == "wn18rr" {
+		g, err := readWN18RR(a.data, a.limit)
+		if err != nil {
+			return nil, err
 		}
+		return attack.SplitRoles("wn18rr", g, 0.2, a.seed)
 	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+	// A HippoRAG-like memory graph with every edge trusted.
+	mc := bench.DefaultMemory
+	mc.Entities, mc.Passages, mc.Seed, mc.UntrustedShare = a.nodes*4/5, a.nodes/5, a.seed, 0
+	bm, err := bench.NewMemory(mc)
+	if err != nil {
+		return nil, err
 	}
-	return printAttack(stdout, &res)
+	return attack.NewMemory(fmt.Sprintf("memory-%dk", (mc.Entities+mc.Passages)/1000), bm.Graph, bm.Passages)
 }
 
 // attackGraphs parses --graph: a list of distinct names, memory or wn18rr.

@@ -78,10 +78,9 @@ type comparison struct {
 // newComparison parses compare's flags and loads the graph and queries.
 func newComparison(args []string, stdout, stderr io.Writer) (*comparison, error) {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	c := &comparison{}
 	c.gf.register(fs)
-	damping := fs.Float64("damping", 0.85, "damping d as in igraph")
+	registerDamping(fs, &c.damping)
 	queryPath := fs.String("queries", "", "JSON-lines query file (required)")
 	tol := fs.Float64("tol", ppr.DefaultTol, "authppr's L1 error bound (PRPACK always uses 1e-10)")
 	certify := fs.Bool("certify", false, "authppr stops once the top-k is proved")
@@ -99,7 +98,7 @@ func newComparison(args []string, stdout, stderr io.Writer) (*comparison, error)
 	}
 	set := given(fs)
 	if err := firstErr(
-		c.gf.check(set), checkDamping(*damping), checkTol("tol", *tol), checkAtLeast("threads", *threads, 1),
+		c.gf.check(set), checkDamping(c.damping), checkTol("tol", *tol), checkAtLeast("threads", *threads, 1),
 		onlyWith(set, *certify, "with --certify", "ordered"),
 	); err != nil {
 		return nil, err
@@ -112,7 +111,7 @@ func newComparison(args []string, stdout, stderr io.Writer) (*comparison, error)
 			return nil, fmt.Errorf("%w: --oracle: %v", errUsage, err)
 		}
 	}
-	c.queryPath, c.damping, c.certify, c.oracle, c.python = *queryPath, *damping, *certify, *oracle, *python
+	c.queryPath, c.certify, c.oracle, c.python = *queryPath, *certify, *oracle, *python
 	c.opt = ppr.Options{Tol: *tol, Threads: *threads, Order: *sweeps}
 	ld, loadTime, err := c.gf.load(stderr)
 	if err != nil {

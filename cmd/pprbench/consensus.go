@@ -27,7 +27,6 @@ type consensusOutput struct {
 
 func runConsensus(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("consensus", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	input := fs.String("input", "", `JSON file: {"items":[...best first], "contradictions":[["a","b","CHANNEL"],...]} (required)`)
 	trust := fs.String("trust", "", "comma-separated trusted channels (default: every channel is trusted)")
 	maxNodes := fs.Int64("max-nodes", 0, "branch-and-bound node budget per selection (0: the default; negative: no cap)")

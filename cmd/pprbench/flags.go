@@ -158,3 +158,9 @@ func (f *viewFlags) check() error {
 	}
 	return nil
 }
+
+// registerDamping registers --damping, the damping of the solves, into p
+// (checkDamping checks it).
+func registerDamping(fs *flag.FlagSet, p *float64) {
+	fs.Float64Var(p, "damping", 0.85, "damping d as in igraph (teleport 1-d)")
+}

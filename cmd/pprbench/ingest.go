@@ -17,7 +17,6 @@ import (
 // progress line on stderr every second.
 func runIngest(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("ingest", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var gf graphFlags
 	fs.StringVar(&gf.path, "graph", "", "graph file (gzip detected automatically)")
 	fs.StringVar(&gf.format, "format", "edges", "file format: edges, triples or ppredge (the binary PPREDGE1 of anchors/gen_graph.py, docs/formats.md; its header says undirected)")

@@ -50,7 +50,7 @@ func (f *graphFlags) registerOrdered(fs *flag.FlagSet, defaultOrder string) {
 // registerMaxMemory registers --max-memory, the memory limit of loading a
 // graph, into p.
 func registerMaxMemory(fs *flag.FlagSet, p *string) {
-	fs.StringVar(p, "max-memory", "auto", "memory limit of loading the graph: a size (512M, 8G; K, M, G, T are powers of 1024), auto (half the memory available, from MemAvailable and cgroup limits) or none; a graph whose build would need more is refused before it is allocated")
+	fs.StringVar(p, "max-memory", "auto", "memory limit of loading the graph: a size (512M, 8G; K, M, G, T are powers of 1024), auto (half the memory available, as the system reports it within any container limit) or none; a graph whose build would need more is refused before it is allocated")
 }
 
 // parseMaxMemory reads a --max-memory value as a csr MaxMemory setting:

@@ -17,75 +17,110 @@ import (
 // maxEventLine bounds one event line (a write batch of many ops).
 const maxEventLine = 64 << 20
 
+// runLive applies the write batches and answers the guarded queries of
+// an event file in order, one JSON line per query; a summary goes to
+// stderr.
 func runLive(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("live", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var gf graphFlags
-	gf.register(fs)
-	damping := fs.Float64("damping", 0.85, "damping d as in igraph (teleport 1-d)")
-	trust := fs.String("trust", "", "comma-separated trusted channels (required; channels may be named before they write)")
-	eventsPath := fs.String("events", "", "JSON-lines event file: write batches and queries, applied in order (required)")
-	outPath := fs.String("out", "", "write one JSON line per query here instead of stdout")
-	check := fs.Bool("check", false, "verify every decision against a from-scratch guard on the materialised version (slow)")
-	if err := parseFlags(fs, args); err != nil {
+	r, err := newLiveRun(args)
+	if err != nil {
 		return err
 	}
-	if *eventsPath == "" {
-		return fmt.Errorf("%w: --events is required", errUsage)
-	}
-	trusted := splitList(*trust)
-	if len(trusted) == 0 {
-		return fmt.Errorf("%w: --trust CH[,CH...] is required", errUsage)
-	}
-	if !(*damping >= 0 && *damping < 1) {
-		return fmt.Errorf("%w: --damping %v, want 0 <= d < 1", errUsage, *damping)
-	}
-	events, err := os.Open(*eventsPath)
+	events, err := os.Open(r.eventsPath)
 	if err != nil {
 		return err
 	}
 	defer events.Close()
 	start := time.Now()
-	// Without a graph the memory starts empty (edges directed unless
-	// --undirected) and arrives through the events, as a replicated
-	// memory's does (pprbench publish, pprbench follow).
-	st, err := store.New(nil, nil, store.Options{Directed: !gf.undirected})
-	if gf.path != "" || gf.snapshot != "" {
-		ld, _, lerr := gf.load(stderr)
-		if lerr != nil {
-			return lerr
-		}
-		defer ld.close()
-		st, err = store.New(ld.g, ld.labels, store.Options{})
-	}
+	st, closeGraph, err := r.store(stderr)
 	if err != nil {
 		return err
 	}
-	runner, err := live.NewRunner(st, live.Options{Damping: *damping, Trust: trusted, Check: *check})
+	defer closeGraph()
+	runner, err := live.NewRunner(st, live.Options{Damping: r.damping, Trust: r.trusted, Check: r.check})
 	if err != nil {
 		return err
 	}
-	out, closeOut, err := createOutput(*outPath, stdout)
+	bad, err := answerTo(r.outPath, stdout, func(w io.Writer) (error, error) {
+		return runEvents(events, runner, w, stderr)
+	})
 	if err != nil {
-		return err
-	}
-	defer closeOut()
-	w := bufio.NewWriter(out)
-	bad, err := runEvents(events, runner, w, stderr)
-	if err != nil {
-		return err
-	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	if err := closeOut(); err != nil {
 		return err
 	}
 	runner.Print(stderr, time.Since(start))
-	if bad != nil {
-		return bad
+	return bad
+}
+
+// liveRun is one live run's settings.
+type liveRun struct {
+	gf                  graphFlags
+	damping             float64
+	trusted             []string
+	eventsPath, outPath string
+	check               bool
+}
+
+// newLiveRun parses live's flags and checks them.
+func newLiveRun(args []string) (*liveRun, error) {
+	fs := flag.NewFlagSet("live", flag.ContinueOnError)
+	r := &liveRun{}
+	r.gf.register(fs)
+	registerDamping(fs, &r.damping)
+	trust := fs.String("trust", "", "comma-separated trusted channels (required; channels may be named before they write)")
+	fs.StringVar(&r.eventsPath, "events", "", "JSON-lines event file: write batches and queries, applied in order (required)")
+	fs.StringVar(&r.outPath, "out", "", "write one JSON line per query here instead of stdout")
+	fs.BoolVar(&r.check, "check", false, "verify every decision against a from-scratch guard on the materialised version (slow)")
+	if err := parseFlags(fs, args); err != nil {
+		return nil, err
 	}
-	return nil
+	if r.eventsPath == "" {
+		return nil, fmt.Errorf("%w: --events is required", errUsage)
+	}
+	if r.trusted = splitList(*trust); len(r.trusted) == 0 {
+		return nil, fmt.Errorf("%w: --trust CH[,CH...] is required", errUsage)
+	}
+	if err := firstErr(checkDamping(r.damping), r.gf.check(given(fs))); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// store makes the living store: on the graph or snapshot given, else
+// empty (edges directed unless --undirected), its edges arriving through
+// the events as a replicated memory's do (pprbench publish, pprbench
+// follow). The caller must call closeGraph.
+func (r *liveRun) store(stderr io.Writer) (st *store.Store, closeGraph func(), err error) {
+	if r.gf.path == "" && r.gf.snapshot == "" {
+		st, err = store.New(nil, nil, store.Options{Directed: !r.gf.undirected})
+		return st, func() {}, err
+	}
+	ld, _, err := r.gf.load(stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	if st, err = store.New(ld.g, ld.labels, store.Options{}); err != nil {
+		ld.close()
+		return nil, nil, err
+	}
+	return st, ld.close, nil
+}
+
+// answerTo runs answer with a buffered writer on the file outPath (on
+// stdout when outPath is empty) and closes the file; bad is what answer
+// says was not answered, err what stopped it or the writing.
+func answerTo(outPath string, stdout io.Writer, answer func(w io.Writer) (bad, err error)) (bad, err error) {
+	out, closeOut, err := createOutput(outPath, stdout)
+	if err != nil {
+		return nil, err
+	}
+	defer closeOut()
+	w := bufio.NewWriter(out)
+	if bad, err = answer(w); err != nil {
+		return nil, err
+	}
+	if err := w.Flush(); err != nil {
+		return nil, err
+	}
+	return bad, closeOut()
 }
 
 // runEvents applies the stream's events in order and writes one record per

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -120,4 +121,27 @@ func TestLiveUsageErrors(t *testing.T) {
 	code, out, errOut := runCLI("live", "--graph", graph, "--trust", "default", "--events", events)
 	require.Equal(t, 0, code, errOut)
 	require.Empty(t, out)
+}
+
+// live checks its graph flags as the other commands do (flags.go): an
+// unknown --format is a usage error, and --undirected with a snapshot,
+// which keeps its own direction, is refused rather than ignored.
+func TestLiveChecksGraphFlags(t *testing.T) {
+	t.Parallel()
+	graph := writeFile(t, "g.txt", liveGraph)
+	events := writeFile(t, "ev.jsonl", "")
+	snap := filepath.Join(t.TempDir(), "g.snap")
+	code, _, errOut := runCLI("ingest", "--graph", graph, "--out", snap)
+	require.Equal(t, 0, code, errOut)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--graph", graph, "--format", "csv"}, `--format: unknown format "csv"`},
+		{[]string{"--snapshot", snap, "--undirected"}, "--undirected applies only with --graph"},
+	} {
+		code, _, errOut := runCLI(append([]string{"live", "--trust", "default", "--events", events}, c.args...)...)
+		require.Equalf(t, 2, code, "%v: %s", c.args, errOut)
+		require.Containsf(t, errOut, c.want, "%v", c.args)
+	}
 }

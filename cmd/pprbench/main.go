@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/authppr/authppr/internal/version"
 )
@@ -40,10 +41,10 @@ func commands() []command {
 			"--nats URLS [--user U --password P] --memory NAME --dir DIR --trust CH,... --until SEQ --queries FILE.jsonl [--out FILE.jsonl] [--replicas N]",
 			"pprbench follow --nats nats://127.0.0.1:4222 --memory m --dir replica --trust alice --until 0 --queries q.jsonl", runFollow},
 		{"consensus", "use", "rank-aware consensus selection over a contradiction graph, replayed on trusted edges",
-			"--items FILE --contradictions FILE --trust CH,... [--sample]",
-			"pprbench consensus --items items.txt --contradictions c.tsv --trust judge", runConsensus},
+			"--input FILE [--trust CH,...] [--max-nodes N]",
+			"pprbench consensus --input claims.json --trust judge", runConsensus},
 		{"queries", "use", "write a query or event file for a graph: random seeds, HippoRAG2 retrievals, a live stream",
-			"--graph PATH --kind seeds|dense|entities|live [--count N] [--k K] [--entities N] [--out FILE]",
+			"--graph PATH | --snapshot PATH [--kind seeds|dense|entities|live] [--count N] [--k K] [--entities N] [--out FILE]",
 			"pprbench queries --graph kg.ppredge --format ppredge --kind dense --entities 200000 --count 20 --out q.jsonl", runQueries},
 		{"compare", "measure", "the same graph and queries through igraph's PRPACK and authppr: times and top-k",
 			"--graph PATH --queries FILE [--certify] [--oracle SCRIPT]",
@@ -52,7 +53,7 @@ func commands() []command {
 			"[--workload memory|kg|wn18rr|rmat] [--regime few|one-percent|attack] [--queries N] [--check] [--json]",
 			"pprbench overhead --workload memory --regime few --queries 100 --check", runOverhead},
 		{"sweep", "measure", "one sweep per kernel against the memory floor and the plain C loop, in one run",
-			"--graph PATH [--format ppredge] [--c PROGRAM|build]",
+			"--graph PATH | --snapshot PATH [--format ppredge] [--c PROGRAM|build]",
 			"pprbench sweep --graph rmat20.ppredge --format ppredge", runSweep},
 		{"store-bench", "measure", "the living store on one graph: ingest, compaction, queries during it, cached updates, loads",
 			"[--graph-bin PATH | --scale N] [--writes N] [--batch N] [--trials N] [--dir DIR]",
@@ -184,9 +185,20 @@ func (h *helpRequest) Error() string { return "help requested" }
 // commandHelp prints a command's help: synopsis, summary, flags, example.
 func commandHelp(w io.Writer, fs *flag.FlagSet) {
 	c, _ := lookup(fs.Name())
-	fmt.Fprintf(w, "usage: pprbench %s %s\n\n%s.\n", c.name, c.synopsis, c.summary)
+	fmt.Fprintf(w, "usage: %s\n\n%s.\n", strings.TrimSpace("pprbench "+c.name+" "+c.synopsis), c.summary)
+	// The flags the synopsis requires say so, where their texts do not.
+	req := requiredFlags(c.synopsis)
 	flags := 0
-	fs.VisitAll(func(*flag.Flag) { flags++ })
+	fs.VisitAll(func(f *flag.Flag) {
+		flags++
+		if alt, ok := req[f.Name]; ok && !strings.Contains(f.Usage, "required") {
+			if alt == "" {
+				f.Usage += " (required)"
+			} else {
+				f.Usage += " (required, or --" + alt + ")"
+			}
+		}
+	})
 	if flags > 0 {
 		fmt.Fprintln(w, "\nFlags:")
 		fs.SetOutput(w)
@@ -195,4 +207,34 @@ func commandHelp(w io.Writer, fs *flag.FlagSet) {
 	if c.example != "" {
 		fmt.Fprintf(w, "\nExample:\n  %s\n", c.example)
 	}
+}
+
+// requiredFlags reads a synopsis: a flag outside brackets is required,
+// and one beside a '|' is the alternative of the flag on the other side
+// (either is required). It maps each required flag to its alternative
+// ("" when it has none).
+func requiredFlags(synopsis string) map[string]string {
+	req := map[string]string{}
+	depth, last, alt := 0, "", false
+	for _, tok := range strings.Fields(synopsis) {
+		t := strings.TrimLeft(tok, "(")
+		open := len(t) - len(strings.TrimLeft(t, "["))
+		depth += open
+		t = t[open:]
+		if depth == 0 {
+			switch {
+			case t == "|":
+				alt = true
+			case strings.HasPrefix(t, "--"):
+				name := strings.TrimRight(t[2:], ")")
+				req[name] = ""
+				if alt {
+					req[name], req[last] = last, name
+				}
+				last, alt = name, false
+			}
+		}
+		depth += strings.Count(t, "[") - strings.Count(t, "]")
+	}
+	return req
 }

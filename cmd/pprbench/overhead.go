@@ -19,7 +19,7 @@ import (
 )
 
 func runOverhead(args []string, stdout, stderr io.Writer) error {
-	o, err := newOverhead(args, stderr)
+	o, err := newOverhead(args)
 	if err != nil {
 		return err
 	}
@@ -62,9 +62,8 @@ type overhead struct {
 }
 
 // newOverhead parses overhead's flags and sets the workload and guard up.
-func newOverhead(args []string, stderr io.Writer) (*overhead, error) {
+func newOverhead(args []string) (*overhead, error) {
 	fs := flag.NewFlagSet("overhead", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	workload := fs.String("workload", "memory", "memory (generated HippoRAG-like), kg (the KG graph anchors/gen_graph.py makes, see --kg), wn18rr (undirected, d=0.5; see --data) or rmat (directed, d=0.85)")
 	kgPath := fs.String("kg", "", "PPREDGE1 file from anchors/gen_graph.py kg (for --workload kg)")
 	kgEntities := fs.Int("kg-entities", 200000, "entity count of the --kg graph (its passages follow)")

@@ -25,82 +25,118 @@ import (
 // order as the entities (for anchors/gen_graph.py's KG file: its own ids
 // 0..199999) and the rest as passages.
 func runQueries(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("queries", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var gf graphFlags
-	gf.registerOrdered(fs, "stream") // ids are drawn in stream order
-	kind := fs.String("kind", "seeds", "seeds (a few random seeds with out-edges), dense (HippoRAG2 dense passage reset; needs --entities), entities (HippoRAG: entity seeds, passages as candidates; needs --entities) or live (an event stream for 'pprbench live': write batches between queries drawn from a pool of recurring ones; needs --entities)")
-	pool := fs.Int("pool", 50, "--kind live: recurring queries the stream draws from")
-	batchSize := fs.Int("batch", 10, "--kind live: writes per batch, one batch between queries")
-	untrusted := fs.Float64("untrusted", 0.1, "--kind live: share of batches written by the untrusted channel 'peer' (the others by 'default'; a fifth of the slots also carry a merge by 'resolver')")
-	reset := fs.String("reset", "dense", "--kind live: the pool's queries: dense (HippoRAG2's passage reset) or entities (entity seeds only)")
-	count := fs.Int("count", 20, "how many queries")
-	k := fs.Int("k", 10, "top-k per query")
-	perQuery := fs.Int("seeds-per-query", 5, "--kind seeds and entities: distinct seeds per query, weight 1 each")
-	entities := fs.Int("entities", 0, "--kind dense and entities: the first N nodes (stream order) are entities, the rest passages")
-	seed := fs.Uint64("seed", 1, "random seed (the same seed gives the same file)")
-	outPath := fs.String("out", "", "output file (default: standard output)")
-	if err := parseFlags(fs, args); err != nil {
+	r, err := newQueriesRun(args, stderr)
+	if err != nil {
 		return err
 	}
-	if *count < 1 || *k < 1 {
-		return fmt.Errorf("%w: --count %d and --k %d, want both at least 1", errUsage, *count, *k)
+	defer r.ld.close()
+	if r.kind == "live" {
+		return writeLiveStream(r.ld.g, r.entities, r.live, r.outPath, stdout)
 	}
-	set := given(fs)
+	qs, err := r.make()
+	if err != nil {
+		return err
+	}
+	return r.write(stdout, qs)
+}
+
+// queriesRun is one queries run: what to draw, and the graph.
+type queriesRun struct {
+	kind, outPath      string
+	count, k, perQuery int
+	entities           int
+	seed               uint64
+	live               liveStreamConfig // --kind live
+	ld                 *loaded
+}
+
+// newQueriesRun parses queries' flags, checks them and loads the graph.
+// The caller must close r.ld.
+func newQueriesRun(args []string, stderr io.Writer) (*queriesRun, error) {
+	fs := flag.NewFlagSet("queries", flag.ContinueOnError)
+	var gf graphFlags
+	gf.registerOrdered(fs, "stream") // ids are drawn in stream order
+	r := &queriesRun{}
+	fs.StringVar(&r.kind, "kind", "seeds", "seeds (a few random seeds with out-edges), dense (HippoRAG2 dense passage reset; needs --entities), entities (HippoRAG: entity seeds, passages as candidates; needs --entities) or live (an event stream for 'pprbench live': write batches between queries drawn from a pool of recurring ones; needs --entities)")
+	fs.IntVar(&r.live.pool, "pool", 50, "--kind live: recurring queries the stream draws from")
+	fs.IntVar(&r.live.batch, "batch", 10, "--kind live: writes per batch, one batch between queries")
+	fs.Float64Var(&r.live.untrusted, "untrusted", 0.1, "--kind live: share of batches written by the untrusted channel 'peer' (the others by 'default'; a fifth of the slots also carry a merge by 'resolver')")
+	reset := fs.String("reset", "dense", "--kind live: the pool's queries: dense (HippoRAG2's passage reset) or entities (entity seeds only)")
+	fs.IntVar(&r.count, "count", 20, "how many queries")
+	fs.IntVar(&r.k, "k", 10, "top-k per query")
+	fs.IntVar(&r.perQuery, "seeds-per-query", 5, "--kind seeds and entities: distinct seeds per query, weight 1 each")
+	fs.IntVar(&r.entities, "entities", 0, "--kind dense and entities: the first N nodes (stream order) are entities, the rest passages")
+	fs.Uint64Var(&r.seed, "seed", 1, "random seed (the same seed gives the same file)")
+	fs.StringVar(&r.outPath, "out", "", "output file (default: standard output)")
+	if err := parseFlags(fs, args); err != nil {
+		return nil, err
+	}
+	if err := r.check(given(fs), &gf, *reset); err != nil {
+		return nil, err
+	}
+	r.live.queries, r.live.k, r.live.dense, r.live.seed, r.live.seedsPerQuery = r.count, r.k, *reset == "dense", r.seed, r.perQuery
+	var err error
+	if r.ld, _, err = gf.load(stderr); err != nil {
+		return nil, err
+	}
+	if n := r.ld.g.NumNodes(); r.kind != "seeds" && (r.entities < 1 || r.entities >= n) {
+		r.ld.close()
+		return nil, fmt.Errorf("%w: --kind %s needs --entities between 1 and %d (the graph has %d nodes), got %d", errUsage, r.kind, n-1, n, r.entities)
+	}
+	return r, nil
+}
+
+// check checks the flags given (set) before the graph is read.
+func (r *queriesRun) check(set map[string]bool, gf *graphFlags, reset string) error {
+	if r.count < 1 || r.k < 1 {
+		return fmt.Errorf("%w: --count %d and --k %d, want both at least 1", errUsage, r.count, r.k)
+	}
 	if err := firstErr(
-		gf.check(set), checkChoice("kind", *kind, "seeds", "dense", "entities", "live"),
-		checkAtLeast("seeds-per-query", *perQuery, 1),
-		checkAtLeast("pool", *pool, 1), checkAtLeast("batch", *batchSize, 1),
-		checkChoice("reset", *reset, "dense", "entities"),
-		onlyWith(set, *kind == "live", "with --kind live", "pool", "batch", "untrusted", "reset"),
-		onlyWith(set, *kind != "seeds", "with --kind dense, entities or live", "entities"),
-		onlyWith(set, *kind != "dense", "with --kind seeds or entities", "seeds-per-query"),
+		gf.check(set), checkChoice("kind", r.kind, "seeds", "dense", "entities", "live"),
+		checkAtLeast("seeds-per-query", r.perQuery, 1),
+		checkAtLeast("pool", r.live.pool, 1), checkAtLeast("batch", r.live.batch, 1),
+		checkChoice("reset", reset, "dense", "entities"),
+		onlyWith(set, r.kind == "live", "with --kind live", "pool", "batch", "untrusted", "reset"),
+		onlyWith(set, r.kind != "seeds", "with --kind dense, entities or live", "entities"),
+		onlyWith(set, r.kind != "dense", "with --kind seeds or entities", "seeds-per-query"),
 	); err != nil {
 		return err
 	}
 	if gf.order != "stream" && gf.order != "" {
 		return fmt.Errorf("%w: queries name nodes, so --order changes nothing: leave it out", errUsage)
 	}
-	ld, _, err := gf.load(stderr)
-	if err != nil {
-		return err
+	if u := r.live.untrusted; !(u >= 0 && u <= 1) {
+		return fmt.Errorf("%w: --untrusted %v, want a share in [0, 1]", errUsage, u)
 	}
-	defer ld.close()
-	g := ld.g
-	var qs []bench.Query
-	n := g.NumNodes()
-	ids := make([]uint32, n)
+	return nil
+}
+
+// make draws the queries of --kind seeds, entities or dense.
+func (r *queriesRun) make() ([]bench.Query, error) {
+	g := r.ld.g
+	ids := make([]uint32, g.NumNodes())
 	for i := range ids {
 		ids[i] = uint32(i)
 	}
-	if !(*untrusted >= 0 && *untrusted <= 1) {
-		return fmt.Errorf("%w: --untrusted %v, want a share in [0, 1]", errUsage, *untrusted)
-	}
-	if *kind != "seeds" && (*entities < 1 || *entities >= n) {
-		return fmt.Errorf("%w: --kind %s needs --entities between 1 and %d (the graph has %d nodes), got %d", errUsage, *kind, n-1, n, *entities)
-	}
-	switch *kind {
+	switch r.kind {
 	case "seeds":
-		if qs, err = randomSeedQueries(g, ids, nil, *count, *k, *perQuery, *seed); err != nil {
-			return err
-		}
+		return randomSeedQueries(g, ids, nil, r.count, r.k, r.perQuery, r.seed)
 	case "entities":
-		if qs, err = randomSeedQueries(g, ids[:*entities], ids[*entities:], *count, *k, *perQuery, *seed); err != nil {
-			return err
-		}
-	case "dense":
-		qs = bench.DenseQueries(ids[:*entities], ids[*entities:], *count, *k, *seed)
-	case "live":
-		return writeLiveStream(g, *entities, liveStreamConfig{queries: *count, pool: *pool, k: *k, batch: *batchSize,
-			untrusted: *untrusted, dense: *reset == "dense", seed: *seed, seedsPerQuery: *perQuery}, *outPath, stdout)
+		return randomSeedQueries(g, ids[:r.entities], ids[r.entities:], r.count, r.k, r.perQuery, r.seed)
+	default: // dense
+		return bench.DenseQueries(ids[:r.entities], ids[r.entities:], r.count, r.k, r.seed), nil
 	}
-	out, closeOut, err := createOutput(*outPath, stdout)
+}
+
+// write writes the queries to --out (or stdout).
+func (r *queriesRun) write(stdout io.Writer, qs []bench.Query) error {
+	out, closeOut, err := createOutput(r.outPath, stdout)
 	if err != nil {
 		return err
 	}
 	defer closeOut()
 	w := bufio.NewWriter(out)
-	if err := writeQueries(w, g, qs); err != nil {
+	if err := writeQueries(w, r.ld.g, qs); err != nil {
 		return err
 	}
 	if err := w.Flush(); err != nil {

@@ -113,3 +113,13 @@ func TestQueriesErrors(t *testing.T) {
 		require.False(t, strings.Contains(errOut, "panic"))
 	}
 }
+
+// --untrusted is checked with the other flags, before the graph is read
+// (flags.go's rule): a graph that is not there does not hide it.
+func TestQueriesUntrustedCheckedBeforeLoad(t *testing.T) {
+	t.Parallel()
+	missing := filepath.Join(t.TempDir(), "none.tsv")
+	code, _, errOut := runCLI("queries", "--graph", missing, "--kind", "live", "--entities", "2", "--untrusted", "1.5")
+	require.Equal(t, 2, code, errOut)
+	require.Contains(t, errOut, "--untrusted 1.5, want a share in [0, 1]")
+}

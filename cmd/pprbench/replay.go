@@ -21,76 +21,128 @@ import (
 // errEscalated is returned when the escalate policy refused selections.
 var errEscalated = errors.New("escalated")
 
+// runReplay guards a file of queries on the graph and writes one decision
+// per query as a JSON line; a summary goes to stderr.
 func runReplay(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var gf graphFlags
-	gf.register(fs)
-	damping := fs.Float64("damping", 0.85, "damping d as in igraph (teleport 1-d)")
-	trust := fs.String("trust", "", "comma-separated trusted channels (required)")
-	queryPath := fs.String("queries", "", "JSON-lines query file (required)")
-	outPath := fs.String("out", "", "write decisions here instead of stdout")
-	policyName := fs.String("policy", "reject", "on divergence: reject (hand over the authenticated selection), escalate (refuse, exit status 3), report (pass the native one, flagged)")
-	tol := fs.Float64("tol", ppr.DefaultTol, "native solve L1 error bound")
-	tieTol := fs.Float64("tie-tol", 0, "scores within this are a tie (left out: 10*tol)")
-	force := fs.String("force", "auto", "start replay at this path: auto, delta or full")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if *queryPath == "" {
-		return fmt.Errorf("%w: --queries is required", errUsage)
-	}
-	set := given(fs)
-	if err := firstErr(gf.check(set), checkDamping(*damping), checkTol("tol", *tol)); err != nil {
-		return err
-	}
-	if set["tie-tol"] && (!(*tieTol > 0) || math.IsInf(*tieTol, 0)) {
-		return usagef("--tie-tol %v, want a positive finite number (left out: 10*tol)", *tieTol)
-	}
-	trusted := splitList(*trust)
-	if len(trusted) == 0 {
-		return fmt.Errorf("%w: --trust CH,... is required", errUsage)
-	}
-	policy, err := replay.ParseOnDivergence(*policyName)
-	if err != nil {
-		return fmt.Errorf("%w: --policy: %v", errUsage, err)
-	}
-	path, err := replay.ParsePath(*force)
-	if err != nil {
-		return fmt.Errorf("%w: --force: %v", errUsage, err)
-	}
-	ld, _, err := gf.load(stderr)
+	r, err := newReplayRun(args, stderr)
 	if err != nil {
 		return err
 	}
-	defer ld.close()
-	g, labels := ld.g, ld.labels
-	trustPolicy := mask.Trust(trusted...)
-	if err := trustPolicy.Check(labels); err != nil {
-		return err
-	}
-	queries, err := readQueries(g, *queryPath)
-	if err != nil {
-		return err
-	}
-	guard, err := replay.New(g, labels, trustPolicy, replay.Options{Tol: *tol, TieTol: *tieTol, OnDivergence: policy, Force: path})
-	if err != nil {
-		return err
-	}
-	out, closeOut, err := createOutput(*outPath, stdout)
+	defer r.ld.close()
+	out, closeOut, err := createOutput(r.outPath, stdout)
 	if err != nil {
 		return err
 	}
 	defer closeOut()
+	sum, err := r.run(out)
+	if err != nil {
+		return err
+	}
+	if err := closeOut(); err != nil {
+		return err
+	}
+	fmt.Fprintln(stderr, "replay:", sum.Decisions())
+	if r.policy == replay.Escalate && sum.Divergent > 0 {
+		return fmt.Errorf("%w: %d of %d selections diverged and were refused", errEscalated, sum.Divergent, sum.Queries)
+	}
+	return nil
+}
+
+// replayRun is one replay run: the graph, the queries, the guard.
+type replayRun struct {
+	ld      *loaded
+	queries []namedQuery
+	guard   *replay.Guard
+	damping float64
+	outPath string
+	policy  replay.OnDivergence
+}
+
+// newReplayRun parses replay's flags, checks them, loads the graph and
+// the queries and makes the guard. The caller must close r.ld.
+func newReplayRun(args []string, stderr io.Writer) (*replayRun, error) {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	var gf graphFlags
+	gf.register(fs)
+	r := &replayRun{}
+	registerDamping(fs, &r.damping)
+	trust := fs.String("trust", "", "comma-separated trusted channels (required)")
+	queryPath := fs.String("queries", "", "JSON-lines query file (required)")
+	fs.StringVar(&r.outPath, "out", "", "write decisions here instead of stdout")
+	policyName := fs.String("policy", "reject", "on divergence: reject (hand over the authenticated selection), escalate (refuse, exit status 3), report (pass the native one, flagged)")
+	opt := replay.Options{}
+	fs.Float64Var(&opt.Tol, "tol", ppr.DefaultTol, "native solve L1 error bound")
+	fs.Float64Var(&opt.TieTol, "tie-tol", 0, "scores within this are a tie (left out: 10*tol)")
+	force := fs.String("force", "auto", "start replay at this path: auto, delta or full")
+	if err := parseFlags(fs, args); err != nil {
+		return nil, err
+	}
+	trusted, err := checkReplayFlags(given(fs), &gf, r.damping, *queryPath, *trust, opt)
+	if err != nil {
+		return nil, err
+	}
+	if r.policy, err = replay.ParseOnDivergence(*policyName); err != nil {
+		return nil, fmt.Errorf("%w: --policy: %v", errUsage, err)
+	}
+	if opt.Force, err = replay.ParsePath(*force); err != nil {
+		return nil, fmt.Errorf("%w: --force: %v", errUsage, err)
+	}
+	opt.OnDivergence = r.policy
+	if r.ld, _, err = gf.load(stderr); err != nil {
+		return nil, err
+	}
+	if err := r.prepare(trusted, *queryPath, opt); err != nil {
+		r.ld.close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// checkReplayFlags checks replay's flags (set: those given) and returns
+// the trusted channels.
+func checkReplayFlags(set map[string]bool, gf *graphFlags, damping float64, queryPath, trust string, opt replay.Options) ([]string, error) {
+	if queryPath == "" {
+		return nil, fmt.Errorf("%w: --queries is required", errUsage)
+	}
+	if err := firstErr(gf.check(set), checkDamping(damping), checkTol("tol", opt.Tol)); err != nil {
+		return nil, err
+	}
+	if set["tie-tol"] && (!(opt.TieTol > 0) || math.IsInf(opt.TieTol, 0)) {
+		return nil, usagef("--tie-tol %v, want a positive finite number (left out: 10*tol)", opt.TieTol)
+	}
+	trusted := splitList(trust)
+	if len(trusted) == 0 {
+		return nil, fmt.Errorf("%w: --trust CH,... is required", errUsage)
+	}
+	return trusted, nil
+}
+
+// prepare checks the trusted channels against the graph's labels, reads
+// the queries and makes the guard.
+func (r *replayRun) prepare(trusted []string, queryPath string, opt replay.Options) error {
+	trustPolicy := mask.Trust(trusted...)
+	if err := trustPolicy.Check(r.ld.labels); err != nil {
+		return err
+	}
+	var err error
+	if r.queries, err = readQueries(r.ld.g, queryPath); err != nil {
+		return err
+	}
+	r.guard, err = replay.New(r.ld.g, r.ld.labels, trustPolicy, opt)
+	return err
+}
+
+// run guards every query and writes its decision to out as a JSON line.
+func (r *replayRun) run(out io.Writer) (live.Summary, error) {
 	w := bufio.NewWriter(out)
 	var sum live.Summary
-	for _, q := range queries {
-		d, err := guard.Select(replay.Query{Seeds: q.Seeds, K: q.K, Candidates: q.Candidates, Damping: *damping})
+	for _, q := range r.queries {
+		d, err := r.guard.Select(replay.Query{Seeds: q.Seeds, K: q.K, Candidates: q.Candidates, Damping: r.damping})
 		var div *replay.DivergenceError
 		if err != nil && !errors.As(err, &div) {
-			return fmt.Errorf("query %s: %w", q.ID, err)
+			return sum, fmt.Errorf("query %s: %w", q.ID, err)
 		}
-		rec := decisionRecord(g, q.ID, d)
+		rec := decisionRecord(r.ld.g, q.ID, d)
 		if div != nil {
 			rec.Error = div.Error()
 			rec.Refused, rec.Selected = true, nil
@@ -98,22 +150,12 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 		sum.Add(d)
 		b, err := json.Marshal(rec)
 		if err != nil {
-			return err
+			return sum, err
 		}
 		w.Write(b)
 		w.WriteByte('\n')
 	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	if err := closeOut(); err != nil {
-		return err
-	}
-	fmt.Fprintln(stderr, "replay:", sum.Decisions())
-	if policy == replay.Escalate && sum.Divergent > 0 {
-		return fmt.Errorf("%w: %d of %d selections diverged and were refused", errEscalated, sum.Divergent, sum.Queries)
-	}
-	return nil
+	return sum, w.Flush()
 }
 
 type suspectRecord struct {

@@ -66,10 +66,9 @@ func (n *natsFlags) connect(name string) (*nats.Conn, error) {
 // batch. The whole file is read and checked before anything is published.
 func runPublish(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("publish", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var nf natsFlags
 	nf.register(fs)
-	eventsPath := fs.String("events", "", "JSON-lines event file of `pprbench live`; its write batches are published in order, queries skipped (required)")
+	eventsPath := fs.String("events", "", "JSON-lines event file of pprbench live; its write batches are published in order, queries skipped (required)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -83,12 +82,28 @@ func runPublish(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	type batch struct {
-		line    int
-		channel string
-		payload []byte
+	batches, err := readBatches(*eventsPath, data)
+	if err != nil {
+		return err
 	}
-	var batches []batch
+	// Message ids name the file's content and the line: publishing the
+	// same file again within the stream's duplicate window is a retry,
+	// acknowledged with the first copy's sequences and stored once.
+	sum := sha256.Sum256(data)
+	return publishBatches(&nf, batches, hex.EncodeToString(sum[:12]), stdout)
+}
+
+// writeBatch is one write event of an event file, as published.
+type writeBatch struct {
+	line    int
+	channel string
+	payload []byte
+}
+
+// readBatches reads the write batches of the event file path (its
+// content data), checking every line before anything is published.
+func readBatches(path string, data []byte) ([]writeBatch, error) {
+	var batches []writeBatch
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64<<10), maxEventLine)
 	for line := 1; sc.Scan(); line++ {
@@ -98,23 +113,29 @@ func runPublish(args []string, stdout, stderr io.Writer) error {
 		}
 		ev, err := live.Parse(text, line)
 		if err != nil {
-			return fmt.Errorf("%s: %w (nothing published)", *eventsPath, err)
+			return nil, fmt.Errorf("%s: %w (nothing published)", path, err)
 		}
 		if ev.Write == nil {
 			continue
 		}
 		if err := replica.CheckName("channel", ev.Write.Channel); err != nil {
-			return fmt.Errorf("%s: line %d: %w (nothing published)", *eventsPath, line, err)
+			return nil, fmt.Errorf("%s: line %d: %w (nothing published)", path, line, err)
 		}
 		payload, err := live.Payload(text)
 		if err != nil {
-			return fmt.Errorf("%s: line %d: %w (nothing published)", *eventsPath, line, err)
+			return nil, fmt.Errorf("%s: line %d: %w (nothing published)", path, line, err)
 		}
-		batches = append(batches, batch{line, ev.Write.Channel, payload})
+		batches = append(batches, writeBatch{line, ev.Write.Channel, payload})
 	}
 	if err := sc.Err(); err != nil {
-		return fmt.Errorf("events: %w", err)
+		return nil, fmt.Errorf("events: %w", err)
 	}
+	return batches, nil
+}
+
+// publishBatches publishes the batches in order, each with the message id
+// digest-line, and prints each acknowledgement as it comes.
+func publishBatches(nf *natsFlags, batches []writeBatch, digest string, stdout io.Writer) error {
 	nc, err := nf.connect("pprbench publish")
 	if err != nil {
 		return err
@@ -124,11 +145,6 @@ func runPublish(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// Message ids name the file's content and the line: publishing the
-	// same file again within the stream's duplicate window is a retry,
-	// acknowledged with the first copy's sequences and stored once.
-	sum := sha256.Sum256(data)
-	digest := hex.EncodeToString(sum[:12])
 	ctx, cancel := context.WithTimeout(context.Background(), *nf.timeout)
 	defer cancel()
 	w := bufio.NewWriter(stdout)
@@ -156,100 +172,143 @@ func runPublish(args []string, stdout, stderr io.Writer) error {
 // answers guarded queries on it with the records of `pprbench live` plus
 // the stream sequence they reflect.
 func runFollow(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("follow", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var nf natsFlags
-	nf.register(fs)
-	dir := fs.String("dir", "", "the follower's local durable store: created when absent (from the newest published snapshot, if any), resumed when present (required)")
-	replicas := fs.Int("replicas", 1, "stream replicas when follow creates the memory's stream (3 in a cluster)")
-	undirected := fs.Bool("undirected", false, "edges are undirected (a new store; a snapshot's own direction wins)")
-	damping := fs.Float64("damping", 0.85, "damping d as in igraph (teleport 1-d)")
-	trust := fs.String("trust", "", "comma-separated trusted channels (required)")
-	until := fs.Int64("until", -1, "catch up to at least this stream sequence, and to the stream's last when follow starts (0: do not wait for more) (required)")
-	queriesPath := fs.String("queries", "", "JSON-lines query events (the `live` format's query lines; may be empty) (required)")
-	outPath := fs.String("out", "", "write one JSON line per query here instead of stdout")
-	snap := fs.Bool("snapshot", false, "after catching up, publish a snapshot of the store to the memory's object store")
-	keep := fs.Int("keep-snapshots", 2, "with --snapshot: keep this many newest snapshots")
-	purge := fs.Bool("purge", false, "with --snapshot: purge the stream up to the oldest kept snapshot (the retention rule)")
-	compactAt := fs.Int("compact-at", 1<<20, "compact the local store once its delta holds this many edges (0: never)")
-	if err := parseFlags(fs, args); err != nil {
+	r, err := newFollowRun(args)
+	if err != nil {
 		return err
 	}
-	if err := nf.check(); err != nil {
-		return err
-	}
-	switch {
-	case *dir == "":
-		return fmt.Errorf("%w: --dir is required", errUsage)
-	case *until < 0:
-		return fmt.Errorf("%w: --until SEQ is required (0: do not wait)", errUsage)
-	case *queriesPath == "":
-		return fmt.Errorf("%w: --queries is required (an empty file is fine)", errUsage)
-	case !(*damping >= 0 && *damping < 1):
-		return fmt.Errorf("%w: --damping %v, want 0 <= d < 1", errUsage, *damping)
-	}
-	trusted := splitList(*trust)
-	if len(trusted) == 0 {
-		return fmt.Errorf("%w: --trust CH[,CH...] is required", errUsage)
-	}
-	queries, err := os.Open(*queriesPath)
+	queries, err := os.Open(r.queriesPath)
 	if err != nil {
 		return err
 	}
 	defer queries.Close()
 	start := time.Now()
-	nc, err := nf.connect("pprbench follow")
+	js, err := r.connect()
 	if err != nil {
 		return err
 	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), *nf.timeout)
+	defer r.nc.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), *r.nf.timeout)
 	defer cancel()
-	if _, err := replica.EnsureStream(ctx, js, *nf.memory, *replicas); err != nil {
+	if err := r.open(ctx, js, stderr); err != nil {
 		return err
 	}
-	f, err := replica.Open(ctx, js, *nf.memory, replica.Options{Dir: *dir, Directed: !*undirected, CompactAt: *compactAt, Log: stderr})
+	defer r.f.Close()
+	if r.runner, err = live.NewRunner(r.f.Store(), live.Options{Damping: r.damping, Trust: r.trusted}); err != nil {
+		return err
+	}
+	if err := r.catchUp(ctx, stderr); err != nil {
+		return err
+	}
+	bad, err := answerTo(r.outPath, stdout, func(w io.Writer) (error, error) {
+		return answerQueries(queries, r.f, r.runner, w, stderr)
+	})
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	runner, err := live.NewRunner(f.Store(), live.Options{Damping: *damping, Trust: trusted})
-	if err != nil {
-		return err
-	}
-	if err := f.CatchUp(ctx, uint64(*until)); err != nil {
-		return err
-	}
-	if *snap {
-		info, err := f.PublishSnapshot(ctx, replica.Retention{Keep: *keep, Purge: *purge})
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stderr, "follow: published snapshot %s (sequence %d, %d bytes)\n", info.Name, info.Position, info.Size)
-	}
-	out, closeOut, err := createOutput(*outPath, stdout)
-	if err != nil {
-		return err
-	}
-	defer closeOut()
-	w := bufio.NewWriter(out)
-	bad, err := answerQueries(queries, f, runner, w, stderr)
-	if err != nil {
-		return err
-	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	if err := closeOut(); err != nil {
-		return err
-	}
-	printFollower(stderr, *nf.memory, f.Status())
-	runner.Print(stderr, time.Since(start))
+	printFollower(stderr, *r.nf.memory, r.f.Status())
+	r.runner.Print(stderr, time.Since(start))
 	return bad
+}
+
+// followRun is one follow run: its settings and, once open, the
+// connection, the follower and the runner that answers on its store.
+type followRun struct {
+	nf                      natsFlags
+	dir, queriesPath        string
+	outPath                 string
+	replicas, keep          int
+	compactAt               int
+	until                   int64
+	damping                 float64
+	trusted                 []string
+	undirected, snap, purge bool
+
+	nc     *nats.Conn
+	f      *replica.Follower
+	runner *live.Runner
+}
+
+// newFollowRun parses follow's flags and checks them.
+func newFollowRun(args []string) (*followRun, error) {
+	fs := flag.NewFlagSet("follow", flag.ContinueOnError)
+	r := &followRun{}
+	r.nf.register(fs)
+	fs.StringVar(&r.dir, "dir", "", "the follower's local durable store: created when absent (from the newest published snapshot, if any), resumed when present (required)")
+	fs.IntVar(&r.replicas, "replicas", 1, "stream replicas when follow creates the memory's stream (3 in a cluster)")
+	fs.BoolVar(&r.undirected, "undirected", false, "edges are undirected (a new store; a snapshot's own direction wins)")
+	registerDamping(fs, &r.damping)
+	trust := fs.String("trust", "", "comma-separated trusted channels (required)")
+	fs.Int64Var(&r.until, "until", 0, "catch up to at least this stream sequence, and to the stream's last when follow starts (0: do not wait for more) (required)")
+	fs.StringVar(&r.queriesPath, "queries", "", "JSON-lines query events (the query lines of pprbench live's event format; may be empty) (required)")
+	fs.StringVar(&r.outPath, "out", "", "write one JSON line per query here instead of stdout")
+	fs.BoolVar(&r.snap, "snapshot", false, "after catching up, publish a snapshot of the store to the memory's object store")
+	fs.IntVar(&r.keep, "keep-snapshots", 2, "with --snapshot: keep this many newest snapshots")
+	fs.BoolVar(&r.purge, "purge", false, "with --snapshot: purge the stream up to the oldest kept snapshot (the retention rule)")
+	fs.IntVar(&r.compactAt, "compact-at", 1<<20, "compact the local store once its delta holds this many edges (0: never)")
+	if err := parseFlags(fs, args); err != nil {
+		return nil, err
+	}
+	if err := r.nf.check(); err != nil {
+		return nil, err
+	}
+	switch {
+	case r.dir == "":
+		return nil, fmt.Errorf("%w: --dir is required", errUsage)
+	case !given(fs)["until"] || r.until < 0:
+		return nil, fmt.Errorf("%w: --until SEQ is required (0: do not wait)", errUsage)
+	case r.queriesPath == "":
+		return nil, fmt.Errorf("%w: --queries is required (an empty file is fine)", errUsage)
+	}
+	if err := checkDamping(r.damping); err != nil {
+		return nil, err
+	}
+	if r.trusted = splitList(*trust); len(r.trusted) == 0 {
+		return nil, fmt.Errorf("%w: --trust CH[,CH...] is required", errUsage)
+	}
+	return r, nil
+}
+
+// connect connects to the servers (r.nc; the caller closes it) and
+// returns the JetStream context.
+func (r *followRun) connect() (jetstream.JetStream, error) {
+	var err error
+	if r.nc, err = r.nf.connect("pprbench follow"); err != nil {
+		return nil, err
+	}
+	js, err := jetstream.New(r.nc)
+	if err != nil {
+		r.nc.Close()
+		return nil, err
+	}
+	return js, nil
+}
+
+// open makes sure the memory's stream is there and opens the follower on
+// --dir (r.f; the caller closes it).
+func (r *followRun) open(ctx context.Context, js jetstream.JetStream, stderr io.Writer) error {
+	if _, err := replica.EnsureStream(ctx, js, *r.nf.memory, r.replicas); err != nil {
+		return err
+	}
+	var err error
+	r.f, err = replica.Open(ctx, js, *r.nf.memory, replica.Options{Dir: r.dir, Directed: !r.undirected, CompactAt: r.compactAt, Log: stderr})
+	return err
+}
+
+// catchUp catches up to --until and, with --snapshot, publishes a
+// snapshot (said on stderr).
+func (r *followRun) catchUp(ctx context.Context, stderr io.Writer) error {
+	if err := r.f.CatchUp(ctx, uint64(r.until)); err != nil {
+		return err
+	}
+	if !r.snap {
+		return nil
+	}
+	info, err := r.f.PublishSnapshot(ctx, replica.Retention{Keep: r.keep, Purge: r.purge})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "follow: published snapshot %s (sequence %d, %d bytes)\n", info.Name, info.Position, info.Size)
+	return nil
 }
 
 // answerQueries answers the query lines of in, as runEvents does; a write

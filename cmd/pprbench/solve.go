@@ -60,121 +60,176 @@ type scoredName struct {
 	Err *float64 `json:"error,omitempty"`
 }
 
+// runSolve solves one seed set (--seeds) or a file of queries (--queries)
+// on the graph and prints each top-k, as text or JSON.
 func runSolve(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("solve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var gf graphFlags
-	var vf viewFlags
-	gf.register(fs)
-	vf.register(fs)
-	damping := fs.Float64("damping", 0.85, "damping d as in igraph (teleport 1-d)")
-	seedSpec := fs.String("seeds", "", "seed nodes NAME[:WEIGHT],... (weights normalised)")
-	queryPath := fs.String("queries", "", "JSON-lines query file (the replay format) instead of --seeds/--k/--candidates")
-	k := fs.Int("k", 10, "how many nodes to select")
-	candPath := fs.String("candidates", "", "file of candidate node names, one per line (default: all nodes)")
-	tol := fs.Float64("tol", ppr.DefaultTol, "L1 error bound to reach")
-	certify := fs.Bool("certify", false, "stop as soon as the top-k is proved (or tol is reached), not at tol")
-	ordered := fs.Bool("ordered", true, "with --certify: prove the order within the top-k too, not only the set (the output says whether the order was proved)")
-	sweeps := sweepOrderFlag(fs)
-	threads := fs.Int("threads", 1, "goroutines per sweep (more than 1: parallel Jacobi sweeps)")
-	asJSON := fs.Bool("json", false, "print JSON (one object per query)")
-	visits := fs.Bool("visits", false, "with --certify on a directed graph: build the view's visit bounds (ppr.NewVisitBounds) once, before the queries, and prove with them; the build time goes to standard error")
-	batched := fs.Bool("batch", false, "with --queries: solve 16 queries per ppr.SolveBatch (Gauss-Seidel sweeps; one wide pass at the AVX512 kernel level, two of 8 below); solve_us is the batch's time divided among its queries")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if *queryPath != "" && (*seedSpec != "" || *candPath != "") {
-		return fmt.Errorf("%w: --queries replaces --seeds and --candidates", errUsage)
-	}
-	if *batched && (*queryPath == "" || *certify) {
-		return fmt.Errorf("%w: --batch needs --queries and does not certify", errUsage)
-	}
-	set := given(fs)
-	if err := firstErr(
-		gf.check(set), vf.check(),
-		checkDamping(*damping), checkTol("tol", *tol),
-		checkAtLeast("k", *k, 1), checkAtLeast("threads", *threads, 1),
-		onlyWith(set, *queryPath == "", "without --queries (each query gives its own k)", "k"),
-		onlyWith(set, *certify, "with --certify", "ordered"),
-		onlyWith(set, !*batched, "without --batch (a batch solves on one thread)", "threads"),
-	); err != nil {
-		return err
-	}
-	ld, loadTime, err := gf.load(stderr)
+	s, err := newSolve(args, stderr)
 	if err != nil {
 		return err
 	}
-	defer ld.close()
-	g := ld.g
-	view, err := vf.build(ld)
-	if err != nil {
+	defer s.ld.close()
+	if err := s.prepare(stderr); err != nil {
 		return err
-	}
-	var queries []namedQuery
-	if *queryPath != "" {
-		if queries, err = readQueries(g, *queryPath); err != nil {
-			return err
-		}
-	} else {
-		raw, err := parseSeeds(g, *seedSpec)
-		if err != nil {
-			return err
-		}
-		q := namedQuery{Seeds: raw, K: *k}
-		if *candPath != "" {
-			if q.Candidates, err = readCandidates(g, *candPath); err != nil {
-				return err
-			}
-		}
-		queries = []namedQuery{q}
-	}
-	var batchRecs []*solveRecord
-	if *batched {
-		if batchRecs, err = solveBatched(g, view, queries, *damping, ppr.Options{Tol: *tol, Order: *sweeps}); err != nil {
-			return err
-		}
 	}
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
-	qs := &querySolver{g: g, view: view, ordered: *ordered}
-	if err := qs.buildVisits(*visits, *certify, *damping, stderr); err != nil {
-		return err
-	}
-	for i, q := range queries {
-		var rec *solveRecord
-		var err error
-		if batchRecs != nil {
-			rec = batchRecs[i]
-		} else {
-			rec, err = qs.solve(q, *damping, ppr.Options{Tol: *tol, Threads: *threads, Order: *sweeps}, *certify)
-		}
+	for i, q := range s.queries {
+		rec, err := s.answer(i, q)
 		if err != nil {
-			if q.ID != "" {
-				return fmt.Errorf("query %s: %w", q.ID, err)
-			}
 			return err
 		}
-		switch {
-		case *asJSON:
-			if *queryPath == "" {
-				rec.Nodes, rec.Edges, rec.LoadUS = g.NumNodes(), g.NumEdges(), loadTime.Microseconds()
-			}
-			if err := json.NewEncoder(w).Encode(rec); err != nil {
-				return err
-			}
-		case *queryPath != "":
-			names := make([]string, len(rec.TopK))
-			for j, s := range rec.TopK {
-				names[j] = s.Node
-			}
-			fmt.Fprintf(w, "%s\t%d sweeps\t%dus\t%v", q.ID, rec.Sweeps, rec.SolveUS, names)
-			if rec.Certified != nil {
-				fmt.Fprintf(w, "\t%s", proofSummary(rec))
-			}
-			fmt.Fprintln(w)
-		default:
-			printSolveText(w, g, gf.name(), view, loadTime, rec, i)
+		if err := s.report(w, i, q, rec); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// solveRun is one solve run: its settings, the graph and view, the
+// queries and the solver.
+type solveRun struct {
+	gf                         graphFlags
+	vf                         viewFlags
+	damping, tol               float64
+	seedSpec, queryPath, cands string
+	k, threads                 int
+	certify, ordered, asJSON   bool
+	visits, batched            bool
+	sweeps                     *ppr.Order
+	ld                         *loaded
+	loadTime                   time.Duration
+	view                       *mask.View
+	queries                    []namedQuery
+	batchRecs                  []*solveRecord // with --batch: every query's answer
+	qs                         *querySolver
+}
+
+// newSolve parses solve's flags, checks them and loads the graph. The
+// caller must close s.ld.
+func newSolve(args []string, stderr io.Writer) (*solveRun, error) {
+	fs := flag.NewFlagSet("solve", flag.ContinueOnError)
+	s := &solveRun{}
+	s.gf.register(fs)
+	s.vf.register(fs)
+	registerDamping(fs, &s.damping)
+	fs.StringVar(&s.seedSpec, "seeds", "", "seed nodes NAME[:WEIGHT],... (weights normalised)")
+	fs.StringVar(&s.queryPath, "queries", "", "JSON-lines query file (the replay format) instead of --seeds/--k/--candidates")
+	fs.IntVar(&s.k, "k", 10, "how many nodes to select")
+	fs.StringVar(&s.cands, "candidates", "", "file of candidate node names, one per line (default: all nodes)")
+	fs.Float64Var(&s.tol, "tol", ppr.DefaultTol, "L1 error bound to reach")
+	fs.BoolVar(&s.certify, "certify", false, "stop as soon as the top-k is proved (or tol is reached), not at tol")
+	fs.BoolVar(&s.ordered, "ordered", true, "with --certify: prove the order within the top-k too, not only the set (the output says whether the order was proved)")
+	s.sweeps = sweepOrderFlag(fs)
+	fs.IntVar(&s.threads, "threads", 1, "goroutines per sweep (more than 1: parallel Jacobi sweeps)")
+	fs.BoolVar(&s.asJSON, "json", false, "print JSON (one object per query)")
+	fs.BoolVar(&s.visits, "visits", false, "with --certify on a directed graph: build the view's visit bounds once, before the queries, and prove with them; the build time goes to standard error")
+	fs.BoolVar(&s.batched, "batch", false, "with --queries: solve the queries 16 at a time, each sweep over the graph serving the whole batch (Gauss-Seidel sweeps, not certified); solve_us is the batch's time divided among its queries")
+	if err := parseFlags(fs, args); err != nil {
+		return nil, err
+	}
+	if err := s.check(given(fs)); err != nil {
+		return nil, err
+	}
+	var err error
+	if s.ld, s.loadTime, err = s.gf.load(stderr); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// check checks the flags given (set) before anything is read.
+func (s *solveRun) check(set map[string]bool) error {
+	if s.queryPath != "" && (s.seedSpec != "" || s.cands != "") {
+		return fmt.Errorf("%w: --queries replaces --seeds and --candidates", errUsage)
+	}
+	if s.batched && (s.queryPath == "" || s.certify) {
+		return fmt.Errorf("%w: --batch needs --queries and does not certify", errUsage)
+	}
+	return firstErr(
+		s.gf.check(set), s.vf.check(),
+		checkDamping(s.damping), checkTol("tol", s.tol),
+		checkAtLeast("k", s.k, 1), checkAtLeast("threads", s.threads, 1),
+		onlyWith(set, s.queryPath == "", "without --queries (each query gives its own k)", "k"),
+		onlyWith(set, s.certify, "with --certify", "ordered"),
+		onlyWith(set, !s.batched, "without --batch (a batch solves on one thread)", "threads"),
+	)
+}
+
+// prepare builds the view, reads the queries, solves them all with
+// --batch and builds the visit bounds with --visits (their cost on
+// stderr).
+func (s *solveRun) prepare(stderr io.Writer) error {
+	var err error
+	if s.view, err = s.vf.build(s.ld); err != nil {
+		return err
+	}
+	if s.queries, err = s.readQueries(); err != nil {
+		return err
+	}
+	if s.batched {
+		if s.batchRecs, err = solveBatched(s.ld.g, s.view, s.queries, s.damping, ppr.Options{Tol: s.tol, Order: *s.sweeps}); err != nil {
+			return err
+		}
+	}
+	s.qs = &querySolver{g: s.ld.g, view: s.view, ordered: s.ordered}
+	return s.qs.buildVisits(s.visits, s.certify, s.damping, stderr)
+}
+
+// readQueries reads --queries, or makes the one query of --seeds, --k
+// and --candidates.
+func (s *solveRun) readQueries() ([]namedQuery, error) {
+	g := s.ld.g
+	if s.queryPath != "" {
+		return readQueries(g, s.queryPath)
+	}
+	raw, err := parseSeeds(g, s.seedSpec)
+	if err != nil {
+		return nil, err
+	}
+	q := namedQuery{Seeds: raw, K: s.k}
+	if s.cands != "" {
+		if q.Candidates, err = readCandidates(g, s.cands); err != nil {
+			return nil, err
+		}
+	}
+	return []namedQuery{q}, nil
+}
+
+// answer solves query i (or takes its batch's answer), naming the query
+// in an error.
+func (s *solveRun) answer(i int, q namedQuery) (*solveRecord, error) {
+	if s.batchRecs != nil {
+		return s.batchRecs[i], nil
+	}
+	rec, err := s.qs.solve(q, s.damping, ppr.Options{Tol: s.tol, Threads: s.threads, Order: *s.sweeps}, s.certify)
+	if err != nil && q.ID != "" {
+		return nil, fmt.Errorf("query %s: %w", q.ID, err)
+	}
+	return rec, err
+}
+
+// report prints one answer: a JSON object (--json), a line per query
+// (--queries) or the text of one solve.
+func (s *solveRun) report(w io.Writer, i int, q namedQuery, rec *solveRecord) error {
+	g := s.ld.g
+	switch {
+	case s.asJSON:
+		if s.queryPath == "" {
+			rec.Nodes, rec.Edges, rec.LoadUS = g.NumNodes(), g.NumEdges(), s.loadTime.Microseconds()
+		}
+		return json.NewEncoder(w).Encode(rec)
+	case s.queryPath != "":
+		names := make([]string, len(rec.TopK))
+		for j, x := range rec.TopK {
+			names[j] = x.Node
+		}
+		fmt.Fprintf(w, "%s\t%d sweeps\t%dus\t%v", q.ID, rec.Sweeps, rec.SolveUS, names)
+		if rec.Certified != nil {
+			fmt.Fprintf(w, "\t%s", proofSummary(rec))
+		}
+		fmt.Fprintln(w)
+	default:
+		printSolveText(w, g, s.gf.name(), s.view, s.loadTime, rec, i)
 	}
 	return nil
 }
@@ -365,7 +420,7 @@ func proofSummary(rec *solveRecord) string {
 // sweepOrderFlag registers --sweeps, the ppr.Order of the solves.
 func sweepOrderFlag(fs *flag.FlagSet) *ppr.Order {
 	o := new(ppr.Order)
-	fs.Func("sweeps", "sweep order: default (normalized for --certify on a directed graph, gauss-seidel otherwise), gauss-seidel, jacobi or normalized", func(s string) error {
+	fs.Func("sweeps", "sweep `ORDER`: default (normalized for --certify on a directed graph, gauss-seidel otherwise), gauss-seidel, jacobi or normalized", func(s string) error {
 		var err error
 		*o, err = parseSweepOrder(s)
 		return err

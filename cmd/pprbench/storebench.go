@@ -26,7 +26,7 @@ import (
 // against idle, a cached PPR update after 100 writes against a solve, and
 // snapshot load against rebuilding.
 func runStoreBench(args []string, stdout, stderr io.Writer) error {
-	b, err := newStoreBench(args, stdout, stderr)
+	b, err := newStoreBench(args, stdout)
 	if err != nil {
 		return err
 	}
@@ -59,20 +59,19 @@ type storeBench struct {
 }
 
 // newStoreBench parses store-bench's flags and makes its directory.
-func newStoreBench(args []string, stdout, stderr io.Writer) (*storeBench, error) {
+func newStoreBench(args []string, stdout io.Writer) (*storeBench, error) {
 	fs := flag.NewFlagSet("store-bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	b := &storeBench{cleanup: func() {}, rng: rand.New(rand.NewPCG(1, 2))}
 	b.say = func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
 	fs.StringVar(&b.path, "graph-bin", "", "PPREDGE1 edge file (anchors/gen_graph.py); default: a generated R-MAT graph of --scale")
 	fs.IntVar(&b.scale, "scale", 18, "without --graph-bin: the generated directed R-MAT graph's scale (2^scale nodes, 16 edges per node)")
-	fs.Float64Var(&b.damping, "damping", 0.85, "damping d")
+	registerDamping(fs, &b.damping)
 	fs.Float64Var(&b.tol, "tol", 1e-6, "L1 tolerance of the cached answers and the solves they are compared with")
 	fs.Float64Var(&b.qtol, "query-tol", 1e-4, "L1 tolerance of the latency queries (idle and during compaction)")
 	fs.IntVar(&b.trials, "trials", 7, "trials for medians")
 	fs.IntVar(&b.writes, "writes", 2_000_000, "structural writes for the ingest rate")
-	fs.IntVar(&b.batch, "batch", 1000, "writes per Apply batch in memory")
-	fs.IntVar(&b.walBatch, "wal-batch", 10000, "writes per Apply batch (one wal record, one fsync) on disk")
+	fs.IntVar(&b.batch, "batch", 1000, "writes per batch (one store write) in memory")
+	fs.IntVar(&b.walBatch, "wal-batch", 10000, "writes per batch on disk (one store write: one log record, one fsync)")
 	fs.IntVar(&b.nice, "compact-nice", 10, "nice value (0..19) of the compaction thread in the latency rounds that lower it (alternate rounds keep 0)")
 	fs.StringVar(&b.dir, "dir", "", "directory for the snapshot and wal files (default: a temporary directory)")
 	var maxMemory string
