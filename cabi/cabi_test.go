@@ -53,7 +53,7 @@ func TestGoldenThroughABI(t *testing.T) {
 			chanOf := make([]int32, g.NumEdges())
 			for e := range g.NumEdges() {
 				ed := g.Edge(uint32(e))
-				ids[2*e], ids[2*e+1], w[e], chanOf[e] = int64(ed.Src), int64(ed.Dst), ed.Weight, int32(g.EdgeChannel(uint32(e)))
+				ids[2*e], ids[2*e+1], w[e], chanOf[e] = int64(ed.Src), int64(ed.Dst), ed.Weight, int32(csrHooks.EdgeChannels(g)[e])
 			}
 			width := 8
 			if checked%2 == 1 {

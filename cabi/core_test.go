@@ -124,7 +124,7 @@ func TestNewGraphKeepsIDs(t *testing.T) {
 			t.Errorf("edge %d = %+v, want %d -> %d weight %v channel %s", e, ed, ids[2*e], ids[2*e+1], w[e], chans[e])
 		}
 	}
-	if err := g.Validate(); err != nil {
+	if err := csrHooks.Validate(g); err != nil {
 		t.Fatal(err)
 	}
 	// 32-bit and unsigned ids give the same graph.

@@ -46,13 +46,13 @@ func TestGuardedOnStoreVersions(t *testing.T) {
 			if i == j {
 				continue
 			}
-			w := judge
+			w, channel := judge, "judge"
 			if rng.IntN(3) == 0 {
-				w = peer
+				w, channel = peer, "peer"
 			}
 			_, err := w.Apply(store.Edge(name(i), name(j), 1))
 			require.NoError(t, err)
-			written = append(written, edge{i, j, w.Channel()})
+			written = append(written, edge{i, j, channel})
 		}
 		// A spare node some contradictions get merged into by the trusted
 		// resolver: the rewired copies inherit the writers' channels.

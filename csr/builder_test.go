@@ -36,7 +36,7 @@ func mustBuild(t testing.TB, directed bool, edges ...Input) *Graph {
 	}
 	g, err := b.Build()
 	require.NoError(t, err)
-	require.NoError(t, g.Validate())
+	require.NoError(t, g.checkAll())
 	return g
 }
 
@@ -89,7 +89,7 @@ func TestBuilderAddNodeFixesOrderAndIsolatedNodes(t *testing.T) {
 	require.NoError(t, err)
 	g, err := b.Build()
 	require.NoError(t, err)
-	require.NoError(t, g.Validate())
+	require.NoError(t, g.checkAll())
 	require.Equal(t, []string{"z", "iso", "a"}, g.Names())
 	require.Equal(t, 3, g.NumNodes())
 	require.Equal(t, 1, g.NumEdges())
@@ -99,7 +99,7 @@ func TestBuilderAddNodeFixesOrderAndIsolatedNodes(t *testing.T) {
 	lo, hi = g.In().Span(iso)
 	require.Equal(t, lo, hi, "isolated node has no in-arcs")
 	require.Zero(t, g.OutWeight(iso))
-	require.Equal(t, []float64{0, 0, 2}, g.OutWeights())
+	require.Equal(t, []float64{0, 0, 2}, g.outWeight)
 }
 
 func TestBuilderOnlyNodes(t *testing.T) {
@@ -110,12 +110,12 @@ func TestBuilderOnlyNodes(t *testing.T) {
 		require.NoError(t, err)
 		g, err := b.Build()
 		require.NoError(t, err)
-		require.NoError(t, g.Validate())
+		require.NoError(t, g.checkAll())
 		require.Equal(t, 1, g.NumNodes())
 		require.Zero(t, g.NumEdges())
 		require.Zero(t, g.NumArcs())
 		require.Empty(t, g.Channels())
-		require.Equal(t, []float64{0}, g.OutWeights())
+		require.Equal(t, []float64{0}, g.outWeight)
 	}
 }
 
@@ -147,7 +147,7 @@ func TestBuilderParallelEdgesStaySeparate(t *testing.T) {
 	require.Equal(t, 11.0, g.OutWeight(0))
 	require.Equal(t, 4.0, g.OutWeight(1))
 	require.Equal(t, []string{"x", DefaultChannel, "y"}, g.Channels())
-	require.Equal(t, []uint32{0, 0, 1, 2}, []uint32{g.EdgeChannel(0), g.EdgeChannel(1), g.EdgeChannel(2), g.EdgeChannel(3)})
+	require.Equal(t, []uint32{0, 0, 1, 2}, []uint32{g.edgeChannel[0], g.edgeChannel[1], g.edgeChannel[2], g.edgeChannel[3]})
 	require.Equal(t, "y", g.Edge(3).Channel)
 	require.Equal(t, DefaultChannel, g.Edge(2).Channel)
 }
@@ -263,7 +263,7 @@ func TestBuilderRejectsBadEdges(t *testing.T) {
 				require.Equal(t, uint32(2), e, "the failed edge did not consume an id")
 				g, err := b.Build()
 				require.NoError(t, err)
-				require.NoError(t, g.Validate())
+				require.NoError(t, g.checkAll())
 				require.Equal(t, []string{"a", "b", "c", "d"}, g.Names())
 				require.Equal(t, []string{DefaultChannel, "k"}, g.Channels())
 				require.Empty(t, g.Edge(2).Relation)
@@ -423,7 +423,7 @@ func TestBuilderMatchesDenseModel(t *testing.T) {
 
 func checkAgainstModel(t *testing.T, g *Graph, m *denseModel, directed bool, where string) {
 	t.Helper()
-	require.NoError(t, g.Validate(), where)
+	require.NoError(t, g.checkAll(), where)
 	require.Equal(t, directed, g.Directed(), where)
 	require.Equal(t, m.names, g.Names(), where)
 	require.Equal(t, len(m.edges), g.NumEdges(), where)
@@ -434,7 +434,7 @@ func checkAgainstModel(t *testing.T, g *Graph, m *denseModel, directed bool, whe
 	require.Equal(t, wantArcs, g.NumArcs(), where)
 	for e, ed := range m.edges {
 		require.Equal(t, ed, g.Edge(uint32(e)), "%s edge %d", where, e)
-		require.Equal(t, ed.Channel, g.Channels()[g.EdgeChannel(uint32(e))], where)
+		require.Equal(t, ed.Channel, g.Channels()[g.edgeChannel[uint32(e)]], where)
 	}
 	wantChannels := m.channels
 	if wantChannels == nil {
@@ -493,7 +493,7 @@ func corruptibleGraph(t *testing.T, directed bool) *Graph {
 	require.NoError(t, err)
 	g, err := b.Build()
 	require.NoError(t, err)
-	require.NoError(t, g.Validate())
+	require.NoError(t, g.checkAll())
 	return g
 }
 
@@ -568,12 +568,12 @@ func TestValidateReportsCorruption(t *testing.T) {
 						Weight:  cloneWeights(g.out.Weight),
 						Edge:    slices.Clone(g.out.Edge),
 					}
-					require.NoError(t, g.Validate())
+					require.NoError(t, g.checkAll())
 				}
 				var err error
 				require.NotPanics(t, func() {
 					tc.corrupt(g)
-					err = g.Validate()
+					err = g.checkAll()
 				})
 				require.Error(t, err)
 				msg := err.Error()
@@ -606,7 +606,7 @@ func TestValidateUndirectedArcAtWrongEndpoint(t *testing.T) {
 	}
 	g.in = g.out
 	g.outWeight = []float64{2, 2, 2}
-	err := g.Validate()
+	err := g.checkAll()
 	require.Error(t, err)
 	t.Log(err)
 	require.Contains(t, err.Error(), "edge 0")
@@ -616,7 +616,7 @@ func TestValidateUndirectedArcAtWrongEndpoint(t *testing.T) {
 func TestValidateBuiltGraphsPass(t *testing.T) {
 	t.Parallel()
 	for _, directed := range []bool{true, false} {
-		require.NoError(t, corruptibleGraph(t, directed).Validate())
+		require.NoError(t, corruptibleGraph(t, directed).checkAll())
 	}
 }
 

@@ -130,8 +130,8 @@ func requireSameGraph(t *testing.T, g, h *Graph, where string) {
 	if !g.Directed() && !sameAdjacency(g.In(), g.Out()) {
 		fail("undirected in-adjacency is not the out-adjacency")
 	}
-	if !sameFloats(g.OutWeights(), h.OutWeights()) {
-		fail("out-weights %v, want %v", g.OutWeights(), h.OutWeights())
+	if !sameFloats(g.outWeight, h.outWeight) {
+		fail("out-weights %v, want %v", g.outWeight, h.outWeight)
 	}
 	if g.UnitWeights() != h.UnitWeights() {
 		fail("unit weights %v, want %v", g.UnitWeights(), h.UnitWeights())
@@ -140,8 +140,8 @@ func requireSameGraph(t *testing.T, g, h *Graph, where string) {
 		fail("channels %q, want %q", g.Channels(), h.Channels())
 	}
 	for e := range uint32(h.NumEdges()) {
-		if g.Edge(e) != h.Edge(e) || g.EdgeChannel(e) != h.EdgeChannel(e) {
-			fail("edge %d: %+v (channel %d), want %+v (channel %d)", e, g.Edge(e), g.EdgeChannel(e), h.Edge(e), h.EdgeChannel(e))
+		if g.Edge(e) != h.Edge(e) || g.edgeChannel[e] != h.edgeChannel[e] {
+			fail("edge %d: %+v (channel %d), want %+v (channel %d)", e, g.Edge(e), g.edgeChannel[e], h.Edge(e), h.edgeChannel[e])
 		}
 	}
 	if g.Ranks() != nil {
@@ -179,7 +179,7 @@ func requireSameGraph(t *testing.T, g, h *Graph, where string) {
 	if !reflect.DeepEqual(memoryParts(g), memoryParts(h)) {
 		fail("memory parts\n%v, want\n%v", memoryParts(g), memoryParts(h))
 	}
-	if err := g.Validate(); err != nil {
+	if err := g.checkAll(); err != nil {
 		fail("Validate: %v", err)
 	}
 	gp, hp := g.parts(), h.parts()
@@ -462,7 +462,7 @@ func TestNamedMatchesBuilder(t *testing.T) {
 		require.NoError(t, err)
 		g, err := named(byID, names)
 		require.NoError(t, err)
-		require.NoError(t, g.Validate(), "trial %d", trial)
+		require.NoError(t, g.checkAll(), "trial %d", trial)
 		gp, rp := g.parts(), ref.parts()
 		require.Equal(t, rp.Names, gp.Names)
 		require.True(t, slices.Equal(rp.EdgeSrc, gp.EdgeSrc) && slices.Equal(rp.EdgeDst, gp.EdgeDst) &&

@@ -61,7 +61,7 @@
 // graph holds the mapping's owner (csrhook.Parts.Owner), and so does every
 // graph made on its arrays (Reorder; named, withWeightStorage and assemble
 // of its parts), so the mapping lives while any of them is reachable. A
-// slice from a graph's accessors (Out, In, OutWeights, Ranks, a Weights'
+// slice from a graph's accessors (Out, In, Ranks, a Weights'
 // Float32s or Float64s) is therefore valid while a graph holding it (or a
 // mask.View or store.Version that holds that graph) is reachable: code
 // that keeps such a slice past its last use of every holder keeps one
@@ -80,21 +80,22 @@
 // FromIDs and a PPREDGE1 header, as the input arrives in the Builder and
 // the text readers (memory.go derives the estimate). Accessors that take a
 // node or edge id trust their argument (ids come from this package);
-// Validate checks a snapshot built elsewhere before such trust is given.
+// every graph is checked when it is made (builders, FromIDs, readers) or
+// loaded (the assembly of a snapshot file), before such trust is given.
 //
-// Validate and the assembly of a loaded snapshot (assemble) run every
-// check with fast forms beside their plain references (tested to agree,
-// fault for fault): the edges and the arcs on visitLanes goroutines, each
-// array read once and in order; the arcs matched to the edges by comparing
-// the multisets of (tail, head, weight, edge id) tuples through sums of a
-// keyed hash drawn at random per check, not by a random read of the edge
-// table per arc (a corrupt adjacency passes with probability at most 2^-63
-// per check, see arcsMatch); and in assemble the names checked distinct by
-// a hash table, the name dictionary then being built on the first ID call
-// (under a sync.Once, so concurrent readers are safe). When a fast check
-// rejects, the plain one names the fault. assembleVisit lets a caller make
-// its own pass over the edge and arc arrays in the blocks the checks read
-// (snapshot checksums them so).
+// The full check (checkAll) and the assembly of a loaded snapshot (assemble)
+// run every check with fast forms beside their plain references (tested to
+// agree, fault for fault): the edges and the arcs on visitLanes goroutines,
+// each array read once and in order; the arcs matched to the edges by
+// comparing the multisets of (tail, head, weight, edge id) tuples through
+// sums of a keyed hash drawn at random per check, not by a random read of
+// the edge table per arc (a corrupt adjacency passes with probability at
+// most 2^-63 per check, see arcsMatch); and in assemble the names checked
+// distinct by a hash table, the name dictionary then being built on the
+// first ID call (under a sync.Once, so concurrent readers are safe). When a
+// fast check rejects, the plain one names the fault. assembleVisit lets a
+// caller make its own pass over the edge and arc arrays in the blocks the
+// checks read (snapshot checksums them so).
 //
 // # Graphs given by integer ids
 //

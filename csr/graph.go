@@ -56,7 +56,7 @@ type Graph struct {
 	namesMade    atomic.Bool       // set once names is stored (memoryParts reads it)
 	ids          map[string]uint32 // nil until idsOnce runs when lazyIDs
 	// lazyIDs: assemble checked the names unique without a map; ids is
-	// built on first use (ID, Validate) under idsOnce.
+	// built on first use (ID, checkAll) under idsOnce.
 	lazyIDs bool
 	idsOnce sync.Once
 	rank    []uint32 // first-appearance rank per id; nil in stream order
@@ -204,8 +204,9 @@ func (g *Graph) In() Adjacency { return g.in }
 // OutWeight returns W(u), the total weight of u's out-arcs.
 func (g *Graph) OutWeight(u uint32) float64 { return g.outWeight[u] }
 
-// OutWeights returns W for every node. The slice must not be modified.
-func (g *Graph) OutWeights() []float64 { return g.outWeight }
+// outWeights returns W for every node (internal/csrhook: mask's views
+// alias it). The slice must not be modified.
+func (g *Graph) outWeights() []float64 { return g.outWeight }
 
 // Edge returns edge e.
 func (g *Graph) Edge(e uint32) Edge {
@@ -221,12 +222,14 @@ func (g *Graph) Edge(e uint32) Edge {
 	return out
 }
 
-// Channels returns the channel names in order of first appearance; an edge's
-// channel index (EdgeChannel) points into it. Must not be modified.
+// Channels returns the channel names in order of first appearance (an
+// edge's Channel is one of them). Must not be modified.
 func (g *Graph) Channels() []string { return g.channels }
 
-// EdgeChannel returns the index into Channels of the channel that wrote e.
-func (g *Graph) EdgeChannel(e uint32) uint32 { return g.edgeChannel[e] }
+// edgeChannels returns the index into Channels of the channel that wrote
+// each edge (internal/csrhook: mask's labels of a graph). Must not be
+// modified.
+func (g *Graph) edgeChannels() []uint32 { return g.edgeChannel }
 
 // needIDs builds the name dictionary of an assembled graph on first use.
 func (g *Graph) needIDs() {
@@ -242,9 +245,11 @@ func (g *Graph) needIDs() {
 	})
 }
 
-// Validate checks every invariant stated in the package doc. A snapshot made
-// by Builder always passes; Validate is for snapshots that come from outside.
-func (g *Graph) Validate() error {
+// checkAll checks every invariant stated in the package doc. Every graph
+// this package makes passes (its constructors and the assembly of a loaded
+// snapshot check what they take from outside), so checkAll is the oracle
+// tests hold graphs to (internal/csrhook's Validate).
+func (g *Graph) checkAll() error {
 	if g.decimalNames {
 		// Names are generated, distinct and non-empty by construction,
 		// and ID parses them: nothing stored to check.
@@ -271,7 +276,7 @@ func (g *Graph) checkNameDictionary() error {
 	return nil
 }
 
-// validate is Validate with the name check given: the dictionary's, or
+// validate is checkAll with the name check given: the dictionary's, or
 // assemble's uniqueness check before the dictionary exists.
 //
 // It reports the fault the plain checks would report first (lengths,

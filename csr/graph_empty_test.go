@@ -12,10 +12,10 @@ func TestEmptyGraph(t *testing.T) {
 		if _, ok := g.ID("a"); ok {
 			t.Fatal("Empty: ID found a node")
 		}
-		if len(g.Out().Offsets) != 1 || len(g.In().Offsets) != 1 || len(g.OutWeights()) != 0 {
+		if len(g.Out().Offsets) != 1 || len(g.In().Offsets) != 1 || len(g.outWeight) != 0 {
 			t.Fatal("Empty: adjacency not of zero rows")
 		}
-		if err := g.Validate(); err != nil {
+		if err := g.checkAll(); err != nil {
 			t.Fatalf("emptyGraph(%v): %v", directed, err)
 		}
 	}

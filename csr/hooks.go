@@ -22,6 +22,10 @@ func init() {
 		WithWeightStorage: func(g *Graph, float64 bool) *Graph { return g.withWeightStorage(storageOf(float64)) },
 		Float32:           (*Graph).storesFloat32,
 
+		Validate:     (*Graph).checkAll,
+		EdgeChannels: (*Graph).edgeChannels,
+		OutWeights:   (*Graph).outWeights,
+
 		ResolveOrder: func(order string, nodes int) string { return string(NodeOrder(order).resolve(nodes)) },
 	})
 }

@@ -118,7 +118,7 @@ func TestBuilderMemoryLimit(t *testing.T) {
 	require.NoError(t, err)
 	g, err := b.Build()
 	require.NoError(t, err)
-	require.NoError(t, g.Validate())
+	require.NoError(t, g.checkAll())
 	require.Equal(t, 11, g.NumEdges())
 }
 

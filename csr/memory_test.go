@@ -36,7 +36,7 @@ func buildStored(t *testing.T, s weightStorage, directed bool, edges ...Input) *
 	}
 	g, err := b.Build()
 	require.NoError(t, err)
-	require.NoError(t, g.Validate())
+	require.NoError(t, g.checkAll())
 	return g
 }
 
@@ -78,7 +78,7 @@ func testShareArrays(t *testing.T, storage weightStorage) {
 
 	// Sharing changes no value: Validate and the accessors agree.
 	for _, g := range []*Graph{g} {
-		require.NoError(t, g.Validate())
+		require.NoError(t, g.checkAll())
 		a, err := assemble(g.parts())
 		require.NoError(t, err)
 		require.True(t, a.UnitWeights())
@@ -105,7 +105,7 @@ func TestSortedStreamPath(t *testing.T) {
 			}
 		}
 		g := buildOps(t, true, ops, StreamOrder)
-		require.NoError(t, g.Validate())
+		require.NoError(t, g.checkAll())
 		checkAgainstModel(t, g, buildModel(true, ops), true, fmt.Sprintf("seed %d", seed))
 		if g.NumEdges() > 0 {
 			require.Equal(t, "out.Nbr", shared(g)["edge.Dst"], "seed %d", seed)

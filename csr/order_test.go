@@ -33,7 +33,7 @@ func buildOps(t *testing.T, directed bool, ops []op, order NodeOrder) *Graph {
 // h.Rank giving g's ids.
 func sameByName(t *testing.T, g, h *Graph, where string) {
 	t.Helper()
-	require.NoError(t, h.Validate(), where)
+	require.NoError(t, h.checkAll(), where)
 	require.Equal(t, g.NumNodes(), h.NumNodes(), where)
 	require.Equal(t, g.NumEdges(), h.NumEdges(), where)
 	for u := range h.NumNodes() {
@@ -202,7 +202,7 @@ func TestReorderMatchesBuilder(t *testing.T) {
 					require.NoError(t, err, where)
 					got, err := Reorder(g, o)
 					require.NoError(t, err, where)
-					require.NoError(t, got.Validate(), where)
+					require.NoError(t, got.checkAll(), where)
 					require.Equal(t, emptyAsNil(want.parts()), emptyAsNil(got.parts()), where)
 					require.Equal(t, want.order(), got.order(), where)
 					require.Equal(t, want.UnitWeights(), got.UnitWeights(), where)
@@ -277,7 +277,7 @@ func TestFromIDsInDegreeOrder(t *testing.T) {
 		in.Order = DegreeOrder
 		got, err := FromIDs(in)
 		require.NoError(t, err, where)
-		require.NoError(t, got.Validate(), where)
+		require.NoError(t, got.checkAll(), where)
 		require.Equal(t, DegreeOrder, got.order(), where)
 		for u := range uint32(n) {
 			require.Equal(t, want.Name(u), got.Name(u), where)

@@ -58,7 +58,7 @@ func (g *Graph) withArrays() *Graph {
 func (g *Graph) hasRelations() bool { return g.edgeRelation != nil }
 
 // assemble makes a graph of parts that came from outside (a file) and
-// checks every invariant with Validate before returning it: a corrupt or
+// checks every invariant checkAll checks before returning it: a corrupt or
 // inconsistent part is an error, never a wrong graph.
 func assemble(p graphParts) (*Graph, error) { return assembleVisit(p, nil) }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/csrhook"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
 )
@@ -45,7 +46,7 @@ func TestReadPPREDGE1FullFloat32Range(t *testing.T) {
 		require.NoError(t, os.WriteFile(path, buf, 0o644))
 		g, err := csr.ReadFile(path, csr.ReadOptions{Format: csr.FormatPPREDGE1})
 		require.NoError(t, err)
-		require.NoError(t, g.Validate())
+		require.NoError(t, csrhook.Get[*csr.Graph, csr.Adjacency, csr.Weights]().Validate(g))
 		seeds, err := ppr.NewSeeds(4, []ppr.Seed{{Node: 0, Weight: 1}})
 		require.NoError(t, err)
 		res, err := ppr.Solve(mask.Full(g), seeds, 0.85, ppr.Options{})

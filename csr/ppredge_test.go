@@ -44,7 +44,7 @@ func TestReadPPREDGE1(t *testing.T) {
 	path := writePPREDGE1(t, 4, 2, 1, []uint32{0, 1}, []uint32{2, 3}, []float32{0.5, 1})
 	g, err := ReadFile(path, ppredge)
 	require.NoError(t, err)
-	require.NoError(t, g.Validate())
+	require.NoError(t, g.checkAll())
 	require.False(t, g.Directed())
 	require.Equal(t, 4, g.NumNodes(), "isolated nodes keep their ids")
 	id, ok := g.ID("3")

@@ -121,8 +121,8 @@ func TestExtremeWeightsBuild(t *testing.T) {
 		require.NoError(t, err)
 		g, err := b.Build()
 		require.NoError(t, err)
-		require.NoError(t, g.Validate())
-		for u, w := range g.OutWeights() {
+		require.NoError(t, g.checkAll())
+		for u, w := range g.outWeight {
 			require.False(t, math.IsInf(w, 0) || math.IsNaN(w), "node %d: W %v", u, w)
 			if w > 0 {
 				require.False(t, math.IsInf(1/w, 0), "node %d: 1/W overflows", u)

@@ -31,7 +31,7 @@ func readString(t testing.TB, text string, format Format, directed bool) *Graph 
 	t.Helper()
 	g, err := Read(strings.NewReader(text), "mem.txt", ReadOptions{Format: format, Directed: directed})
 	require.NoError(t, err)
-	require.NoError(t, g.Validate())
+	require.NoError(t, g.checkAll())
 	return g
 }
 
@@ -154,7 +154,7 @@ func TestReadGzipDetectedFromContent(t *testing.T) {
 	gz := gzipBytes(t, text)
 	zipped, err := Read(bytes.NewReader(gz), "no-suffix", ReadOptions{Directed: true})
 	require.NoError(t, err)
-	require.NoError(t, zipped.Validate())
+	require.NoError(t, zipped.checkAll())
 	require.Equal(t, plain.Names(), zipped.Names())
 	require.Equal(t, allEdges(plain), allEdges(zipped))
 
@@ -425,7 +425,7 @@ func TestReadRealGraphs(t *testing.T) {
 			start := time.Now()
 			g, err := ReadFile(path, ReadOptions{Format: tc.format, Directed: true})
 			require.NoError(t, err)
-			require.NoError(t, g.Validate())
+			require.NoError(t, g.checkAll())
 			t.Logf("%s: %d nodes, %d edges, read and validated in %v", tc.file, g.NumNodes(), g.NumEdges(), time.Since(start))
 
 			want := countPlain(t, path, tc.format == FormatTriples)
@@ -456,7 +456,7 @@ func TestReadRealGraphs(t *testing.T) {
 			// Undirected reading of the same file is valid too.
 			u, err := ReadFile(path, ReadOptions{Format: tc.format})
 			require.NoError(t, err)
-			require.NoError(t, u.Validate())
+			require.NoError(t, u.checkAll())
 			require.Equal(t, 2*tc.edges, u.NumArcs())
 		})
 	}

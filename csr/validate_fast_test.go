@@ -175,7 +175,7 @@ func TestAssembledIDsConcurrent(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		require.NoError(t, h.Validate())
+		require.NoError(t, h.checkAll())
 	}
 }
 

@@ -105,7 +105,7 @@ func TestWeightStorage(t *testing.T) {
 			// Both ways, each against the other graph: same values, same
 			// sharing, and a valid graph.
 			for _, c := range []struct{ from, to *Graph }{{g.withWeightStorage(float64Storage), h}, {h.withWeightStorage(autoWeights), g}} {
-				require.NoError(t, c.from.Validate(), where)
+				require.NoError(t, c.from.checkAll(), where)
 				require.Equal(t, c.to.storesFloat32(), c.from.storesFloat32(), where)
 				require.Equal(t, memoryParts(c.to), memoryParts(c.from), where)
 				fp, tp := c.from.parts(), c.to.parts()
@@ -134,7 +134,7 @@ func TestWithWeightStorageKeepsNames(t *testing.T) {
 	for _, g := range []*Graph{byID, assembled} {
 		h := g.withWeightStorage(float64Storage)
 		require.False(t, h.storesFloat32())
-		require.NoError(t, h.Validate())
+		require.NoError(t, h.checkAll())
 		require.Equal(t, g.Names(), h.Names())
 		for u, name := range g.Names() {
 			id, ok := h.ID(name)

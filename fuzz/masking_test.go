@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/csrhook"
 	"github.com/authppr/authppr/internal/fuzzcase"
 	"github.com/authppr/authppr/internal/fuzzseed"
 	"github.com/authppr/authppr/mask"
@@ -43,7 +45,7 @@ func checkViewAgainstCopy(t *testing.T, c *fuzzcase.Case, view *mask.View) {
 	if err != nil {
 		t.Fatalf("%s: copy: %v", view.Name(), err)
 	}
-	if err := sub.Validate(); err != nil {
+	if err := csrhook.Get[*csr.Graph, csr.Adjacency, csr.Weights]().Validate(sub); err != nil {
 		t.Fatalf("%s: copied subgraph invalid: %v", view.Name(), err)
 	}
 	const tol = 1e-13

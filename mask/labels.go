@@ -33,8 +33,7 @@ func FromGraph(g *csr.Graph) *Labels {
 	l := NewLabels(g.NumEdges())
 	channels := g.Channels()
 	perChannel := make([][]uint32, len(channels))
-	for e := range g.NumEdges() {
-		c := g.EdgeChannel(uint32(e))
+	for e, c := range csrHooks.EdgeChannels(g) {
 		perChannel[c] = append(perChannel[c], uint32(e))
 	}
 	for c, edges := range perChannel {

@@ -3,11 +3,11 @@ package mask
 import (
 	"fmt"
 	"math"
-	"math/bits"
 	"slices"
 
 	"github.com/authppr/authppr/csr"
 	"github.com/authppr/authppr/internal/csrhook"
+	"github.com/authppr/authppr/internal/rowindex"
 )
 
 // csrHooks makes csr.Weights over a patched row's weights.
@@ -46,45 +46,32 @@ func (r Row) Live(p int) bool {
 	return r.masked == nil || r.masked[e/64]&(1<<(e%64)) == 0
 }
 
-// replaced holds the rows a patched view replaces (see patched) and a rank
-// index over them: the row of node u is number rank[u/64] + the count of
-// bits of word u/64 below u.
+// replaced holds the rows a patched view replaces (see patched) and their
+// index by node (the zero value: none).
 type replaced struct {
 	rows rowSet
-	bits []uint64
-	rank []int32
+	idx  rowindex.Rows
 }
 
 func newReplaced(rows rowSet, n int) replaced {
-	r := replaced{rows: rows, bits: make([]uint64, (n+63)/64), rank: make([]int32, (n+63)/64)}
-	for _, u := range rows.Nodes {
-		r.bits[u/64] |= 1 << (u % 64)
-	}
-	count := int32(0)
-	for i, w := range r.bits {
-		r.rank[i] = count
-		count += int32(bits.OnesCount64(w))
-	}
-	return r
+	return replaced{rows: rows, idx: rowindex.New(rows.Nodes, rows.Offsets, rows.Nbr, rows.Weight, n)}
 }
 
 // index returns the row number of u, or -1 when u's row is not replaced.
 func (r *replaced) index(u uint32) int {
-	if r.bits == nil {
+	if r.rows.Len() == 0 {
 		return -1
 	}
-	w := r.bits[u/64]
-	bit := uint64(1) << (u % 64)
-	if w&bit == 0 {
-		return -1
-	}
-	return int(r.rank[u/64]) + bits.OnesCount64(w&(bit-1))
+	return r.idx.Index(u)
 }
 
-// row returns row i's arcs.
+// row returns row i's arcs, through the index's Row: one slicing for this
+// package and the kernels (whose inlining of Row needs its body in this
+// package's export data, as a call here puts it).
 func (r *replaced) row(i int) (nbr []uint32, wt []float64, eid []uint32) {
+	nbr, wt = r.idx.Row(i)
 	lo, hi := r.rows.Offsets[i], r.rows.Offsets[i+1]
-	return r.rows.Nbr[lo:hi:hi], r.rows.Weight[lo:hi:hi], r.rows.Edge[lo:hi:hi]
+	return nbr, wt, r.rows.Edge[lo:hi:hi]
 }
 
 // patched returns the view base with the out-rows of out replaced and with
@@ -132,7 +119,6 @@ func patched(base *View, n int, out, in rowSet) (*View, error) {
 	if in.Len() > 0 {
 		v.patch.in = newReplaced(in, n)
 	}
-	v.patch.outRows = Replaced{v.patch.out}
 	v.outWeight = make([]float64, n)
 	copy(v.outWeight, base.outWeight)
 	for i, u := range out.Nodes {
@@ -147,7 +133,7 @@ func patched(base *View, n int, out, in rowSet) (*View, error) {
 	}
 	v.touchedBit = make([]uint64, (n+63)/64)
 	copy(v.touchedBit, base.touchedBit)
-	for i, w := range v.patch.out.bits {
+	for i, w := range v.patch.out.idx.Bits() {
 		v.touchedBit[i] |= w
 	}
 	v.touched = mergeAscending(base.touched, out.Nodes)
@@ -165,7 +151,6 @@ func patched(base *View, n int, out, in rowSet) (*View, error) {
 // patch is what a patched view replaces (see patched).
 type patch struct {
 	out, in replaced
-	outRows Replaced // out, for kernels
 }
 
 // check validates a row set's shape for a view of n nodes.
@@ -226,33 +211,15 @@ func mergeAscending(a, b []uint32) []uint32 {
 // row (pulls over the in-adjacency) cannot serve it.
 func (v *View) Patched() bool { return v.patch != nil }
 
-// Replaced is a patched view's replaced out-rows, for kernels that look
-// rows up per node: Index and Row are O(1) and small enough to inline.
-type Replaced struct{ r replaced }
-
-// Index returns u's row number, or -1 when u's row is not replaced.
-func (p *Replaced) Index(u uint32) int {
-	w := p.r.bits[u/64]
-	bit := uint64(1) << (u % 64)
-	if w&bit == 0 {
-		return -1
-	}
-	return int(p.r.rank[u/64]) + bits.OnesCount64(w&(bit-1))
-}
-
-// Row returns row i's arcs: the live ones, in edge-id order.
-func (p *Replaced) Row(i int) (nbr []uint32, wt []float64) {
-	lo, hi := p.r.rows.Offsets[i], p.r.rows.Offsets[i+1]
-	return p.r.rows.Nbr[lo:hi:hi], p.r.rows.Weight[lo:hi:hi]
-}
-
-// OutReplaced returns the view's replaced out-rows, or nil when it
-// replaces none.
-func (v *View) OutReplaced() *Replaced {
+// OutReplaced returns the view's replaced out-rows (the live arcs, in
+// edge-id order) indexed by node, or nil when the view is not patched: for
+// the kernels of this module that look rows up per node (the index is
+// internal/rowindex's). Other code reads rows with OutRow.
+func (v *View) OutReplaced() *rowindex.Rows {
 	if v.patch == nil {
 		return nil
 	}
-	return &v.patch.outRows
+	return &v.patch.out.idx
 }
 
 // ReplacedNodes returns the nodes whose out-rows the view replaces,

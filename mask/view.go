@@ -21,7 +21,7 @@ type View struct {
 	name         string
 	masked       *roaring.Bitmap
 	maskedBits   []uint64  // dense copy of masked, nil when nothing is masked
-	outWeight    []float64 // W_A(u); aliases g.OutWeights() when nothing is masked
+	outWeight    []float64 // W_A(u); aliases the graph's out-weights when nothing is masked
 	invOnce      sync.Once
 	invWeight    []float64 // 1/W_A(u), 0 for dangling nodes; built on first use
 	byWeightOnce sync.Once
@@ -55,7 +55,7 @@ func Authenticated(g *csr.Graph, l *Labels, p Policy) (*View, error) {
 
 // Full returns the view of every edge of g, with no labels involved.
 func Full(g *csr.Graph) *View {
-	return &View{g: g, n: g.NumNodes(), name: "full", masked: roaring.New(), outWeight: g.OutWeights()}
+	return &View{g: g, n: g.NumNodes(), name: "full", masked: roaring.New(), outWeight: csrHooks.OutWeights(g)}
 }
 
 // FromMasked returns the view of g without the given edges. The view keeps
@@ -65,7 +65,7 @@ func FromMasked(g *csr.Graph, name string, masked *roaring.Bitmap) (*View, error
 	if !masked.IsEmpty() && int64(masked.Maximum()) >= int64(g.NumEdges()) {
 		return nil, fmt.Errorf("mask: view %s: masked edge %d out of range (snapshot has %d edges)", name, masked.Maximum(), g.NumEdges())
 	}
-	v := &View{g: g, n: g.NumNodes(), name: name, masked: masked, outWeight: g.OutWeights()}
+	v := &View{g: g, n: g.NumNodes(), name: name, masked: masked, outWeight: csrHooks.OutWeights(g)}
 	if masked.IsEmpty() {
 		return v, nil
 	}
@@ -93,7 +93,7 @@ func FromMasked(g *csr.Graph, name string, masked *roaring.Bitmap) (*View, error
 	// Recompute W_A by summation over surviving arcs in arc order, never by
 	// subtraction: a fully masked node gets exactly 0 (dangling), and the
 	// value equals that of a physically copied subgraph bit for bit.
-	v.outWeight = slices.Clone(g.OutWeights())
+	v.outWeight = slices.Clone(csrHooks.OutWeights(g))
 	out := g.Out()
 	for _, u := range v.touched {
 		lo, hi := out.Span(u)

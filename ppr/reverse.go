@@ -1,6 +1,7 @@
 package ppr
 
 import (
+	"maps"
 	"math"
 	"slices"
 
@@ -292,32 +293,29 @@ type topKRefinement struct {
 	collected blockerSet
 	// donor and differ: estimates another engine made on another view of
 	// the same graph, and the nodes whose rows differ between the views
-	// (see ShareEstimates), as a bitset and a list; borrowed holds the
-	// donor's estimates this engine uses, which never go to its pool.
-	donor      *topKRefinement
-	donorView  *mask.View
-	differ     []uint64
-	differList []uint32
-	borrowed   map[uint32]*reverseEstimate
-	// gainList is gainers' answer for the views gainFor and differList.
-	gainList []uint32
-	gainFor  [2]*mask.View
+	// (see ShareEstimates), as a bitset, and the gainers among them;
+	// borrowed holds the donor's estimates this engine uses, which never
+	// go to its pool.
+	donor     *topKRefinement
+	donorView *mask.View
+	differ    []uint64
+	gainers   []uint32
+	borrowed  map[uint32]*reverseEstimate
 }
 
 // ShareEstimates lets this engine's refinement use the reverse estimates
 // from's has made, on another view of the same graph and for the same
 // damping. differ must list every node whose out-row or in-row differs
-// between the views. An estimate whose push gave mass to no node of differ
+// between the views, and gainers every node whose out-row in this view has
+// an arc of positive weight that from's view lacks (more nodes of differ
+// only cost time). An estimate whose push gave mass to no node of differ
 // read only rows the two views share, so it is this view's push too; the
 // others are adapted to this view (see adapt). The sharing lasts until the
 // next SetProblem of either engine; from must not push in the meantime.
-func (e *Engine) ShareEstimates(from *Engine, differ []uint32) {
+func (e *Engine) ShareEstimates(from *Engine, differ, gainers []uint32) {
 	ref := &e.refine
-	if ref.donorView != from.view || !slices.Equal(ref.differList, differ) {
-		ref.gainFor = [2]*mask.View{} // gainers' answer is for other views
-	}
 	ref.donor, ref.donorView = &from.refine, from.view
-	ref.differList = append(ref.differList[:0], differ...)
+	ref.gainers = gainers
 	if n := (len(e.X) + 63) / 64; len(ref.differ) != n {
 		ref.differ = make([]uint64, n)
 	} else {
@@ -412,7 +410,7 @@ func (ref *topKRefinement) adapt(e *Engine, est *reverseEstimate) *reverseEstima
 			out.s[i] += delta(u)
 		}
 	}
-	for _, u := range ref.gainers(e.view) {
+	for _, u := range ref.gainers {
 		if dl := delta(u); !inReach[u] && dl != 0 {
 			out.reached = append(out.reached, u)
 			out.s = append(out.s, dl)
@@ -429,40 +427,6 @@ func (ref *topKRefinement) adapt(e *Engine, est *reverseEstimate) *reverseEstima
 		out.addRemainder(out.s[i], w[u])
 	}
 	return out
-}
-
-// gainers returns the nodes of differ with an out-arc that view (this
-// engine's) weighs more than the donor's view does, computed once per
-// pair of views.
-func (ref *topKRefinement) gainers(view *mask.View) []uint32 {
-	if ref.gainFor == [2]*mask.View{view, ref.donorView} {
-		return ref.gainList
-	}
-	ref.gainFor = [2]*mask.View{view, ref.donorView}
-	ref.gainList = ref.gainList[:0]
-	weight := map[uint32]float64{}
-	for _, u := range ref.differList {
-		clear(weight)
-		row := ref.donorView.OutRow(u)
-		for p, w := range row.Nbr {
-			if row.Live(p) {
-				weight[w] += row.Weight.At(p)
-			}
-		}
-		row = view.OutRow(u)
-		for p, w := range row.Nbr {
-			if row.Live(p) {
-				weight[w] -= row.Weight.At(p)
-			}
-		}
-		for _, left := range weight {
-			if left < 0 {
-				ref.gainList = append(ref.gainList, u)
-				break
-			}
-		}
-	}
-	return ref.gainList
 }
 
 // rowDiffDot returns (P'_A[u] - P'_G[u]).q for the views a and g: u's
@@ -510,8 +474,10 @@ func rowDot(row mask.Row, inv float64, q []float64) float64 {
 // engine reused across queries allocates for them only while the pool
 // grows.
 func (ref *topKRefinement) reset() {
-	for _, est := range ref.est {
-		ref.free = append(ref.free, est)
+	// In target order, not the map's: a repeated query then takes each
+	// estimate's storage back for the same push, and grows none.
+	for _, v := range slices.Sorted(maps.Keys(ref.est)) {
+		ref.free = append(ref.free, ref.est[v])
 	}
 	clear(ref.est)
 	if ref.pusher != nil {

@@ -93,7 +93,7 @@ func TestAdaptedEstimateIsItsViewsEstimate(t *testing.T) {
 		require.NoError(t, err)
 		e, err := NewEngine(c.auth, c.seeds, d)
 		require.NoError(t, err)
-		e.ShareEstimates(donor, differ)
+		e.ShareEstimates(donor, differ, gainersOf(c.auth, c.native, differ))
 		e.refine.pusher = newReversePusher(n)
 		for range 3 {
 			v := uint32(rng.IntN(n))
@@ -168,4 +168,30 @@ func denseInverse(t *testing.T, P *mat.Dense, d float64) *mat.Dense {
 	var G mat.Dense
 	require.NoError(t, G.Inverse(A))
 	return &G
+}
+
+// gainersOf returns the nodes of differ whose out-row in a weighs some
+// head more than in g: the fewest gainers ShareEstimates allows.
+func gainersOf(a, g *mask.View, differ []uint32) []uint32 {
+	var out []uint32
+	for _, u := range differ {
+		weight := map[uint32]float64{}
+		for _, side := range []struct {
+			row  mask.Row
+			sign float64
+		}{{g.OutRow(u), 1}, {a.OutRow(u), -1}} {
+			for p, w := range side.row.Nbr {
+				if side.row.Live(p) {
+					weight[w] += side.sign * side.row.Weight.At(p)
+				}
+			}
+		}
+		for _, left := range weight {
+			if left < 0 {
+				out = append(out, u)
+				break
+			}
+		}
+	}
+	return out
 }

@@ -54,6 +54,7 @@ type Guard struct {
 
 	touched          // rows that differ between the views (see touchedRows)
 	differ  []uint32 // nodes whose out- or in-rows differ (ppr.Engine.ShareEstimates)
+	gainers []uint32 // nodes of differ with an arc only the authenticated view has
 
 	pool sync.Pool // *workspace
 }
@@ -128,6 +129,11 @@ func NewFromViews(native, auth *mask.View, diff *Diff, trust mask.Policy, edges 
 	gd.differ = append([]uint32(nil), gd.touched.nodes...)
 	for _, a := range gd.touched.arcs {
 		gd.differ = append(gd.differ, a.nbr)
+	}
+	for i, u := range gd.touched.nodes {
+		if slices.ContainsFunc(gd.touched.arcs[gd.touched.arcStart[i]:gd.touched.arcStart[i+1]], func(a diffArc) bool { return a.weight > 0 }) {
+			gd.gainers = append(gd.gainers, u)
+		}
 	}
 	return gd, nil
 }

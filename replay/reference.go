@@ -5,21 +5,19 @@ import (
 	"math"
 
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/reference"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
 )
 
-// ReferenceTol is the L1 tolerance of Reference's authenticated solve.
-const ReferenceTol = 1e-14
-
 // ReferenceDecision is the decision of two from-scratch solves: the native
 // certified top-k exactly as a Guard runs it, and the authenticated solve
-// to ReferenceTol, classified by the estimated gap itself.
+// to reference.Tol, classified by the estimated gap itself.
 type ReferenceDecision struct {
 	Native  []ppr.Scored
 	Auth    []ppr.Scored // top-k of the authenticated solve
 	Outcome Outcome
-	GapA    float64   // estimated gapA; |error| <= ReferenceTol
+	GapA    float64   // estimated gapA; |error| <= reference.Tol
 	AuthPPR []float64 // the authenticated solve, for checking claims
 }
 
@@ -54,7 +52,7 @@ func Reference(g *csr.Graph, labels *mask.Labels, trust mask.Policy, q Query, op
 	if err != nil {
 		return nil, err
 	}
-	xa, err := ppr.Solve(auth, seeds, q.Damping, ppr.Options{Tol: ReferenceTol})
+	xa, err := ppr.Solve(auth, seeds, q.Damping, ppr.Options{Tol: reference.Tol})
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +117,7 @@ func (ref *ReferenceDecision) Check(d *Decision, q Query, tieTol float64) (ambig
 }
 
 // CheckDecision checks a decision against the authenticated vector authPPR
-// (solved to ReferenceTol): the proved gap interval must hold the gap of
+// (solved to reference.Tol): the proved gap interval must hold the gap of
 // d's native selection on it, the authenticated selection must be a top-k
 // of it up to tieTol and, unless the case is ambiguous (the gap within
 // ambiguityMargin of -tieTol), the outcome must be the one the gap gives.

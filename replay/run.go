@@ -53,7 +53,7 @@ func (r *run) decide() {
 	ws.authEng.Stats = r.nativeStats
 	// The native solve's reverse estimates serve the authenticated view
 	// where their pushes read no row that differs.
-	ws.authEng.ShareEstimates(ws.nativeEng, gd.differ)
+	ws.authEng.ShareEstimates(ws.nativeEng, gd.differ, gd.gainers)
 
 	// Native mass on touched rows: B = sum x_G(u)*l_u. One pass over T.
 	ws.xTouched = ws.xTouched[:0]

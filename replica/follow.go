@@ -91,7 +91,7 @@ func Open(ctx context.Context, js jetstream.JetStream, memory string, opt Option
 		f.st.Close()
 		return nil, fmt.Errorf("replica: memory %s: the store in %s is directed=%v, want directed=%v", memory, opt.Dir, f.st.Current().Directed(), opt.Directed)
 	}
-	f.seq = f.st.Position()
+	f.seq = f.st.Current().Position()
 	return f, nil
 }
 

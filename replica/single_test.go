@@ -145,7 +145,7 @@ func TestSnapshotStart(t *testing.T) {
 	require.NoError(t, fa.CatchUp(ctx, 60))
 	first, err := fa.PublishSnapshot(ctx, Retention{Keep: 1, Purge: true})
 	require.NoError(t, err)
-	require.Equal(t, fa.Store().Position(), first.Position)
+	require.Equal(t, fa.Store().Current().Position(), first.Position)
 	require.Positive(t, first.Size)
 	s, err := js.Stream(ctx, streamName(memory))
 	require.NoError(t, err)

@@ -85,7 +85,7 @@ func installNewest(ctx context.Context, js jetstream.JetStream, memory, dir stri
 		os.Remove(path)
 		return nil, nil, fmt.Errorf("replica: memory %s: install snapshot %s: %w", memory, newest.Name, err)
 	}
-	if got := st.Position(); got != newest.Position {
+	if got := st.Current().Position(); got != newest.Position {
 		st.Close()
 		return nil, nil, fmt.Errorf("replica: memory %s: snapshot %s holds position %d, its name says %d", memory, newest.Name, got, newest.Position)
 	}

@@ -208,7 +208,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := parse("fuzz", aligned(data), nil)
 		if err == nil {
-			require.NoError(t, s.Graph.Validate())
+			require.NoError(t, csrHooks.Validate(s.Graph))
 		}
 	})
 }

@@ -110,17 +110,17 @@ func patchedSolves(b *testing.B, s *Store, names []string, tol float64) {
 			}
 		}
 		v := s.Current()
-		if _, err := v.Solve(nil, seeds, 0.85, tol); err != nil {
+		if _, _, err := v.solve(nil, seeds, 0.85, tol); err != nil {
 			b.Fatal(err)
 		}
 		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {
-				sol, err := v.Solve(nil, seeds, 0.85, tol)
+				eng, _, err := v.solve(nil, seeds, 0.85, tol)
 				if err != nil {
 					b.Fatal(err)
 				}
-				b.ReportMetric(float64(sol.Stats.ArcOps), "arcs/op")
-				b.ReportMetric(float64(sol.Stats.Sweeps), "sweeps/op")
+				b.ReportMetric(float64(eng.Stats.ArcOps), "arcs/op")
+				b.ReportMetric(float64(eng.Stats.Sweeps), "sweeps/op")
 			}
 		})
 	}

@@ -10,27 +10,35 @@ import (
 
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
+	"github.com/authppr/authppr/replay"
 )
 
-// How says how a Cache answered a query.
-type How int
-
-const (
-	// Fresh: solved from the native start state.
-	Fresh How = iota
-	// Hit: the cached vector was exact for this version already.
-	Hit
-	// Updated: the cached vector was brought to this version by the
-	// residual adjustment over the changed rows and a push.
-	Updated
-	// Warm: started from a cached vector for nearby seeds, its residual
-	// recomputed exactly for the new seeds.
-	Warm
-)
-
-func (h How) String() string {
-	return [...]string{"fresh", "hit", "updated", "warm"}[h]
+// Answer is a Cache's answer: the PPR vector with the evidence of its
+// accuracy, as ppr.Solve gives it, and how the cache got there.
+type Answer struct {
+	// Result holds the scores (the caller's), the residual and the error
+	// bound. Its Sweeps counts every pass over the cached vectors that
+	// made them (sweeps, scans, the cache's updates): the rounding a
+	// proof on them must count (ppr.Options.PriorPasses).
+	ppr.Result
+	// Stats is the work of this answer: the solve's, or the update's.
+	Stats ppr.Stats
+	// How says how the cache answered, for diagnostics: "fresh" (solved
+	// from the native start state), "hit" (the cached vector was exact for
+	// this version already), "updated" (brought to this version by the
+	// residual adjustment over the changed rows and a push) or "warm"
+	// (started from the vector of nearby seeds, its residual recomputed
+	// exactly for the new seeds).
+	How string
 }
+
+// The values of Answer.How.
+const (
+	howFresh   = "fresh"
+	howHit     = "hit"
+	howUpdated = "updated"
+	howWarm    = "warm"
+)
 
 // Cache keeps solved PPR states (x, r) per (seeds, damping, policy) and
 // brings them up to date instead of solving again. It is safe for concurrent
@@ -89,9 +97,9 @@ func seedsKey(s ppr.Seeds) string {
 }
 
 // Query returns PPR on version v for the seeds, damping and policy (nil:
-// native), within Tol in L1, and how it got there. The returned vectors are
+// native), within Tol in L1, and how it got there. The returned scores are
 // the caller's.
-func (c *Cache) Query(v *Version, p *mask.Policy, seeds ppr.Seeds, damping float64) (*Solution, How, error) {
+func (c *Cache) Query(v *Version, p *mask.Policy, seeds ppr.Seeds, damping float64) (*Answer, error) {
 	e, near := c.entry(p, seeds, damping)
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -100,53 +108,57 @@ func (c *Cache) Query(v *Version, p *mask.Policy, seeds ppr.Seeds, damping float
 	T := c.tol() * (1 - damping)
 	switch {
 	case e.v == nil:
-		how := Fresh
+		how := howFresh
 		if near != nil && c.warmStart(e, near, v) {
-			how = Warm
+			how = howWarm
 		} else {
-			sol, err := v.Solve(p, seeds, damping, c.tol()/4)
+			eng, res, err := v.solve(p, seeds, damping, c.tol()/4)
 			if err != nil {
-				return nil, 0, err
+				return nil, err
 			}
-			e.x, e.r, e.stats, e.passes = sol.X, sol.R, sol.Stats, sol.Passes
+			e.x, e.r, e.stats, e.passes = eng.X, eng.R, eng.Stats, res.Sweeps
 		}
 		e.v = v
-		return c.answerOf(e, v, how, T)
+		return c.answerOf(e, how, T)
 	case e.v == v || e.v.batches <= v.batches:
 		same := e.v == v || e.v.batches == v.batches && len(e.x) == v.NumNodes()
 		frontier, lv, err := c.adjust(e, v)
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		e.stats = ppr.Stats{}
 		pushed, err := c.settle(e, lv, frontier, T)
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		if same && !pushed {
-			return c.answerOf(e, v, Hit, T)
+			return c.answerOf(e, howHit, T)
 		}
-		return c.answerOf(e, v, Updated, T)
+		return c.answerOf(e, howUpdated, T)
 	}
 	// A query on a version older than the entry's: solve it on its own.
-	sol, err := v.Solve(p, seeds, damping, c.tol())
-	return sol, Fresh, err
+	eng, res, err := v.solve(p, seeds, damping, c.tol())
+	if err != nil {
+		return nil, err
+	}
+	return &Answer{Result: *res, Stats: eng.Stats, How: howFresh}, nil
 }
 
-// answerOf returns a copy of e's state as a Solution.
-func (c *Cache) answerOf(e *entry, v *Version, how How, bound float64) (*Solution, How, error) {
+// answerOf returns a copy of e's state as an Answer.
+func (c *Cache) answerOf(e *entry, how string, bound float64) (*Answer, error) {
 	l1 := 0.0
 	for _, x := range e.r {
 		l1 += math.Abs(x)
 	}
 	if l1 > bound*(1+1e-9) {
-		return nil, 0, fmt.Errorf("store: cache: residual %.3g over the bound %.3g (internal error)", l1, bound)
+		return nil, fmt.Errorf("store: cache: residual %.3g over the bound %.3g (internal error)", l1, bound)
 	}
 	alpha := 1 - e.damping
 	if err := ppr.CheckFinite(l1/alpha, e.x); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	return &Solution{Version: v, X: slices.Clone(e.x), R: slices.Clone(e.r), ResidualL1: l1, ErrorBound: l1 / alpha, Stats: e.stats, Passes: e.passes}, how, nil
+	res := ppr.Result{Scores: slices.Clone(e.x), ResidualL1: l1, ErrorBound: l1 / alpha, Sweeps: e.passes}
+	return &Answer{Result: res, Stats: e.stats, How: how}, nil
 }
 
 // nearest returns the entry of the group whose seed vector is closest in
@@ -375,7 +387,7 @@ func (c *Cache) entry(p *mask.Policy, seeds ppr.Seeds, damping float64) (e, near
 // native view, brought to v by the residual adjustment alone (exact, with
 // no push: a warm start, not an answer within Tol), copied; nil when the
 // cache has none, or only one for a later version than v.
-func (c *Cache) state(v *Version, seeds ppr.Seeds, damping float64) (*Solution, error) {
+func (c *Cache) state(v *Version, seeds ppr.Seeds, damping float64) (*replay.WarmStart, error) {
 	e, _ := c.entry(nil, seeds, damping)
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -385,7 +397,7 @@ func (c *Cache) state(v *Version, seeds ppr.Seeds, damping float64) (*Solution, 
 	if _, _, err := c.adjust(e, v); err != nil {
 		return nil, err
 	}
-	return &Solution{Version: v, X: slices.Clone(e.x), R: slices.Clone(e.r), Passes: e.passes}, nil
+	return &replay.WarmStart{X: slices.Clone(e.x), R: slices.Clone(e.r), Passes: e.passes}, nil
 }
 
 // keep stores a state (x, r) of the seeds and damping on v's native view

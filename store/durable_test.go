@@ -58,11 +58,11 @@ func TestRecoverSnapshotPlusLog(t *testing.T) {
 	seeds, err := ppr.NewSeeds(got.NumNodes(), []ppr.Seed{{Node: 0, Weight: 1}})
 	require.NoError(t, err)
 	trust := mask.Trust("default")
-	a, err := want.Solve(&trust, seeds, 0.85, 1e-12)
+	a, err := solveOn(want, &trust, seeds, 0.85, 1e-12)
 	require.NoError(t, err)
-	b, err := got.Solve(&trust, seeds, 0.85, 1e-12)
+	b, err := solveOn(got, &trust, seeds, 0.85, 1e-12)
 	require.NoError(t, err)
-	requireClose(t, a.X, b.X, 1e-11, "solve after recovery")
+	requireClose(t, a.Scores, b.Scores, 1e-11, "solve after recovery")
 
 	// Writes continue after recovery, and survive another one.
 	_, err = r.applyBatch([]Op{as("default", Edge("fresh", "n1", 1))})

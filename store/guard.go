@@ -58,13 +58,9 @@ func (g *Guard) Select(v *Version, q replay.Query) (*replay.Decision, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	var warm *replay.WarmStart
-	st, err := g.cache.state(v, seeds, q.Damping)
+	warm, err := g.cache.state(v, seeds, q.Damping)
 	if err != nil {
 		return nil, err
-	}
-	if st != nil {
-		warm = &replay.WarmStart{X: st.X, R: st.R, Passes: st.Passes}
 	}
 	cached := time.Since(start)
 	start = time.Now()

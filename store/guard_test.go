@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/authppr/authppr/internal/reference"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
 	"github.com/authppr/authppr/replay"
@@ -117,7 +118,7 @@ func runGuardScenario(t *testing.T, seed uint64, steps int, directed bool, dampi
 			require.NoError(t, err, where)
 			ps, err := ppr.NewSeeds(v.NumNodes(), q.Seeds)
 			require.NoError(t, err)
-			exact, err := ppr.Solve(authView, ps, q.Damping, ppr.Options{Tol: replay.ReferenceTol})
+			exact, err := ppr.Solve(authView, ps, q.Damping, ppr.Options{Tol: reference.Tol})
 			require.NoError(t, err)
 			ambiguous, err := replay.CheckDecision(exact.Scores, d, q, fresh.Options().TieTol)
 			require.NoError(t, err, where)

@@ -21,21 +21,21 @@ func TestApplyAtKeepsPosition(t *testing.T) {
 	require.NoError(t, err)
 	w, err := s.Writer("default")
 	require.NoError(t, err)
-	require.Equal(t, uint64(0), s.Position())
+	require.Equal(t, uint64(0), s.Current().Position())
 
 	_, err = w.ApplyAt(3, Edge("a", "b", 1))
 	require.NoError(t, err)
-	require.Equal(t, uint64(3), s.Position())
+	require.Equal(t, uint64(3), s.Current().Position())
 	_, err = w.ApplyAt(3, Edge("a", "c", 1))
 	require.ErrorIs(t, err, ErrStalePosition)
 	_, err = w.ApplyAt(2, Edge("a", "c", 1))
 	require.ErrorIs(t, err, ErrStalePosition)
 	_, err = w.ApplyAt(5, Delete(99)) // invalid: refused whole, position kept
 	require.ErrorContains(t, err, "no such edge")
-	require.Equal(t, uint64(3), s.Position())
+	require.Equal(t, uint64(3), s.Current().Position())
 	_, err = w.Apply(Edge("b", "c", 1)) // unpositioned: the position stays
 	require.NoError(t, err)
-	require.Equal(t, uint64(3), s.Position())
+	require.Equal(t, uint64(3), s.Current().Position())
 	res, err := w.ApplyAt(9, Edge("c", "d", 1))
 	require.NoError(t, err)
 	require.Equal(t, uint64(9), res.Version.Position())
@@ -46,7 +46,7 @@ func TestApplyAtKeepsPosition(t *testing.T) {
 		t.Helper()
 		r, err := Open(dir, Options{})
 		require.NoError(t, err)
-		require.Equal(t, wantPos, r.Position())
+		require.Equal(t, wantPos, r.Current().Position())
 		require.Equal(t, wantBatches, r.Current().Batches())
 		return r
 	}
@@ -96,7 +96,7 @@ func TestTornPositionedBatch(t *testing.T) {
 
 	r, err := Open(dir, Options{})
 	require.NoError(t, err)
-	require.Equal(t, uint64(30), r.Position())
+	require.Equal(t, uint64(30), r.Current().Position())
 	require.Equal(t, uint64(3), r.Current().Batches())
 	require.Equal(t, 3, r.Current().NumEdges())
 	require.NoError(t, r.Close())
@@ -156,7 +156,7 @@ func TestInstallSnapshot(t *testing.T) {
 	require.NoError(t, os.WriteFile(incoming, data, 0o644))
 	r, err := Install(dst, incoming, Options{})
 	require.NoError(t, err)
-	require.Equal(t, uint64(5), r.Position())
+	require.Equal(t, uint64(5), r.Current().Position())
 	require.Equal(t, uint64(5), r.Current().Batches())
 	requireSameContent(t, v, r.Current())
 	rw, err := r.Writer("default")

@@ -51,14 +51,14 @@ func TestExtremeWeightsSolve(t *testing.T) {
 		v := s.Current()
 		seeds, err := ppr.NewSeeds(v.NumNodes(), []ppr.Seed{{Node: 0, Weight: 1}})
 		require.NoError(t, err)
-		sol, err := v.Solve(nil, seeds, 0.85, 1e-12)
+		sol, err := solveOn(v, nil, seeds, 0.85, 1e-12)
 		require.NoError(t, err)
 		require.LessOrEqual(t, sol.ErrorBound, 1e-12)
 		want := referenceSolve(t, v, nil, seeds, 0.85, 1e-13)
-		requireClose(t, want, sol.X, 1e-11, "native")
+		requireClose(t, want, sol.Scores, 1e-11, "native")
 		require.NoError(t, s.Compact())
-		again, err := s.Current().Solve(nil, seeds, 0.85, 1e-12)
+		again, err := solveOn(s.Current(), nil, seeds, 0.85, 1e-12)
 		require.NoError(t, err)
-		requireClose(t, want, again.X, 1e-11, "after compaction")
+		requireClose(t, want, again.Scores, 1e-11, "after compaction")
 	}
 }

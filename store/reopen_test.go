@@ -72,8 +72,8 @@ func reopenCompactLookup(t *testing.T, dir string) {
 	seeds, err := ppr.NewSeeds(v.NumNodes(), []ppr.Seed{{Node: id, Weight: 1}})
 	require.NoError(t, err)
 	trust := mask.Trust("default")
-	res, err := v.Solve(&trust, seeds, 0.85, 1e-10)
+	res, err := solveOn(v, &trust, seeds, 0.85, 1e-10)
 	require.NoError(t, err)
-	require.Positive(t, res.X[id])
+	require.Positive(t, res.Scores[id])
 	require.NoError(t, s.Close())
 }

@@ -127,7 +127,7 @@ func soakFullDisk(t *testing.T, d time.Duration) {
 				}
 				seeds, err := ppr.NewSeeds(v.NumNodes(), []ppr.Seed{{Node: 0, Weight: 1}})
 				if err == nil {
-					_, err = v.Solve(nil, seeds, 0.85, 1e-6)
+					_, err = solveOn(v, nil, seeds, 0.85, 1e-6)
 				}
 				if err != nil {
 					fatal.CompareAndSwap(nil, err)

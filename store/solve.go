@@ -10,18 +10,6 @@ import (
 	"github.com/authppr/authppr/ppr"
 )
 
-// Solution is a PPR vector on one version and view, with its residual.
-type Solution struct {
-	Version    *Version
-	X, R       []float64 // indexed by node id; R = alpha*s + d*X*P - X
-	ResidualL1 float64
-	ErrorBound float64 // ResidualL1/alpha >= ||pi - X||_1
-	Stats      ppr.Stats
-	// Passes counts the passes over X and R that made them (sweeps,
-	// scans, the cache's updates): their rounding (ppr.Options.PriorPasses).
-	Passes int
-}
-
 type lazyView struct {
 	once sync.Once
 	v    *mask.View
@@ -33,7 +21,9 @@ type lazyView struct {
 // ppr's engine reads it: the base snapshot's view with the rows the delta
 // changed replaced (mask.WithDelta), built once per policy on first use at
 // a cost of O(delta + the degrees of the nodes it touched) plus O(n) words
-// for the out-weights. Nothing of the snapshot is copied.
+// for the out-weights. Nothing of the snapshot is copied. PPR on a version
+// is ppr's on this view (ppr.Solve, ppr.SolveTopK); a Cache brings solved
+// vectors from version to version instead of solving again.
 func (v *Version) View(p *mask.Policy) (*mask.View, error) {
 	l, err := v.lazyView(p)
 	if err != nil {
@@ -110,23 +100,24 @@ func emptyGraph(directed bool) *csr.Graph {
 	return emptyGraphs[0]
 }
 
-// Solve computes PPR on the version's view for policy p (nil: native) from
-// the native start state, to an L1 error bound tol (ppr.DefaultTol when 0),
-// with ppr's engine (Gauss-Seidel scans).
-func (v *Version) Solve(p *mask.Policy, seeds ppr.Seeds, damping, tol float64) (*Solution, error) {
+// solve is ppr.Solve on the version's view for policy p (nil: native),
+// from the native start state to an L1 error bound tol (ppr.DefaultTol
+// when 0), keeping the engine: the cache takes its residual (eng.R) and
+// its work (eng.Stats).
+func (v *Version) solve(p *mask.Policy, seeds ppr.Seeds, damping, tol float64) (*ppr.Engine, *ppr.Result, error) {
 	view, err := v.View(p)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	eng, err := ppr.NewEngine(view, seeds, damping)
 	if err != nil {
-		return nil, fmt.Errorf("store: %w", err)
+		return nil, nil, fmt.Errorf("store: %w", err)
 	}
 	res, err := eng.SolveSweeps(ppr.Options{Tol: tol})
 	if err != nil {
-		return nil, fmt.Errorf("store: %w", err)
+		return nil, nil, fmt.Errorf("store: %w", err)
 	}
-	return &Solution{Version: v, X: eng.X, R: eng.R, ResidualL1: res.ResidualL1, ErrorBound: res.ErrorBound, Stats: eng.Stats, Passes: res.Sweeps}, nil
+	return eng, res, nil
 }
 
 // residualL1 returns ||r||_1.

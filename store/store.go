@@ -189,9 +189,6 @@ func (s *Store) publish() *Version {
 // Current returns the newest version. It never blocks.
 func (s *Store) Current() *Version { return s.cur.Load() }
 
-// Position returns the position of the newest version (Version.Position).
-func (s *Store) Position() uint64 { return s.cur.Load().position }
-
 // channel interns a channel name.
 func (s *Store) channel(name string) uint32 {
 	if id, ok := s.channelIDs[name]; ok {
@@ -244,7 +241,7 @@ type Result struct {
 var ErrClosed = errors.New("store: closed")
 
 // ErrStalePosition is returned by Writer.ApplyAt for a position the store
-// already holds (not above Store.Position).
+// already holds (not above the current version's Position).
 var ErrStalePosition = errors.New("store: stale position")
 
 // applyBatch applies a batch of writes, each carrying its channel (set by a
@@ -679,9 +676,6 @@ func (s *Store) Writer(channel string) (*Writer, error) {
 	return &Writer{s: s, channel: channel}, nil
 }
 
-// Channel returns the channel the writer writes as.
-func (w *Writer) Channel() string { return w.channel }
-
 // Apply applies a batch of writes as the writer's channel: all of them,
 // then one new version; or, when any write is invalid, none (the error
 // names it). A durable store makes the batch durable (one wal record,
@@ -691,12 +685,12 @@ func (w *Writer) Channel() string { return w.channel }
 func (w *Writer) Apply(ops ...Op) (Result, error) { return w.ApplyAt(0, ops...) }
 
 // ApplyAt is Apply for a batch that has a position in an external log (a
-// replicated stream's sequence): pos must be above Store.Position, else
-// ErrStalePosition and nothing is applied. The position is written in the
-// batch's own wal record and kept by compaction's snapshots, so after a
-// crash the reopened store holds the batch and its position, or neither:
-// a follower that resumes after Store.Position applies no batch twice and
-// skips none. A refused batch (invalid, or ErrStalePosition) leaves the
+// replicated stream's sequence): pos must be above the current version's
+// Position, else ErrStalePosition and nothing is applied. The position is
+// written in the batch's own wal record and kept by compaction's
+// snapshots, so after a crash the reopened store holds the batch and its
+// position, or neither: a follower that resumes after the current
+// version's Position applies no batch twice and skips none. A refused batch (invalid, or ErrStalePosition) leaves the
 // position as it was. Pos 0 is Apply.
 func (w *Writer) ApplyAt(pos uint64, ops ...Op) (Result, error) {
 	batch := make([]Op, len(ops))

@@ -63,6 +63,16 @@ func randomOps(rng *rand.Rand, count, names, nodes, edges int) []Op {
 	return ops
 }
 
+// solveOn is PPR on a version as a user computes it: ppr.Solve on the
+// version's patched view for p (nil: native).
+func solveOn(v *Version, p *mask.Policy, seeds ppr.Seeds, d, tol float64) (*ppr.Result, error) {
+	view, err := v.View(p)
+	if err != nil {
+		return nil, err
+	}
+	return ppr.Solve(view, seeds, d, ppr.Options{Tol: tol})
+}
+
 // referenceSolve materialises v and solves with ppr.Solve on the mask view.
 func referenceSolve(t testing.TB, v *Version, p *mask.Policy, seeds ppr.Seeds, d, tol float64) []float64 {
 	t.Helper()
@@ -108,10 +118,10 @@ func TestSolveMatchesMaterialized(t *testing.T) {
 			seeds, err := ppr.NewSeeds(v.NumNodes(), []ppr.Seed{{Node: 0, Weight: 1}, {Node: uint32(rng.IntN(v.NumNodes())), Weight: 0.5}})
 			require.NoError(t, err)
 			for _, p := range []*mask.Policy{nil, &trust} {
-				got, err := v.Solve(p, seeds, 0.85, 1e-9)
+				got, err := solveOn(v, p, seeds, 0.85, 1e-9)
 				require.NoError(t, err)
 				want := referenceSolve(t, v, p, seeds, 0.85, 1e-9)
-				requireClose(t, want, got.X, 2e-9, fmt.Sprintf("directed=%v step %d policy %s", directed, step, policyKey(p)))
+				requireClose(t, want, got.Scores, 2e-9, fmt.Sprintf("directed=%v step %d policy %s", directed, step, policyKey(p)))
 			}
 			if step%10 == 9 {
 				require.NoError(t, s.Compact())
@@ -158,24 +168,24 @@ func TestUntrustedMergeUndone(t *testing.T) {
 		q, _ := after.ID("q")
 		seeds, err := ppr.NewSeeds(after.NumNodes(), []ppr.Seed{{Node: q, Weight: 1}})
 		require.NoError(t, err)
-		pre, err := before.Solve(nil, seeds, 0.85, 1e-12)
+		pre, err := solveOn(before, nil, seeds, 0.85, 1e-12)
 		require.NoError(t, err)
-		auth, err := after.Solve(&trust, seeds, 0.85, 1e-12)
+		auth, err := solveOn(after, &trust, seeds, 0.85, 1e-12)
 		require.NoError(t, err)
-		requireClose(t, pre.X, auth.X, 1e-11, "auth after merge vs native before")
-		native, err := after.Solve(nil, seeds, 0.85, 1e-12)
+		requireClose(t, pre.Scores, auth.Scores, 1e-11, "auth after merge vs native before")
+		native, err := solveOn(after, nil, seeds, 0.85, 1e-12)
 		require.NoError(t, err)
-		require.Greater(t, l1Dist(pre.X, native.X), 1e-3, "the merge changes the native view")
+		require.Greater(t, l1Dist(pre.Scores, native.Scores), 1e-3, "the merge changes the native view")
 
 		// Also after compaction, and the trusted merge is not undone.
 		require.NoError(t, s.Compact())
-		auth2, err := s.Current().Solve(&trust, seeds, 0.85, 1e-12)
+		auth2, err := solveOn(s.Current(), &trust, seeds, 0.85, 1e-12)
 		require.NoError(t, err)
-		requireClose(t, pre.X, auth2.X, 1e-11, "after compaction")
+		requireClose(t, pre.Scores, auth2.Scores, 1e-11, "after compaction")
 		both := mask.Trust("default", "mallory")
-		nat2, err := s.Current().Solve(&both, seeds, 0.85, 1e-12)
+		nat2, err := solveOn(s.Current(), &both, seeds, 0.85, 1e-12)
 		require.NoError(t, err)
-		requireClose(t, native.X, nat2.X, 1e-11, "trusting mallory keeps the merge")
+		requireClose(t, native.Scores, nat2.Scores, 1e-11, "trusting mallory keeps the merge")
 	}
 }
 
@@ -220,7 +230,7 @@ func TestVersionsAreImmutable(t *testing.T) {
 	v := s.Current()
 	seeds, err := ppr.NewSeeds(v.NumNodes(), []ppr.Seed{{Node: 0, Weight: 1}})
 	require.NoError(t, err)
-	first, err := v.Solve(nil, seeds, 0.85, 1e-12)
+	first, err := solveOn(v, nil, seeds, 0.85, 1e-12)
 	require.NoError(t, err)
 	_, err = s.applyBatch([]Op{as("default", Edge("c", "a", 5)), as("default", Delete(0)), as("default", Node("d"))})
 	require.NoError(t, err)
@@ -228,9 +238,9 @@ func TestVersionsAreImmutable(t *testing.T) {
 	_, ok := v.ID("d")
 	require.False(t, ok, "a later version's node is not visible in an earlier one")
 	require.Equal(t, 3, v.NumNodes())
-	again, err := v.Solve(nil, seeds, 0.85, 1e-12)
+	again, err := solveOn(v, nil, seeds, 0.85, 1e-12)
 	require.NoError(t, err)
-	require.Equal(t, first.X, again.X)
+	require.Equal(t, first.Scores, again.Scores)
 	require.Equal(t, 4, s.Current().NumNodes())
 	require.Zero(t, s.Current().DeltaEdges())
 }
@@ -254,9 +264,9 @@ func TestBaseGraph(t *testing.T) {
 	require.NoError(t, err)
 	trust := mask.Trust("default")
 	for _, p := range []*mask.Policy{nil, &trust} {
-		got, err := v.Solve(p, seeds, 0.5, 1e-10)
+		got, err := solveOn(v, p, seeds, 0.5, 1e-10)
 		require.NoError(t, err)
-		requireClose(t, referenceSolve(t, v, p, seeds, 0.5, 1e-10), got.X, 2e-10, policyKey(p))
+		requireClose(t, referenceSolve(t, v, p, seeds, 0.5, 1e-10), got.Scores, 2e-10, policyKey(p))
 	}
 	mg, _, err := v.Materialize()
 	require.NoError(t, err)

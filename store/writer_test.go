@@ -24,7 +24,7 @@ func TestWriterBindsItsChannel(t *testing.T) {
 	require.ErrorIs(t, err, ErrNoChannel)
 	w, err := s.Writer("agent-7")
 	require.NoError(t, err)
-	require.Equal(t, "agent-7", w.Channel())
+	require.Equal(t, "agent-7", w.channel)
 	res, err := w.Apply(Edge("a", "b", 1), Node("c"))
 	require.NoError(t, err)
 	require.Equal(t, []string{"agent-7"}, res.Version.Edge(res.IDs[0]).AddedBy)

@@ -140,6 +140,17 @@ type Hooks[G, A, W any] struct {
 	WithWeightStorage func(g G, float64 bool) G
 	Float32           func(g G) bool
 
+	// Validate checks every invariant of csr's package doc on g, each fast
+	// check beside its plain reference (Graph.checkAll): the oracle tests
+	// hold graphs to, as every graph csr makes passes it.
+	Validate func(g G) error
+	// EdgeChannels returns the index into the graph's Channels of each
+	// edge's channel, and OutWeights every node's out-weight W(u), both
+	// g's own arrays, not to be modified (Graph.edgeChannels,
+	// Graph.outWeights).
+	EdgeChannels func(g G) []uint32
+	OutWeights   func(g G) []float64
+
 	// ResolveOrder returns the order a graph of the given node count is
 	// built in when order is asked: order itself, or for csr.AutoOrder
 	// the order it picks (NodeOrder.resolve).

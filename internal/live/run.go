@@ -40,7 +40,7 @@ type Options struct {
 	Replay  replay.Options
 	// Check verifies every decision against a from-scratch guard on the
 	// materialised version (replay.New on Version.Materialize, and the
-	// authenticated vector solved to replay.ReferenceTol).
+	// authenticated vector solved to internal/reference.Tol).
 	Check bool
 }
 
