@@ -5,6 +5,16 @@
 //
 //	go build -buildmode=c-shared -o libauthppr.so ./cabi
 //
+// and called from C as
+//
+//	int32_t edges[] = {0, 1, 1, 2, 2, 0}; // (src, dst) pairs, 32-bit ids
+//	uint64_t g;
+//	char err[512];
+//	if (authppr_graph_create(3, 3, edges, 4, NULL, 1, NULL, NULL, 0, NULL, NULL, 0, &g, err, sizeof err) != AUTHPPR_OK)
+//		fprintf(stderr, "%s\n", err);
+//	double reset[3] = {1, 0, 0}, pi[3];
+//	authppr_ppr(g, reset, 3, 0.85, 0, pi, 3, NULL, err, sizeof err); // igraph's PRPACK vector, to 1e-10
+//
 // authppr.h is the public header (prototypes, status codes, the two result
 // structs); the build also writes libauthppr.h, cgo's generated version of
 // the same prototypes. exports.go holds the exports, core.go the library in

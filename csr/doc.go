@@ -2,6 +2,13 @@
 // dictionary, out- and in-adjacency in compressed sparse row form, and a
 // stable id for every edge so that provenance masks can name edges.
 //
+//	g, err := csr.ReadFile("memory.txt", csr.ReadOptions{}) // src dst [weight [channel]], undirected
+//	q, ok := g.ID("q")                                      // dense node ids, by first appearance
+//	e := g.Edge(2)                                          // stable edge ids: e.Src, e.Dst, e.Weight, e.Channel
+//	out := g.Out()                                          // CSR rows: offsets, neighbours, weights, edge ids
+//
+// (ExampleReadFile runs it.)
+//
 // A graph comes from a reader (ReadFile, Read: the text formats and the
 // binary PPREDGE1, docs/formats.md), a Builder (nodes and edges by name or
 // by id, one at a time) or FromIDs (a whole graph given by integer ids, in

@@ -2,6 +2,13 @@
 // trust policy into views: the same csr arrays with some edges masked, never
 // copied.
 //
+//	labels := mask.FromGraph(g)                                       // each edge added by its file channel
+//	auth, err := mask.Authenticated(g, labels, mask.Trust("default")) // untrusted edges masked
+//	native, err := mask.Native(g, labels)                             // every live edge
+//	auth.OutWeight(q)                                                 // W(q) over what survives
+//
+// (ExampleAuthenticated runs it, with an untrusted deletion undone.)
+//
 // # Labels
 //
 // Each channel (a principal that writes structure) has three roaring

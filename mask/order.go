@@ -9,9 +9,9 @@ import "math"
 // order), skipping the bytes every key shares. The eight byte counts are
 // taken in one pass: counted a byte at a time, a byte that every key
 // shares incremented one counter per key, each increment waiting on the
-// last (WN18RR's 40k nodes: 1.3 ms, more than a certified query). A
-// comparison sort took 8 ms. byDescendingWeightReference (in the tests) is
-// the sort it must match.
+// last, which cost more than a certified query on WN18RR; a comparison
+// sort cost more still. byDescendingWeightReference (in the tests) is the
+// sort it must match.
 func byDescendingWeight(w []float64) []uint32 {
 	n := len(w)
 	ids, idTmp := make([]uint32, n), make([]uint32, n)

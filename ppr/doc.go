@@ -1,6 +1,14 @@
 // Package ppr solves Personalized PageRank on any mask.View with one residual
 // engine, and selects top-k.
 //
+//	seeds, err := ppr.NewSeeds(g.NumNodes(), []ppr.Seed{{Node: q, Weight: 1}})
+//	res, err := ppr.Solve(view, seeds, 0.85, ppr.Options{Tol: 1e-10}) // res.ErrorBound >= ||pi - x||_1
+//	top := ppr.TopK(res.Scores, 5, candidates, nil)                    // best first, ties by node id
+//	cert, err := ppr.SolveTopK(view, seeds, 0.85, 5, candidates, ppr.Options{Tol: 1e-10, Ordered: true})
+//	// cert.Certified: cert.TopK is the exact top-5; cert.Ordered: in the exact order
+//
+// (Example, ExampleSolveTopK and ExampleNotConvergedError run it.)
+//
 // # Definition
 //
 // For damping d in [0, 1) (igraph's: follow an edge with probability d),

@@ -71,3 +71,39 @@ c a 1 default
 	// Output:
 	// after 3 sweeps: error bound 0.232 (asked 1e-12)
 }
+
+// A certified top-k stops as soon as the selection, and its order, are
+// proved: the exact vector's top-k, usually long before the full vector
+// reaches the tolerance.
+func ExampleSolveTopK() {
+	const memory = `q a 1 default
+q b 1 default
+a passage1 1 default
+b passage2 1 default
+b passage3 1 default
+a passage3 0.5 default
+`
+	g, err := csr.Read(strings.NewReader(memory), "memory", csr.ReadOptions{})
+	if err != nil {
+		panic(err)
+	}
+	q, _ := g.ID("q")
+	seeds, _ := ppr.NewSeeds(g.NumNodes(), []ppr.Seed{{Node: q, Weight: 1}})
+	var passages []uint32
+	for _, name := range []string{"passage1", "passage2", "passage3"} {
+		id, _ := g.ID(name)
+		passages = append(passages, id)
+	}
+	res, err := ppr.SolveTopK(mask.Full(g), seeds, 0.5, 2, passages, ppr.Options{Tol: 1e-10, Ordered: true})
+	if err != nil {
+		panic(err)
+	}
+	for _, s := range res.TopK {
+		fmt.Printf("%s %.3f\n", g.Name(s.Node), s.Score)
+	}
+	fmt.Println("certified:", res.Certified, "ordered:", res.Ordered)
+	// Output:
+	// passage3 0.042
+	// passage1 0.031
+	// certified: true ordered: true
+}

@@ -15,8 +15,8 @@ import (
 // arcs, and nbr, wt and factor are read through unsafe pointer arithmetic.
 // Per arc the checked kernels pay a compare-and-branch on factor[nbr[p]],
 // and per row the re-slicing of nbr and wt (with its spills and reloads at
-// the row start), which on the KG (250k nodes, 2.5M arcs) made a pull
-// about twice the C loop's time (anchors/c/ppr_csr.c).
+// the row start), which made a checked pull about twice the C loop's time
+// (anchors/c/ppr_csr.c; docs/benchmarks.md, "Pull kernels").
 //
 // Safety rests on two facts, one checked here and one by the graph:
 //

@@ -3,6 +3,13 @@
 // selection that untrusted structure changed is refused, reported or
 // escalated.
 //
+//	guard, err := replay.New(g, labels, mask.Trust("default"), replay.Options{}) // policy Reject
+//	d, err := guard.Select(replay.Query{Seeds: []ppr.Seed{{Node: q, Weight: 1}}, K: 5, Candidates: passages, Damping: 0.5})
+//	// d.Selected: what to read (the authenticated top-k when d.Divergent);
+//	// d.Suspects: the untrusted edges that carried the most native mass
+//
+// (ExampleGuard_Select runs it on one untrusted edge.)
+//
 // # What a decision means
 //
 // Let N be the native selection (the certified top-k of the native view

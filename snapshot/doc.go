@@ -2,6 +2,12 @@
 // file and loads it back by memory-mapping it: the numeric arrays of the
 // loaded graph are the file's bytes, not copies.
 //
+//	err := snapshot.Save("memory.snap", g, labels) // atomic
+//	s, err := snapshot.Load("memory.snap")         // mapped, every section checked
+//	defer s.Close()                                // s.Graph, s.Labels
+//
+// (Example runs it.)
+//
 // The format is documented in FORMAT.md: a header, a section table, and
 // little-endian sections each protected by a CRC-32C. Save is atomic
 // (temporary file, fsync, rename, fsync of the directory), so a crash

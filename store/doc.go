@@ -1,8 +1,17 @@
 // Package store is the living graph memory: it applies structural writes
-// (add a node, add an edge, delete an edge, merge two entities, each carrying
-// the channel that made it) to a delta beside an immutable csr snapshot, and
-// hands readers immutable versions that queries solve on without waiting for
-// writers.
+// (add a node, add an edge, delete an edge, merge two entities, infer an
+// edge), each through the writer of the channel that makes it, to a delta
+// beside an immutable csr snapshot, and hands readers immutable versions
+// that queries solve on without waiting for writers.
+//
+//	st, err := store.Open("memdir", store.Options{}) // durable; New(nil, nil, opt) in memory
+//	agent, err := st.Writer("agent-7")                // the only way to write, as that channel
+//	res, err := agent.Apply(store.Edge("q", "alice", 1), store.Edge("alice", "p1", 1)) // one batch
+//	guard := st.NewGuard(mask.Trust("agent-7"), replay.Options{})
+//	d, err := guard.Select(st.Current(), query) // a *replay.Decision on the current version
+//
+// (Example and ExampleGuard_Select run it; docs/store.md says what the
+// store guarantees.)
 //
 // # Versions
 //
@@ -29,9 +38,8 @@
 // lookup that needs them.
 //
 // Compaction shares the CPU with queries; Options.CompactNice lowers its
-// thread's priority (R-MAT 20 on 2 busy cores: query latency during
-// compaction 3.6x idle at normal priority, 1.27x at nice 10, compaction
-// about 3x longer).
+// thread's priority, so that queries get the CPU first and compaction takes
+// longer (docs/benchmarks.md, "The living store").
 //
 // # Ids and labels across compaction
 //

@@ -16,16 +16,15 @@ const (
 	// bounds checks hoisted out of the loops. A GOAMD64=v3 build fuses
 	// their multiply-adds into FMA instructions by itself (the spec allows
 	// it), so no separate FMA level exists: an explicit math.FMA loop in a
-	// GOAMD64=v1 build tests the CPU feature at every call and measured
-	// 1.1-1.4x slower than this one (BenchmarkPullKernelsInterleaved).
+	// GOAMD64=v1 build tests the CPU feature at every call and was slower
+	// than this one (docs/benchmarks.md, "Pull kernels").
 	Unrolled
 	// Unchecked runs the Unrolled loops without bounds checks (unsafe
 	// pointer arithmetic), on arrays whose bounds the caller proves once:
 	// the arrays of a validated graph, checked in O(1) at kernel entry. It
-	// sums in Unrolled's order, so its results are Unrolled's bits; a pull
-	// takes about 0.72-0.83 of Unrolled's time on the anchors' graphs (ppr's
-	// kernel_unchecked.go has the proof and the numbers). Not in purego
-	// builds.
+	// sums in Unrolled's order, so its results are Unrolled's bits (ppr's
+	// kernel_unchecked.go has the proof; docs/benchmarks.md, "Pull
+	// kernels", what it buys). Not in purego builds.
 	Unchecked
 	// AVX2 is Unchecked plus the batched kernels (ppr.SolveBatch) in amd64
 	// assembly on 256-bit vectors: two YMM registers per eight-query cache
