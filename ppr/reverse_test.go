@@ -344,23 +344,11 @@ func first[T, U any](t T, _ U) T { return t }
 // which is the view's.
 func TestSharedEstimateWeighsByItsView(t *testing.T) {
 	t.Parallel()
-	b := csr.NewBuilder(false)
-	for _, in := range []csr.Input{
+	native, auth := trustedViews(t, []csr.Input{
 		{Src: "a", Dst: "b", Weight: 2, Channel: "trusted"},
 		{Src: "a", Dst: "b", Weight: 1, Channel: "peer"},
 		{Src: "b", Dst: "c", Weight: 1, Channel: "trusted"},
-	} {
-		_, err := b.AddEdge(in)
-		require.NoError(t, err)
-	}
-	g, err := b.Build()
-	require.NoError(t, err)
-	labels := mask.FromGraph(g)
-	require.NoError(t, labels.Delete("peer", 0))
-	native, err := mask.Native(g, labels)
-	require.NoError(t, err)
-	auth, err := mask.Authenticated(g, labels, mask.Trust("trusted"))
-	require.NoError(t, err)
+	}, 0)
 	aID, bID := uint32(0), uint32(1)
 	require.Equal(t, 1.0, native.OutWeight(aID))
 	require.Equal(t, 2.0, auth.OutWeight(aID))
@@ -394,21 +382,10 @@ func TestSharedEstimateWeighsByItsView(t *testing.T) {
 // is 0, below x(b) + r.q.
 func TestAdaptedNegativeRemainderWidensBelow(t *testing.T) {
 	t.Parallel()
-	b := csr.NewBuilder(false)
-	for _, in := range []csr.Input{
+	native, auth := trustedViews(t, []csr.Input{
 		{Src: "a", Dst: "b", Weight: 1, Channel: "peer"},
 		{Src: "b", Dst: "c", Weight: 1, Channel: "trusted"},
-	} {
-		_, err := b.AddEdge(in)
-		require.NoError(t, err)
-	}
-	g, err := b.Build()
-	require.NoError(t, err)
-	labels := mask.FromGraph(g)
-	native, err := mask.Native(g, labels)
-	require.NoError(t, err)
-	auth, err := mask.Authenticated(g, labels, mask.Trust("trusted"))
-	require.NoError(t, err)
+	})
 	aID, bID := uint32(0), uint32(1)
 	require.Zero(t, auth.OutWeight(aID))
 
@@ -428,4 +405,27 @@ func TestAdaptedNegativeRemainderWidensBelow(t *testing.T) {
 	require.False(t, proof.eb.signed)
 	checkRefinedIntervals(t, e, proof, pA, 10) // coarse enough to take the adapted estimate
 	require.Positive(t, e.refine.est[bID].NegMaxS, "b's estimate was not adapted with a negative part")
+}
+
+// trustedViews returns the native view of an undirected graph of the given
+// edges, with the edges peerDeletes deleted by the channel peer, and its
+// authenticated view trusting the channel trusted.
+func trustedViews(t *testing.T, edges []csr.Input, peerDeletes ...uint32) (native, auth *mask.View) {
+	t.Helper()
+	b := csr.NewBuilder(false)
+	for _, in := range edges {
+		_, err := b.AddEdge(in)
+		require.NoError(t, err)
+	}
+	g, err := b.Build()
+	require.NoError(t, err)
+	labels := mask.FromGraph(g)
+	if len(peerDeletes) > 0 {
+		require.NoError(t, labels.Delete("peer", peerDeletes...))
+	}
+	native, err = mask.Native(g, labels)
+	require.NoError(t, err)
+	auth, err = mask.Authenticated(g, labels, mask.Trust("trusted"))
+	require.NoError(t, err)
+	return native, auth
 }

@@ -89,7 +89,7 @@ func newComparison(args []string, stdout, stderr io.Writer) (*comparison, error)
 	threads := fs.Int("threads", 1, "authppr goroutines per sweep (igraph runs on one thread)")
 	visits := fs.Bool("visits", false, "with --certify on a directed graph: build the view's visit bounds once before the queries (time reported apart) and prove with them")
 	oracle := fs.String("oracle", "", "igraph oracle script to run in place of the built-in copy of anchors/igraph_oracle.py")
-	python := fs.String("python", "/usr/bin/python3", "Python with Debian's python3-igraph")
+	python := fs.String("python", "python3", "Python interpreter with igraph and numpy (Debian: apt-get install python3-igraph python3-numpy)")
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
