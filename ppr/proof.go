@@ -112,25 +112,40 @@ func (p *Proof) bound(v uint32) float64 { return p.eb.abs(v) }
 // end with the v', u' that attain x's min and max); the intersection of
 // the two holds it.
 func (p *Proof) Gap(sel []uint32, cands []uint32, inSel []bool) Interval {
+	var rest gapRest
+	rest.init()
+	eachCandidate(len(p.x), cands, func(u uint32) {
+		if !inSel[u] {
+			rest.add(p, u)
+		}
+	})
+	return p.gap(sel, &rest)
+}
+
+// gapRest is what Gap needs of the unselected candidates: the greatest
+// lower end, upper end and x.
+type gapRest struct{ maxLo, maxHi, maxX float64 }
+
+func (r *gapRest) init() { r.maxLo, r.maxHi, r.maxX = math.Inf(-1), math.Inf(-1), math.Inf(-1) }
+
+func (r *gapRest) add(p *Proof, u uint32) {
+	x := p.x[u]
+	r.maxLo, r.maxHi, r.maxX = max(r.maxLo, x-p.eb.below(u)), max(r.maxHi, x+p.eb.at(u)), max(r.maxX, x)
+}
+
+// gap is Gap's interval from the selection and the rest's maxima.
+func (p *Proof) gap(sel []uint32, rest *gapRest) Interval {
 	minLo, minHi, minX := math.Inf(1), math.Inf(1), math.Inf(1)
 	for _, v := range sel {
 		x := p.x[v]
 		minLo, minHi, minX = min(minLo, x-p.eb.below(v)), min(minHi, x+p.eb.at(v)), min(minX, x)
 	}
-	maxLo, maxHi, maxX := math.Inf(-1), math.Inf(-1), math.Inf(-1)
-	eachCandidate(len(p.x), cands, func(u uint32) {
-		if inSel[u] {
-			return
-		}
-		x := p.x[u]
-		maxLo, maxHi, maxX = max(maxLo, x-p.eb.below(u)), max(maxHi, x+p.eb.at(u)), max(maxX, x)
-	})
-	if math.IsInf(maxX, -1) {
+	if math.IsInf(rest.maxX, -1) {
 		return Interval{math.Inf(1), math.Inf(1)}
 	}
 	l1 := p.eb.l1
-	lo := max(minLo-maxHi, minX-maxX-l1) - p.eb.round
-	hi := min(minHi-maxLo, minX-maxX+l1) + p.eb.round
+	lo := max(minLo-rest.maxHi, minX-rest.maxX-l1) - p.eb.round
+	hi := min(minHi-rest.maxLo, minX-rest.maxX+l1) + p.eb.round
 	return Interval{Lo: lo, Hi: hi}
 }
 
@@ -162,11 +177,10 @@ func (p *Proof) MaxRatio() float64 { return p.st.maxRatio }
 // a non-negative one (c >= 0 then, and dividing a non-positive h by
 // 1 - c in (0, 1] only lowers it).
 func (p *Proof) RefinedGap(sel, cands []uint32, inSel []bool) (Interval, int) {
-	iv := p.Gap(sel, cands, inSel)
 	e := p.e
 	perCoord := !e.view.Directed()
-	if math.IsInf(iv.Lo, 1) || !e.tune.refining(perCoord) {
-		return iv, 0
+	if !e.tune.refining(perCoord) {
+		return p.Gap(sel, cands, inSel), 0
 	}
 	var st *residualStats
 	if perCoord {
@@ -174,10 +188,12 @@ func (p *Proof) RefinedGap(sel, cands []uint32, inSel []bool) (Interval, int) {
 	}
 	rc := e.newRefineCheck(p.l1, &p.eb, st)
 	if rc == nil {
-		return iv, 0
+		return p.Gap(sel, cands, inSel), 0
 	}
-	ri := &refinedIntervals{rc: rc, eb: &p.eb, x: p.x, cands: cands, inSel: inSel, bounds: make(map[uint32][2]float64)}
-	if !ri.refineAtBoundary(sel) || len(ri.bounds) == 0 {
+	ri := &refinedIntervals{rc: rc, eb: &p.eb, x: p.x, bounds: make(map[uint32][2]float64)}
+	ri.scan(p, sel, cands, inSel)
+	iv := p.gap(sel, &ri.rest)
+	if math.IsInf(iv.Lo, 1) || !ri.refineAtBoundary(sel) || len(ri.bounds) == 0 {
 		return iv, 0
 	}
 	lo, hi := ri.gap(sel)
@@ -186,14 +202,57 @@ func (p *Proof) RefinedGap(sel, cands []uint32, inSel []bool) (Interval, int) {
 
 // refinedIntervals are RefinedGap's intervals of N per candidate: the
 // refined one where a reverse push gave one (bounds), the unrefined
-// [x - below, x + nTerm] elsewhere.
+// [x - below, x + nTerm] elsewhere. scan reads the unselected candidates
+// once; the rest of RefinedGap reads what it kept.
 type refinedIntervals struct {
 	rc     *refineCheck
 	eb     *errorBounds
 	x      []float64
-	cands  []uint32
-	inSel  []bool
 	bounds map[uint32][2]float64
+
+	rest    gapRest // Gap's maxima over the unselected candidates
+	high    uint32  // an unselected candidate of greatest x (rest.maxX)
+	blockHi float64 // the greatest unrefined upper end x + nTerm
+	// near lists, in candidate order, the unselected candidates whose
+	// unrefined upper end reaches the selection's least unrefined lower
+	// end, the only ones refineAtBoundary may refine; farLo and farHi are
+	// the greatest unrefined ends of the others, which stay unrefined.
+	near         []uint32
+	farLo, farHi float64
+}
+
+// scan reads the unselected candidates once (see refinedIntervals).
+// Every candidate refineAtBoundary refines is near: a blocker's upper end
+// reaches the selection's refined lower end, which is at least its
+// unrefined one (bounds never lowers it), and in a divergence high's x
+// exceeds the selection's least x, which is at least that end.
+func (ri *refinedIntervals) scan(p *Proof, sel, cands []uint32, inSel []bool) {
+	x, eb, rc := ri.x, ri.eb, ri.rc
+	reach := math.Inf(1)
+	for _, v := range sel {
+		reach = min(reach, x[v]-rc.below(v))
+	}
+	ri.rest.init()
+	ri.blockHi, ri.farLo, ri.farHi = math.Inf(-1), math.Inf(-1), math.Inf(-1)
+	near := rc.e.refine.near[:0]
+	eachCandidate(len(x), cands, func(u uint32) {
+		if inSel[u] {
+			return
+		}
+		if x[u] > ri.rest.maxX {
+			ri.high = u
+		}
+		ri.rest.add(p, u)
+		hi := x[u] + eb.nTerm(u)
+		ri.blockHi = max(ri.blockHi, hi)
+		if hi >= reach {
+			near = append(near, u)
+		} else {
+			ri.farLo, ri.farHi = max(ri.farLo, x[u]-rc.below(u)), max(ri.farHi, hi)
+		}
+	})
+	ri.near = near
+	rc.e.refine.near = near
 }
 
 // refine tightens v's interval towards target (see refineCheck.tighten).
@@ -227,61 +286,39 @@ func (ri *refinedIntervals) lower(v uint32) float64 { lo, _ := ri.interval(v); r
 // lowest end.
 func (ri *refinedIntervals) refineAtBoundary(sel []uint32) bool {
 	x, eb := ri.x, ri.eb
-	minX, maxX := math.Inf(1), math.Inf(-1)
-	var low, high uint32 // the selection's lowest x, the rest's highest
+	minX := math.Inf(1)
+	var low uint32 // the selection's lowest x
 	for _, v := range sel {
 		if x[v] < minX {
 			minX, low = x[v], v
 		}
 	}
-	// Nothing is refined yet: the rest's highest upper end is unrefined.
-	blockHi := math.Inf(-1)
-	ri.eachUnselected(func(u uint32) {
-		if x[u] > maxX {
-			maxX, high = x[u], u
-		}
-		blockHi = max(blockHi, x[u]+eb.nTerm(u))
-	})
-	if minX < maxX {
+	if maxX := ri.rest.maxX; minX < maxX {
 		mid := (minX + maxX) / 2
-		ri.refine(high, true, mid)
+		ri.refine(ri.high, true, mid)
 		ri.refine(low, false, mid)
 		return true
 	}
 	selLo := math.Inf(1)
 	for _, v := range sel {
-		if ri.lower(v) <= blockHi {
-			ri.refine(v, true, blockHi)
+		if ri.lower(v) <= ri.blockHi {
+			ri.refine(v, true, ri.blockHi)
 		}
 		selLo = min(selLo, ri.lower(v))
 	}
 	var blockers []uint32
-	over := false
-	ri.eachUnselected(func(u uint32) { // only the selection is refined so far
+	for _, u := range ri.near { // only the selection is refined so far
 		if x[u]+eb.nTerm(u) >= selLo {
 			if len(blockers) == maxRefined {
-				over = true
-				return
+				return false
 			}
 			blockers = append(blockers, u)
 		}
-	})
-	if over {
-		return false
 	}
 	for _, u := range blockers {
 		ri.refine(u, false, selLo)
 	}
 	return true
-}
-
-// eachUnselected calls visit on every unselected candidate.
-func (ri *refinedIntervals) eachUnselected(visit func(u uint32)) {
-	eachCandidate(len(ri.x), ri.cands, func(u uint32) {
-		if !ri.inSel[u] {
-			visit(u)
-		}
-	})
 }
 
 // gap returns the interval of pi's gap that the intervals of N prove,
@@ -293,22 +330,10 @@ func (ri *refinedIntervals) gap(sel []uint32) (lo, hi float64) {
 		lo, hi := ri.interval(v)
 		selLo, selHi = min(selLo, lo), min(selHi, hi)
 	}
-	// The refined candidates are marked in the pusher's scratch (all
-	// false between pushes), so the pass looks up the map only for them.
-	refined := ri.rc.e.refine.pusher.seen
-	for v := range ri.bounds {
-		refined[v] = true
-	}
-	restLo, restHi := math.Inf(-1), math.Inf(-1)
-	ri.eachUnselected(func(u uint32) {
-		lo, hi := ri.x[u]-ri.rc.below(u), ri.x[u]+ri.eb.nTerm(u)
-		if refined[u] {
-			lo, hi = ri.interval(u)
-		}
+	restLo, restHi := ri.farLo, ri.farHi
+	for _, u := range ri.near {
+		lo, hi := ri.interval(u)
 		restLo, restHi = max(restLo, lo), max(restHi, hi)
-	})
-	for v := range ri.bounds {
-		refined[v] = false
 	}
 	rc := ri.rc
 	h := selHi - restLo

@@ -302,6 +302,7 @@ type topKRefinement struct {
 	gainers   []uint32
 	borrowed  map[uint32]*reverseEstimate
 	changes   []remainderChange // remainderChanges' scratch
+	near      []uint32          // RefinedGap's scratch (refinedIntervals.near)
 }
 
 // ShareEstimates lets this engine's refinement use the reverse estimates
