@@ -340,10 +340,10 @@ func (c *Cache) settle(e *entry, lv *lazyView, frontier []uint32, bound float64)
 	n := len(e.x)
 	eng.X, eng.R = e.x, e.r
 	if len(frontier) > 0 {
-		eng.PushRounds(eps0(l1, lv.vol, n), frontier, 0)
+		eng.PushRounds(eps0(l1, lv.volume(), n), frontier, 0)
 		l1 = residualL1(eng.R)
 	}
-	eps := eps0(l1, lv.vol, n)
+	eps := eps0(l1, lv.volume(), n)
 	for i := 0; l1 > bound; i++ {
 		if i == 200 {
 			return true, fmt.Errorf("store: cache: update stuck at residual %.3g over %.3g", l1, bound)

@@ -13,8 +13,21 @@ import (
 type lazyView struct {
 	once sync.Once
 	v    *mask.View
-	vol  float64 // sum of the out-weights, for the cache's first threshold
 	err  error
+
+	volOnce sync.Once
+	vol     float64 // sum of the out-weights (volume), for the cache's first threshold
+}
+
+// volume returns the sum of the view's out-weights, summed on first use:
+// only the cache's updates need it, not a guard's authenticated view.
+func (l *lazyView) volume() float64 {
+	l.volOnce.Do(func() {
+		for _, w := range l.v.OutWeights() {
+			l.vol += w
+		}
+	})
+	return l.vol
 }
 
 // View returns the version seen through a trust policy (nil: native), as
@@ -36,11 +49,7 @@ func (v *Version) lazyView(p *mask.Policy) (*lazyView, error) {
 	lv, _ := v.views.LoadOrStore(policyKey(p), &lazyView{})
 	l := lv.(*lazyView)
 	l.once.Do(func() {
-		if l.v, l.err = v.buildView(p); l.err == nil {
-			for _, w := range l.v.OutWeights() {
-				l.vol += w
-			}
-		}
+		l.v, l.err = v.buildView(p)
 	})
 	return l, l.err
 }
