@@ -114,7 +114,7 @@ func patched(base *View, n int, out, in rowSet) (*View, error) {
 	v := &View{
 		g: g, name: base.name, n: n, masked: base.masked, maskedBits: base.maskedBits,
 		maskedInNode: base.maskedInNode, maskedInArc: base.maskedInArc,
-		patch: &patch{out: newReplaced(out, n)},
+		patch: &patch{out: newReplaced(out, n), base: base},
 	}
 	if in.Len() > 0 {
 		v.patch.in = newReplaced(in, n)
@@ -151,6 +151,7 @@ func patched(base *View, n int, out, in rowSet) (*View, error) {
 // patch is what a patched view replaces (see patched).
 type patch struct {
 	out, in replaced
+	base    *View // the view patched (its inverse out-weights serve this one's)
 }
 
 // check validates a row set's shape for a view of n nodes.

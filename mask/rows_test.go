@@ -41,6 +41,10 @@ func TestWithDeltaMatchesMaterialized(t *testing.T) {
 			if got, want := v.OutWeight(u), c.Material.OutWeight(u); got != want {
 				t.Fatalf("trial %d (directed %v): W(%d) = %v, materialised %v", trial, directed, u, got, want)
 			}
+			// The inverse derives from the base's: the same 1/W to the bit.
+			if got, want := v.InvOutWeights()[u], c.Material.InvOutWeights()[u]; got != want {
+				t.Fatalf("trial %d (directed %v): 1/W(%d) = %v, materialised %v", trial, directed, u, got, want)
+			}
 			if got, want := liveArcs(v.OutRow(u)), liveArcs(c.Material.OutRow(u)); !slices.Equal(got, want) {
 				t.Fatalf("trial %d (directed %v): out-row of %d = %v, materialised %v", trial, directed, u, got, want)
 			}

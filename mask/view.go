@@ -165,11 +165,17 @@ func (v *View) OutWeights() []float64 { return v.outWeight }
 func (v *View) InvOutWeights() []float64 {
 	v.invOnce.Do(func() {
 		v.invWeight = make([]float64, len(v.outWeight))
-		for u, w := range v.outWeight {
-			if w > 0 {
-				v.invWeight[u] = 1 / w
-			}
+		if v.patch == nil || v.patch.base == nil {
+			invertInto(v.invWeight, v.outWeight, nil)
+			return
 		}
+		// A patched view's out-weights are its base's but at the replaced
+		// rows and the nodes beyond the base's: copy the base's inverses
+		// and invert those alone (the same 1/w, bit for bit).
+		base := v.patch.base.InvOutWeights()
+		copy(v.invWeight, base)
+		invertInto(v.invWeight, v.outWeight, v.patch.out.rows.Nodes)
+		invertInto(v.invWeight[len(base):], v.outWeight[len(base):], nil) // new nodes
 	})
 	return v.invWeight
 }
@@ -230,4 +236,23 @@ func (v *View) MaskedInArcs() (nodes []uint32, arcs []int, ok bool) {
 		return nil, nil, true
 	}
 	return v.maskedInNode, v.maskedInArc, v.maskedInNode != nil
+}
+
+// invertInto sets inv[u] = 1/w[u] (0 where w[u] is 0) for the nodes listed,
+// or for every node when nodes is nil.
+func invertInto(inv, w []float64, nodes []uint32) {
+	if nodes == nil {
+		for u, wu := range w {
+			if wu > 0 {
+				inv[u] = 1 / wu
+			}
+		}
+		return
+	}
+	for _, u := range nodes {
+		inv[u] = 0
+		if w[u] > 0 {
+			inv[u] = 1 / w[u]
+		}
+	}
 }
