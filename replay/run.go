@@ -261,15 +261,19 @@ func (r *run) delta() bool {
 // a proved authenticated selection), finishes with the given path.
 func (r *run) tryFinish(path Path, proof *ppr.Proof, extra float64, refine bool) bool {
 	gd, ws := r.gd, r.ws
-	iv := widen(proof.Gap(r.sel, r.q.Candidates, ws.inSel), extra)
-	out, ok := classify(iv, gd.opt.TieTol)
+	// RefinedGap reads the candidates once, as Gap does, and refines only
+	// candidates whose unrefined intervals straddle the boundary (none when
+	// the selection is clearly ahead), so it replaces Gap when refining is
+	// allowed rather than following it.
+	var iv Interval
 	refined := 0
-	if !ok && refine {
-		var riv Interval
-		riv, refined = proof.RefinedGap(r.sel, r.q.Candidates, ws.inSel)
-		iv = widen(riv, extra)
-		out, ok = classify(iv, gd.opt.TieTol)
+	if refine {
+		iv, refined = proof.RefinedGap(r.sel, r.q.Candidates, ws.inSel)
+	} else {
+		iv = proof.Gap(r.sel, r.q.Candidates, ws.inSel)
 	}
+	iv = widen(iv, extra)
+	out, ok := classify(iv, gd.opt.TieTol)
 	if !ok {
 		return false
 	}
