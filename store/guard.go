@@ -31,6 +31,11 @@ type Guard struct {
 	// the rows its delta replaced (replay.Diff.Patch).
 	baseOf   *base
 	baseDiff *replay.Diff
+	// The last version's difference: the next version on the same base
+	// patches it with the rows the writes between them changed (the
+	// journal), not every row its delta replaced.
+	lastOf   *Version
+	lastDiff *replay.Diff
 }
 
 // guardsKept is how many versions' guards a Guard keeps: queries usually
@@ -105,7 +110,7 @@ func (g *Guard) versionGuard(v *Version) (*replay.Guard, error) {
 		}
 		g.baseOf, g.baseDiff = v.base, replay.Difference(bn, ba)
 	}
-	diff := g.baseDiff.Patch(native, auth, mergeSorted(native.ReplacedNodes(), auth.ReplacedNodes()))
+	diff := g.difference(v, native, auth)
 	gd, err := replay.NewFromViews(native, auth, diff, g.trust, v.describe, g.opt)
 	if err != nil {
 		return nil, err
@@ -117,6 +122,26 @@ func (g *Guard) versionGuard(v *Version) (*replay.Guard, error) {
 		g.order = g.order[1:]
 	}
 	return gd, nil
+}
+
+// difference returns the rows that differ between v's native and
+// authenticated views: the last version's difference patched with the rows
+// written since, when the last version is an earlier one on the same base
+// (every write journals the nodes whose out-rows it changed, in every
+// view: an edge's presence in any view changes only when it is added or
+// deleted, and both touch its ends), else the base's patched with every
+// row v's delta replaced. Called with g.mu held.
+func (g *Guard) difference(v *Version, native, auth *mask.View) *replay.Diff {
+	var diff *replay.Diff
+	if last := g.lastOf; last != nil && last.base == v.base && last.journalOff == v.journalOff && len(last.l.journal) <= len(v.l.journal) {
+		changed := slices.Clone(v.l.journal[len(last.l.journal):])
+		slices.Sort(changed)
+		diff = g.lastDiff.Patch(native, auth, slices.Compact(changed))
+	} else {
+		diff = g.baseDiff.Patch(native, auth, mergeSorted(native.ReplacedNodes(), auth.ReplacedNodes()))
+	}
+	g.lastOf, g.lastDiff = v, diff
+	return diff
 }
 
 // describe is the version's replay.EdgeSource.
