@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"gonum.org/v1/gonum/mat"
 )
 
 // RefinedGap (one pass over the candidates, see refinedIntervals.scan)
@@ -32,16 +31,7 @@ func TestRefinedGapMatchesReference(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		pG, pA := denseP(c.native, c.seeds), denseP(c.auth, c.seeds)
-		dropDangling(pG, c.native)
-		dropDangling(pA, c.auth)
-		var differ []uint32
-		for u := range n {
-			if !mat.Equal(pG.RowView(u), pA.RowView(u)) || !mat.Equal(pG.ColView(u), pA.ColView(u)) || c.native.OutWeight(uint32(u)) != c.auth.OutWeight(uint32(u)) {
-				differ = append(differ, uint32(u))
-			}
-		}
-		gainers := gainersOf(c.auth, c.native, differ)
+		_, differ, gainers := viewDifference(c)
 		guardState := func() *Proof {
 			e, err := NewEngine(c.auth, c.seeds, c.damping)
 			require.NoError(t, err)

@@ -82,21 +82,13 @@ func TestAdaptedEstimateIsItsViewsEstimate(t *testing.T) {
 		c := newRandomCase(t, rng)
 		n := c.g.NumNodes()
 		d := []float64{0.5, 0.85, 0.95}[rng.IntN(3)]
-		pG, pA := denseP(c.native, c.seeds), denseP(c.auth, c.seeds)
-		dropDangling(pG, c.native)
-		dropDangling(pA, c.auth)
-		var differ []uint32
-		for u := range n {
-			if !mat.Equal(pG.RowView(u), pA.RowView(u)) || !mat.Equal(pG.ColView(u), pA.ColView(u)) || c.native.OutWeight(uint32(u)) != c.auth.OutWeight(uint32(u)) {
-				differ = append(differ, uint32(u))
-			}
-		}
+		pA, differ, gainers := viewDifference(c)
 		GA := denseInverse(t, pA, d)
 		donor, err := NewEngine(c.native, c.seeds, d)
 		require.NoError(t, err)
 		e, err := NewEngine(c.auth, c.seeds, d)
 		require.NoError(t, err)
-		e.ShareEstimates(donor, differ, gainersOf(c.auth, c.native, differ))
+		e.ShareEstimates(donor, differ, gainers)
 		e.refine.pusher = newReversePusher(n)
 		for range 3 {
 			v := uint32(rng.IntN(n))
@@ -227,15 +219,7 @@ func TestRefinedGapHoldsExactGap(t *testing.T) {
 		require.NoError(t, err)
 		copy(auth.X, native.X)
 		auth.SetResidual()
-		var differ []uint32
-		pG, pA := denseP(c.native, c.seeds), denseP(c.auth, c.seeds)
-		dropDangling(pG, c.native)
-		dropDangling(pA, c.auth)
-		for u := range n {
-			if !mat.Equal(pG.RowView(u), pA.RowView(u)) || !mat.Equal(pG.ColView(u), pA.ColView(u)) || c.native.OutWeight(uint32(u)) != c.auth.OutWeight(uint32(u)) {
-				differ = append(differ, uint32(u))
-			}
-		}
+		pA, differ, gainers := viewDifference(c)
 		// The donor holds a push from every node at a random threshold
 		// and budget, so that the authenticated engine borrows or adapts.
 		if native.refine.est == nil {
@@ -246,7 +230,7 @@ func TestRefinedGapHoldsExactGap(t *testing.T) {
 			est := newReversePusher(n).push(c.native, c.damping, uint32(v), eps, []int64{math.MaxInt64, int64(rng.IntN(20))}[rng.IntN(2)])
 			native.refine.est[uint32(v)] = &est
 		}
-		auth.ShareEstimates(native, differ, gainersOf(c.auth, c.native, differ))
+		auth.ShareEstimates(native, differ, gainers)
 		proof := auth.Prove(res.Sweeps+2, nil, nil)
 		pi := exactPPR(t, c.auth, c.seeds, c.damping)
 		checkRefinedIntervals(t, auth, proof, pA, eps)
@@ -258,7 +242,7 @@ func TestRefinedGapHoldsExactGap(t *testing.T) {
 		for range rng.IntN(3) {
 			own.PushScan(0)
 		}
-		own.ShareEstimates(native, differ, gainersOf(c.auth, c.native, differ))
+		own.ShareEstimates(native, differ, gainers)
 		checkRefinedIntervals(t, own, own.Prove(3, nil, nil), pA, eps)
 		random := make([]uint32, k)
 		for i, v := range rng.Perm(n)[:k] {
@@ -428,4 +412,23 @@ func trustedViews(t *testing.T, edges []csr.Input, peerDeletes ...uint32) (nativ
 	auth, err = mask.Authenticated(g, labels, mask.Trust("trusted"))
 	require.NoError(t, err)
 	return native, auth
+}
+
+// viewDifference returns P'_A (the authenticated view's transition matrix
+// without its dangling rows) and the differ and gainers lists
+// ShareEstimates wants for the case's two views: the nodes whose P' row or
+// column or out-weight differs, and those of them with an arc only the
+// authenticated view has.
+func viewDifference(c randomCase) (pA *mat.Dense, differ, gainers []uint32) {
+	pG := denseP(c.native, c.seeds)
+	pA = denseP(c.auth, c.seeds)
+	dropDangling(pG, c.native)
+	dropDangling(pA, c.auth)
+	n, _ := pA.Dims()
+	for u := range n {
+		if !mat.Equal(pG.RowView(u), pA.RowView(u)) || !mat.Equal(pG.ColView(u), pA.ColView(u)) || c.native.OutWeight(uint32(u)) != c.auth.OutWeight(uint32(u)) {
+			differ = append(differ, uint32(u))
+		}
+	}
+	return pA, differ, gainersOf(c.auth, c.native, differ)
 }
