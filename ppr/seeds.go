@@ -1,6 +1,7 @@
 package ppr
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -41,37 +42,64 @@ func NewSeeds(n int, seeds []Seed) (Seeds, error) {
 		top = max(top, s.Weight)
 	}
 	scale := seedweights.Scale(top)
-	sum := make(map[uint32]float64, len(seeds))
-	for _, s := range seeds {
-		sum[s.Node] += s.Weight * scale
-	}
-	var out Seeds
-	for u, w := range sum {
-		if w > 0 {
-			out.Nodes = append(out.Nodes, u)
-		}
-	}
-	// Sum in node order, so the normalisation does not depend on map order.
-	slices.Sort(out.Nodes)
+	nodes, sums := sumByNode(n, seeds, scale)
+	// Sum in node order, so the normalisation does not depend on the
+	// input's order.
 	total := 0.0
-	for _, u := range out.Nodes {
-		total += sum[u]
+	for _, w := range sums {
+		total += w
 	}
 	if total == 0 {
 		return Seeds{}, fmt.Errorf("ppr: seed weights sum to %v, want a positive finite total", total)
 	}
-	out.Weights = make([]float64, len(out.Nodes))
+	out := Seeds{Nodes: nodes, Weights: sums}
 	kept := 0
-	for _, u := range out.Nodes {
+	for i, u := range nodes {
 		// A weight below 2^-1074 of the total rounds to 0: dropped, so
 		// that every weight is positive.
-		if w := sum[u] / total; w > 0 {
+		if w := sums[i] / total; w > 0 {
 			out.Nodes[kept], out.Weights[kept] = u, w
 			kept++
 		}
 	}
 	out.Nodes, out.Weights = out.Nodes[:kept], out.Weights[:kept]
 	return out, nil
+}
+
+// sumByNode returns the seeds' nodes with a positive sum, ascending, and
+// their sums of weight*scale, each accumulated in input order. A dense
+// reset (seeds on a large share of the n nodes, as HippoRAG's over every
+// passage) sums into an array of n; a sparse one sorts a copy (stable, so
+// duplicates still add in input order).
+func sumByNode(n int, seeds []Seed, scale float64) ([]uint32, []float64) {
+	var nodes []uint32
+	var sums []float64
+	if len(seeds) >= n/8 {
+		dense := make([]float64, n)
+		for _, s := range seeds {
+			dense[s.Node] += s.Weight * scale
+		}
+		for u, w := range dense {
+			if w > 0 {
+				nodes = append(nodes, uint32(u))
+				sums = append(sums, w)
+			}
+		}
+		return nodes, sums
+	}
+	sorted := slices.Clone(seeds)
+	slices.SortStableFunc(sorted, func(a, b Seed) int { return cmp.Compare(a.Node, b.Node) })
+	for i := 0; i < len(sorted); {
+		u, w := sorted[i].Node, 0.0
+		for ; i < len(sorted) && sorted[i].Node == u; i++ {
+			w += sorted[i].Weight * scale
+		}
+		if w > 0 {
+			nodes = append(nodes, u)
+			sums = append(sums, w)
+		}
+	}
+	return nodes, sums
 }
 
 // checkDamping accepts d in [0, 1).
