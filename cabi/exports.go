@@ -74,6 +74,19 @@ func slice[T any](p unsafe.Pointer, n C.int64_t) []T {
 	return unsafe.Slice((*T)(p), int(n))
 }
 
+// goStrings copies n C strings from the array at p; a NULL entry is an
+// error naming it as what.
+func goStrings(p unsafe.Pointer, n C.int64_t, what string) ([]string, error) {
+	var out []string
+	for i, c := range slice[*C.char](p, n) {
+		if c == nil {
+			return nil, fmt.Errorf("cabi: %s %d is NULL", what, i)
+		}
+		out = append(out, C.GoString(c))
+	}
+	return out, nil
+}
+
 // length checks a C length argument.
 func length(what string, n C.int64_t, p unsafe.Pointer) error {
 	if n < 0 {
@@ -147,12 +160,9 @@ func authppr_graph_create(n C.int64_t, m C.int64_t, edges unsafe.Pointer, idxByt
 		if directed != 0 && directed != 1 {
 			return fmt.Errorf("cabi: directed = %d, want 0 or 1", directed)
 		}
-		var names []string
-		for i, p := range slice[*C.char](unsafe.Pointer(channelNames), nchannels) {
-			if p == nil {
-				return fmt.Errorf("cabi: channel name %d is NULL", i)
-			}
-			names = append(names, C.GoString(p))
+		names, err := goStrings(unsafe.Pointer(channelNames), nchannels, "channel name")
+		if err != nil {
+			return err
 		}
 		st, err := newGraph(int64(n), ids, slice[float64](unsafe.Pointer(weights), m), directed == 1,
 			slice[int32](unsafe.Pointer(channels), m), names, int64(maxMemory))
@@ -337,12 +347,9 @@ func authppr_guard_create(h C.uint64_t, trust **C.char, ntrust C.int64_t, maxSus
 		if err := length("trust", ntrust, unsafe.Pointer(trust)); err != nil {
 			return err
 		}
-		names := []string{}
-		for i, p := range slice[*C.char](unsafe.Pointer(trust), ntrust) {
-			if p == nil {
-				return fmt.Errorf("cabi: trusted channel %d is NULL", i)
-			}
-			names = append(names, C.GoString(p))
+		names, err := goStrings(unsafe.Pointer(trust), ntrust, "trusted channel")
+		if err != nil {
+			return err
 		}
 		gs, err := newGuard(st, names, int(maxSuspects))
 		if err != nil {

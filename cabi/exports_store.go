@@ -369,12 +369,9 @@ func authppr_store_guard_create(h C.uint64_t, trust **C.char, ntrust C.int64_t, 
 		if err := length("trust", ntrust, unsafe.Pointer(trust)); err != nil {
 			return err
 		}
-		var names []string
-		for i, p := range slice[*C.char](unsafe.Pointer(trust), ntrust) {
-			if p == nil {
-				return fmt.Errorf("cabi: trusted channel %d is NULL", i)
-			}
-			names = append(names, C.GoString(p))
+		names, err := goStrings(unsafe.Pointer(trust), ntrust, "trusted channel")
+		if err != nil {
+			return err
 		}
 		g, err := newStoreGuard(s, names, int(maxSuspects))
 		if err != nil {
