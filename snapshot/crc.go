@@ -7,52 +7,11 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/authppr/authppr/internal/crc32c"
 	"github.com/authppr/authppr/internal/csrhook"
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
-// castagnoliReversed is the Castagnoli polynomial in crc32's bit order
-// (bit 31 is the coefficient of x^0).
-const castagnoliReversed = 0x82F63B78
-
-// multModP returns a*b modulo the Castagnoli polynomial, both in crc32's
-// bit order (zlib's multmodp).
-func multModP(a, b uint32) uint32 {
-	var p uint32
-	for m := uint32(1) << 31; m != 0; m >>= 1 {
-		if a&m != 0 {
-			p ^= b
-		}
-		if b&1 != 0 {
-			b = b>>1 ^ castagnoliReversed
-		} else {
-			b >>= 1
-		}
-	}
-	return p
-}
-
-// crcCombine returns the CRC-32C of a||b from crcA = CRC-32C(a), crcB =
-// CRC-32C(b) and len(b) (zlib's crc32_combine): appending b multiplies a's
-// remainder by x^(8 len(b)), and the pre- and post-inversions of the two
-// checksums cancel, so CRC(a||b) = CRC(a) * x^(8 len(b)) mod P xor CRC(b).
-// TestCRCCombine checks it against the checksum of the joined bytes.
-func crcCombine(crcA, crcB uint32, lenB uint64) uint32 {
-	pow := uint32(1) << 31 // x^0
-	sq := uint32(1) << 30  // x^1
-	for range 3 {
-		sq = multModP(sq, sq) // x^8: one byte
-	}
-	// sq runs through x^(8*2^k) as k runs over the bits of lenB.
-	for n := lenB; n != 0; n >>= 1 {
-		if n&1 != 0 {
-			pow = multModP(sq, pow)
-		}
-		sq = multModP(sq, sq)
-	}
-	return multModP(pow, crcA) ^ crcB
-}
 
 // sectionSums returns the CRC-32C of each body, computed on two goroutines
 // (the machine's cores) that take the bodies largest first from a shared
@@ -86,7 +45,7 @@ func sectionSums(bodies [][]byte) []uint32 {
 // fusedSums checksums the edge and arc sections in the blocks that
 // the checked assembly (csrhook.Hooks.Assemble) reports (see csrhook.VisitFunc): per kind of block and per
 // lane a running CRC-32C of each section, the lanes joined in order by
-// crcCombine at the end. A nil *fusedSums takes no section.
+// crc32c.Combine at the end. A nil *fusedSums takes no section.
 type fusedSums struct {
 	kinds [3]fusedKind // indexed by csrhook.BlockKind
 }
@@ -215,7 +174,7 @@ func (f *fusedSums) check() (name string, got, stored uint32, ok bool) {
 			var got uint32
 			for _, l := range kind.lanes {
 				if l.start >= 0 {
-					got = crcCombine(got, l.crc[j], uint64((l.end-l.start)*s.size))
+					got = crc32c.Combine(got, l.crc[j], uint64((l.end-l.start)*s.size))
 				}
 			}
 			if got != s.stored {

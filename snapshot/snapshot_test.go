@@ -240,25 +240,6 @@ func TestSectionSumsMatchPlain(t *testing.T) {
 	}
 }
 
-// TestCRCCombine: the checksum of a||b from the checksums of a and b is the
-// checksum of the bytes, at awkward lengths.
-func TestCRCCombine(t *testing.T) {
-	t.Parallel()
-	r := rand.New(rand.NewPCG(4, 0xC0B))
-	lengths := []int{0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 63, 64, 65, 1000, 4096, 65537}
-	for _, la := range lengths {
-		for _, lb := range lengths {
-			ab := make([]byte, la+lb)
-			for i := range ab {
-				ab[i] = byte(r.Uint32())
-			}
-			a, b := ab[:la], ab[la:]
-			got := crcCombine(crc32.Checksum(a, castagnoli), crc32.Checksum(b, castagnoli), uint64(lb))
-			require.Equal(t, crc32.Checksum(ab, castagnoli), got, "lengths %d + %d", la, lb)
-		}
-	}
-}
-
 // TestFusedMatchesPlain: the fused pass (checksums in the checked assembly's
 // blocks) and the plain pass (checksums first) accept exactly the same
 // files: the good ones, and none of the single-byte corruptions or
