@@ -21,22 +21,13 @@ func TestRefinedGapMatchesReference(t *testing.T) {
 	for range 400 {
 		c := newRandomCase(t, rng)
 		n := c.g.NumNodes()
-		if n < 3 || c.damping == 0 {
-			continue
-		}
-		native, err := NewEngine(c.native, c.seeds, c.damping)
-		require.NoError(t, err)
-		k := 1 + rng.IntN(min(3, n-1))
-		res, err := native.SolveTopK(k, nil, Options{Tol: []float64{1e-2, 1e-4, 1e-8}[rng.IntN(3)]})
-		if err != nil {
+		native, k, res := nativeSelection(t, rng, c)
+		if native == nil {
 			continue
 		}
 		_, differ, gainers := viewDifference(c)
 		guardState := func() *Proof {
-			e, err := NewEngine(c.auth, c.seeds, c.damping)
-			require.NoError(t, err)
-			copy(e.X, native.X)
-			e.SetResidual()
+			e := guardEngine(t, c, native)
 			e.ShareEstimates(native, differ, gainers)
 			return e.Prove(res.Sweeps+2, nil, nil)
 		}

@@ -204,21 +204,11 @@ func TestRefinedGapHoldsExactGap(t *testing.T) {
 	for range 400 {
 		c := newRandomCase(t, rng)
 		n := c.g.NumNodes()
-		if n < 3 || c.damping == 0 {
+		native, k, res := nativeSelection(t, rng, c)
+		if native == nil {
 			continue
 		}
-		native, err := NewEngine(c.native, c.seeds, c.damping)
-		require.NoError(t, err)
-		k := 1 + rng.IntN(min(3, n-1))
-		tol := []float64{1e-2, 1e-4, 1e-8}[rng.IntN(3)]
-		res, err := native.SolveTopK(k, nil, Options{Tol: tol})
-		if err != nil {
-			continue // the sweep cap; another case
-		}
-		auth, err := NewEngine(c.auth, c.seeds, c.damping)
-		require.NoError(t, err)
-		copy(auth.X, native.X)
-		auth.SetResidual()
+		auth := guardEngine(t, c, native)
 		pA, differ, gainers := viewDifference(c)
 		// The donor holds a push from every node at a random threshold
 		// and budget, so that the authenticated engine borrows or adapts.
@@ -431,4 +421,35 @@ func viewDifference(c randomCase) (pA *mat.Dense, differ, gainers []uint32) {
 		}
 	}
 	return pA, differ, gainersOf(c.auth, c.native, differ)
+}
+
+// nativeSelection solves a random case's certified top-k (k and the
+// tolerance random) on its native view, as a guard's native side does; nil
+// when the case is too small or undamped, or the solve hit its sweep cap.
+func nativeSelection(t *testing.T, rng *rand.Rand, c randomCase) (*Engine, int, *TopKResult) {
+	t.Helper()
+	n := c.g.NumNodes()
+	if n < 3 || c.damping == 0 {
+		return nil, 0, nil
+	}
+	native, err := NewEngine(c.native, c.seeds, c.damping)
+	require.NoError(t, err)
+	k := 1 + rng.IntN(min(3, n-1))
+	res, err := native.SolveTopK(k, nil, Options{Tol: []float64{1e-2, 1e-4, 1e-8}[rng.IntN(3)]})
+	if err != nil {
+		return nil, 0, nil
+	}
+	return native, k, res
+}
+
+// guardEngine returns an engine on the case's authenticated view in the
+// state a guard proves with: the native solve's x, with its residual on
+// this view (signed, as a correction leaves it).
+func guardEngine(t *testing.T, c randomCase, native *Engine) *Engine {
+	t.Helper()
+	e, err := NewEngine(c.auth, c.seeds, c.damping)
+	require.NoError(t, err)
+	copy(e.X, native.X)
+	e.SetResidual()
+	return e
 }
