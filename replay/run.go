@@ -71,22 +71,8 @@ func (r *run) decide() {
 		// r_G*(I - d*P_A)^-1 (the rows that differ are listed as changed)
 		// and the correction's share moves the gap by at most d*B/alpha.
 		// Untouched: no touched row carries native mass, c = 0.
-		pa := ws.authEng.Prove(r.passes, r.nativeProof, gd.touched.nodes)
-		if len(gd.touched.nodes) == 0 {
-			// The views have the same rows: the native proof is the
-			// authenticated one, and its engine holds the reverse
-			// estimates the native selection was refined with.
-			pa = r.nativeProof
-		}
-		path := PathCertificate
-		if B == 0 {
-			path = PathUntouched
-		}
-		// Refining (reverse pushes) pays only when the correction's L1
-		// term leaves room: with it above the native gap no refined
-		// interval can prove more than the unrefined one.
 		extra := r.damping() * B / r.alpha()
-		if r.certificateMayDecide(extra) && r.tryFinish(path, pa, extra, extra < r.d.NativeGap) {
+		if r.certificateMayDecide(extra) && r.tryCertificate(B, extra) {
 			return
 		}
 	}
@@ -94,6 +80,27 @@ func (r *run) decide() {
 		return
 	}
 	r.full()
+}
+
+// tryCertificate decides with the native state's proof on the
+// authenticated view (see decide), widened by extra = d*B/alpha.
+func (r *run) tryCertificate(B, extra float64) bool {
+	gd, ws := r.gd, r.ws
+	pa := ws.authEng.Prove(r.passes, r.nativeProof, gd.touched.nodes)
+	if len(gd.touched.nodes) == 0 {
+		// The views have the same rows: the native proof is the
+		// authenticated one, and its engine holds the reverse
+		// estimates the native selection was refined with.
+		pa = r.nativeProof
+	}
+	path := PathCertificate
+	if B == 0 {
+		path = PathUntouched
+	}
+	// Refining (reverse pushes) pays only when the correction's L1 term
+	// leaves room: with it above the native gap no refined interval can
+	// prove more than the unrefined one.
+	return r.tryFinish(path, pa, extra, extra < r.d.NativeGap)
 }
 
 // certificateMayDecide reports whether the native state's proof widened
