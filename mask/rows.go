@@ -13,15 +13,15 @@ import (
 // csrHooks makes csr.Weights over a patched row's weights.
 var csrHooks = csrhook.Get[*csr.Graph, csr.Adjacency, csr.Weights]()
 
-// rowSet lists whole rows in CSR form: row i belongs to node Nodes[i] and
-// holds the arcs Offsets[i] .. Offsets[i+1]-1 of Nbr (the other endpoint),
-// Weight and Edge (the id of the edge the arc belongs to).
+// rowSet lists whole rows: row i belongs to node Nodes[i] and holds the
+// arcs Nbr[i] (the other endpoint), Weight[i] and Edge[i] (the id of the
+// edge the arc belongs to). Each row is its own slices, so a view derived
+// from another shares the rows it keeps (see patched).
 type rowSet struct {
-	Nodes   []uint32 // ascending, distinct
-	Offsets []int    // len(Nodes)+1 entries, from 0, non-decreasing
-	Nbr     []uint32
-	Weight  []float64
-	Edge    []uint32
+	Nodes  []uint32 // ascending, distinct
+	Nbr    [][]uint32
+	Weight [][]float64
+	Edge   [][]uint32
 }
 
 // Len returns the number of rows.
@@ -54,7 +54,7 @@ type replaced struct {
 }
 
 func newReplaced(rows rowSet, n int) replaced {
-	return replaced{rows: rows, idx: rowindex.New(rows.Nodes, rows.Offsets, rows.Nbr, rows.Weight, n)}
+	return replaced{rows: rows, idx: rowindex.New(rows.Nodes, rows.Nbr, rows.Weight, n)}
 }
 
 // index returns the row number of u, or -1 when u's row is not replaced.
@@ -70,37 +70,37 @@ func (r *replaced) index(u uint32) int {
 // package's export data, as a call here puts it).
 func (r *replaced) row(i int) (nbr []uint32, wt []float64, eid []uint32) {
 	nbr, wt = r.idx.Row(i)
-	lo, hi := r.rows.Offsets[i], r.rows.Offsets[i+1]
-	return nbr, wt, r.rows.Edge[lo:hi:hi]
+	return nbr, wt, r.rows.Edge[i]
 }
 
-// patched returns the view base with the out-rows of out replaced and with
-// n >= base.NumNodes() nodes: the view a host presents when it keeps a
-// delta beside an immutable snapshot (a store version). Nodes from
-// base.NumNodes() on exist only in the patch; such a node without a
+// patched returns the view prev with the out-rows of out replaced and with
+// n >= prev.NumNodes() nodes: the view a host presents when it keeps a
+// delta beside an immutable snapshot (a store version). prev is the
+// snapshot's view or a view patched from it (an earlier version's): the
+// result patches the same snapshot view, with prev's replaced rows and
+// those of out (which win where both have a node's row). Nodes from the
+// snapshot's count on exist only in the patch; such a node without a
 // replaced row has no arcs. On a directed graph in replaces the in-rows
 // (reverse pushes read them); on an undirected one in must be empty, as
 // in-rows are out-rows.
 //
 // The caller vouches that the rows are consistent: a replaced out-row lists
 // every arc of the view leaving its node, in edge-id order, and on a
-// directed graph every node whose in-arcs differ from base's has its
-// in-row replaced, listing them in edge-id order (patched checks shapes,
-// ranges, order and weights, not this cross-check; the store's tests
-// compare its patched views with materialised graphs). W(u) of a replaced
-// row is summed in arc order, so with rows in edge-id order it equals the
-// out-weight of the materialised graph's view bit for bit.
+// directed graph every node whose in-arcs differ from prev's has its
+// in-row replaced, listing them in edge-id order (patched checks the new
+// rows' shapes, ranges, order and weights, not this cross-check; the
+// store's tests compare its patched views with materialised graphs). W(u)
+// of a replaced row is summed in arc order, so with rows in edge-id order
+// it equals the out-weight of the materialised graph's view bit for bit.
 //
-// The view shares base's arrays and the row sets (which must not be
-// modified afterwards); what it owns is O(n) words for the out-weights and
-// O(n/64) for the row index.
-func patched(base *View, n int, out, in rowSet) (*View, error) {
-	g := base.g
-	if n < base.n || int64(n) > math.MaxUint32 {
-		return nil, fmt.Errorf("mask: patched view of %d nodes over a view of %d", n, base.n)
-	}
-	if base.patch != nil {
-		return nil, fmt.Errorf("mask: patched view over a view that is already patched")
+// The view shares the snapshot's arrays, prev's rows and the row sets
+// (which must not be modified afterwards); what it owns is O(n) words for
+// the out-weights, O(n/64) for the row index and O(rows) slice headers.
+// Its cost is that and O(the arcs of out and in).
+func patched(prev *View, n int, out, in rowSet) (*View, error) {
+	g := prev.g
+	if n < prev.n || int64(n) > math.MaxUint32 {
+		return nil, fmt.Errorf("mask: patched view of %d nodes over a view of %d", n, prev.n)
 	}
 	if err := out.check("out", n); err != nil {
 		return nil, err
@@ -111,6 +111,12 @@ func patched(base *View, n int, out, in rowSet) (*View, error) {
 	if err := in.check("in", n); err != nil {
 		return nil, err
 	}
+	base := prev
+	if prev.patch != nil {
+		base = prev.patch.base
+		out = mergeRows(prev.patch.out.rows, out)
+		in = mergeRows(prev.patch.in.rows, in)
+	}
 	v := &View{
 		g: g, name: base.name, n: n, masked: base.masked, maskedBits: base.maskedBits,
 		maskedInNode: base.maskedInNode, maskedInArc: base.maskedInArc,
@@ -119,17 +125,8 @@ func patched(base *View, n int, out, in rowSet) (*View, error) {
 	if in.Len() > 0 {
 		v.patch.in = newReplaced(in, n)
 	}
-	v.outWeight = make([]float64, n)
-	copy(v.outWeight, base.outWeight)
-	for i, u := range out.Nodes {
-		w := 0.0
-		for _, wt := range out.Weight[out.Offsets[i]:out.Offsets[i+1]] {
-			w += wt
-		}
-		if math.IsInf(w, 0) {
-			return nil, fmt.Errorf("mask: patched row of node %d: out-weight overflows", u)
-		}
-		v.outWeight[u] = w
+	if err := v.sumOutWeights(prev); err != nil {
+		return nil, err
 	}
 	v.touchedBit = make([]uint64, (n+63)/64)
 	copy(v.touchedBit, base.touchedBit)
@@ -138,36 +135,96 @@ func patched(base *View, n int, out, in rowSet) (*View, error) {
 	}
 	v.touched = mergeAscending(base.touched, out.Nodes)
 	if r := g.Ranks(); r != nil && n > len(r) {
-		// New nodes appear after every node of the snapshot, in id order.
-		v.ranks = make([]uint32, n)
-		copy(v.ranks, r)
-		for u := len(r); u < n; u++ {
-			v.ranks[u] = uint32(u)
+		if len(prev.ranks) == n {
+			v.ranks = prev.ranks // the same extension (read only)
+		} else {
+			// New nodes appear after every node of the snapshot, in id order.
+			v.ranks = make([]uint32, n)
+			copy(v.ranks, r)
+			for u := len(r); u < n; u++ {
+				v.ranks[u] = uint32(u)
+			}
 		}
 	}
 	return v, nil
 }
 
+// sumOutWeights sets the out-weights: prev's, with the rows prev does not
+// replace as this view does summed again (prev's replaced rows that this
+// view keeps have the sums prev gave them).
+func (v *View) sumOutWeights(prev *View) error {
+	v.outWeight = make([]float64, v.n)
+	copy(v.outWeight, prev.outWeight)
+	var kept *replaced
+	if prev.patch != nil {
+		kept = &prev.patch.out
+	}
+	rows := &v.patch.out.rows
+	for i, u := range rows.Nodes {
+		if kept != nil && int(u) < prev.n {
+			if j := kept.index(u); j >= 0 && sameRow(kept.rows.Edge[j], rows.Edge[i]) {
+				continue
+			}
+		}
+		w := 0.0
+		for _, wt := range rows.Weight[i] {
+			w += wt
+		}
+		if math.IsInf(w, 0) {
+			return fmt.Errorf("mask: patched row of node %d: out-weight overflows", u)
+		}
+		v.outWeight[u] = w
+	}
+	return nil
+}
+
+// sameRow reports whether two rows are the same slice (a row a derived
+// view shares).
+func sameRow(a, b []uint32) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// mergeRows returns the rows of old and of new, new's where both have a
+// node's row: O(the rows), sharing every row.
+func mergeRows(old, new rowSet) rowSet {
+	if old.Len() == 0 {
+		return new
+	}
+	if new.Len() == 0 {
+		return old
+	}
+	var m rowSet
+	put := func(s *rowSet, i int) {
+		m.Nodes = append(m.Nodes, s.Nodes[i])
+		m.Nbr, m.Weight, m.Edge = append(m.Nbr, s.Nbr[i]), append(m.Weight, s.Weight[i]), append(m.Edge, s.Edge[i])
+	}
+	i, j := 0, 0
+	for i < old.Len() || j < new.Len() {
+		switch {
+		case j == new.Len() || i < old.Len() && old.Nodes[i] < new.Nodes[j]:
+			put(&old, i)
+			i++
+		case i < old.Len() && old.Nodes[i] == new.Nodes[j]:
+			put(&new, j)
+			i, j = i+1, j+1
+		default:
+			put(&new, j)
+			j++
+		}
+	}
+	return m
+}
+
 // patch is what a patched view replaces (see patched).
 type patch struct {
 	out, in replaced
-	base    *View // the view patched (its inverse out-weights serve this one's)
+	base    *View // the snapshot's view patched (its inverse out-weights serve this one's)
 }
 
 // check validates a row set's shape for a view of n nodes.
 func (s *rowSet) check(dir string, n int) error {
-	if len(s.Offsets) != len(s.Nodes)+1 && !(len(s.Nodes) == 0 && len(s.Offsets) == 0) {
-		return fmt.Errorf("mask: %s-rows: %d offsets for %d rows, want %d", dir, len(s.Offsets), len(s.Nodes), len(s.Nodes)+1)
-	}
-	arcs := 0
-	if len(s.Offsets) > 0 {
-		if s.Offsets[0] != 0 {
-			return fmt.Errorf("mask: %s-rows: offsets start at %d, want 0", dir, s.Offsets[0])
-		}
-		arcs = s.Offsets[len(s.Offsets)-1]
-	}
-	if len(s.Nbr) != arcs || len(s.Weight) != arcs || len(s.Edge) != arcs {
-		return fmt.Errorf("mask: %s-rows: %d neighbours, %d weights and %d edge ids for %d arcs", dir, len(s.Nbr), len(s.Weight), len(s.Edge), arcs)
+	if len(s.Nbr) != len(s.Nodes) || len(s.Weight) != len(s.Nodes) || len(s.Edge) != len(s.Nodes) {
+		return fmt.Errorf("mask: %s-rows: %d, %d and %d rows of neighbours, weights and edge ids for %d nodes", dir, len(s.Nbr), len(s.Weight), len(s.Edge), len(s.Nodes))
 	}
 	for i, u := range s.Nodes {
 		if int64(u) >= int64(n) {
@@ -176,19 +233,19 @@ func (s *rowSet) check(dir string, n int) error {
 		if i > 0 && u <= s.Nodes[i-1] {
 			return fmt.Errorf("mask: %s-row %d: node %d after node %d, want ascending", dir, i, u, s.Nodes[i-1])
 		}
-		lo, hi := s.Offsets[i], s.Offsets[i+1]
-		if hi < lo {
-			return fmt.Errorf("mask: %s-row %d: offsets %d > %d", dir, i, lo, hi)
+		nbr, wt, eid := s.Nbr[i], s.Weight[i], s.Edge[i]
+		if len(wt) != len(nbr) || len(eid) != len(nbr) {
+			return fmt.Errorf("mask: %s-row of node %d: %d neighbours, %d weights and %d edge ids", dir, u, len(nbr), len(wt), len(eid))
 		}
-		for p := lo; p < hi; p++ {
-			if int64(s.Nbr[p]) >= int64(n) {
-				return fmt.Errorf("mask: %s-row of node %d: neighbour %d out of range (%d nodes)", dir, u, s.Nbr[p], n)
+		for p := range nbr {
+			if int64(nbr[p]) >= int64(n) {
+				return fmt.Errorf("mask: %s-row of node %d: neighbour %d out of range (%d nodes)", dir, u, nbr[p], n)
 			}
-			if w := s.Weight[p]; !(w >= 0) || math.IsInf(w, 1) {
+			if w := wt[p]; !(w >= 0) || math.IsInf(w, 1) {
 				return fmt.Errorf("mask: %s-row of node %d: weight %v, want finite and non-negative", dir, u, w)
 			}
-			if p > lo && s.Edge[p] < s.Edge[p-1] {
-				return fmt.Errorf("mask: %s-row of node %d: edge %d after edge %d, want edge-id order", dir, u, s.Edge[p], s.Edge[p-1])
+			if p > 0 && eid[p] < eid[p-1] {
+				return fmt.Errorf("mask: %s-row of node %d: edge %d after edge %d, want edge-id order", dir, u, eid[p], eid[p-1])
 			}
 		}
 	}
@@ -287,68 +344,58 @@ func (v *View) graphRow(a csr.Adjacency, u uint32) Row {
 // (a store version's writes): nodes appended after the graph's, edges added
 // with ids after the graph's, and edges removed. It describes one view, so
 // it lists only the added edges that view has and every edge it drops.
+// Applied to a view that is itself patched (an earlier version's), it is
+// what changed since that view: edges added after the ones it has, and
+// edges removed since.
 type Delta struct {
 	Nodes    int // the view's node count, at least the graph's
 	Src, Dst []uint32
 	Weight   []float64
 	Edge     []uint32 // the added edges' ids: ascending, each at least the graph's edge count
 	Removed  []uint32 // edges (the graph's or added ones) the view drops
+	// The removed edges' ends, parallel to Removed: needed when the view
+	// the delta applies to is patched (the ends of the edges its patch
+	// added are not the graph's); nil otherwise.
+	RemovedSrc, RemovedDst []uint32
 }
 
 // WithDelta returns base with d applied: a patched view (see patched) whose
-// replaced rows are the rows d changes, built in O(|d| + the degrees of the
-// nodes it touches). A row lists its node's live graph arcs and then its
-// added arcs, both in edge-id order, as the materialised graph's view does
-// (TestWithDeltaMatchesMaterialized).
+// replaced rows are base's and the rows d changes, built in O(|d| + the
+// degrees of the nodes it touches) plus O(n) words. A row lists its node's
+// live graph arcs and then its added arcs, both in edge-id order, as the
+// materialised graph's view does (TestWithDeltaMatchesMaterialized); a
+// chain of deltas gives the view their union gives
+// (TestWithDeltaChainsMatchOneDelta).
 func WithDelta(base *View, d Delta) (*View, error) {
-	g := base.g
-	if d.Nodes < base.n {
-		return nil, fmt.Errorf("mask: delta of %d nodes over a view of %d", d.Nodes, base.n)
-	}
-	m := len(d.Edge)
-	if len(d.Src) != m || len(d.Dst) != m || len(d.Weight) != m {
-		return nil, fmt.Errorf("mask: delta with %d edge ids, %d sources, %d targets and %d weights", m, len(d.Src), len(d.Dst), len(d.Weight))
-	}
-	for i, e := range d.Edge {
-		if int64(e) < int64(g.NumEdges()) || i > 0 && e <= d.Edge[i-1] {
-			return nil, fmt.Errorf("mask: delta edge %d: id %d, want ascending ids from %d", i, e, g.NumEdges())
-		}
-		if int64(d.Src[i]) >= int64(d.Nodes) || int64(d.Dst[i]) >= int64(d.Nodes) {
-			return nil, fmt.Errorf("mask: delta edge %d: %d -> %d out of range (%d nodes)", e, d.Src[i], d.Dst[i], d.Nodes)
-		}
+	if err := d.check(base); err != nil {
+		return nil, err
 	}
 	gone := make(map[uint32]bool, len(d.Removed))
 	for _, e := range d.Removed {
 		gone[e] = true
 	}
 	outRows, inRows := newRowBuilder(d.Nodes), newRowBuilder(d.Nodes)
-	directed := g.Directed()
-	// Rows that lose a live graph arc, then rows that gain an added one.
-	for e := range gone {
-		if int64(e) >= int64(g.NumEdges()) || base.MaskedEdge(e) {
-			continue
-		}
-		ed := g.Edge(e)
-		outRows.mark(ed.Src)
+	directed := base.g.Directed()
+	mark := func(src, dst uint32) {
+		outRows.mark(src)
 		if directed {
-			inRows.mark(ed.Dst)
+			inRows.mark(dst)
 		} else {
-			outRows.mark(ed.Dst)
+			outRows.mark(dst)
+		}
+	}
+	// Rows that lose an arc, then rows that gain an added one.
+	for i := range d.Removed {
+		if src, dst, ok := d.removedEnds(base, i); ok && int64(src) < int64(base.n) && int64(dst) < int64(base.n) {
+			mark(src, dst)
 		}
 	}
 	for i, e := range d.Edge {
-		if gone[e] {
-			continue
-		}
-		outRows.mark(d.Src[i])
-		if directed {
-			inRows.mark(d.Dst[i])
-		} else {
-			outRows.mark(d.Dst[i])
+		if !gone[e] {
+			mark(d.Src[i], d.Dst[i])
 		}
 	}
-	live := func(e uint32) bool { return !base.MaskedEdge(e) && !gone[e] }
-	out := outRows.build(g.Out(), g.NumNodes(), live, func(add func(u, v uint32, w float64, e uint32)) {
+	out := outRows.build(base, base.OutRow, gone, func(add func(u, v uint32, w float64, e uint32)) {
 		for i, e := range d.Edge {
 			if !gone[e] {
 				add(d.Src[i], d.Dst[i], d.Weight[i], e)
@@ -360,7 +407,7 @@ func WithDelta(base *View, d Delta) (*View, error) {
 	})
 	var in rowSet
 	if directed {
-		in = inRows.build(g.In(), g.NumNodes(), live, func(add func(u, v uint32, w float64, e uint32)) {
+		in = inRows.build(base, base.InRow, gone, func(add func(u, v uint32, w float64, e uint32)) {
 			for i, e := range d.Edge {
 				if !gone[e] {
 					add(d.Dst[i], d.Src[i], d.Weight[i], e)
@@ -369,6 +416,60 @@ func WithDelta(base *View, d Delta) (*View, error) {
 		})
 	}
 	return patched(base, d.Nodes, out, in)
+}
+
+// check validates d's shape over base.
+func (d *Delta) check(base *View) error {
+	g := base.g
+	if d.Nodes < base.n {
+		return fmt.Errorf("mask: delta of %d nodes over a view of %d", d.Nodes, base.n)
+	}
+	m := len(d.Edge)
+	if len(d.Src) != m || len(d.Dst) != m || len(d.Weight) != m {
+		return fmt.Errorf("mask: delta with %d edge ids, %d sources, %d targets and %d weights", m, len(d.Src), len(d.Dst), len(d.Weight))
+	}
+	for i, e := range d.Edge {
+		if int64(e) < int64(g.NumEdges()) || i > 0 && e <= d.Edge[i-1] {
+			return fmt.Errorf("mask: delta edge %d: id %d, want ascending ids from %d", i, e, g.NumEdges())
+		}
+		if int64(d.Src[i]) >= int64(d.Nodes) || int64(d.Dst[i]) >= int64(d.Nodes) {
+			return fmt.Errorf("mask: delta edge %d: %d -> %d out of range (%d nodes)", e, d.Src[i], d.Dst[i], d.Nodes)
+		}
+	}
+	ends := d.RemovedSrc != nil || d.RemovedDst != nil
+	if ends && (len(d.RemovedSrc) != len(d.Removed) || len(d.RemovedDst) != len(d.Removed)) {
+		return fmt.Errorf("mask: delta with %d removed edges, %d sources and %d targets", len(d.Removed), len(d.RemovedSrc), len(d.RemovedDst))
+	}
+	if !ends && base.patch != nil && len(d.Removed) > 0 {
+		return fmt.Errorf("mask: delta removes %d edges from a patched view without their ends", len(d.Removed))
+	}
+	for i, e := range d.Removed {
+		if int64(e) < int64(g.NumEdges()) && ends {
+			if ed := g.Edge(e); ed.Src != d.RemovedSrc[i] || ed.Dst != d.RemovedDst[i] {
+				return fmt.Errorf("mask: delta removes edge %d as %d -> %d, the graph has it as %d -> %d", e, d.RemovedSrc[i], d.RemovedDst[i], ed.Src, ed.Dst)
+			}
+		}
+	}
+	return nil
+}
+
+// removedEnds returns the ends of removed edge i when it may be an arc of
+// base: a graph edge base does not mask, or (on a patched base) an added
+// one.
+func (d *Delta) removedEnds(base *View, i int) (src, dst uint32, ok bool) {
+	e := d.Removed[i]
+	g := base.g
+	if int64(e) < int64(g.NumEdges()) {
+		if base.MaskedEdge(e) {
+			return 0, 0, false
+		}
+		ed := g.Edge(e)
+		return ed.Src, ed.Dst, true
+	}
+	if base.patch == nil {
+		return 0, 0, false
+	}
+	return d.RemovedSrc[i], d.RemovedDst[i], true
 }
 
 // rowBuilder collects the rows a delta replaces.
@@ -386,50 +487,58 @@ func (b *rowBuilder) mark(u uint32) {
 	}
 }
 
-// build returns the marked rows: each node's live arcs of a (when it is one
-// of the graph's n nodes), then the added arcs that each(add) reports for
-// it, in the order reported (ascending edge ids).
-func (b *rowBuilder) build(a csr.Adjacency, n int, live func(e uint32) bool, each func(add func(u, v uint32, w float64, e uint32))) rowSet {
+// build returns the marked rows: each node's arcs in base (row(u), when u
+// is one of base's nodes) that are live there and not gone, then the added
+// arcs that each(add) reports for it, in the order reported (ascending
+// edge ids). The rows share one backing array per field, each cut to its
+// own length and capacity.
+func (b *rowBuilder) build(base *View, row func(uint32) Row, gone map[uint32]bool, each func(add func(u, v uint32, w float64, e uint32))) rowSet {
 	slices.Sort(b.nodes)
-	rows := rowSet{Nodes: b.nodes, Offsets: make([]int, len(b.nodes)+1)}
-	index := make(map[uint32]int, len(b.nodes))
+	k := len(b.nodes)
+	index := make(map[uint32]int, k)
 	for i, u := range b.nodes {
 		index[u] = i
 	}
-	// Count, then fill: graph arcs first, added arcs after them.
-	count := make([]int, len(b.nodes))
+	keep := func(r Row, p int) bool { return r.Live(p) && !gone[r.Edge[p]] }
+	// Count, then fill: base's arcs first, added arcs after them.
+	offsets := make([]int, k+1)
 	for i, u := range b.nodes {
-		if int(u) < n {
-			lo, hi := a.Span(u)
-			for p := lo; p < hi; p++ {
-				if live(a.Edge[p]) {
-					count[i]++
+		if int64(u) < int64(base.n) {
+			r := row(u)
+			for p := range r.Nbr {
+				if keep(r, p) {
+					offsets[i+1]++
 				}
 			}
 		}
 	}
-	each(func(u, _ uint32, _ float64, _ uint32) { count[index[u]]++ })
-	for i, c := range count {
-		rows.Offsets[i+1] = rows.Offsets[i] + c
+	each(func(u, _ uint32, _ float64, _ uint32) { offsets[index[u]+1]++ })
+	for i := range k {
+		offsets[i+1] += offsets[i]
 	}
-	arcs := rows.Offsets[len(b.nodes)]
-	rows.Nbr, rows.Weight, rows.Edge = make([]uint32, arcs), make([]float64, arcs), make([]uint32, arcs)
-	fill := slices.Clone(rows.Offsets[:len(b.nodes)])
+	arcs := offsets[k]
+	nbr, wt, eid := make([]uint32, arcs), make([]float64, arcs), make([]uint32, arcs)
+	fill := slices.Clone(offsets[:k])
 	put := func(i int, v uint32, w float64, e uint32) {
 		p := fill[i]
-		rows.Nbr[p], rows.Weight[p], rows.Edge[p] = v, w, e
+		nbr[p], wt[p], eid[p] = v, w, e
 		fill[i]++
 	}
 	for i, u := range b.nodes {
-		if int(u) < n {
-			lo, hi := a.Span(u)
-			for p := lo; p < hi; p++ {
-				if e := a.Edge[p]; live(e) {
-					put(i, a.Nbr[p], a.Weight.At(p), e)
+		if int64(u) < int64(base.n) {
+			r := row(u)
+			for p := range r.Nbr {
+				if keep(r, p) {
+					put(i, r.Nbr[p], r.Weight.At(p), r.Edge[p])
 				}
 			}
 		}
 	}
 	each(func(u, v uint32, w float64, e uint32) { put(index[u], v, w, e) })
+	rows := rowSet{Nodes: b.nodes, Nbr: make([][]uint32, k), Weight: make([][]float64, k), Edge: make([][]uint32, k)}
+	for i := range k {
+		lo, hi := offsets[i], offsets[i+1]
+		rows.Nbr[i], rows.Weight[i], rows.Edge[i] = nbr[lo:hi:hi], wt[lo:hi:hi], eid[lo:hi:hi]
+	}
 	return rows
 }

@@ -19,15 +19,26 @@ func TestPatchedRefusesBadRows(t *testing.T) {
 		out  rowSet
 	}{
 		{"fewer nodes", 2, rowSet{}},
-		{"node out of range", 3, rowSet{Nodes: []uint32{3}, Offsets: []int{0, 0}}},
-		{"descending", 4, rowSet{Nodes: []uint32{2, 1}, Offsets: []int{0, 0, 0}}},
-		{"neighbour out of range", 3, rowSet{Nodes: []uint32{0}, Offsets: []int{0, 1}, Nbr: []uint32{5}, Weight: []float64{1}, Edge: []uint32{9}}},
-		{"negative weight", 3, rowSet{Nodes: []uint32{0}, Offsets: []int{0, 1}, Nbr: []uint32{1}, Weight: []float64{-1}, Edge: []uint32{9}}},
-		{"edge order", 3, rowSet{Nodes: []uint32{0}, Offsets: []int{0, 2}, Nbr: []uint32{1, 2}, Weight: []float64{1, 1}, Edge: []uint32{9, 4}}},
-		{"short arrays", 3, rowSet{Nodes: []uint32{0}, Offsets: []int{0, 2}, Nbr: []uint32{1}, Weight: []float64{1}, Edge: []uint32{9}}},
+		{"node out of range", 3, rows([]uint32{3}, nil, nil, nil)},
+		{"descending", 4, rows([]uint32{2, 1}, nil, nil, nil)},
+		{"neighbour out of range", 3, rows([]uint32{0}, []uint32{5}, []float64{1}, []uint32{9})},
+		{"negative weight", 3, rows([]uint32{0}, []uint32{1}, []float64{-1}, []uint32{9})},
+		{"edge order", 3, rows([]uint32{0}, []uint32{1, 2}, []float64{1, 1}, []uint32{9, 4})},
+		{"short arrays", 3, rows([]uint32{0}, []uint32{1, 2}, []float64{1}, []uint32{9})},
+		{"rows missing", 3, rowSet{Nodes: []uint32{0}}},
 	} {
 		if _, err := patched(base, tc.n, tc.out, rowSet{}); err == nil {
 			t.Errorf("%s: no error", tc.name)
 		}
 	}
+}
+
+// rows is a row set whose first row holds the arcs given and whose other
+// rows are empty.
+func rows(nodes []uint32, nbr []uint32, wt []float64, eid []uint32) rowSet {
+	s := rowSet{Nodes: nodes, Nbr: make([][]uint32, len(nodes)), Weight: make([][]float64, len(nodes)), Edge: make([][]uint32, len(nodes))}
+	if len(nodes) > 0 {
+		s.Nbr[0], s.Weight[0], s.Edge[0] = nbr, wt, eid
+	}
+	return s
 }

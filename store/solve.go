@@ -32,11 +32,16 @@ func (l *lazyView) volume() float64 {
 
 // View returns the version seen through a trust policy (nil: native), as
 // ppr's engine reads it: the base snapshot's view with the rows the delta
-// changed replaced (mask.WithDelta), built once per policy on first use at
-// a cost of O(delta + the degrees of the nodes it touched) plus O(n) words
-// for the out-weights. Nothing of the snapshot is copied. PPR on a version
-// is ppr's on this view (ppr.Solve, ppr.SolveTopK); a Cache brings solved
-// vectors from version to version instead of solving again.
+// changed replaced (mask.WithDelta), built once per policy on first use.
+// Nothing of the snapshot is copied. When an earlier version on the same
+// base has its view for the policy built, this one derives from it: it
+// shares its rows and rebuilds the rows the writes between them changed,
+// at a cost of O(those writes + the degrees of the nodes they touched)
+// plus O(n) words for the out-weights (with no change to the policy's
+// view, it is that view); else it applies the whole delta to the base's
+// view, O(delta + the degrees of the nodes it touched) plus O(n). PPR on
+// a version is ppr's on this view (ppr.Solve, ppr.SolveTopK); a Cache
+// brings solved vectors from version to version instead of solving again.
 func (v *Version) View(p *mask.Policy) (*mask.View, error) {
 	l, err := v.lazyView(p)
 	if err != nil {
@@ -46,10 +51,11 @@ func (v *Version) View(p *mask.Policy) (*mask.View, error) {
 }
 
 func (v *Version) lazyView(p *mask.Policy) (*lazyView, error) {
-	lv, _ := v.views.LoadOrStore(policyKey(p), &lazyView{})
+	key := policyKey(p)
+	lv, _ := v.views.LoadOrStore(key, &lazyView{})
 	l := lv.(*lazyView)
 	l.once.Do(func() {
-		l.v, l.err = v.buildView(p)
+		l.v, l.err = v.buildView(p, key)
 	})
 	return l, l.err
 }
@@ -72,15 +78,43 @@ func (v *Version) keeps(p *mask.Policy, i int) bool {
 	return true
 }
 
-// buildView applies the delta to the base view for p: the delta edges p
-// selects, and the deletions made by channels p selects.
-func (v *Version) buildView(p *mask.Policy) (*mask.View, error) {
-	bv, err := v.base.view(p)
+// builtView is a version's view for one policy, as its base remembers the
+// newest one built (base.recent).
+type builtView struct {
+	v    *Version
+	view *mask.View
+}
+
+// buildView makes the view for p (key: its policyKey): derived from the
+// newest earlier version's on the same base when the base remembers one
+// (the delta logs are append-only, so that version's delta is a prefix of
+// this one's), else the base's view with the whole delta applied.
+func (v *Version) buildView(p *mask.Policy, key string) (*mask.View, error) {
+	from, bv := v.base.recentView(key, v)
+	var view *mask.View
+	var err error
+	if bv != nil {
+		view, err = v.applyDelta(bv, from, p)
+	} else if bv, err = v.base.view(p); err == nil {
+		view, err = v.applyDelta(bv, nil, p)
+	}
 	if err != nil {
 		return nil, err
 	}
+	v.base.remember(key, v, view)
+	return view, nil
+}
+
+// applyDelta applies to bv, the view for p of version from (nil: of the
+// base), the writes v has beyond it: the delta edges p keeps, and the
+// deletions made by channels p selects.
+func (v *Version) applyDelta(bv *mask.View, from *Version, p *mask.Policy) (*mask.View, error) {
+	edges, dels := 0, 0
+	if from != nil {
+		edges, dels = len(from.l.src), len(from.l.dels)
+	}
 	d := mask.Delta{Nodes: v.NumNodes()}
-	for i := range v.l.src {
+	for i := edges; i < len(v.l.src); i++ {
 		if v.keeps(p, i) {
 			d.Src = append(d.Src, v.l.src[i])
 			d.Dst = append(d.Dst, v.l.dst[i])
@@ -88,15 +122,27 @@ func (v *Version) buildView(p *mask.Policy) (*mask.View, error) {
 			d.Edge = append(d.Edge, uint32(v.base.edges+i))
 		}
 	}
-	for _, del := range v.l.dels {
+	for _, del := range v.l.dels[dels:] {
 		if v.selects(p, del.channel) {
 			d.Removed = append(d.Removed, del.edge)
+			src, dst := v.ends(del.edge)
+			d.RemovedSrc, d.RemovedDst = append(d.RemovedSrc, src), append(d.RemovedDst, dst)
 		}
 	}
-	if len(d.Edge) == 0 && len(d.Removed) == 0 && d.Nodes == v.base.nodes {
-		return bv, nil // a freshly compacted version reads the base view as it is
+	if len(d.Edge) == 0 && len(d.Removed) == 0 && d.Nodes == bv.NumNodes() {
+		return bv, nil // nothing p sees changed (a freshly compacted version reads the base view as it is)
 	}
 	return mask.WithDelta(bv, d)
+}
+
+// ends returns edge e's ends.
+func (v *Version) ends(e uint32) (src, dst uint32) {
+	if int(e) < v.base.edges {
+		ed := v.base.g.Edge(e)
+		return ed.Src, ed.Dst
+	}
+	i := int(e) - v.base.edges
+	return v.l.src[i], v.l.dst[i]
 }
 
 // emptyGraphs are the 0-node snapshots an empty store's versions patch.

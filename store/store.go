@@ -25,6 +25,41 @@ type base struct {
 	nodes    int
 	edges    int
 	views    sync.Map // policy key -> *lazyBaseView
+	recent   sync.Map // policy key -> *builtView: the view of the newest version built
+}
+
+// recentView returns the newest version whose view for the policy (key)
+// was built, with that view, when v's delta extends its (same base, at
+// least its writes); else nil.
+func (b *base) recentView(key string, v *Version) (*Version, *mask.View) {
+	r, ok := b.recent.Load(key)
+	if !ok {
+		return nil, nil
+	}
+	bv := r.(*builtView)
+	from := bv.v
+	if from.batches > v.batches || len(from.l.src) > len(v.l.src) || len(from.l.dels) > len(v.l.dels) || len(from.l.names) > len(v.l.names) {
+		return nil, nil
+	}
+	return from, bv.view
+}
+
+// remember keeps v's view for the policy (key) when v is the newest
+// version whose view was built.
+func (b *base) remember(key string, v *Version, view *mask.View) {
+	next := &builtView{v: v, view: view}
+	for {
+		r, ok := b.recent.Load(key)
+		if !ok {
+			if _, loaded := b.recent.LoadOrStore(key, next); !loaded {
+				return
+			}
+			continue
+		}
+		if r.(*builtView).v.batches >= v.batches || b.recent.CompareAndSwap(key, r, next) {
+			return
+		}
+	}
 }
 
 type lazyBaseView struct {

@@ -30,6 +30,11 @@ func runLive(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer events.Close()
+	stop, err := startCPUProfile(r.cpuProfile)
+	if err != nil {
+		return err
+	}
+	defer stop()
 	start := time.Now()
 	st, closeGraph, err := r.store(stderr)
 	if err != nil {
@@ -57,6 +62,7 @@ type liveRun struct {
 	trusted             []string
 	eventsPath, outPath string
 	check               bool
+	cpuProfile          string
 }
 
 // newLiveRun parses live's flags and checks them.
@@ -69,6 +75,7 @@ func newLiveRun(args []string) (*liveRun, error) {
 	fs.StringVar(&r.eventsPath, "events", "", "JSON-lines event file: write batches and queries, applied in order (required)")
 	fs.StringVar(&r.outPath, "out", "", "write one JSON line per query here instead of stdout")
 	fs.BoolVar(&r.check, "check", false, "verify every decision against a from-scratch guard on the materialised version (slow)")
+	fs.StringVar(&r.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file")
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}

@@ -18,23 +18,40 @@ import (
 	"github.com/authppr/authppr/replay"
 )
 
+// startCPUProfile starts a CPU profile written to path (nothing when path
+// is empty); stop ends it and closes the file.
+func startCPUProfile(path string) (stop func() error, err error) {
+	if path == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
+}
+
 func runOverhead(args []string, stdout, stderr io.Writer) error {
 	o, err := newOverhead(args)
 	if err != nil {
 		return err
 	}
-	if o.cpuProfile != "" {
-		f, err := os.Create(o.cpuProfile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stop, err := startCPUProfile(o.cpuProfile)
+	if err != nil {
+		return err
 	}
-	if err := o.run(); err != nil {
+	err = o.run()
+	if err := stop(); err != nil {
+		return err
+	}
+	if err != nil {
 		return err
 	}
 	if o.asJSON {

@@ -8,22 +8,22 @@ package rowindex
 
 import "math/bits"
 
-// Rows are whole rows in CSR form over a view of n nodes, with a rank
-// index: the row of node u is number rank[u/64] + the count of the bits of
-// word u/64 below u's.
+// Rows are whole rows, each its own slices (so that the rows a view shares
+// with the view it was derived from are not copied), over a view of n
+// nodes, with a rank index: the row of node u is number rank[u/64] + the
+// count of the bits of word u/64 below u's.
 type Rows struct {
-	bits    []uint64 // bit u set when node u has a row
-	rank    []int32  // rank[w]: the rows of the nodes below 64*w
-	offsets []int
-	nbr     []uint32
-	weight  []float64
+	bits   []uint64 // bit u set when node u has a row
+	rank   []int32  // rank[w]: the rows of the nodes below 64*w
+	nbr    [][]uint32
+	weight [][]float64
 }
 
 // New indexes the rows of nodes (ascending, distinct, below n): row i is
-// the arcs offsets[i] .. offsets[i+1]-1 of nbr and weight. It keeps the
-// slices, which must not be modified afterwards, and owns O(n/64) words.
-func New(nodes []uint32, offsets []int, nbr []uint32, weight []float64, n int) Rows {
-	r := Rows{bits: make([]uint64, (n+63)/64), rank: make([]int32, (n+63)/64), offsets: offsets, nbr: nbr, weight: weight}
+// nbr[i] and weight[i], of equal lengths. It keeps the slices, which must
+// not be modified afterwards, and owns O(n/64) words.
+func New(nodes []uint32, nbr [][]uint32, weight [][]float64, n int) Rows {
+	r := Rows{bits: make([]uint64, (n+63)/64), rank: make([]int32, (n+63)/64), nbr: nbr, weight: weight}
 	for _, u := range nodes {
 		r.bits[u/64] |= 1 << (u % 64)
 	}
@@ -47,8 +47,7 @@ func (r *Rows) Index(u uint32) int {
 
 // Row returns row i's arcs.
 func (r *Rows) Row(i int) (nbr []uint32, wt []float64) {
-	lo, hi := r.offsets[i], r.offsets[i+1]
-	return r.nbr[lo:hi:hi], r.weight[lo:hi:hi]
+	return r.nbr[i], r.weight[i]
 }
 
 // Bits returns the nodes that have a row as a bitmap, one bit per node.
