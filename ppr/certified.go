@@ -478,12 +478,16 @@ func (bs *blockerSet) add(u uint32, hi, minSel float64) {
 // that would separate them. One pass over the candidates; inSel is all
 // false on entry and on return.
 //
+// maxRest is the greatest upper end x(u) + E(u) over the unselected
+// candidates and maxErr the greatest E(u) over the candidates (restSummary
+// keeps them).
+//
 // outsideHi is the highest upper end among unselected candidates the pass
 // is not given (-Inf: it is given them all), below the selection's lowest
 // end (see local.go). Between upper ends that are equal the larger
 // error term is the one reported, so the result does not depend on the
 // order of the candidates.
-func coordGap(x []float64, eb *errorBounds, sel []Scored, candidates []uint32, inSel []bool, bs *blockerSet, outsideHi float64) (proved, slack, need float64) {
+func coordGap(x []float64, eb *errorBounds, sel []Scored, candidates []uint32, inSel []bool, bs *blockerSet, outsideHi float64) (proved, slack, need, maxRest, maxErr float64) {
 	minSel := selectionFloor(eb, sel)
 	for _, s := range sel {
 		inSel[s.Node] = true
@@ -498,6 +502,8 @@ func coordGap(x []float64, eb *errorBounds, sel []Scored, candidates []uint32, i
 	if restHi > math.Inf(-1) {
 		restAt = outsideHi // x = 0 there: the upper end is the error term
 	}
+	maxErr = restAt // the greatest error term of the nodes not given is outsideHi's
+
 	blockHi, blockAt := math.Inf(-1), 0.0
 	blocking := func(u uint32, hi, err float64) {
 		if inSel[u] {
@@ -515,6 +521,7 @@ func coordGap(x []float64, eb *errorBounds, sel []Scored, candidates []uint32, i
 	}
 	rest := func(u uint32) {
 		err := eb.at(u)
+		maxErr = max(maxErr, err)
 		hi := x[u] + err
 		if hi >= minSel {
 			blocking(u, hi, err)
@@ -533,7 +540,7 @@ func coordGap(x []float64, eb *errorBounds, sel []Scored, candidates []uint32, i
 	for _, s := range sel {
 		inSel[s.Node] = false
 	}
-	return minSel - maxRest, at, need
+	return minSel - maxRest, at, need, maxRest, maxErr
 }
 
 // selectionFloor returns the selection's lowest lower end under eb. A

@@ -46,6 +46,7 @@ type Engine struct {
 	fifo     fifo           // pushUntil
 	rounds   roundScratch   // PushRounds, PushNegative
 	refine   topKRefinement // reverse pushes (SolveTopK, Proof.RefinedGap)
+	marks    derivedMarks   // scratch of derived proofs' gaps (since.go)
 	local    localState     // SolveTopK's local checks (see local.go)
 	inSel    []bool         // SolveTopK's selection marks (all false between calls)
 	dangling []uint32       // the view's nodes without out-weight, ascending

@@ -24,6 +24,13 @@ type Proof struct {
 	st     residualStats // undirected views: the statistics eb was made from
 	l1     float64       // ||r||_1, or an upper bound on it
 	passes int
+	// A certified top-k's proof keeps what its last check learnt of the
+	// unselected candidates; a proof derived from one (Prove with since)
+	// keeps it and the changed nodes, and bounds the rest from them
+	// (since.go).
+	rest    *restSummary
+	since   *Proof
+	changed []uint32
 }
 
 // Prove returns the proof of the engine's current state, which passes
@@ -39,7 +46,10 @@ type Proof struct {
 // |r(u)| over changed, the largest ratio by the larger of since's and the
 // changed nodes' ratios, the dangling residual likewise), which bounds
 // what a full pass would find, so every bound derived from them holds.
-// Duplicates in changed only loosen the bounds.
+// Duplicates in changed only loosen the bounds. The proof keeps since and
+// changed (which must not be modified while it is used): a gap over the
+// selection and candidates of since's certified top-k reads only the
+// changed candidates (since.go).
 func (e *Engine) Prove(passes int, since *Proof, changed []uint32) *Proof {
 	if since == nil {
 		st := e.residualStats()
@@ -72,7 +82,9 @@ func (e *Engine) Prove(passes int, since *Proof, changed []uint32) *Proof {
 			st.danglingNeg += max(-rv, 0)
 		}
 	}
-	return e.proofOf(st, passes)
+	p := e.proofOf(st, passes)
+	p.since, p.changed = since, changed
+	return p
 }
 
 // proofOf makes the proof of statistics st after passes passes.
@@ -112,6 +124,11 @@ func (p *Proof) bound(v uint32) float64 { return p.eb.abs(v) }
 // end with the v', u' that attain x's min and max); the intersection of
 // the two holds it.
 func (p *Proof) Gap(sel []uint32, cands []uint32, inSel []bool) Interval {
+	if rs, grow := p.sinceRest(sel, cands); rs != nil {
+		if d, ok := p.derivedRest(rs, grow, cands, inSel, math.Inf(1), nil); ok {
+			return p.gapOf(sel, &d.up, &d.down)
+		}
+	}
 	var rest gapRest
 	rest.init()
 	eachCandidate(len(p.x), cands, func(u uint32) {
@@ -119,7 +136,7 @@ func (p *Proof) Gap(sel []uint32, cands []uint32, inSel []bool) Interval {
 			rest.add(p, u)
 		}
 	})
-	return p.gap(sel, &rest)
+	return p.gapOf(sel, &rest, &rest)
 }
 
 // gapRest is what Gap needs of the unselected candidates: the greatest
@@ -133,19 +150,21 @@ func (r *gapRest) add(p *Proof, u uint32) {
 	r.maxLo, r.maxHi, r.maxX = max(r.maxLo, x-p.eb.below(u)), max(r.maxHi, x+p.eb.at(u)), max(r.maxX, x)
 }
 
-// gap is Gap's interval from the selection and the rest's maxima.
-func (p *Proof) gap(sel []uint32, rest *gapRest) Interval {
+// gapOf is Gap's interval from the selection and bounds on the rest's
+// maxima: up's from above (the lower end), down's from below (the upper
+// end); both are the maxima themselves after a pass over the candidates.
+func (p *Proof) gapOf(sel []uint32, up, down *gapRest) Interval {
 	minLo, minHi, minX := math.Inf(1), math.Inf(1), math.Inf(1)
 	for _, v := range sel {
 		x := p.x[v]
 		minLo, minHi, minX = min(minLo, x-p.eb.below(v)), min(minHi, x+p.eb.at(v)), min(minX, x)
 	}
-	if math.IsInf(rest.maxX, -1) {
+	if math.IsInf(up.maxX, -1) {
 		return Interval{math.Inf(1), math.Inf(1)}
 	}
 	l1 := p.eb.l1
-	lo := max(minLo-rest.maxHi, minX-rest.maxX-l1) - p.eb.round
-	hi := min(minHi-rest.maxLo, minX-rest.maxX+l1) + p.eb.round
+	lo := max(minLo-up.maxHi, minX-up.maxX-l1) - p.eb.round
+	hi := min(minHi-down.maxLo, minX-down.maxX+l1) + p.eb.round
 	return Interval{Lo: lo, Hi: hi}
 }
 
@@ -191,8 +210,10 @@ func (p *Proof) RefinedGap(sel, cands []uint32, inSel []bool) (Interval, int) {
 		return p.Gap(sel, cands, inSel), 0
 	}
 	ri := &refinedIntervals{rc: rc, eb: &p.eb, x: p.x, bounds: make(map[uint32][2]float64)}
-	ri.scan(p, sel, cands, inSel)
-	iv := p.gap(sel, &ri.rest)
+	if !ri.derive(p, sel, cands, inSel) {
+		ri.scan(p, sel, cands, inSel)
+	}
+	iv := p.gapOf(sel, &ri.rest, &ri.down)
 	if math.IsInf(iv.Lo, 1) || !ri.refineAtBoundary(sel) || len(ri.bounds) == 0 {
 		return iv, 0
 	}
@@ -210,7 +231,8 @@ type refinedIntervals struct {
 	x      []float64
 	bounds map[uint32][2]float64
 
-	rest    gapRest // Gap's maxima over the unselected candidates
+	rest    gapRest // Gap's maxima over the unselected candidates (bounds from above when derived)
+	down    gapRest // the same (bounds from below when derived)
 	high    uint32  // an unselected candidate of greatest x (rest.maxX)
 	blockHi float64 // the greatest unrefined upper end x + nTerm
 	// near lists, in candidate order, the unselected candidates whose
@@ -228,10 +250,7 @@ type refinedIntervals struct {
 // exceeds the selection's least x, which is at least that end.
 func (ri *refinedIntervals) scan(p *Proof, sel, cands []uint32, inSel []bool) {
 	x, eb, rc := ri.x, ri.eb, ri.rc
-	reach := math.Inf(1)
-	for _, v := range sel {
-		reach = min(reach, x[v]-rc.below(v))
-	}
+	reach := ri.reach(sel)
 	ri.rest.init()
 	ri.blockHi, ri.farLo, ri.farHi = math.Inf(-1), math.Inf(-1), math.Inf(-1)
 	near := rc.e.refine.near[:0]
@@ -253,6 +272,35 @@ func (ri *refinedIntervals) scan(p *Proof, sel, cands []uint32, inSel []bool) {
 	})
 	ri.near = near
 	rc.e.refine.near = near
+	ri.down = ri.rest
+}
+
+// reach returns the selection's least unrefined lower end.
+func (ri *refinedIntervals) reach(sel []uint32) float64 {
+	reach := math.Inf(1)
+	for _, v := range sel {
+		reach = min(reach, ri.x[v]-ri.rc.below(v))
+	}
+	return reach
+}
+
+// derive fills what scan fills from the summary of the solve p was derived
+// from (derivedRest), when p may use one and the unread candidates cannot
+// reach the selection: near holds every candidate scan would list (and
+// perhaps more), and the ends are bounds on scan's.
+func (ri *refinedIntervals) derive(p *Proof, sel, cands []uint32, inSel []bool) bool {
+	rs, grow := p.sinceRest(sel, cands)
+	if rs == nil {
+		return false
+	}
+	d, ok := p.derivedRest(rs, grow, cands, inSel, ri.reach(sel), ri.rc)
+	if !ok {
+		return false
+	}
+	ri.rest, ri.down, ri.high = d.up, d.down, d.high
+	ri.blockHi = d.up.maxHi
+	ri.near, ri.farLo, ri.farHi = d.near, d.farLo, d.farHi
+	return true
 }
 
 // refine tightens v's interval towards target (see refineCheck.tighten).

@@ -57,6 +57,7 @@ type topKSolve struct {
 	l1Bound          float64
 	eb               errorBounds
 	gap, slack, need float64
+	rest             restSummary // undirected views: what the check's pass learnt of the unselected
 }
 
 func (e *Engine) solveTopK(k int, candidates []uint32, opt Options) (*TopKResult, error) {
@@ -203,6 +204,9 @@ func (s *topKSolve) finish() error {
 		pst = s.st
 	}
 	res.Proof = e.proofOf(pst, res.Sweeps+s.opt.PriorPasses)
+	if s.perCoord && s.rest.ok {
+		res.Proof.rest = s.rest.keep(res.TopK, s.candidates)
+	}
 	return nil
 }
 
@@ -222,8 +226,10 @@ func (s *topKSolve) check() {
 		top = TopK(e.X, s.k+1, s.candidates, e.view.Ranks())
 	}
 	res.TopK, res.Gap = top, math.Inf(1)
+	s.rest = restSummary{}
 	if len(top) > s.k {
 		res.TopK, res.Gap = top[:s.k], top[s.k-1].Score-top[s.k].Score
+		s.rest.high, s.rest.highX = top[s.k].Node, top[s.k].Score
 	}
 	res.ErrorBound = s.l1Bound
 	s.eb = errorBounds{l1: s.l1Bound * e.tune.boundScale, signed: s.signed}
@@ -270,8 +276,10 @@ func (s *topKSolve) prove(round float64) {
 		if e.local.on && s.candidates == nil {
 			visit, outsideHi = e.localVisit(&s.eb, res.TopK)
 		}
-		res.ProvedGap, s.slack, s.need = coordGap(e.X, &s.eb, res.TopK, visit, e.inSel, bs, outsideHi)
+		var maxRest, maxErr float64
+		res.ProvedGap, s.slack, s.need, maxRest, maxErr = coordGap(e.X, &s.eb, res.TopK, visit, e.inSel, bs, outsideHi)
 		s.gap = res.Gap
+		s.rest.note(&s.eb, maxRest, maxErr, bs)
 	} else {
 		s.proveDirected()
 	}
@@ -319,7 +327,7 @@ func (s *topKSolve) proveDirected() {
 	// selection's lowest end, so coordGap would prove nothing either. One
 	// pass serves both.
 	if s.eb.vis != nil && (!e.tune.refineDirected || !refinesAt(s.l1, e.alpha, e.damping, true)) {
-		proved, at, _ := coordGap(e.X, &s.eb, res.TopK, s.candidates, e.inSel, nil, math.Inf(-1))
+		proved, at, _, _, _ := coordGap(e.X, &s.eb, res.TopK, s.candidates, e.inSel, nil, math.Inf(-1))
 		res.ProvedGap, s.slack = max(res.ProvedGap, proved), at
 	}
 }

@@ -1,0 +1,241 @@
+package ppr
+
+import (
+	"math"
+	"slices"
+)
+
+// Gaps of derived proofs without a pass over the candidates.
+//
+// A guard proves the authenticated selection from the native solve's state
+// changed on a few nodes (Prove with since and changed). Its gap needs,
+// over the unselected candidates, the greatest upper and lower ends and x,
+// and for refinement the candidates whose upper end reaches the selection:
+// a pass over every candidate, as long as the native solve's own check,
+// for a state that differs from it on a few nodes. The solve's last check
+// made that pass: restSummary keeps what it learnt, and a proof derived
+// from the solve's (or the solve's own) bounds the unselected candidates
+// from it, reading only the changed ones, the native blockers and the best
+// unselected one (derivedRest).
+//
+// Bound. Let u be an unselected candidate whose x, r and out-row are not
+// changed. On an undirected view its upper end under the check's bounds was
+// x(u) + E_G(u), E_G(u) = min(s*up(r(u)) + dC_G*W(u) + D_G, L_G) (W(u) > 0;
+// min(D_G, L_G) otherwise), and under the derived proof's it is
+// x(u) + E_A(u) with the same x, r and W. A derived proof's statistics only
+// grow (Prove), so D_A >= D_G and L_A >= L_G; s is the bound scale for
+// both, and up(r(u)) is the same: a native residual without negative
+// entries has r(u) >= 0 outside changed, where |r| = r+, and a signed one
+// makes the derived one signed, both taking r+. With dC_A = dC_G the
+// first terms are p and p' = p + D_A - D_G: when E_G(u) < L_G (so p <
+// L_G), E_A(u) <= p' = E_G(u) + D_A - D_G, and in any case E_A(u) =
+// min(p', L_A) <= E_G(u) + max(D_A - D_G, L_A - L_G). The check keeps
+// the greatest E_G over the candidates: below L_G, the growth is D_A - D_G
+// alone. So every such u has upper end at most the check's greatest plus
+// the growth (at most the greatest among the non-blockers plus it when u
+// is not a native blocker), and x(u) at most the check's greatest
+// unselected x. The rest's greatest lower end and x
+// are bounded below by the candidates read, which is all the gap's upper
+// end needs (Gap's proof takes any pair for it). When dC grew, or the
+// unread candidates may reach the selection, the proof reads them all.
+
+// restSummary is what a certified top-k's last check learnt about the
+// unselected candidates in its pass over them (undirected views).
+type restSummary struct {
+	ok    bool
+	sel   []uint32 // the selection, ascending
+	cands []uint32 // the solve's candidate list (nil: every node)
+	// An unselected candidate of greatest x, and that x.
+	high  uint32
+	highX float64
+	// The greatest upper end x + E over the unselected candidates.
+	hi float64
+	// The unselected candidates whose upper end reaches the selection's
+	// lowest lower end, and the greatest upper end of the others; over
+	// when there were more than the blocker set holds (or none collected).
+	blockers []uint32
+	over     bool
+	otherHi  float64
+	// The check's bound coefficients (errorBounds), and whether an error
+	// term E of a candidate reached the L1 cap.
+	rScale, dCoord, dangling, l1 float64
+	capped                       bool
+}
+
+// note records coordGap's pass: maxRest, maxErr and the blockers bs (nil:
+// not collected) under bounds eb.
+func (rs *restSummary) note(eb *errorBounds, maxRest, maxErr float64, bs *blockerSet) {
+	rs.ok = true
+	rs.capped = !(maxErr < eb.l1)
+	rs.hi = maxRest
+	rs.rScale, rs.dCoord, rs.dangling, rs.l1 = eb.rScale, eb.dCoord, eb.dangling, eb.l1
+	rs.over = bs == nil || bs.over
+	if !rs.over {
+		rs.blockers, rs.otherHi = bs.nodes, bs.restHi
+	}
+}
+
+// keep returns the summary with its own copies, for the solve's proof.
+func (rs *restSummary) keep(sel []Scored, cands []uint32) *restSummary {
+	k := *rs
+	k.sel = make([]uint32, len(sel))
+	for i, s := range sel {
+		k.sel[i] = s.Node
+	}
+	slices.Sort(k.sel)
+	k.cands = cands
+	k.blockers = slices.Clone(rs.blockers)
+	return &k
+}
+
+// sinceRest returns the summary the proof may bound sel's rest over cands
+// with (its own, or that of the proof it was derived from) and the growth
+// of the unchanged candidates' upper ends; nil when it may not: another
+// selection or candidate list, a directed view, or dC grew.
+func (p *Proof) sinceRest(sel, cands []uint32) (*restSummary, float64) {
+	src := p.since
+	if src == nil {
+		src = p
+	}
+	rs := src.rest
+	if rs == nil || p.eb.w == nil || p.eb.rScale != rs.rScale || p.eb.dCoord > rs.dCoord || !sameCandidates(rs.cands, cands) || !sameSelection(rs.sel, sel) {
+		return nil, 0
+	}
+	grow := max(p.eb.dangling-rs.dangling, 0)
+	if rs.capped {
+		grow = max(grow, p.eb.l1-rs.l1)
+	}
+	return rs, grow
+}
+
+// sameCandidates reports whether two candidate lists are the same slice
+// (or both nil: every node).
+func sameCandidates(a, b []uint32) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// sameSelection reports whether sel holds the nodes of sorted, ascending
+// and distinct.
+func sameSelection(sorted, sel []uint32) bool {
+	if len(sorted) != len(sel) {
+		return false
+	}
+	for _, v := range sel {
+		if _, ok := slices.BinarySearch(sorted, v); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// derivedRest is what derivedRest bounds of the unselected candidates.
+type derivedRest struct {
+	up   gapRest // upper bounds on the greatest upper end and x
+	down gapRest // lower bounds on the greatest lower end and x
+	high uint32  // the candidate read of greatest x
+	// With a reach: the unselected candidates whose upper end may reach
+	// it, ascending, and upper and lower bounds on the others' greatest
+	// upper end and greatest lower end (rc.below).
+	near         []uint32
+	farLo, farHi float64
+}
+
+// derivedRest bounds the unselected candidates from rs and growth grow
+// (sinceRest), reading the changed candidates, rs's best unselected one
+// and, with reach finite, its blockers. It reports false when the unread
+// candidates' upper ends may reach reach: then only a pass over the
+// candidates finds the near ones. rc supplies the lower ends of the far
+// candidates (nil without a reach).
+func (p *Proof) derivedRest(rs *restSummary, grow float64, cands []uint32, inSel []bool, reach float64, rc *refineCheck) (derivedRest, bool) {
+	var d derivedRest
+	d.up.init()
+	d.down.init()
+	d.farLo, d.farHi = math.Inf(-1), math.Inf(-1)
+	unreadHi := rs.hi + grow
+	withReach := !math.IsInf(reach, 1)
+	if withReach && !rs.over {
+		unreadHi = rs.otherHi + grow
+	}
+	if withReach && unreadHi >= reach {
+		return d, false
+	}
+	e := p.e
+	marks := e.derivedMarks(cands)
+	defer marks.clear(cands)
+	bestX := math.Inf(-1)
+	read := func(u uint32) {
+		if inSel[u] || marks.seen(u) || !marks.candidate(u) {
+			return
+		}
+		x := p.x[u]
+		d.up.add(p, u)
+		d.down.add(p, u)
+		if x > bestX {
+			bestX, d.high = x, u
+		}
+		if withReach {
+			if hi := x + p.eb.nTerm(u); hi >= reach {
+				d.near = append(d.near, u)
+			} else {
+				d.farLo, d.farHi = max(d.farLo, x-rc.below(u)), max(d.farHi, hi)
+			}
+		}
+	}
+	read(rs.high)
+	for _, u := range p.changed {
+		read(u)
+	}
+	if withReach {
+		for _, u := range rs.blockers {
+			read(u)
+		}
+		d.farHi = max(d.farHi, unreadHi)
+		slices.Sort(d.near)
+	}
+	d.up.maxHi = max(d.up.maxHi, rs.hi+grow)
+	d.up.maxX = max(d.up.maxX, rs.highX)
+	return d, true
+}
+
+// derivedMarks are the engine's scratch bitsets for derivedRest: the
+// candidates (when a list is given) and the nodes read.
+type derivedMarks struct {
+	cand, read []uint64
+	all        bool // every node is a candidate
+}
+
+// derivedMarks returns the scratch marks with cands marked.
+func (e *Engine) derivedMarks(cands []uint32) *derivedMarks {
+	m := &e.marks
+	if words := (len(e.X) + 63) / 64; len(m.read) != words {
+		m.cand, m.read = make([]uint64, words), make([]uint64, words)
+	}
+	m.all = cands == nil
+	for _, u := range cands {
+		m.cand[u/64] |= 1 << (u % 64)
+	}
+	return m
+}
+
+// seen marks u read and reports whether it was already.
+func (m *derivedMarks) seen(u uint32) bool {
+	bit := uint64(1) << (u % 64)
+	was := m.read[u/64]&bit != 0
+	m.read[u/64] |= bit
+	return was
+}
+
+func (m *derivedMarks) candidate(u uint32) bool {
+	return m.all || m.cand[u/64]&(1<<(u%64)) != 0
+}
+
+// clear empties the marks for the next use.
+func (m *derivedMarks) clear(cands []uint32) {
+	clear(m.read)
+	for _, u := range cands {
+		m.cand[u/64] = 0
+	}
+}
