@@ -125,9 +125,8 @@ func (p *Proof) bound(v uint32) float64 { return p.eb.abs(v) }
 // the two holds it.
 func (p *Proof) Gap(sel []uint32, cands []uint32, inSel []bool) Interval {
 	if rs, grow := p.sinceRest(sel, cands); rs != nil {
-		if d, ok := p.derivedRest(rs, grow, cands, inSel, math.Inf(1), nil); ok {
-			return p.gapOf(sel, &d.up, &d.down)
-		}
+		d := p.derivedRest(rs, grow, cands, inSel, math.Inf(1), nil)
+		return p.gapOf(sel, &d.up, &d.down)
 	}
 	var rest gapRest
 	rest.init()
@@ -210,7 +209,9 @@ func (p *Proof) RefinedGap(sel, cands []uint32, inSel []bool) (Interval, int) {
 		return p.Gap(sel, cands, inSel), 0
 	}
 	ri := &refinedIntervals{rc: rc, eb: &p.eb, x: p.x, bounds: make(map[uint32][2]float64)}
-	if !ri.derive(p, sel, cands, inSel) {
+	if ri.derive(p, sel, cands, inSel) {
+		ri.rescan = func() { ri.scan(p, sel, cands, inSel) }
+	} else {
 		ri.scan(p, sel, cands, inSel)
 	}
 	iv := p.gapOf(sel, &ri.rest, &ri.down)
@@ -241,6 +242,11 @@ type refinedIntervals struct {
 	// the greatest unrefined ends of the others, which stay unrefined.
 	near         []uint32
 	farLo, farHi float64
+	// Derived (derive): the unread candidates' upper ends are at most
+	// unreadHi, and rescan reads them all (scan) when refineAtBoundary
+	// needs the ones that reach the selection's refined lower end.
+	unreadHi float64
+	rescan   func()
 }
 
 // scan reads the unselected candidates once (see refinedIntervals).
@@ -285,21 +291,18 @@ func (ri *refinedIntervals) reach(sel []uint32) float64 {
 }
 
 // derive fills what scan fills from the summary of the solve p was derived
-// from (derivedRest), when p may use one and the unread candidates cannot
-// reach the selection: near holds every candidate scan would list (and
-// perhaps more), and the ends are bounds on scan's.
+// from (derivedRest), when p may use one: the ends are bounds on scan's,
+// near holds every candidate read that scan would list, and the
+// candidates not read are far, with upper ends at most unreadHi.
 func (ri *refinedIntervals) derive(p *Proof, sel, cands []uint32, inSel []bool) bool {
 	rs, grow := p.sinceRest(sel, cands)
 	if rs == nil {
 		return false
 	}
-	d, ok := p.derivedRest(rs, grow, cands, inSel, ri.reach(sel), ri.rc)
-	if !ok {
-		return false
-	}
+	d := p.derivedRest(rs, grow, cands, inSel, ri.reach(sel), ri.rc)
 	ri.rest, ri.down, ri.high = d.up, d.down, d.high
 	ri.blockHi = d.up.maxHi
-	ri.near, ri.farLo, ri.farHi = d.near, d.farLo, d.farHi
+	ri.near, ri.farLo, ri.farHi, ri.unreadHi = d.near, d.farLo, d.farHi, d.unreadHi
 	return true
 }
 
@@ -353,6 +356,11 @@ func (ri *refinedIntervals) refineAtBoundary(sel []uint32) bool {
 			ri.refine(v, true, ri.blockHi)
 		}
 		selLo = min(selLo, ri.lower(v))
+	}
+	if ri.rescan != nil && ri.unreadHi >= selLo {
+		// A candidate not read may reach the selection: read them all.
+		ri.rescan()
+		ri.rescan = nil
 	}
 	var blockers []uint32
 	for _, u := range ri.near { // only the selection is refined so far

@@ -34,10 +34,11 @@ import (
 // alone. So every such u has upper end at most the check's greatest plus
 // the growth (at most the greatest among the non-blockers plus it when u
 // is not a native blocker), and x(u) at most the check's greatest
-// unselected x. The rest's greatest lower end and x
-// are bounded below by the candidates read, which is all the gap's upper
-// end needs (Gap's proof takes any pair for it). When dC grew, or the
-// unread candidates may reach the selection, the proof reads them all.
+// unselected x. The rest's greatest lower end and x are bounded below by
+// the candidates read, which is all the gap's upper end needs (Gap's proof
+// takes any pair for it). When dC grew the proof reads every candidate, and
+// so does RefinedGap when the unread ones may reach the selection's refined
+// lower end (those it must refine).
 
 // restSummary is what a certified top-k's last check learnt about the
 // unselected candidates in its pass over them (undirected views).
@@ -136,31 +137,30 @@ type derivedRest struct {
 	up   gapRest // upper bounds on the greatest upper end and x
 	down gapRest // lower bounds on the greatest lower end and x
 	high uint32  // the candidate read of greatest x
-	// With a reach: the unselected candidates whose upper end may reach
-	// it, ascending, and upper and lower bounds on the others' greatest
-	// upper end and greatest lower end (rc.below).
+	// With a reach: the candidates read whose upper end reaches it,
+	// ascending, and upper and lower bounds on the others' greatest upper
+	// end and greatest lower end (rc.below); unreadHi bounds the upper
+	// ends of the candidates not read (they are among the others).
 	near         []uint32
 	farLo, farHi float64
+	unreadHi     float64
 }
 
 // derivedRest bounds the unselected candidates from rs and growth grow
 // (sinceRest), reading the changed candidates, rs's best unselected one
-// and, with reach finite, its blockers. It reports false when the unread
-// candidates' upper ends may reach reach: then only a pass over the
-// candidates finds the near ones. rc supplies the lower ends of the far
-// candidates (nil without a reach).
-func (p *Proof) derivedRest(rs *restSummary, grow float64, cands []uint32, inSel []bool, reach float64, rc *refineCheck) (derivedRest, bool) {
+// and, with reach finite, its blockers (the unread ones are then the
+// non-blockers, whose upper ends are bounded apart, when the blocker set
+// is complete). rc supplies the lower ends of the far candidates (nil
+// without a reach).
+func (p *Proof) derivedRest(rs *restSummary, grow float64, cands []uint32, inSel []bool, reach float64, rc *refineCheck) derivedRest {
 	var d derivedRest
 	d.up.init()
 	d.down.init()
 	d.farLo, d.farHi = math.Inf(-1), math.Inf(-1)
-	unreadHi := rs.hi + grow
 	withReach := !math.IsInf(reach, 1)
+	d.unreadHi = rs.hi + grow
 	if withReach && !rs.over {
-		unreadHi = rs.otherHi + grow
-	}
-	if withReach && unreadHi >= reach {
-		return d, false
+		d.unreadHi = rs.otherHi + grow
 	}
 	e := p.e
 	marks := e.derivedMarks(cands)
@@ -192,12 +192,12 @@ func (p *Proof) derivedRest(rs *restSummary, grow float64, cands []uint32, inSel
 		for _, u := range rs.blockers {
 			read(u)
 		}
-		d.farHi = max(d.farHi, unreadHi)
+		d.farHi = max(d.farHi, d.unreadHi)
 		slices.Sort(d.near)
 	}
 	d.up.maxHi = max(d.up.maxHi, rs.hi+grow)
 	d.up.maxX = max(d.up.maxX, rs.highX)
-	return d, true
+	return d
 }
 
 // derivedMarks are the engine's scratch bitsets for derivedRest: the
