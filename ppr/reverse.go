@@ -301,6 +301,7 @@ type topKRefinement struct {
 	differ    []uint64
 	gainers   []uint32
 	borrowed  map[uint32]*reverseEstimate
+	rowDiffs  rowDiffs          // the differing arcs of rows of differ, read once
 	changes   []remainderChange // remainderChanges' scratch
 	near      []uint32          // RefinedGap's scratch (refinedIntervals.near)
 }
@@ -317,6 +318,7 @@ func (e *Engine) ShareEstimates(from *Engine, differ, gainers []uint32) {
 	ref := &e.refine
 	ref.donor, ref.donorView = &from.refine, from.view
 	ref.gainers = gainers
+	ref.rowDiffs.views(e.view, from.view)
 	if n := (len(e.X) + 63) / 64; len(ref.differ) != n {
 		ref.differ = make([]uint64, n)
 	} else {
@@ -382,7 +384,8 @@ type remainderChange struct {
 // push at w gives mass to each u with a weighted arc into w in G, so an
 // unreached u has none into q's support in G, and then, without an arc G
 // lacks, none in A. So it reads the rows of the reached nodes of differ
-// and of the gainers, in both views, not the pushes' neighbourhoods.
+// and of the gainers, in both views, not the pushes' neighbourhoods: only
+// their differing arcs (rowDiffs.change).
 func (ref *topKRefinement) remainderChanges(e *Engine, est *reverseEstimate) (changes []remainderChange, readsDiffer bool) {
 	rp := ref.pusher
 	dense, inReach := rp.q, rp.seen // scratch, all zero between pushes
@@ -390,18 +393,19 @@ func (ref *topKRefinement) remainderChanges(e *Engine, est *reverseEstimate) (ch
 		dense[w] = est.Q[i]
 	}
 	changes = ref.changes[:0]
+	origin := est.origin()
 	for i, u := range est.reached {
 		inReach[u] = true
 		if ref.differ[u/64]&(1<<(u%64)) != 0 {
 			readsDiffer = true
-			if dl := e.damping * rowDiffDot(e.view, ref.donorView, u, dense); dl != 0 {
+			if dl := ref.rowDiffs.change(e, u, u == origin, est.s[i], dense); dl != 0 {
 				changes = append(changes, remainderChange{at: i, node: u, delta: dl})
 			}
 		}
 	}
 	for _, u := range ref.gainers {
 		if !inReach[u] {
-			if dl := e.damping * rowDiffDot(e.view, ref.donorView, u, dense); dl != 0 {
+			if dl := ref.rowDiffs.change(e, u, false, 0, dense); dl != 0 {
 				changes = append(changes, remainderChange{at: -1, node: u, delta: dl})
 			}
 		}
@@ -452,46 +456,6 @@ func (ref *topKRefinement) adapt(e *Engine, est *reverseEstimate, changes []rema
 		out.addRemainder(out.s[i], w[u])
 	}
 	return out
-}
-
-// rowDiffDot returns (P'_A[u] - P'_G[u]).q for the views a and g: u's
-// live out-arcs' weights times q at their heads, over u's out-weight, in
-// each (0 where u dangles, as P' has no row there). Rows that are the
-// same graph row under two masks are read once.
-func rowDiffDot(a, g *mask.View, u uint32, q []float64) float64 {
-	invA, invG := a.InvOutWeights()[u], g.InvOutWeights()[u]
-	ra, rg := a.OutRow(u), g.OutRow(u)
-	if len(ra.Nbr) > 0 && len(ra.Nbr) == len(rg.Nbr) && &ra.Nbr[0] == &rg.Nbr[0] {
-		sumA, sumG := 0.0, 0.0
-		for p, w := range ra.Nbr {
-			if q[w] == 0 {
-				continue
-			}
-			wq := ra.Weight.At(p) * q[w]
-			if ra.Live(p) {
-				sumA += wq
-			}
-			if rg.Live(p) {
-				sumG += wq
-			}
-		}
-		return sumA*invA - sumG*invG
-	}
-	return rowDot(ra, invA, q) - rowDot(rg, invG, q)
-}
-
-// rowDot returns the row's live weights times q at their heads, times inv.
-func rowDot(row mask.Row, inv float64, q []float64) float64 {
-	if inv == 0 {
-		return 0
-	}
-	sum := 0.0
-	for p, w := range row.Nbr {
-		if q[w] != 0 && row.Live(p) {
-			sum += row.Weight.At(p) * q[w]
-		}
-	}
-	return sum * inv
 }
 
 // reset starts a new solve: estimates depend on the damping, which the

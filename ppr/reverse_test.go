@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/randgraph"
 	"github.com/authppr/authppr/mask"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
@@ -452,4 +453,150 @@ func guardEngine(t *testing.T, c randomCase, native *Engine) *Engine {
 	copy(e.X, native.X)
 	e.SetResidual()
 	return e
+}
+
+// rowDiffDot returns (P'_A[u] - P'_G[u]).q for the views a and g: u's
+// live out-arcs' weights times q at their heads, over u's out-weight, in
+// each (0 where u dangles, as P' has no row there). Rows that are the
+// same graph row under two masks are read once.
+func rowDiffDot(a, g *mask.View, u uint32, q []float64) float64 {
+	invA, invG := a.InvOutWeights()[u], g.InvOutWeights()[u]
+	ra, rg := a.OutRow(u), g.OutRow(u)
+	if len(ra.Nbr) > 0 && len(ra.Nbr) == len(rg.Nbr) && &ra.Nbr[0] == &rg.Nbr[0] {
+		sumA, sumG := 0.0, 0.0
+		for p, w := range ra.Nbr {
+			if q[w] == 0 {
+				continue
+			}
+			wq := ra.Weight.At(p) * q[w]
+			if ra.Live(p) {
+				sumA += wq
+			}
+			if rg.Live(p) {
+				sumG += wq
+			}
+		}
+		return sumA*invA - sumG*invG
+	}
+	return rowDot(ra, invA, q) - rowDot(rg, invG, q)
+}
+
+// rowDot returns the row's live weights times q at their heads, times inv.
+func rowDot(row mask.Row, inv float64, q []float64) float64 {
+	if inv == 0 {
+		return 0
+	}
+	sum := 0.0
+	for p, w := range row.Nbr {
+		if q[w] != 0 && row.Live(p) {
+			sum += row.Weight.At(p) * q[w]
+		}
+	}
+	return sum * inv
+}
+
+// rowDiffs.change, which reads a row's differing arcs once and takes the
+// rest from the donor's remainder, equals the reference d*rowDiffDot (both
+// rows read whole) on every node an estimate reached and every gainer,
+// over random views (graph rows under two masks) and pushes cut short by
+// their budgets.
+func TestRowDiffChangeMatchesReference(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(79, 80))
+	compared, nonZero := 0, 0
+	for range 300 {
+		c := newRandomCase(t, rng)
+		n := c.g.NumNodes()
+		d := []float64{0.5, 0.85, 0.95}[rng.IntN(3)]
+		_, differ, gainers := viewDifference(c)
+		e, err := NewEngine(c.auth, c.seeds, d)
+		require.NoError(t, err)
+		var rd rowDiffs
+		rd.views(c.auth, c.native)
+		for range 3 {
+			v := uint32(rng.IntN(n))
+			eps := []float64{1, 0.1, 1e-4}[rng.IntN(3)]
+			budget := []int64{math.MaxInt64, int64(rng.IntN(10))}[rng.IntN(2)]
+			est := newReversePusher(n).push(c.native, d, v, eps, budget)
+			q := make([]float64, n)
+			for i, u := range est.Nodes {
+				q[u] = est.Q[i]
+			}
+			check := func(u uint32, su float64) {
+				want := d * rowDiffDot(c.auth, c.native, u, q)
+				got := rd.change(e, u, u == est.origin(), su, q)
+				require.InDeltaf(t, want, got, 1e-13*max(1, math.Abs(want)), "node %d (estimate of %d)", u, v)
+				compared++
+				if want != 0 {
+					nonZero++
+				}
+			}
+			reached := map[uint32]bool{}
+			for i, u := range est.reached {
+				reached[u] = true
+				if slices.Contains(differ, u) {
+					check(u, est.s[i])
+				}
+			}
+			for _, u := range gainers {
+				if !reached[u] {
+					check(u, 0)
+				}
+			}
+		}
+	}
+	require.Positive(t, compared)
+	require.Positive(t, nonZero, "every change was zero")
+}
+
+// The same on patched views (a store version's): rows replaced in both
+// views, compared by edge id.
+func TestRowDiffChangeMatchesReferencePatched(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(81, 82))
+	compared, nonZero := 0, 0
+	for trial := range 200 {
+		c, err := randgraph.NewDeltaCase(rng, trial%2 == 0, 20)
+		require.NoError(t, err)
+		g := c.Base.Graph()
+		native, err := mask.WithDelta(mask.Full(g), c.Delta)
+		require.NoError(t, err)
+		// The authenticated view drops some of the added edges and some
+		// of the graph's (the base's mask).
+		ad := c.Delta
+		ad.Src, ad.Dst, ad.Weight, ad.Edge = nil, nil, nil, nil
+		for i := range c.Delta.Edge {
+			if rng.IntN(3) > 0 {
+				ad.Src, ad.Dst = append(ad.Src, c.Delta.Src[i]), append(ad.Dst, c.Delta.Dst[i])
+				ad.Weight, ad.Edge = append(ad.Weight, c.Delta.Weight[i]), append(ad.Edge, c.Delta.Edge[i])
+			}
+		}
+		auth, err := mask.WithDelta(c.Base, ad)
+		require.NoError(t, err)
+		n := native.NumNodes()
+		d := []float64{0.5, 0.85}[rng.IntN(2)]
+		e, err := NewEngine(auth, Seeds{Nodes: []uint32{0}, Weights: []float64{1}}, d)
+		require.NoError(t, err)
+		var rd rowDiffs
+		rd.views(auth, native)
+		for range 3 {
+			v := uint32(rng.IntN(n))
+			est := newReversePusher(n).push(native, d, v, []float64{0.1, 1e-4}[rng.IntN(2)], math.MaxInt64)
+			q := make([]float64, n)
+			for i, u := range est.Nodes {
+				q[u] = est.Q[i]
+			}
+			for i, u := range est.reached {
+				want := d * rowDiffDot(auth, native, u, q)
+				got := rd.change(e, u, u == est.origin(), est.s[i], q)
+				require.InDeltaf(t, want, got, 1e-13*max(1, math.Abs(want)), "trial %d: node %d (estimate of %d)", trial, u, v)
+				compared++
+				if want != 0 {
+					nonZero++
+				}
+			}
+		}
+	}
+	require.Positive(t, compared)
+	require.Positive(t, nonZero, "every change was zero")
 }
