@@ -153,8 +153,7 @@ func patched(prev *View, n int, out, in rowSet) (*View, error) {
 // replace as this view does summed again (prev's replaced rows that this
 // view keeps have the sums prev gave them).
 func (v *View) sumOutWeights(prev *View) error {
-	v.outWeight = make([]float64, v.n)
-	copy(v.outWeight, prev.outWeight)
+	v.outWeight = extend(prev.outWeight, v.n)
 	var kept *replaced
 	if prev.patch != nil {
 		kept = &prev.patch.out
@@ -176,6 +175,15 @@ func (v *View) sumOutWeights(prev *View) error {
 		v.outWeight[u] = w
 	}
 	return nil
+}
+
+// extend returns a copy of w with zeros up to n entries (n >= len(w)),
+// written once: a copy made by append is not cleared first, as make's is.
+func extend(w []float64, n int) []float64 {
+	if n == len(w) {
+		return slices.Clone(w)
+	}
+	return append(w[:len(w):len(w)], make([]float64, n-len(w))...)
 }
 
 // sameRow reports whether two rows are the same slice (a row a derived

@@ -164,8 +164,8 @@ func (v *View) OutWeights() []float64 { return v.outWeight }
 // concurrent use. Must not be modified.
 func (v *View) InvOutWeights() []float64 {
 	v.invOnce.Do(func() {
-		v.invWeight = make([]float64, len(v.outWeight))
 		if v.patch == nil || v.patch.base == nil {
+			v.invWeight = make([]float64, len(v.outWeight))
 			invertInto(v.invWeight, v.outWeight, nil)
 			return
 		}
@@ -173,7 +173,7 @@ func (v *View) InvOutWeights() []float64 {
 		// rows and the nodes beyond the base's: copy the base's inverses
 		// and invert those alone (the same 1/w, bit for bit).
 		base := v.patch.base.InvOutWeights()
-		copy(v.invWeight, base)
+		v.invWeight = extend(base, len(v.outWeight))
 		invertInto(v.invWeight, v.outWeight, v.patch.out.rows.Nodes)
 		invertInto(v.invWeight[len(base):], v.outWeight[len(base):], nil) // new nodes
 	})
