@@ -220,8 +220,12 @@ func (r *run) changed() []uint32 {
 // the native mass), pushes the corrections on the authenticated view where
 // they raised the residual above the native state's largest ratio (on an
 // undirected view: below that ratio a push would move the native residual
-// too, which only a global pass does well), and proves. It reports whether
-// it decided.
+// too, which only a global pass does well), and proves. When that proof
+// does not decide, it pushes the correction's negative residual ten times
+// finer and proves again: what is left of it lowers the selection's lower
+// ends (errorBounds.below), and it is local, where a global pass (the full
+// path) would push the native residual everywhere. It reports whether it
+// decided.
 func (r *run) delta() bool {
 	gd, ws := r.gd, r.ws
 	alpha, tie := r.alpha(), gd.opt.TieTol
@@ -248,19 +252,36 @@ func (r *run) delta() bool {
 			eng.PushRounds(eps, ws.changed, budget-r.rowArcOps)
 			r.passes++
 		}
-		wref := 0.0
-		for _, v := range r.sel {
-			wref = max(wref, gd.auth.OutWeight(v))
-		}
-		if wref > 0 {
-			spent := eng.Stats.ArcOps - r.nativeStats.ArcOps + r.rowArcOps
-			ws.changed = ws.support.AppendNodes(ws.changed[:0])
-			eng.PushNegative(alpha*margin/(3*wref), ws.changed, max(budget-spent, 1))
-			r.passes++
-		}
+		r.pushNegative(alpha * margin / 3)
 	}
-	proof := eng.Prove(r.passes, r.nativeProof, r.changed())
-	return r.tryFinish(PathDelta, proof, r.damping()*r.skipped/alpha, true)
+	extra := r.damping() * r.skipped / alpha
+	if r.tryFinish(PathDelta, eng.Prove(r.passes, r.nativeProof, r.changed()), extra, true) {
+		return true
+	}
+	if gd.auth.Directed() || !r.pushNegative(alpha*margin/30) {
+		return false
+	}
+	return r.tryFinish(PathDelta, eng.Prove(r.passes, r.nativeProof, r.changed()), extra, true)
+}
+
+// pushNegative pushes the negative residual on the support down to
+// threshold at the selection's greatest out-weight, within the delta
+// budget, and reports whether it ran (the selection has out-weight).
+func (r *run) pushNegative(threshold float64) bool {
+	gd, ws := r.gd, r.ws
+	wref := 0.0
+	for _, v := range r.sel {
+		wref = max(wref, gd.auth.OutWeight(v))
+	}
+	if wref == 0 {
+		return false
+	}
+	eng := ws.authEng
+	spent := eng.Stats.ArcOps - r.nativeStats.ArcOps + r.rowArcOps
+	ws.changed = ws.support.AppendNodes(ws.changed[:0])
+	eng.PushNegative(threshold/wref, ws.changed, max(gd.opt.DeltaBudget-spent, 1))
+	r.passes++
+	return true
 }
 
 // tryFinish classifies with the state's proof, widened by extra (an L1 term
