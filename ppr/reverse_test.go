@@ -2,6 +2,7 @@ package ppr
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -244,20 +245,8 @@ func TestRefinedGapHoldsExactGap(t *testing.T) {
 			for _, v := range sel32 {
 				inSel[v] = true
 			}
-			exact := math.Inf(1)
-			for _, v := range sel32 {
-				exact = min(exact, pi[v])
-			}
-			rest := math.Inf(-1)
-			for u := range n {
-				if !inSel[u] {
-					rest = max(rest, pi[u])
-				}
-			}
-			exact -= rest
 			iv, nref := proof.RefinedGap(sel32, nil, inSel)
-			require.LessOrEqualf(t, iv.Lo, exact+1e-12, "case %d nodes, k %d: lower end %g above the exact gap %g", n, k, iv.Lo, exact)
-			require.GreaterOrEqualf(t, iv.Hi, exact-1e-12, "case %d nodes, k %d: upper end %g below the exact gap %g", n, k, iv.Hi, exact)
+			requireHoldsGap(t, iv, exactGap(pi, scoredNodes(sel32), nil), "case %d nodes, k %d", n, k)
 			checked++
 			if nref > 0 {
 				refined++
@@ -599,4 +588,21 @@ func TestRowDiffChangeMatchesReferencePatched(t *testing.T) {
 	}
 	require.Positive(t, compared)
 	require.Positive(t, nonZero, "every change was zero")
+}
+
+// requireHoldsGap fails unless iv holds the exact gap (to 1e-12).
+func requireHoldsGap(t *testing.T, iv Interval, exact float64, format string, args ...any) {
+	t.Helper()
+	where := fmt.Sprintf(format, args...)
+	require.LessOrEqualf(t, iv.Lo, exact+1e-12, "%s: lower end %g above the exact gap %g", where, iv.Lo, exact)
+	require.GreaterOrEqualf(t, iv.Hi, exact-1e-12, "%s: upper end %g below the exact gap %g", where, iv.Hi, exact)
+}
+
+// scoredNodes returns the nodes as a selection (scores unset).
+func scoredNodes(nodes []uint32) []Scored {
+	out := make([]Scored, len(nodes))
+	for i, v := range nodes {
+		out[i].Node = v
+	}
+	return out
 }

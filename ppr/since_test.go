@@ -62,23 +62,10 @@ func TestDerivedGapHoldsExactGap(t *testing.T) {
 			checkGrowth(t, proof, res.Proof, rs, grow, cands, inSel, changed)
 			checkDerivedIntervals(t, proof, sel, cands, inSel)
 		}
-		pi := exactPPR(t, c.auth, c.seeds, c.damping)
-		exact := math.Inf(1)
-		for _, v := range sel {
-			exact = min(exact, pi[v])
-		}
-		rest := math.Inf(-1)
-		for u := range n {
-			if !inSel[u] && (cands == nil || slices.Contains(cands, uint32(u))) {
-				rest = max(rest, pi[u])
-			}
-		}
-		exact -= rest
-		iv := proof.Gap(sel, cands, inSel)
+		exact := exactGap(exactPPR(t, c.auth, c.seeds, c.damping), res.TopK, cands)
 		riv, nref := proof.RefinedGap(sel, cands, inSel)
-		for _, iv := range []Interval{iv, riv} {
-			require.LessOrEqualf(t, iv.Lo, exact+1e-12, "%d nodes, k %d: lower end %g above the exact gap %g", n, k, iv.Lo, exact)
-			require.GreaterOrEqualf(t, iv.Hi, exact-1e-12, "%d nodes, k %d: upper end %g below the exact gap %g", n, k, iv.Hi, exact)
+		for _, iv := range []Interval{proof.Gap(sel, cands, inSel), riv} {
+			requireHoldsGap(t, iv, exact, "%d nodes, k %d", n, k)
 		}
 		checked++
 		if nref > 0 {
