@@ -174,6 +174,16 @@ func (e *Engine) SolveTopK(k int, candidates []uint32, opt Options) (*TopKResult
 // with plain sweeps.
 const scanFraction = 0.9
 
+// warmScanReach: from a warm start a threshold scan pushes no node whose
+// ratio r(w)/W(w) is below the largest over this. A warm state is precise
+// but at the nodes a change of the graph adjusted (a cache's residual
+// adjustment): their ratios can be orders of magnitude above the rest,
+// and while they are, the blockers are many and need is far below every
+// ratio, so a scan at it would push every node, a sweep's work; bounded
+// at the largest ratio over this it pushes the adjusted nodes and what
+// they spread to, and the next check sees the state's own precision.
+const warmScanReach = 16
+
 // visitCheckWithin: with visit bounds, SolveTopK checks a directed proof
 // after every sweep once the L1 term is below this many times the k-th
 // score (2 without them, see topKSolve.schedule): the per-node bounds leave

@@ -277,7 +277,9 @@ const finestUndirected = 1e-4
 // (random reads of s and 1/W against a sequential scan; docs/benchmarks.md,
 // "ppr: reverse refinement"). A solve's reverse pushes read at most the
 // arcs its sweeps read divided by it, so refinement adds at most a quarter
-// to the work.
+// to the work. A solve from a warm start counts one sweep's arcs as read
+// before it starts (warmArcs): its proof may need refining before any
+// sweep, and a threshold scan in its place reads every node.
 const reverseArcCost = 4
 
 // refineSlack widens every refined interval on both sides for rounding.
@@ -287,6 +289,7 @@ const refineSlack = 1e-13
 type topKRefinement struct {
 	pusher   *reversePusher
 	startOps int64 // pusher.Ops when the solve began
+	warmArcs int64 // a warm start's credit: one sweep's arcs (see reverseArcCost)
 	est      map[uint32]*reverseEstimate
 	free     []*reverseEstimate // estimates to reuse (pushInto)
 	// collected is the blockers of the last check (see blockerSet).
@@ -318,6 +321,7 @@ func (e *Engine) ShareEstimates(from *Engine, differ, gainers []uint32) {
 	ref := &e.refine
 	ref.donor, ref.donorView = &from.refine, from.view
 	ref.gainers = gainers
+	ref.warmArcs = from.refine.warmArcs // it continues from's solve
 	ref.rowDiffs.views(e.view, from.view)
 	if n := (len(e.X) + 63) / 64; len(ref.differ) != n {
 		ref.differ = make([]uint64, n)
@@ -472,6 +476,7 @@ func (ref *topKRefinement) reset() {
 	if ref.pusher != nil {
 		ref.startOps = ref.pusher.Ops
 	}
+	ref.warmArcs = 0
 }
 
 // newEstimate returns an estimate from the pool, or a new one.
@@ -539,7 +544,7 @@ func (e *Engine) newRefineCheck(l1 float64, eb *errorBounds, st *residualStats) 
 	if ref.est == nil {
 		ref.est = make(map[uint32]*reverseEstimate)
 	}
-	return &refineCheck{e: e, eb: eb, st: st, l1: l1, cmax: cmax, signed: eb.signed, allowance: e.Stats.ArcOps/reverseArcCost - ref.arcs()}
+	return &refineCheck{e: e, eb: eb, st: st, l1: l1, cmax: cmax, signed: eb.signed, allowance: (e.Stats.ArcOps+ref.warmArcs)/reverseArcCost - ref.arcs()}
 }
 
 // below returns how far N(v) may lie below x(v) unrefined.

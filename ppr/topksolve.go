@@ -106,6 +106,9 @@ func (e *Engine) newTopKSolve(k int, candidates []uint32, opt Options) (*topKSol
 		e.enterLocal()
 	}
 	e.refine.reset()
+	if opt.PriorPasses > 0 {
+		e.refine.warmArcs = int64(view.Graph().NumArcs())
+	}
 	s.signed = !s.perCoord && slices.ContainsFunc(e.R, func(rv float64) bool { return rv < 0 })
 	return s, tol, nil
 }
@@ -137,15 +140,41 @@ func (s *topKSolve) sweep() {
 func (s *topKSolve) scan(eps float64) int {
 	e := s.e
 	var pushes int
-	if e.local.on {
+	switch {
+	case e.local.on:
 		pushes, _ = e.pushScanOver(eps, e.local.members.Words())
 		e.local.relist(len(e.X))
-	} else {
+	case s.opt.PriorPasses > 0 && eps > 0:
+		pushes = s.warmRounds(eps)
+	default:
 		pushes = e.PushScan(eps)
 	}
 	s.st, s.have = e.residualStats(), true
 	s.l1 = s.st.l1
 	return pushes
+}
+
+// warmRounds is a warm start's threshold scan: rounds of pushes
+// (PushRounds) from the nodes above eps until none the pushes reached is,
+// so that what the adjusted nodes spread settles where it lands, where a
+// scan's single pass in id order would leave it above eps for the next
+// scan to find (warmScanReach). It returns the pushes made.
+func (s *topKSolve) warmRounds(eps float64) int {
+	e := s.e
+	w := e.view.OutWeights()
+	var frontier []uint32
+	for u, rv := range e.R {
+		t := eps * w[u]
+		if t == 0 {
+			t = eps
+		}
+		if math.Abs(rv) > t {
+			frontier = append(frontier, uint32(u))
+		}
+	}
+	before := e.Stats.Pushes
+	e.PushRounds(eps, frontier, 0)
+	return int(e.Stats.Pushes - before)
 }
 
 // sweepOnce runs one sweep in the solve's order.
@@ -405,7 +434,11 @@ func (s *topKSolve) scanToNeed(everySelected bool) bool {
 		return false
 	}
 	s.scans++
-	if s.scan(s.e.alpha*s.need*scanFraction) == 0 {
+	eps := s.e.alpha * s.need * scanFraction
+	if s.opt.PriorPasses > 0 {
+		eps = max(eps, s.st.maxRatio/warmScanReach)
+	}
+	if s.scan(eps) == 0 {
 		return false
 	}
 	res.Sweeps++
