@@ -140,13 +140,10 @@ func (s *topKSolve) sweep() {
 func (s *topKSolve) scan(eps float64) int {
 	e := s.e
 	var pushes int
-	switch {
-	case e.local.on:
+	if e.local.on {
 		pushes, _ = e.pushScanOver(eps, e.local.members.Words())
 		e.local.relist(len(e.X))
-	case s.opt.PriorPasses > 0 && eps > 0:
-		pushes = s.warmRounds(eps)
-	default:
+	} else {
 		pushes = e.PushScan(eps)
 	}
 	s.st, s.have = e.residualStats(), true
@@ -154,13 +151,21 @@ func (s *topKSolve) scan(eps float64) int {
 	return pushes
 }
 
-// warmRounds is a warm start's threshold scan: rounds of pushes
-// (PushRounds) from the nodes above eps until none the pushes reached is,
-// so that what the adjusted nodes spread settles where it lands, where a
-// scan's single pass in id order would leave it above eps for the next
-// scan to find (warmScanReach). It returns the pushes made.
-func (s *topKSolve) warmRounds(eps float64) int {
+// warmRounds is a warm start's threshold scan while a few nodes hold the
+// largest ratios (a cache's adjusted nodes): rounds of pushes (PushRounds)
+// from the nodes above eps = the largest ratio over warmScanReach, until
+// none the pushes reached is above it, so that what they spread settles
+// where it lands (a scan's single pass in id order leaves it above eps
+// for the next scan). It reports false, having pushed nothing, when eps
+// is not above need's threshold or more than a localShare of the nodes
+// are above it (a global correction, which scans at need's threshold
+// serve better); else it sets the statistics and the pushes made.
+func (s *topKSolve) warmRounds(needEps float64) (int, bool) {
 	e := s.e
+	eps := s.st.maxRatio / warmScanReach
+	if s.opt.PriorPasses == 0 || e.local.on || !(eps > needEps) {
+		return 0, false
+	}
 	w := e.view.OutWeights()
 	var frontier []uint32
 	for u, rv := range e.R {
@@ -169,12 +174,16 @@ func (s *topKSolve) warmRounds(eps float64) int {
 			t = eps
 		}
 		if math.Abs(rv) > t {
-			frontier = append(frontier, uint32(u))
+			if frontier = append(frontier, uint32(u)); len(frontier) > len(e.R)/localShare {
+				return 0, false
+			}
 		}
 	}
 	before := e.Stats.Pushes
 	e.PushRounds(eps, frontier, 0)
-	return int(e.Stats.Pushes - before)
+	s.st, s.have = e.residualStats(), true
+	s.l1 = s.st.l1
+	return int(e.Stats.Pushes - before), true
 }
 
 // sweepOnce runs one sweep in the solve's order.
@@ -435,10 +444,11 @@ func (s *topKSolve) scanToNeed(everySelected bool) bool {
 	}
 	s.scans++
 	eps := s.e.alpha * s.need * scanFraction
-	if s.opt.PriorPasses > 0 {
-		eps = max(eps, s.st.maxRatio/warmScanReach)
+	pushes, warm := s.warmRounds(eps)
+	if !warm {
+		pushes = s.scan(eps)
 	}
-	if s.scan(eps) == 0 {
+	if pushes == 0 {
 		return false
 	}
 	res.Sweeps++
