@@ -18,6 +18,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/authppr/authppr/ppr"
 )
@@ -87,27 +88,37 @@ func Parse(data []byte) (Query, error) {
 }
 
 // parseSeeds reads {"NAME": WEIGHT, ...} in the order given. A JSON object
-// decoded into a map would keep only a repeated name's last weight: the
-// tokens are read one by one so a repeat is refused.
+// decoded into a map would keep only a repeated name's last weight, and
+// decoding it token by token costs an allocation per token (a dense reset
+// has a seed per passage): it scans the object itself, which the line's
+// decoding has already checked is JSON (parseSeedsReference in the tests
+// is the token-by-token version it is compared with).
 func parseSeeds(raw json.RawMessage) ([]Seed, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, errors.New(`"seeds" is required: {"NAME": WEIGHT, ...}`)
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+	sc := seedScanner{raw: raw}
+	if sc.skip(); sc.peek() != '{' {
 		return nil, fmt.Errorf(`"seeds": %s, want an object {"NAME": WEIGHT, ...}`, raw)
 	}
-	var seeds []Seed
-	seen := map[string]bool{}
+	sc.i++
+	seeds := make([]Seed, 0, bytes.Count(raw, []byte{':'}))
+	seen := make(map[string]bool, cap(seeds))
 	total := 0.0
-	for dec.More() {
-		t, err := dec.Token()
+	for {
+		if sc.skip(); sc.peek() == ',' {
+			sc.i++
+			sc.skip()
+		}
+		if sc.peek() == '}' {
+			break
+		}
+		name, err := sc.name()
 		if err != nil {
 			return nil, fmt.Errorf("seeds: %v", err)
 		}
-		name := t.(string) // an object's keys are strings
-		var w float64
-		if err := dec.Decode(&w); err != nil {
+		w, err := sc.weight()
+		if err != nil {
 			return nil, fmt.Errorf("seed %q: weight: %v", name, err)
 		}
 		switch {
@@ -129,6 +140,75 @@ func parseSeeds(raw json.RawMessage) ([]Seed, error) {
 		return nil, fmt.Errorf("seed weights sum to %v, want a positive finite total", total)
 	}
 	return seeds, nil
+}
+
+// seedScanner reads a JSON object of numbers, known to be valid JSON.
+type seedScanner struct {
+	raw []byte
+	i   int
+}
+
+func (sc *seedScanner) peek() byte {
+	if sc.i < len(sc.raw) {
+		return sc.raw[sc.i]
+	}
+	return 0
+}
+
+func (sc *seedScanner) skip() {
+	for sc.i < len(sc.raw) && (sc.raw[sc.i] == ' ' || sc.raw[sc.i] == '\t' || sc.raw[sc.i] == '\n' || sc.raw[sc.i] == '\r') {
+		sc.i++
+	}
+}
+
+// name reads a key and its colon. A key with an escape or bytes that are
+// not UTF-8 is decoded by encoding/json, as the reference reads it.
+func (sc *seedScanner) name() (string, error) {
+	if sc.peek() != '"' {
+		return "", fmt.Errorf("offset %d: want a name", sc.i)
+	}
+	start, plain := sc.i, true
+	for sc.i++; sc.i < len(sc.raw) && sc.raw[sc.i] != '"'; sc.i++ {
+		if c := sc.raw[sc.i]; c == '\\' {
+			plain = false
+			sc.i++
+		} else if c >= utf8.RuneSelf {
+			plain = false
+		}
+	}
+	if sc.i >= len(sc.raw) {
+		return "", fmt.Errorf("offset %d: unterminated name", start)
+	}
+	sc.i++
+	token := sc.raw[start:sc.i]
+	var name string
+	if plain {
+		name = string(token[1 : len(token)-1])
+	} else if err := json.Unmarshal(token, &name); err != nil {
+		return "", err
+	}
+	if sc.skip(); sc.peek() != ':' {
+		return "", fmt.Errorf("offset %d: want a colon after %s", sc.i, token)
+	}
+	sc.i++
+	sc.skip()
+	return name, nil
+}
+
+// weight reads a number value.
+func (sc *seedScanner) weight() (float64, error) {
+	start := sc.i
+	for sc.i < len(sc.raw) && strings.IndexByte("0123456789+-.eE", sc.raw[sc.i]) >= 0 {
+		sc.i++
+	}
+	if sc.i == start {
+		return 0, fmt.Errorf("want a number at offset %d", start)
+	}
+	w, err := strconv.ParseFloat(string(sc.raw[start:sc.i]), 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s is not a float64", sc.raw[start:sc.i])
+	}
+	return w, nil
 }
 
 func parseCandidates(names []string) ([]string, error) {

@@ -1,7 +1,13 @@
 package query
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -34,6 +40,7 @@ func TestParseErrors(t *testing.T) {
 		{`{"seeds":{"":1}}`, "empty name"},
 		{`{"seeds":{"a":-1}}`, `seed "a": weight -1, want a finite non-negative number`},
 		{`{"seeds":{"a":"x"}}`, `seed "a": weight`},
+		{`{"seeds":{"a":1,"b":null}}`, `seed "b": weight`},
 		{`{"seeds":{"a":1e308,"b":1e308}}`, "want a positive finite total"},
 		{`{"seeds":{"a":0}}`, "seed weights sum to 0"},
 		{`{"seeds":{"a":1},"candidates":[]}`, `"candidates" is empty`},
@@ -101,4 +108,91 @@ func FuzzParse(f *testing.F) {
 		}
 		require.Equal(t, q, back)
 	})
+}
+
+// parseSeedsReference reads {"NAME": WEIGHT, ...} in the order given. A JSON object
+// decoded into a map would keep only a repeated name's last weight: the
+// tokens are read one by one so a repeat is refused.
+func parseSeedsReference(raw json.RawMessage) ([]Seed, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, errors.New(`"seeds" is required: {"NAME": WEIGHT, ...}`)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, fmt.Errorf(`"seeds": %s, want an object {"NAME": WEIGHT, ...}`, raw)
+	}
+	var seeds []Seed
+	seen := map[string]bool{}
+	total := 0.0
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("seeds: %v", err)
+		}
+		name := t.(string) // an object's keys are strings
+		var wp *float64
+		if err := dec.Decode(&wp); err != nil {
+			return nil, fmt.Errorf("seed %q: weight: %v", name, err)
+		}
+		if wp == nil {
+			return nil, fmt.Errorf("seed %q: weight: null, want a number", name)
+		}
+		w := *wp
+		switch {
+		case name == "":
+			return nil, errors.New("a seed with an empty name")
+		case seen[name]:
+			return nil, fmt.Errorf("seed %q given twice", name)
+		case !(w >= 0) || math.IsInf(w, 1):
+			return nil, fmt.Errorf("seed %q: weight %v, want a finite non-negative number", name, w)
+		}
+		seen[name] = true
+		total += w
+		seeds = append(seeds, Seed{Name: name, Weight: w})
+	}
+	switch {
+	case len(seeds) == 0:
+		return nil, errors.New(`"seeds" is empty`)
+	case !(total > 0) || math.IsInf(total, 1):
+		return nil, fmt.Errorf("seed weights sum to %v, want a positive finite total", total)
+	}
+	return seeds, nil
+}
+
+// parseSeeds, which scans the object itself, reads what the token-by-token
+// reference reads: the same seeds in the same order, or an error when it
+// errs; over names with escapes, bytes that are not UTF-8, numbers of every
+// form, values that are not numbers, repeats and whitespace.
+func TestParseSeedsMatchesReference(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(5, 6))
+	names := []string{`"a"`, `"b"`, `"\u00e9"`, `"x\"y"`, `"\\"`, `"caf\u00e9"`, `""`, "\"\xff\xfe\"", `"\ud800"`, `"p 1"`}
+	values := []string{`1`, `0`, `-1`, `0.5`, `1e-300`, `1e-400`, `1e400`, `-0`, `2E+3`, `"1"`, `null`, `true`, `[1]`, `{"a":1}`, `1.5e2`}
+	ws := []string{"", " ", "\n\t", "  "}
+	agree, accepted := 0, 0
+	for range 5000 {
+		var b strings.Builder
+		b.WriteString("{" + ws[rng.IntN(len(ws))])
+		for i := range rng.IntN(5) {
+			if i > 0 {
+				b.WriteString(ws[rng.IntN(len(ws))] + "," + ws[rng.IntN(len(ws))])
+			}
+			b.WriteString(names[rng.IntN(len(names))] + ws[rng.IntN(len(ws))] + ":" + ws[rng.IntN(len(ws))] + values[rng.IntN(len(values))])
+		}
+		b.WriteString(ws[rng.IntN(len(ws))] + "}")
+		raw := []byte(b.String())
+		if !json.Valid(raw) {
+			continue // the line's decoding refuses it before parseSeeds
+		}
+		got, gotErr := parseSeeds(raw)
+		want, wantErr := parseSeedsReference(raw)
+		require.Equal(t, wantErr != nil, gotErr != nil, "%s: error %v, reference %v", raw, gotErr, wantErr)
+		require.Equal(t, want, got, "%s", raw)
+		agree++
+		if gotErr == nil {
+			accepted++
+		}
+	}
+	require.Greater(t, agree, 1000)
+	require.Greater(t, accepted, 50)
 }
