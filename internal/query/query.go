@@ -102,9 +102,7 @@ func parseSeeds(raw json.RawMessage) ([]Seed, error) {
 		return nil, fmt.Errorf(`"seeds": %s, want an object {"NAME": WEIGHT, ...}`, raw)
 	}
 	sc.i++
-	seeds := make([]Seed, 0, bytes.Count(raw, []byte{':'}))
-	seen := make(map[string]bool, cap(seeds))
-	total := 0.0
+	list := newSeedList(bytes.Count(raw, []byte{':'}))
 	for {
 		if sc.skip(); sc.peek() == ',' {
 			sc.i++
@@ -121,25 +119,50 @@ func parseSeeds(raw json.RawMessage) ([]Seed, error) {
 		if err != nil {
 			return nil, fmt.Errorf("seed %q: weight: %v", name, err)
 		}
-		switch {
-		case name == "":
-			return nil, errors.New("a seed with an empty name")
-		case seen[name]:
-			return nil, fmt.Errorf("seed %q given twice", name)
-		case !(w >= 0) || math.IsInf(w, 1):
-			return nil, fmt.Errorf("seed %q: weight %v, want a finite non-negative number", name, w)
+		if err := list.add(name, w); err != nil {
+			return nil, err
 		}
-		seen[name] = true
-		total += w
-		seeds = append(seeds, Seed{Name: name, Weight: w})
 	}
+	return list.done()
+}
+
+// seedList collects seeds in order, refusing what a query may not hold.
+type seedList struct {
+	seeds []Seed
+	seen  map[string]bool
+	total float64
+}
+
+func newSeedList(capacity int) *seedList {
+	return &seedList{seeds: make([]Seed, 0, capacity), seen: make(map[string]bool, capacity)}
+}
+
+// add adds a seed: a name given once, not empty, a finite non-negative
+// weight.
+func (l *seedList) add(name string, w float64) error {
 	switch {
-	case len(seeds) == 0:
-		return nil, errors.New(`"seeds" is empty`)
-	case !(total > 0) || math.IsInf(total, 1):
-		return nil, fmt.Errorf("seed weights sum to %v, want a positive finite total", total)
+	case name == "":
+		return errors.New("a seed with an empty name")
+	case l.seen[name]:
+		return fmt.Errorf("seed %q given twice", name)
+	case !(w >= 0) || math.IsInf(w, 1):
+		return fmt.Errorf("seed %q: weight %v, want a finite non-negative number", name, w)
 	}
-	return seeds, nil
+	l.seen[name] = true
+	l.total += w
+	l.seeds = append(l.seeds, Seed{Name: name, Weight: w})
+	return nil
+}
+
+// done returns the seeds: at least one, weights of positive finite total.
+func (l *seedList) done() ([]Seed, error) {
+	switch {
+	case len(l.seeds) == 0:
+		return nil, errors.New(`"seeds" is empty`)
+	case !(l.total > 0) || math.IsInf(l.total, 1):
+		return nil, fmt.Errorf("seed weights sum to %v, want a positive finite total", l.total)
+	}
+	return l.seeds, nil
 }
 
 // seedScanner reads a JSON object of numbers, known to be valid JSON.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -121,9 +120,7 @@ func parseSeedsReference(raw json.RawMessage) ([]Seed, error) {
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil, fmt.Errorf(`"seeds": %s, want an object {"NAME": WEIGHT, ...}`, raw)
 	}
-	var seeds []Seed
-	seen := map[string]bool{}
-	total := 0.0
+	list := newSeedList(0)
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
@@ -137,26 +134,11 @@ func parseSeedsReference(raw json.RawMessage) ([]Seed, error) {
 		if wp == nil {
 			return nil, fmt.Errorf("seed %q: weight: null, want a number", name)
 		}
-		w := *wp
-		switch {
-		case name == "":
-			return nil, errors.New("a seed with an empty name")
-		case seen[name]:
-			return nil, fmt.Errorf("seed %q given twice", name)
-		case !(w >= 0) || math.IsInf(w, 1):
-			return nil, fmt.Errorf("seed %q: weight %v, want a finite non-negative number", name, w)
+		if err := list.add(name, *wp); err != nil {
+			return nil, err
 		}
-		seen[name] = true
-		total += w
-		seeds = append(seeds, Seed{Name: name, Weight: w})
 	}
-	switch {
-	case len(seeds) == 0:
-		return nil, errors.New(`"seeds" is empty`)
-	case !(total > 0) || math.IsInf(total, 1):
-		return nil, fmt.Errorf("seed weights sum to %v, want a positive finite total", total)
-	}
-	return seeds, nil
+	return list.done()
 }
 
 // parseSeeds, which scans the object itself, reads what the token-by-token
