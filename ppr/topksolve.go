@@ -49,11 +49,11 @@ type topKSolve struct {
 	// push little, and the cap must stay a cap).
 	nextCheck, scans int
 
-	// The last check's: the bound l1Bound = ||r||_1/alpha, the per-node bounds, the
-	// raw gap the proof waits on and the error term that hides it (a
-	// scale for the schedule), and need, the per-coordinate factor C
-	// (E(u) = C*W(u)) below which the blocking comparisons would be
-	// proved at the current x (the threshold scans aim at it).
+	// The last check's: the bound l1Bound = ||r||_1/alpha, the per-node
+	// bounds, the raw gap the proof waits on and the error term that
+	// hides it (a scale for the schedule), and need, the per-coordinate
+	// factor C (E(u) = C*W(u)) below which the blocking comparisons would
+	// be proved at the current x (the threshold scans aim at it).
 	l1Bound          float64
 	eb               errorBounds
 	gap, slack, need float64
