@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync/atomic"
 
 	"github.com/authppr/authppr/csr"
 	"github.com/authppr/authppr/internal/csrhook"
@@ -18,26 +17,12 @@ var csrHooks = csrhook.Get[*csr.Graph, csr.Adjacency, csr.Weights]()
 // arcs Nbr[i] (the other endpoint), Weight[i] and Edge[i] (the id of the
 // edge the arc belongs to). Each row is its own slices, so a view derived
 // from another shares the rows it keeps (see patched).
-//
-// A row WithDelta builds may have spare capacity and a claim (Claim[i],
-// nil for none): a view derived later appends its new arcs in place when
-// it takes the claim from the row's length to its own, so a hub's row
-// that gains an arc costs the arc, not the hub's degree (see claimAppend).
-// Fresh[i] (nil: all 0) is where row i's arcs not shared with the row the
-// view it patches has for the node begin: patched checks and sums only
-// those.
 type rowSet struct {
 	Nodes  []uint32 // ascending, distinct
 	Nbr    [][]uint32
 	Weight [][]float64
 	Edge   [][]uint32
-	Claim  []*rowClaim
-	Fresh  []int
 }
-
-// rowClaim is the length of a row's backing arrays that some row uses:
-// the arcs beyond it are free for one appender (claimAppend).
-type rowClaim struct{ n atomic.Int64 }
 
 // Len returns the number of rows.
 func (s *rowSet) Len() int { return len(s.Nodes) }
@@ -85,8 +70,7 @@ func (r *replaced) index(u uint32) int {
 // package's export data, as a call here puts it).
 func (r *replaced) row(i int) (nbr []uint32, wt []float64, eid []uint32) {
 	nbr, wt = r.idx.Row(i)
-	eid = r.rows.Edge[i]
-	return nbr[:len(nbr):len(nbr)], wt[:len(wt):len(wt)], eid[:len(eid):len(eid)] // a caller's append never reaches a row's spare capacity
+	return nbr, wt, r.rows.Edge[i]
 }
 
 // patched returns the view prev with the out-rows of out replaced and with
@@ -127,10 +111,6 @@ func patched(prev *View, n int, out, in rowSet) (*View, error) {
 	if err := in.check("in", n); err != nil {
 		return nil, err
 	}
-	outWeight, err := rowWeights(prev, n, &out)
-	if err != nil {
-		return nil, err
-	}
 	base := prev
 	if prev.patch != nil {
 		base = prev.patch.base
@@ -145,7 +125,9 @@ func patched(prev *View, n int, out, in rowSet) (*View, error) {
 	if in.Len() > 0 {
 		v.patch.in = newReplaced(in, n)
 	}
-	v.outWeight = outWeight
+	if err := v.sumOutWeights(prev); err != nil {
+		return nil, err
+	}
 	v.touchedBit = make([]uint64, (n+63)/64)
 	copy(v.touchedBit, base.touchedBit)
 	for i, w := range v.patch.out.idx.Bits() {
@@ -167,27 +149,32 @@ func patched(prev *View, n int, out, in rowSet) (*View, error) {
 	return v, nil
 }
 
-// rowWeights returns the out-weights of the view prev patched with the
-// rows of out: prev's, with each row of out summed in arc order. A row
-// whose first Fresh arcs are prev's row of the node starts from prev's
-// sum, which is that prefix summed in the same order (the same bits).
-func rowWeights(prev *View, n int, out *rowSet) ([]float64, error) {
-	w := extend(prev.outWeight, n)
-	for i, u := range out.Nodes {
-		f := out.fresh(i)
-		sum := 0.0
-		if f > 0 {
-			sum = prev.outWeight[u]
-		}
-		for _, wt := range out.Weight[i][f:] {
-			sum += wt
-		}
-		if math.IsInf(sum, 0) {
-			return nil, fmt.Errorf("mask: patched row of node %d: out-weight overflows", u)
-		}
-		w[u] = sum
+// sumOutWeights sets the out-weights: prev's, with the rows prev does not
+// replace as this view does summed again (prev's replaced rows that this
+// view keeps have the sums prev gave them).
+func (v *View) sumOutWeights(prev *View) error {
+	v.outWeight = extend(prev.outWeight, v.n)
+	var kept *replaced
+	if prev.patch != nil {
+		kept = &prev.patch.out
 	}
-	return w, nil
+	rows := &v.patch.out.rows
+	for i, u := range rows.Nodes {
+		if kept != nil && int(u) < prev.n {
+			if j := kept.index(u); j >= 0 && sameRow(kept.rows.Edge[j], rows.Edge[i]) {
+				continue
+			}
+		}
+		w := 0.0
+		for _, wt := range rows.Weight[i] {
+			w += wt
+		}
+		if math.IsInf(w, 0) {
+			return fmt.Errorf("mask: patched row of node %d: out-weight overflows", u)
+		}
+		v.outWeight[u] = w
+	}
+	return nil
 }
 
 // extend returns a copy of w with zeros up to n entries (n >= len(w)),
@@ -199,11 +186,16 @@ func extend(w []float64, n int) []float64 {
 	return append(w[:len(w):len(w)], make([]float64, n-len(w))...)
 }
 
+// sameRow reports whether two rows are the same slice (a row a derived
+// view shares).
+func sameRow(a, b []uint32) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
 // mergeRows returns the rows of old and of new, new's where both have a
 // node's row: O(the rows), sharing every row.
 func mergeRows(old, new rowSet) rowSet {
 	if old.Len() == 0 {
-		new.Fresh = nil
 		return new
 	}
 	if new.Len() == 0 {
@@ -213,11 +205,6 @@ func mergeRows(old, new rowSet) rowSet {
 	put := func(s *rowSet, i int) {
 		m.Nodes = append(m.Nodes, s.Nodes[i])
 		m.Nbr, m.Weight, m.Edge = append(m.Nbr, s.Nbr[i]), append(m.Weight, s.Weight[i]), append(m.Edge, s.Edge[i])
-		var c *rowClaim
-		if s.Claim != nil {
-			c = s.Claim[i]
-		}
-		m.Claim = append(m.Claim, c)
 	}
 	i, j := 0, 0
 	for i < old.Len() || j < new.Len() {
@@ -242,24 +229,10 @@ type patch struct {
 	base    *View // the snapshot's view patched (its inverse out-weights serve this one's)
 }
 
-// fresh returns where row i's arcs not shared with the patched view's row
-// begin (see rowSet).
-func (s *rowSet) fresh(i int) int {
-	if s.Fresh == nil {
-		return 0
-	}
-	return s.Fresh[i]
-}
-
-// check validates a row set's shape for a view of n nodes: every arc of a
-// row from its fresh one on (the shared ones are the patched view's,
-// checked when it was made).
+// check validates a row set's shape for a view of n nodes.
 func (s *rowSet) check(dir string, n int) error {
 	if len(s.Nbr) != len(s.Nodes) || len(s.Weight) != len(s.Nodes) || len(s.Edge) != len(s.Nodes) {
 		return fmt.Errorf("mask: %s-rows: %d, %d and %d rows of neighbours, weights and edge ids for %d nodes", dir, len(s.Nbr), len(s.Weight), len(s.Edge), len(s.Nodes))
-	}
-	if s.Claim != nil && len(s.Claim) != len(s.Nodes) || s.Fresh != nil && len(s.Fresh) != len(s.Nodes) {
-		return fmt.Errorf("mask: %s-rows: %d claims and %d fresh marks for %d nodes", dir, len(s.Claim), len(s.Fresh), len(s.Nodes))
 	}
 	for i, u := range s.Nodes {
 		if int64(u) >= int64(n) {
@@ -272,10 +245,7 @@ func (s *rowSet) check(dir string, n int) error {
 		if len(wt) != len(nbr) || len(eid) != len(nbr) {
 			return fmt.Errorf("mask: %s-row of node %d: %d neighbours, %d weights and %d edge ids", dir, u, len(nbr), len(wt), len(eid))
 		}
-		if f := s.fresh(i); f < 0 || f > len(nbr) {
-			return fmt.Errorf("mask: %s-row of node %d: fresh arcs from %d of %d", dir, u, f, len(nbr))
-		}
-		for p := s.fresh(i); p < len(nbr); p++ {
+		for p := range nbr {
 			if int64(nbr[p]) >= int64(n) {
 				return fmt.Errorf("mask: %s-row of node %d: neighbour %d out of range (%d nodes)", dir, u, nbr[p], n)
 			}
@@ -414,30 +384,26 @@ func WithDelta(base *View, d Delta) (*View, error) {
 	}
 	outRows, inRows := newRowBuilder(d.Nodes), newRowBuilder(d.Nodes)
 	directed := base.g.Directed()
-	mark := func(src, dst uint32, loss bool) {
-		outRows.mark(src, loss)
+	mark := func(src, dst uint32) {
+		outRows.mark(src)
 		if directed {
-			inRows.mark(dst, loss)
+			inRows.mark(dst)
 		} else {
-			outRows.mark(dst, loss)
+			outRows.mark(dst)
 		}
 	}
 	// Rows that lose an arc, then rows that gain an added one.
 	for i := range d.Removed {
 		if src, dst, ok := d.removedEnds(base, i); ok && int64(src) < int64(base.n) && int64(dst) < int64(base.n) {
-			mark(src, dst, true)
+			mark(src, dst)
 		}
 	}
 	for i, e := range d.Edge {
 		if !gone[e] {
-			mark(d.Src[i], d.Dst[i], false)
+			mark(d.Src[i], d.Dst[i])
 		}
 	}
-	var outKept, inKept *replaced
-	if base.patch != nil {
-		outKept, inKept = &base.patch.out, &base.patch.in
-	}
-	out := outRows.build(base, outKept, base.OutRow, gone, func(add func(u, v uint32, w float64, e uint32)) {
+	out := outRows.build(base, base.OutRow, gone, func(add func(u, v uint32, w float64, e uint32)) {
 		for i, e := range d.Edge {
 			if !gone[e] {
 				add(d.Src[i], d.Dst[i], d.Weight[i], e)
@@ -449,7 +415,7 @@ func WithDelta(base *View, d Delta) (*View, error) {
 	})
 	var in rowSet
 	if directed {
-		in = inRows.build(base, inKept, base.InRow, gone, func(add func(u, v uint32, w float64, e uint32)) {
+		in = inRows.build(base, base.InRow, gone, func(add func(u, v uint32, w float64, e uint32)) {
 			for i, e := range d.Edge {
 				if !gone[e] {
 					add(d.Dst[i], d.Src[i], d.Weight[i], e)
@@ -514,126 +480,73 @@ func (d *Delta) removedEnds(base *View, i int) (src, dst uint32, ok bool) {
 	return d.RemovedSrc[i], d.RemovedDst[i], true
 }
 
-// rowBuilder collects the rows a delta replaces, and those among them
-// that lose an arc.
+// rowBuilder collects the rows a delta replaces.
 type rowBuilder struct {
-	marked, loses []uint64
-	nodes         []uint32
+	marked []uint64
+	nodes  []uint32
 }
 
-func newRowBuilder(n int) *rowBuilder {
-	return &rowBuilder{marked: make([]uint64, (n+63)/64), loses: make([]uint64, (n+63)/64)}
-}
+func newRowBuilder(n int) *rowBuilder { return &rowBuilder{marked: make([]uint64, (n+63)/64)} }
 
-// mark marks u's row, as losing an arc when loss is set.
-func (b *rowBuilder) mark(u uint32, loss bool) {
+func (b *rowBuilder) mark(u uint32) {
 	if b.marked[u/64]&(1<<(u%64)) == 0 {
 		b.marked[u/64] |= 1 << (u % 64)
 		b.nodes = append(b.nodes, u)
-	}
-	if loss {
-		b.loses[u/64] |= 1 << (u % 64)
 	}
 }
 
 // build returns the marked rows: each node's arcs in base (row(u), when u
 // is one of base's nodes) that are live there and not gone, then the added
 // arcs that each(add) reports for it, in the order reported (ascending
-// edge ids). A row base replaces (kept: base's replaced rows in this
-// direction, nil when base is not patched) that loses no arc is that row
-// with the added arcs appended (claimAppend): its first Fresh arcs are
-// base's. Every other row is read and filtered whole, with spare capacity
-// for later appends.
-func (b *rowBuilder) build(base *View, kept *replaced, row func(uint32) Row, gone map[uint32]bool, each func(add func(u, v uint32, w float64, e uint32))) rowSet {
+// edge ids). The rows share one backing array per field, each cut to its
+// own length and capacity.
+func (b *rowBuilder) build(base *View, row func(uint32) Row, gone map[uint32]bool, each func(add func(u, v uint32, w float64, e uint32))) rowSet {
 	slices.Sort(b.nodes)
 	k := len(b.nodes)
 	index := make(map[uint32]int, k)
 	for i, u := range b.nodes {
 		index[u] = i
 	}
-	// The added arcs, grouped by node in the order reported.
-	start := make([]int, k+1)
-	each(func(u, _ uint32, _ float64, _ uint32) { start[index[u]+1]++ })
-	for i := range k {
-		start[i+1] += start[i]
-	}
-	an, aw, ae := make([]uint32, start[k]), make([]float64, start[k]), make([]uint32, start[k])
-	fill := slices.Clone(start[:k])
-	each(func(u, v uint32, w float64, e uint32) {
-		i := index[u]
-		an[fill[i]], aw[fill[i]], ae[fill[i]] = v, w, e
-		fill[i]++
-	})
-	rows := rowSet{Nodes: b.nodes, Nbr: make([][]uint32, k), Weight: make([][]float64, k), Edge: make([][]uint32, k),
-		Claim: make([]*rowClaim, k), Fresh: make([]int, k)}
+	keep := func(r Row, p int) bool { return r.Live(p) && !gone[r.Edge[p]] }
+	// Count, then fill: base's arcs first, added arcs after them.
+	offsets := make([]int, k+1)
 	for i, u := range b.nodes {
-		added := arcs{an[start[i]:start[i+1]], aw[start[i]:start[i+1]], ae[start[i]:start[i+1]]}
-		if j := -1; kept != nil && int64(u) < int64(base.n) && b.loses[u/64]&(1<<(u%64)) == 0 {
-			if j = kept.index(u); j >= 0 {
-				prefix := arcs{kept.rows.Nbr[j], kept.rows.Weight[j], kept.rows.Edge[j]}
-				var claim *rowClaim
-				if kept.rows.Claim != nil {
-					claim = kept.rows.Claim[j]
-				}
-				got, c := claimAppend(prefix, claim, added)
-				rows.Nbr[i], rows.Weight[i], rows.Edge[i], rows.Claim[i], rows.Fresh[i] = got.nbr, got.wt, got.eid, c, len(prefix.nbr)
-				continue
-			}
-		}
-		var whole arcs
 		if int64(u) < int64(base.n) {
 			r := row(u)
-			loses := b.loses[u/64]&(1<<(u%64)) != 0 // else no arc of the row is gone
-			whole = arcs{make([]uint32, 0, len(r.Nbr)), make([]float64, 0, len(r.Nbr)), make([]uint32, 0, len(r.Nbr))}
 			for p := range r.Nbr {
-				if r.Live(p) && !(loses && gone[r.Edge[p]]) {
-					whole.nbr, whole.wt, whole.eid = append(whole.nbr, r.Nbr[p]), append(whole.wt, r.Weight.At(p)), append(whole.eid, r.Edge[p])
+				if keep(r, p) {
+					offsets[i+1]++
 				}
 			}
 		}
-		got, c := claimAppend(whole, nil, added)
-		rows.Nbr[i], rows.Weight[i], rows.Edge[i], rows.Claim[i] = got.nbr, got.wt, got.eid, c
+	}
+	each(func(u, _ uint32, _ float64, _ uint32) { offsets[index[u]+1]++ })
+	for i := range k {
+		offsets[i+1] += offsets[i]
+	}
+	arcs := offsets[k]
+	nbr, wt, eid := make([]uint32, arcs), make([]float64, arcs), make([]uint32, arcs)
+	fill := slices.Clone(offsets[:k])
+	put := func(i int, v uint32, w float64, e uint32) {
+		p := fill[i]
+		nbr[p], wt[p], eid[p] = v, w, e
+		fill[i]++
+	}
+	for i, u := range b.nodes {
+		if int64(u) < int64(base.n) {
+			r := row(u)
+			for p := range r.Nbr {
+				if keep(r, p) {
+					put(i, r.Nbr[p], r.Weight.At(p), r.Edge[p])
+				}
+			}
+		}
+	}
+	each(func(u, v uint32, w float64, e uint32) { put(index[u], v, w, e) })
+	rows := rowSet{Nodes: b.nodes, Nbr: make([][]uint32, k), Weight: make([][]float64, k), Edge: make([][]uint32, k)}
+	for i := range k {
+		lo, hi := offsets[i], offsets[i+1]
+		rows.Nbr[i], rows.Weight[i], rows.Edge[i] = nbr[lo:hi:hi], wt[lo:hi:hi], eid[lo:hi:hi]
 	}
 	return rows
-}
-
-// arcs are a row's arcs as parallel slices.
-type arcs struct {
-	nbr []uint32
-	wt  []float64
-	eid []uint32
-}
-
-// claimAppend returns prefix with added appended, and the claim of the
-// result's backing arrays. When claim holds the prefix's length and the
-// arrays have room, the arcs are written past the prefix in place and the
-// claim moves to the new length (a compare-and-swap: of two views derived
-// from one, one appends in place and the other copies); the prefix's
-// readers never read past its length, so they do not see them. Otherwise
-// the arcs are copied into new arrays with spare capacity (a quarter more,
-// and 8), under a new claim.
-func claimAppend(prefix arcs, claim *rowClaim, added arcs) (arcs, *rowClaim) {
-	n, k := len(prefix.nbr), len(added.nbr)
-	if k == 0 && claim != nil {
-		return prefix, claim
-	}
-	if claim != nil && cap(prefix.nbr) >= n+k && cap(prefix.wt) >= n+k && cap(prefix.eid) >= n+k &&
-		claim.n.CompareAndSwap(int64(n), int64(n+k)) {
-		out := arcs{prefix.nbr[:n+k], prefix.wt[:n+k], prefix.eid[:n+k]}
-		copy(out.nbr[n:], added.nbr)
-		copy(out.wt[n:], added.wt)
-		copy(out.eid[n:], added.eid)
-		return out, claim
-	}
-	c := n + k + (n+k)/4 + 8
-	out := arcs{make([]uint32, n+k, c), make([]float64, n+k, c), make([]uint32, n+k, c)}
-	copy(out.nbr, prefix.nbr)
-	copy(out.wt, prefix.wt)
-	copy(out.eid, prefix.eid)
-	copy(out.nbr[n:], added.nbr)
-	copy(out.wt[n:], added.wt)
-	copy(out.eid[n:], added.eid)
-	fresh := &rowClaim{}
-	fresh.n.Store(int64(n + k))
-	return out, fresh
 }
