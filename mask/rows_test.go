@@ -151,3 +151,49 @@ func TestWithDeltaGrowsPastAWord(t *testing.T) {
 		}
 	}
 }
+
+// Views derived from one view each see their own arcs, and the view they
+// derive from still reads its own row and out-weight (rows are shared
+// between derived views: none may write into another's). Run under the
+// race detector, the derivations are concurrent.
+func TestWithDeltaBranchesKeepTheirArcs(t *testing.T) {
+	t.Parallel()
+	g, err := csr.FromIDs(csr.IDEdges[uint32, uint32]{Nodes: 4, Pairs: []uint32{0, 1, 0, 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := mask.WithDelta(mask.Full(g), mask.Delta{Nodes: 4, Src: []uint32{0}, Dst: []uint32{3}, Weight: []float64{2}, Edge: []uint32{2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const branches = 8
+	views := make([]*mask.View, branches)
+	errs := make(chan error, branches)
+	for b := range branches {
+		go func() {
+			var err error
+			views[b], err = mask.WithDelta(first, mask.Delta{Nodes: 4, Src: []uint32{0}, Dst: []uint32{uint32(1 + b%3)}, Weight: []float64{float64(10 + b)}, Edge: []uint32{3}})
+			errs <- err
+		}()
+	}
+	for range branches {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := first.OutRow(0).Edge; !slices.Equal(got, []uint32{0, 1, 2}) {
+		t.Fatalf("the first view's row of 0 is %v, want edges 0 1 2", got)
+	}
+	if w := first.OutWeight(0); w != 4 {
+		t.Fatalf("the first view's W(0) = %v, want 4", w)
+	}
+	for b, v := range views {
+		r := v.OutRow(0)
+		if !slices.Equal(r.Edge, []uint32{0, 1, 2, 3}) || r.Nbr[3] != uint32(1+b%3) || r.Weight.At(3) != float64(10+b) {
+			t.Fatalf("branch %d: row of 0 is %v %v, want edge 3 to %d of weight %d last", b, r.Edge, r.Nbr, 1+b%3, 10+b)
+		}
+		if w := v.OutWeight(0); w != float64(14+b) {
+			t.Fatalf("branch %d: W(0) = %v, want %d", b, w, 14+b)
+		}
+	}
+}
