@@ -67,9 +67,13 @@
 //	delta        the correction applied, its residual pushed where it
 //	             stands (its positive part down to the native state's
 //	             largest ratio, its negative part, which would cost the
-//	             selection its one-sided bounds, further), and a proof
+//	             selection its one-sided bounds, further, and ten times
+//	             further when that proof does not decide), and a proof
 //	             that reuses the native proof's statistics for every node
-//	             the correction did not reach
+//	             the correction did not reach and bounds the candidates it
+//	             did not reach from what the native check's pass kept
+//	             (ppr's derived proofs: it reads the changed candidates,
+//	             not all of them)
 //	full         ppr's certified top-k on the authenticated view from that
 //	             state, then scans until a proof decides
 //
