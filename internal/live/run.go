@@ -1,6 +1,7 @@
 package live
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -203,13 +204,16 @@ func (r *Runner) verify(v *store.Version, q replay.Query, d *replay.Decision, re
 	return nil
 }
 
-// seedsKey identifies a seed set: its nodes and weights in order.
+// seedsKey identifies a seed set: its nodes and weights in order, as
+// bytes (the store's cache keys its states the same way; formatting each
+// of a dense reset's seeds cost a print call apiece).
 func seedsKey(seeds []ppr.Seed) string {
-	var b strings.Builder
+	b := make([]byte, 0, 12*len(seeds))
 	for _, s := range seeds {
-		fmt.Fprintf(&b, "%d:%x,", s.Node, math.Float64bits(s.Weight))
+		b = binary.LittleEndian.AppendUint32(b, s.Node)
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(s.Weight))
 	}
-	return b.String()
+	return string(b)
 }
 
 // Summary counts decisions (and a live run's write batches and checks).
