@@ -13,6 +13,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/authppr/authppr/csr"
@@ -49,8 +50,11 @@ func loadGoldenCase(t *testing.T, path string) goldenCase {
 }
 
 // goldenGraphs caches graphs across cases (email-Eu-core and mixed.tsv serve
-// several cases); the tests using it do not run in parallel.
-var goldenGraphs = map[string]*csr.Graph{}
+// several cases); tests that run in parallel share it, under its lock.
+var (
+	goldenMu     sync.Mutex
+	goldenGraphs = map[string]*csr.Graph{}
+)
 
 // loadGoldenGraph reads the case's graph.
 func loadGoldenGraph(t *testing.T, c goldenCase) *csr.Graph {
@@ -60,6 +64,8 @@ func loadGoldenGraph(t *testing.T, c goldenCase) *csr.Graph {
 		t.Fatal(err)
 	}
 	key := fmt.Sprintf("%s|%s|%v", path, c.Format, c.Directed)
+	goldenMu.Lock()
+	defer goldenMu.Unlock()
 	if g := goldenGraphs[key]; g != nil {
 		return g
 	}
