@@ -70,10 +70,22 @@ func NewSeeds(n int, seeds []Seed) (Seeds, error) {
 // their sums of weight*scale, each accumulated in input order. A dense
 // reset (seeds on a large share of the n nodes, as HippoRAG's over every
 // passage) sums into an array of n; a sparse one sorts a copy (stable, so
-// duplicates still add in input order).
+// duplicates still add in input order); seeds already in strictly
+// ascending node order are read as they are.
 func sumByNode(n int, seeds []Seed, scale float64) ([]uint32, []float64) {
-	var nodes []uint32
-	var sums []float64
+	nodes := make([]uint32, 0, min(len(seeds), n))
+	sums := make([]float64, 0, cap(nodes))
+	if ascending(seeds) {
+		// Each node once, in order (a caller's own list, or a seed set
+		// read back): nothing to sum or sort.
+		for _, s := range seeds {
+			if w := s.Weight * scale; w > 0 {
+				nodes = append(nodes, s.Node)
+				sums = append(sums, w)
+			}
+		}
+		return nodes, sums
+	}
 	if len(seeds) >= n/8 {
 		dense := make([]float64, n)
 		for _, s := range seeds {
@@ -100,6 +112,16 @@ func sumByNode(n int, seeds []Seed, scale float64) ([]uint32, []float64) {
 		}
 	}
 	return nodes, sums
+}
+
+// ascending reports whether the seeds' nodes strictly ascend.
+func ascending(seeds []Seed) bool {
+	for i := 1; i < len(seeds); i++ {
+		if seeds[i].Node <= seeds[i-1].Node {
+			return false
+		}
+	}
+	return true
 }
 
 // checkDamping accepts d in [0, 1).
