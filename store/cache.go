@@ -100,7 +100,7 @@ func seedsKey(s ppr.Seeds) string {
 // native), within Tol in L1, and how it got there. The returned scores are
 // the caller's.
 func (c *Cache) Query(v *Version, p *mask.Policy, seeds ppr.Seeds, damping float64) (*Answer, error) {
-	e, near := c.entry(p, seeds, damping)
+	e, near := c.entry(p, seeds, damping, true)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	// Answers are within T = tol*alpha in residual L1; fresh solves and
@@ -359,9 +359,9 @@ func (c *Cache) settle(e *entry, lv *lazyView, frontier []uint32, bound float64)
 }
 
 // entry returns the cache's entry for (seeds, damping, policy), creating an
-// empty one (and the nearest entry of its group, for a warm start) when
-// there is none.
-func (c *Cache) entry(p *mask.Policy, seeds ppr.Seeds, damping float64) (e, near *entry) {
+// empty one when there is none, and then, when warm is set, the nearest
+// entry of its group for a warm start (O(the entries' seeds)).
+func (c *Cache) entry(p *mask.Policy, seeds ppr.Seeds, damping float64, warm bool) (e, near *entry) {
 	group := groupKey(p, damping)
 	key := group + "\x02" + seedsKey(seeds)
 	c.mu.Lock()
@@ -374,7 +374,9 @@ func (c *Cache) entry(p *mask.Policy, seeds ppr.Seeds, damping float64) (e, near
 	if e == nil {
 		// Entries are created in order and a new entry only waits on an
 		// older one, so entry locks cannot form a cycle.
-		near = c.nearest(group, seeds)
+		if warm {
+			near = c.nearest(group, seeds)
+		}
 		e = &entry{key: key, group: group, seeds: seeds, damping: damping, policy: p}
 		c.entries[key] = e
 		c.evict(e)
@@ -383,32 +385,31 @@ func (c *Cache) entry(p *mask.Policy, seeds ppr.Seeds, damping float64) (e, near
 	return e, near
 }
 
-// state returns the state the cache keeps for the seeds and damping on the
-// native view, brought to v by the residual adjustment alone (exact, with
-// no push: a warm start, not an answer within Tol), copied; nil when the
-// cache has none, or only one for a later version than v.
-func (c *Cache) state(v *Version, seeds ppr.Seeds, damping float64) (*replay.WarmStart, error) {
-	e, _ := c.entry(nil, seeds, damping)
+// withState calls f with the state the cache keeps for the seeds and
+// damping on the native view, brought to v by the residual adjustment alone
+// (exact, with no push: a warm start, not an answer within Tol), or with
+// nil when the cache has none, or only one for a later version than v.
+// warm's slices are the cache's, valid during f, which must not modify
+// them. keep stores a state of the seeds on v's native view (R must be X's
+// residual there, Passes the passes that made it), copied, for later
+// queries to start from: a certified selection's state, say. The entry
+// stays locked during f, so queries on the same seeds take turns.
+func (c *Cache) withState(v *Version, seeds ppr.Seeds, damping float64, f func(warm *replay.WarmStart, keep func(*replay.WarmStart)) error) error {
+	e, _ := c.entry(nil, seeds, damping, false)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.v == nil || e.v.batches > v.batches {
-		return nil, nil
+	var warm *replay.WarmStart
+	if e.v != nil && e.v.batches <= v.batches {
+		if _, _, err := c.adjust(e, v); err != nil {
+			return err
+		}
+		warm = &replay.WarmStart{X: e.x, R: e.r, Passes: e.passes}
 	}
-	if _, _, err := c.adjust(e, v); err != nil {
-		return nil, err
+	keep := func(w *replay.WarmStart) {
+		if e.v != nil && e.v.batches > v.batches {
+			return // a later version's state serves more queries
+		}
+		e.x, e.r, e.v, e.passes = append(e.x[:0], w.X...), append(e.r[:0], w.R...), v, w.Passes
 	}
-	return &replay.WarmStart{X: slices.Clone(e.x), R: slices.Clone(e.r), Passes: e.passes}, nil
-}
-
-// keep stores a state (x, r) of the seeds and damping on v's native view
-// (r must be x's residual there; passes the passes that made it), copied,
-// for later queries to start from: a certified selection's state, say.
-func (c *Cache) keep(v *Version, seeds ppr.Seeds, damping float64, x, r []float64, passes int) {
-	e, _ := c.entry(nil, seeds, damping)
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.v != nil && e.v.batches > v.batches {
-		return // a later version's state serves more queries
-	}
-	e.x, e.r, e.v, e.passes = append(e.x[:0], x...), append(e.r[:0], r...), v, passes
+	return f(warm, keep)
 }

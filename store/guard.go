@@ -58,28 +58,27 @@ func (s *Store) NewGuard(trust mask.Policy, opt replay.Options) *Guard {
 // v costs), its ReplayTime the building of v's authenticated view and
 // differing rows the first time v is asked for (what the guard adds).
 func (g *Guard) Select(v *Version, q replay.Query) (*replay.Decision, error) {
-	start := time.Now()
 	seeds, err := ppr.NewSeeds(v.NumNodes(), q.Seeds)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	warm, err := g.cache.state(v, seeds, q.Damping)
-	if err != nil {
-		return nil, err
-	}
-	cached := time.Since(start)
-	start = time.Now()
-	gd, err := g.versionGuard(v)
-	if err != nil {
-		return nil, err
-	}
-	built := time.Since(start)
-	keep := func(w *replay.WarmStart) { g.cache.keep(v, seeds, q.Damping, w.X, w.R, w.Passes) }
-	d, err := gd.SelectFrom(q, warm, keep)
-	if d != nil {
-		d.NativeTime += cached
-		d.ReplayTime += built
-	}
+	var d *replay.Decision
+	start := time.Now()
+	err = g.cache.withState(v, seeds, q.Damping, func(warm *replay.WarmStart, keep func(*replay.WarmStart)) error {
+		cached := time.Since(start)
+		start = time.Now()
+		gd, err := g.versionGuard(v)
+		if err != nil {
+			return err
+		}
+		built := time.Since(start)
+		d, err = gd.SelectFrom(q, warm, keep)
+		if d != nil {
+			d.NativeTime += cached
+			d.ReplayTime += built
+		}
+		return err
+	})
 	return d, err
 }
 
