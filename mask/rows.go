@@ -134,18 +134,6 @@ func patched(prev *View, n int, out, in rowSet) (*View, error) {
 		v.touchedBit[i] |= w
 	}
 	v.touched = mergeAscending(base.touched, out.Nodes)
-	if r := g.Ranks(); r != nil && n > len(r) {
-		if len(prev.ranks) == n {
-			v.ranks = prev.ranks // the same extension (read only)
-		} else {
-			// New nodes appear after every node of the snapshot, in id order.
-			v.ranks = make([]uint32, n)
-			copy(v.ranks, r)
-			for u := len(r); u < n; u++ {
-				v.ranks[u] = uint32(u)
-			}
-		}
-	}
 	return v, nil
 }
 

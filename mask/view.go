@@ -17,7 +17,6 @@ type View struct {
 	g            *csr.Graph
 	n            int      // nodes: g's, or more for a patched view
 	patch        *patch   // replaced rows (WithDelta); nil for a view of g alone
-	ranks        []uint32 // g.Ranks() extended to n nodes when n is larger
 	name         string
 	masked       *roaring.Bitmap
 	maskedBits   []uint64  // dense copy of masked, nil when nothing is masked
@@ -127,14 +126,11 @@ func (v *View) NumNodes() int { return v.n }
 // Directed reports whether the graph's edges are directed.
 func (v *View) Directed() bool { return v.g.Directed() }
 
-// Ranks returns the first-appearance rank of every node (csr.Graph.Ranks,
-// extended over a patched view's new nodes), or nil in stream order.
-func (v *View) Ranks() []uint32 {
-	if v.ranks != nil {
-		return v.ranks
-	}
-	return v.g.Ranks()
-}
+// Ranks returns the first-appearance rank of the graph's nodes
+// (csr.Graph.Ranks), or nil in stream order. A patched view's nodes beyond
+// the graph's rank after them in id order: as ppr.TopK reads a rank list
+// shorter than the scores.
+func (v *View) Ranks() []uint32 { return v.g.Ranks() }
 
 // Name returns "native", "auth", "full" or the name given to FromMasked.
 func (v *View) Name() string { return v.name }

@@ -154,9 +154,19 @@ func TestTopKRankedMatchesSort(t *testing.T) {
 		for i := range scores {
 			scores[i] = float64(rng.IntN(4)) // many ties
 		}
-		rank := make([]uint32, n)
-		for i, p := range rng.Perm(n) {
+		// A rank list of the first m nodes (a graph's, under a view
+		// with nodes appended): the others rank as their ids.
+		m := n
+		if trial%3 == 2 {
+			m = 1 + rng.IntN(n)
+		}
+		rank := make([]uint32, m)
+		for i, p := range rng.Perm(m) {
 			rank[i] = uint32(p)
+		}
+		full := slices.Clone(rank)
+		for u := m; u < n; u++ {
+			full = append(full, uint32(u))
 		}
 		var cands []uint32
 		if trial%2 == 1 {
@@ -175,7 +185,7 @@ func TestTopKRankedMatchesSort(t *testing.T) {
 			if c := cmp.Compare(scores[b], scores[a]); c != 0 {
 				return c
 			}
-			return cmp.Compare(rank[a], rank[b])
+			return cmp.Compare(full[a], full[b])
 		})
 		k := 1 + rng.IntN(n+1)
 		got := ppr.TopK(scores, k, cands, rank)

@@ -17,28 +17,32 @@ func before(a, b Scored) bool {
 }
 
 // ranking orders Scored values: higher score first, ties by lower rank[node]
-// (by lower node id when rank is nil).
+// (by lower node id when rank is nil). A node at or beyond len(rank) ranks
+// as its id: a rank list of a graph's nodes (a permutation of 0..len-1)
+// serves a view with nodes appended after them, ranked after all of them
+// in id order.
 type ranking []uint32
 
 func (rk ranking) tie(u uint32) uint32 {
-	if rk == nil {
-		return u
+	if int(u) < len(rk) {
+		return rk[u]
 	}
-	return rk[u]
+	return u
 }
 
 func (rk ranking) before(a, b Scored) bool {
 	if rk == nil {
 		return before(a, b)
 	}
-	return a.Score > b.Score || (a.Score == b.Score && rk[a.Node] < rk[b.Node])
+	return a.Score > b.Score || (a.Score == b.Score && rk.tie(a.Node) < rk.tie(b.Node))
 }
 
 // TopK returns the k best nodes, best first. With candidates nil every
 // node competes; otherwise only the candidates, which must be distinct ids
 // below len(scores) (validate them at the API boundary). Fewer than k
-// competitors give a shorter result. Ties break by lower rank[node], or by
-// lower node id when rank is nil: with rank = csr.Graph.Ranks() a
+// competitors give a shorter result. Ties break by lower rank[node] (a node
+// at or beyond len(rank) ranks as its id), or by lower node id when rank
+// is nil: with rank = csr.Graph.Ranks() a
 // reordered graph selects, by name, what the graph in stream order
 // selects (a solve's scores on a reordered graph need its ranks).
 func TopK(scores []float64, k int, candidates []uint32, rank []uint32) []Scored {
