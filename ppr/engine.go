@@ -6,6 +6,7 @@ import (
 
 	"github.com/authppr/authppr/csr"
 	"github.com/authppr/authppr/internal/nodeset"
+	"github.com/authppr/authppr/internal/reuse"
 	"github.com/authppr/authppr/mask"
 )
 
@@ -94,6 +95,36 @@ func (e *Engine) Restart(seeds Seeds, damping float64) error {
 	e.reset()
 	return nil
 }
+
+// Rebind moves the engine to another view (another version of a living
+// graph, say), keeping its storage: X and R get the view's node count,
+// their first entries kept and the others zero, in the same arrays when
+// they fit; scratch sized by node count is resized the same way, and what
+// depends on the view (its dangling nodes, the reverse estimates, estimates
+// shared from another engine) is dropped. Call SetProblem or Restart
+// before solving. A caller that aliases X and R between engines sets the
+// aliases again afterwards.
+func (e *Engine) Rebind(view *mask.View) {
+	if view == e.view {
+		return
+	}
+	n := view.NumNodes()
+	e.view = view
+	e.X, e.R = reuse.Slice(e.X, n), reuse.Slice(e.R, n)
+	e.dangling = nil
+	e.refine.rebind(n)
+	// All false between calls: resizing keeps them so.
+	e.fifo.queued = reuse.Slice(e.fifo.queued, n)
+	if e.inSel != nil {
+		e.inSel = reuse.Slice(e.inSel, n)
+	}
+	// Small, or allocated only by solves a patched view never takes:
+	// allocated again on first use.
+	e.sweeps, e.rounds = pullScratch{}, roundScratch{}
+}
+
+// View returns the view the engine solves on.
+func (e *Engine) View() *mask.View { return e.view }
 
 // reset returns to x = 0, r = alpha*s and clears the stats.
 func (e *Engine) reset() {

@@ -67,9 +67,10 @@ func (e *Engine) enterLocal() {
 	l := &e.local
 	n := len(e.X)
 	l.on = false
-	if words := (n + 63) / 64; l.members == nil || len(l.members.Words()) != words {
+	if l.members == nil {
 		l.members = nodeset.New(n)
 	}
+	l.members.Resize(n)
 	l.members.Reset()
 	count := 0
 	x, r := e.X, e.R[:n]

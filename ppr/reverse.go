@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/authppr/authppr/internal/reuse"
 	"github.com/authppr/authppr/mask"
 )
 
@@ -323,11 +324,8 @@ func (e *Engine) ShareEstimates(from *Engine, differ, gainers []uint32) {
 	ref.gainers = gainers
 	ref.warmArcs = from.refine.warmArcs // it continues from's solve
 	ref.rowDiffs.views(e.view, from.view)
-	if n := (len(e.X) + 63) / 64; len(ref.differ) != n {
-		ref.differ = make([]uint64, n)
-	} else {
-		clear(ref.differ)
-	}
+	ref.differ = reuse.Slice(ref.differ, (len(e.X)+63)/64)
+	clear(ref.differ)
 	for _, u := range differ {
 		ref.differ[u/64] |= 1 << (u % 64)
 	}
@@ -477,6 +475,20 @@ func (ref *topKRefinement) reset() {
 		ref.startOps = ref.pusher.Ops
 	}
 	ref.warmArcs = 0
+}
+
+// rebind prepares the refinement for another view of n nodes: the
+// estimates (the view's) go to the pool, the sharing ends, and the
+// pusher's arrays (all zero between pushes) are resized in place.
+func (ref *topKRefinement) rebind(n int) {
+	ref.reset()
+	ref.donor, ref.donorView, ref.gainers = nil, nil, nil
+	clear(ref.borrowed)
+	ref.rowDiffs.views(nil, nil)
+	if rp := ref.pusher; rp != nil {
+		rp.q, rp.s = reuse.Slice(rp.q, n), reuse.Slice(rp.s, n)
+		rp.queued, rp.seen = reuse.Slice(rp.queued, n), reuse.Slice(rp.seen, n)
+	}
 }
 
 // newEstimate returns an estimate from the pool, or a new one.

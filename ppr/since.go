@@ -3,6 +3,8 @@ package ppr
 import (
 	"math"
 	"slices"
+
+	"github.com/authppr/authppr/internal/reuse"
 )
 
 // Gaps of derived proofs without a pass over the candidates.
@@ -211,7 +213,7 @@ type derivedMarks struct {
 func (e *Engine) derivedMarks(cands []uint32) *derivedMarks {
 	m := &e.marks
 	if words := (len(e.X) + 63) / 64; len(m.read) != words {
-		m.cand, m.read = make([]uint64, words), make([]uint64, words)
+		m.cand, m.read = reuse.Slice(m.cand, words), reuse.Slice(m.read, words)
 	}
 	m.all = cands == nil
 	for _, u := range cands {

@@ -5,7 +5,11 @@
 // and push kernels merge whole frontier words into it.
 package nodeset
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/authppr/authppr/internal/reuse"
+)
 
 // Set is a set of node ids below the n it was made for.
 type Set struct {
@@ -14,6 +18,17 @@ type Set struct {
 
 // New returns an empty set over n nodes.
 func New(n int) *Set { return &Set{words: make([]uint64, (n+63)/64)} }
+
+// Resize makes the set one over n nodes, keeping the members below n and
+// its storage where it fits.
+func (s *Set) Resize(n int) { s.words = reuse.Slice(s.words, (n+63)/64); s.clearFrom(n) }
+
+// clearFrom removes the members at or above n from the set's last word.
+func (s *Set) clearFrom(n int) {
+	if r := n % 64; r != 0 {
+		s.words[n/64] &= 1<<r - 1
+	}
+}
 
 // Add inserts v.
 func (s *Set) Add(v uint32) { s.words[v/64] |= 1 << (v % 64) }

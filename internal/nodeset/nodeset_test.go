@@ -42,3 +42,25 @@ func TestSetMatchesMap(t *testing.T) {
 		}
 	}
 }
+
+// Resize keeps the members below the new size, drops the others (so a
+// later growth does not bring them back), and grows empty.
+func TestResizeKeepsMembersBelow(t *testing.T) {
+	t.Parallel()
+	s := New(130)
+	for _, v := range []uint32{1, 63, 64, 100, 129} {
+		s.Add(v)
+	}
+	s.Resize(100)
+	if got := s.AppendNodes(nil); !slices.Equal(got, []uint32{1, 63, 64}) {
+		t.Fatalf("after shrinking to 100: %v", got)
+	}
+	s.Resize(200)
+	if got := s.AppendNodes(nil); !slices.Equal(got, []uint32{1, 63, 64}) {
+		t.Fatalf("after growing to 200: %v, members dropped by shrinking must stay dropped", got)
+	}
+	s.Add(199)
+	if !s.Has(199) {
+		t.Fatal("199 not added after growing")
+	}
+}
