@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/authppr/authppr/csr"
 	"github.com/authppr/authppr/internal/nodeset"
+	"github.com/authppr/authppr/internal/reuse"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
 )
@@ -38,6 +40,11 @@ type Options struct {
 	Force Path
 	// MaxSuspects caps the suspect edges named on a divergence (default 5).
 	MaxSuspects int
+	// Workspaces, when not nil, is a pool of per-query workspaces shared
+	// with other guards (a host's guards of successive versions), so a
+	// guard on a new version reuses the arrays earlier queries made
+	// instead of allocating O(n) again (default: the guard's own pool).
+	Workspaces *Workspaces
 
 	explicitBudget bool // DeltaBudget was given by the caller
 }
@@ -56,7 +63,40 @@ type Guard struct {
 	differ  []uint32 // nodes whose out- or in-rows differ (ppr.Engine.ShareEstimates)
 	gainers []uint32 // nodes of differ with an arc only the authenticated view has
 
-	pool sync.Pool // *workspace
+	pool *Workspaces
+}
+
+// Workspaces pools the per-query state of guards (engines, their arrays
+// and scratch, all O(n)): a workspace made for one guard's views serves
+// another's after its engines move to them (ppr.Engine.Rebind), keeping
+// their storage. It keeps as many workspaces as queries ran at once, up
+// to twice GOMAXPROCS (a sync.Pool would drop them at every collection,
+// and a living store's next version would allocate them again). Safe for
+// concurrent use; the zero value is ready.
+type Workspaces struct {
+	mu   sync.Mutex
+	free []*workspace
+}
+
+func (w *Workspaces) get() *workspace {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	k := len(w.free)
+	if k == 0 {
+		return nil
+	}
+	ws := w.free[k-1]
+	w.free[k-1] = nil
+	w.free = w.free[:k-1]
+	return ws
+}
+
+func (w *Workspaces) put(ws *workspace) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.free) < 2*runtime.GOMAXPROCS(0) {
+		w.free = append(w.free, ws)
+	}
 }
 
 // EdgeSource describes the edges a guard names as suspects: the endpoints
@@ -119,7 +159,10 @@ func NewFromViews(native, auth *mask.View, diff *Diff, trust mask.Policy, edges 
 	if opt.Force != PathAuto && opt.Force != PathDelta && opt.Force != PathFull {
 		return nil, fmt.Errorf("replay: cannot force path %s (only delta or full)", opt.Force)
 	}
-	gd := &Guard{native: native, auth: auth, trust: trust, edges: edges, opt: opt}
+	gd := &Guard{native: native, auth: auth, trust: trust, edges: edges, opt: opt, pool: opt.Workspaces}
+	if gd.pool == nil {
+		gd.pool = &Workspaces{}
+	}
 	if diff == nil {
 		diff = Difference(native, auth)
 	}
@@ -174,36 +217,63 @@ type workspace struct {
 	sel       []uint32  // scratch: a selection's nodes
 }
 
-func (gd *Guard) workspace(seeds ppr.Seeds, damping float64) (*workspace, error) {
-	ws, _ := gd.pool.Get().(*workspace)
+// workspace returns a workspace on the guard's views for the seeds and
+// damping: the native engine at the native start state, or, with warm
+// set, with X and R left for the caller to fill. It reports the time
+// spent on the native engine (what an unguarded selection's own engine
+// costs: moving it to the views, its start state); the rest is the
+// guard's.
+func (gd *Guard) workspace(seeds ppr.Seeds, damping float64, warm bool) (*workspace, time.Duration, error) {
+	start := time.Now()
+	ws := gd.pool.get()
 	if ws == nil {
 		n := gd.native.NumNodes()
 		ws = &workspace{support: nodeset.New(n), inSel: make([]bool, n), authMark: make([]bool, n)}
 		var err error
 		if ws.nativeEng, err = ppr.NewEngine(gd.native, seeds, damping); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if ws.authEng, err = ppr.NewEngine(gd.auth, seeds, damping); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		ws.x, ws.r = ws.nativeEng.X, ws.nativeEng.R
 		ws.authEng.X, ws.authEng.R = ws.x, ws.r
 		ws.authEng.Support = ws.support
 	}
-	if err := ws.nativeEng.Restart(seeds, damping); err != nil {
-		return nil, err
+	ws.nativeEng.Rebind(gd.native)
+	ws.x, ws.r = ws.nativeEng.X, ws.nativeEng.R
+	var err error
+	if warm {
+		err = ws.nativeEng.SetProblem(seeds, damping)
+		ws.nativeEng.Stats = ppr.Stats{}
+	} else {
+		err = ws.nativeEng.Restart(seeds, damping)
 	}
+	if err != nil {
+		gd.release(ws)
+		return nil, 0, err
+	}
+	native := time.Since(start)
+	// The authenticated engine, on the native engine's arrays (resized
+	// already: its Rebind keeps them), and the marks (all false between
+	// queries) sized to the views.
+	n := gd.native.NumNodes()
+	ws.authEng.X, ws.authEng.R = ws.x, ws.r
+	ws.authEng.Rebind(gd.auth)
+	ws.support.Resize(n)
+	ws.inSel, ws.authMark = reuse.Slice(ws.inSel, n), reuse.Slice(ws.authMark, n)
 	if err := ws.authEng.SetProblem(seeds, damping); err != nil {
-		return nil, err
+		gd.release(ws)
+		return nil, 0, err
 	}
 	ws.authEng.Stats = ppr.Stats{}
-	return ws, nil
+	return ws, native, nil
 }
 
 // release returns ws to the pool (the next query restarts its state).
 func (gd *Guard) release(ws *workspace) {
 	ws.support.Reset()
-	gd.pool.Put(ws)
+	gd.pool.put(ws)
 }
 
 // validate checks a query at the API boundary.
@@ -263,18 +333,21 @@ func (gd *Guard) SelectFrom(q Query, warm *WarmStart, keep func(*WarmStart)) (*D
 	if err != nil {
 		return nil, err
 	}
-	ws, err := gd.workspace(seeds, q.Damping)
+	n := gd.native.NumNodes()
+	if warm != nil && (len(warm.X) != n || warm.R != nil && len(warm.R) != n) {
+		return nil, fmt.Errorf("replay: warm start of %d and %d entries for a graph of %d nodes", len(warm.X), len(warm.R), n)
+	}
+	start := time.Now()
+	ws, nativeSetup, err := gd.workspace(seeds, q.Damping, warm != nil)
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 	defer gd.release(ws)
+	guardSetup := time.Since(start) - nativeSetup
 
-	start := time.Now()
+	start = time.Now()
 	prior := 0
 	if warm != nil {
-		if len(warm.X) != len(ws.x) || warm.R != nil && len(warm.R) != len(ws.r) {
-			return nil, fmt.Errorf("replay: warm start of %d and %d entries for a graph of %d nodes", len(warm.X), len(warm.R), len(ws.x))
-		}
 		copy(ws.x, warm.X)
 		prior = warm.Passes + 1
 		if warm.R != nil {
@@ -297,12 +370,12 @@ func (gd *Guard) SelectFrom(q Query, warm *WarmStart, keep func(*WarmStart)) (*D
 		keep(&WarmStart{X: ws.x, R: ws.r, Passes: prior + res.Sweeps})
 	}
 	d := &Decision{Native: slices.Clone(res.TopK), NativeSweeps: res.Sweeps, NativeGap: res.Gap}
-	d.NativeTime = time.Since(start)
+	d.NativeTime = nativeSetup + time.Since(start)
 
 	start = time.Now()
 	rn := &run{gd: gd, ws: ws, q: q, k: k, d: d, seeds: seeds, passes: prior + res.Sweeps + 1, nativeProof: res.Proof}
 	rn.decide()
-	d.ReplayTime = time.Since(start)
+	d.ReplayTime = guardSetup + time.Since(start)
 	d.Divergent = d.Outcome == Divergent
 	d.Selected = d.Native
 	if d.Divergent && gd.opt.OnDivergence == Reject {

@@ -462,7 +462,7 @@ func TestSuspectsMatchReference(t *testing.T) {
 		q := randomQuery(rng, sc.g.NumNodes())
 		seeds, err := gd.validate(q)
 		require.NoError(t, err)
-		ws, err := gd.workspace(seeds, q.Damping)
+		ws, _, err := gd.workspace(seeds, q.Damping, false)
 		require.NoError(t, err)
 		_, err = ws.nativeEng.SolveSweeps(ppr.Options{Tol: gd.opt.Tol})
 		require.NoError(t, err)
@@ -485,4 +485,38 @@ func TestSuspectsMatchReference(t *testing.T) {
 		gd.release(ws)
 	}
 	require.Positive(t, checked, "no case had more suspects than MaxSuspects")
+}
+
+// Guards sharing one Workspaces (a host's guards of successive versions)
+// decide what guards with their own pools decide: a workspace moved from
+// one guard's views to another's (larger or smaller) keeps nothing of the
+// earlier graph or query.
+func TestSharedWorkspacesDecideAlike(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(41, 42))
+	shared := &Workspaces{}
+	moved := 0
+	for i := range 60 {
+		sc := randomScenario(t, rng, 5+rng.IntN(60), rng.IntN(2) == 0, []float64{0.01, 0.1, 0.3}[rng.IntN(3)])
+		own, err := New(sc.g, sc.labels, sc.trust, Options{})
+		require.NoError(t, err)
+		pooled, err := New(sc.g, sc.labels, sc.trust, Options{Workspaces: shared})
+		require.NoError(t, err)
+		for range 3 {
+			q := randomQuery(rng, sc.g.NumNodes())
+			want, err := own.Select(q)
+			require.NoError(t, err)
+			if ws := shared.get(); ws != nil {
+				if ws.nativeEng.View() != pooled.native {
+					moved++
+				}
+				shared.put(ws)
+			}
+			got, err := pooled.Select(q)
+			require.NoError(t, err)
+			want.NativeTime, want.ReplayTime, got.NativeTime, got.ReplayTime = 0, 0, 0, 0
+			require.Equalf(t, want, got, "case %d", i)
+		}
+	}
+	require.Positive(t, moved, "no workspace moved between guards")
 }

@@ -46,6 +46,11 @@ const guardsKept = 4
 // channels the authenticated view keeps) with replay's options. The
 // trusted channels need not have written yet.
 func (s *Store) NewGuard(trust mask.Policy, opt replay.Options) *Guard {
+	if opt.Workspaces == nil {
+		// One pool for the guards of every version: a query on a new
+		// version moves a workspace to its views, keeping its arrays.
+		opt.Workspaces = &replay.Workspaces{}
+	}
 	return &Guard{trust: trust, opt: opt, cache: &Cache{Tol: opt.Tol}, guards: make(map[*Version]*replay.Guard)}
 }
 
