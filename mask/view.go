@@ -15,8 +15,8 @@ import (
 // one float per node).
 type View struct {
 	g            *csr.Graph
-	n            int      // nodes: g's, or more for a patched view
-	patch        *patch   // replaced rows (WithDelta); nil for a view of g alone
+	n            int    // nodes: g's, or more for a patched view
+	patch        *patch // replaced rows (WithDelta); nil for a view of g alone
 	name         string
 	masked       *roaring.Bitmap
 	maskedBits   []uint64  // dense copy of masked, nil when nothing is masked
