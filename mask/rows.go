@@ -111,6 +111,9 @@ func patched(prev *View, n int, out, in rowSet) (*View, error) {
 	if err := in.check("in", n); err != nil {
 		return nil, err
 	}
+	if err := out.coversFrom(prev.n, n); err != nil {
+		return nil, err
+	}
 	base := prev
 	if prev.patch != nil {
 		base = prev.patch.base
@@ -137,19 +140,20 @@ func patched(prev *View, n int, out, in rowSet) (*View, error) {
 	return v, nil
 }
 
-// sumOutWeights sets the out-weights: prev's, with the rows prev does not
-// replace as this view does summed again (prev's replaced rows that this
-// view keeps have the sums prev gave them).
+// sumOutWeights sets the out-weights: the snapshot view's array, shared,
+// under a value per replaced row, summed in arc order (prev's value where
+// this view keeps prev's row: the same slice).
 func (v *View) sumOutWeights(prev *View) error {
-	v.outWeight = extend(prev.outWeight, v.n)
 	var kept *replaced
 	if prev.patch != nil {
 		kept = &prev.patch.out
 	}
 	rows := &v.patch.out.rows
+	vals := make([]float64, rows.Len())
 	for i, u := range rows.Nodes {
 		if kept != nil && int(u) < prev.n {
 			if j := kept.index(u); j >= 0 && sameRow(kept.rows.Edge[j], rows.Edge[i]) {
+				vals[i] = prev.outW.vals[j]
 				continue
 			}
 		}
@@ -160,8 +164,10 @@ func (v *View) sumOutWeights(prev *View) error {
 		if math.IsInf(w, 0) {
 			return fmt.Errorf("mask: patched row of node %d: out-weight overflows", u)
 		}
-		v.outWeight[u] = w
+		vals[i] = w
 	}
+	idx := &v.patch.out.idx
+	v.outW = NodeWeights{flat: v.patch.base.outW.flat, bits: idx.Bits(), rows: idx, nodes: rows.Nodes, vals: vals}
 	return nil
 }
 
@@ -244,6 +250,16 @@ func (s *rowSet) check(dir string, n int) error {
 				return fmt.Errorf("mask: %s-row of node %d: edge %d after edge %d, want edge-id order", dir, u, eid[p], eid[p-1])
 			}
 		}
+	}
+	return nil
+}
+
+// coversFrom checks that every node from lo to n has a row: a patched
+// view's nodes beyond its snapshot's have no values but their rows'.
+func (s *rowSet) coversFrom(lo, n int) error {
+	i, _ := slices.BinarySearch(s.Nodes, uint32(lo))
+	if have := s.Len() - i; have != n-lo {
+		return fmt.Errorf("mask: out-rows: %d rows for the %d nodes from %d on, want one each", have, n-lo, lo)
 	}
 	return nil
 }
@@ -390,6 +406,11 @@ func WithDelta(base *View, d Delta) (*View, error) {
 		if !gone[e] {
 			mark(d.Src[i], d.Dst[i])
 		}
+	}
+	// Every node the view adds gets an out-row, empty when it has no arcs:
+	// the snapshot view's arrays stop at its own nodes (see NodeWeights).
+	for u := base.n; u < d.Nodes; u++ {
+		outRows.mark(uint32(u))
 	}
 	out := outRows.build(base, base.OutRow, gone, func(add func(u, v uint32, w float64, e uint32)) {
 		for i, e := range d.Edge {

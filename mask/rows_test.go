@@ -48,6 +48,24 @@ func matchesMaterialized(t *testing.T, trial int, v, material *mask.View) {
 	if v.NumNodes() != material.NumNodes() {
 		t.Fatalf("trial %d: %d nodes, materialised %d", trial, v.NumNodes(), material.NumNodes())
 	}
+	if got, want := slices.Collect(v.NodesByOutWeight()), slices.Collect(material.NodesByOutWeight()); !slices.Equal(got, want) {
+		t.Fatalf("trial %d (directed %v): nodes by out-weight %v, materialised %v", trial, directed, got, want)
+	}
+	// A reader that stops early gets a prefix.
+	if k := v.NumNodes() / 2; k > 0 {
+		var first []uint32
+		for u := range v.NodesByOutWeight() {
+			if first = append(first, u); len(first) == k {
+				break
+			}
+		}
+		if want := slices.Collect(material.NodesByOutWeight())[:k]; !slices.Equal(first, want) {
+			t.Fatalf("trial %d: the first %d nodes by out-weight %v, materialised %v", trial, k, first, want)
+		}
+	}
+	if got, want := v.DanglingNodes(), material.DanglingNodes(); !slices.Equal(got, want) {
+		t.Fatalf("trial %d (directed %v): dangling nodes %v, materialised %v", trial, directed, got, want)
+	}
 	for u := range uint32(v.NumNodes()) {
 		if got, want := v.OutWeight(u), material.OutWeight(u); got != want {
 			t.Fatalf("trial %d (directed %v): W(%d) = %v, materialised %v", trial, directed, u, got, want)
@@ -55,6 +73,14 @@ func matchesMaterialized(t *testing.T, trial int, v, material *mask.View) {
 		// The inverse derives from the base's: the same 1/W to the bit.
 		if got, want := v.InvOutWeights()[u], material.InvOutWeights()[u]; got != want {
 			t.Fatalf("trial %d (directed %v): 1/W(%d) = %v, materialised %v", trial, directed, u, got, want)
+		}
+		// What kernels read (the snapshot view's arrays under the
+		// replaced rows' values) is the same.
+		if got, want := v.NodeOutWeights().At(u), material.OutWeight(u); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("trial %d (directed %v): NodeOutWeights W(%d) = %v, materialised %v", trial, directed, u, got, want)
+		}
+		if got, want := v.NodeInvOutWeights().At(u), material.InvOutWeights()[u]; math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("trial %d (directed %v): NodeInvOutWeights 1/W(%d) = %v, materialised %v", trial, directed, u, got, want)
 		}
 		if got, want := liveArcs(v.OutRow(u)), liveArcs(material.OutRow(u)); !slices.Equal(got, want) {
 			t.Fatalf("trial %d (directed %v): out-row of %d = %v, materialised %v", trial, directed, u, got, want)

@@ -1,7 +1,9 @@
 package mask
 
 import (
+	"cmp"
 	"fmt"
+	"iter"
 	"slices"
 	"sync"
 
@@ -19,14 +21,22 @@ type View struct {
 	patch        *patch // replaced rows (WithDelta); nil for a view of g alone
 	name         string
 	masked       *roaring.Bitmap
-	maskedBits   []uint64  // dense copy of masked, nil when nothing is masked
-	outWeight    []float64 // W_A(u); aliases the graph's out-weights when nothing is masked
+	maskedBits   []uint64    // dense copy of masked, nil when nothing is masked
+	outW         NodeWeights // W_A(u); aliases the graph's out-weights when nothing is masked
 	invOnce      sync.Once
-	invWeight    []float64 // 1/W_A(u), 0 for dangling nodes; built on first use
+	invW         NodeWeights // 1/W_A(u), 0 for dangling nodes; built on first use
+	flatOnce     sync.Once
+	flatOut      []float64 // a patched view's W_A as one array, built on first use (OutWeights)
+	flatInvOnce  sync.Once
+	flatInv      []float64 // the same for 1/W_A (InvOutWeights)
+	danglingOnce sync.Once
+	dangling     []uint32 // the nodes with W_A = 0, ascending; built on first use
 	byWeightOnce sync.Once
-	byWeight     []uint32 // every node by descending W_A, ties by id; built on first use
-	touched      []uint32 // nodes with at least one masked out-arc, ascending
-	touchedBit   []uint64 // the same as a bitset over nodes
+	// Nodes by descending W_A, ties by id, built on first use: every node,
+	// or on a patched view the replaced rows' nodes (see NodesByOutWeight).
+	byWeight   []uint32
+	touched    []uint32 // nodes with at least one masked out-arc, ascending
+	touchedBit []uint64 // the same as a bitset over nodes
 
 	// The masked arcs of the in-adjacency (node and position), listed when
 	// they are few (see MaskedInArcs).
@@ -54,7 +64,7 @@ func Authenticated(g *csr.Graph, l *Labels, p Policy) (*View, error) {
 
 // Full returns the view of every edge of g, with no labels involved.
 func Full(g *csr.Graph) *View {
-	return &View{g: g, n: g.NumNodes(), name: "full", masked: roaring.New(), outWeight: csrHooks.OutWeights(g)}
+	return &View{g: g, n: g.NumNodes(), name: "full", masked: roaring.New(), outW: NodeWeights{flat: csrHooks.OutWeights(g)}}
 }
 
 // FromMasked returns the view of g without the given edges. The view keeps
@@ -64,7 +74,7 @@ func FromMasked(g *csr.Graph, name string, masked *roaring.Bitmap) (*View, error
 	if !masked.IsEmpty() && int64(masked.Maximum()) >= int64(g.NumEdges()) {
 		return nil, fmt.Errorf("mask: view %s: masked edge %d out of range (snapshot has %d edges)", name, masked.Maximum(), g.NumEdges())
 	}
-	v := &View{g: g, n: g.NumNodes(), name: name, masked: masked, outWeight: csrHooks.OutWeights(g)}
+	v := &View{g: g, n: g.NumNodes(), name: name, masked: masked, outW: NodeWeights{flat: csrHooks.OutWeights(g)}}
 	if masked.IsEmpty() {
 		return v, nil
 	}
@@ -92,18 +102,19 @@ func FromMasked(g *csr.Graph, name string, masked *roaring.Bitmap) (*View, error
 	// Recompute W_A by summation over surviving arcs in arc order, never by
 	// subtraction: a fully masked node gets exactly 0 (dangling), and the
 	// value equals that of a physically copied subgraph bit for bit.
-	v.outWeight = slices.Clone(csrHooks.OutWeights(g))
+	w := slices.Clone(csrHooks.OutWeights(g))
 	out := g.Out()
 	for _, u := range v.touched {
 		lo, hi := out.Span(u)
-		w := 0.0
+		wu := 0.0
 		for p := lo; p < hi; p++ {
 			if !v.MaskedEdge(out.Edge[p]) {
-				w += out.Weight.At(p)
+				wu += out.Weight.At(p)
 			}
 		}
-		v.outWeight[u] = w
+		w[u] = wu
 	}
+	v.outW = NodeWeights{flat: w}
 	return v, nil
 }
 
@@ -150,38 +161,160 @@ func (v *View) MaskedEdge(e uint32) bool {
 }
 
 // OutWeight returns W_A(u), u's out-weight in this view.
-func (v *View) OutWeight(u uint32) float64 { return v.outWeight[u] }
+func (v *View) OutWeight(u uint32) float64 { return v.outW.At(u) }
 
-// OutWeights returns W_A for every node. Must not be modified.
-func (v *View) OutWeights() []float64 { return v.outWeight }
+// NodeOutWeights returns W_A as kernels read it: O(1) per node, with no
+// array of n built for a patched view. Must not be modified.
+func (v *View) NodeOutWeights() *NodeWeights { return &v.outW }
 
-// InvOutWeights returns 1/W_A(u) for every node, 0 where W_A(u) = 0, so
-// kernels multiply instead of divide. Built on first use; safe for
-// concurrent use. Must not be modified.
-func (v *View) InvOutWeights() []float64 {
+// NodeInvOutWeights returns 1/W_A (0 where W_A(u) = 0) as kernels read it,
+// so that they multiply instead of dividing: built on first use, O(n) for
+// a snapshot's view and O(the replaced rows) for a patched one (which
+// shares its snapshot view's). Safe for concurrent use. Must not be
+// modified.
+func (v *View) NodeInvOutWeights() *NodeWeights {
 	v.invOnce.Do(func() {
-		if v.patch == nil || v.patch.base == nil {
-			v.invWeight = make([]float64, len(v.outWeight))
-			invertInto(v.invWeight, v.outWeight, nil)
+		if v.patch == nil {
+			inv := make([]float64, len(v.outW.flat))
+			invertInto(inv, v.outW.flat, nil)
+			v.invW = NodeWeights{flat: inv}
 			return
 		}
-		// A patched view's out-weights are its base's but at the replaced
-		// rows and the nodes beyond the base's: copy the base's inverses
-		// and invert those alone (the same 1/w, bit for bit).
-		base := v.patch.base.InvOutWeights()
-		v.invWeight = extend(base, len(v.outWeight))
-		invertInto(v.invWeight, v.outWeight, v.patch.out.rows.Nodes)
-		invertInto(v.invWeight[len(base):], v.outWeight[len(base):], nil) // new nodes
+		// The same 1/w, bit for bit, as the materialised view's.
+		v.invW = v.outW
+		v.invW.flat = v.patch.base.NodeInvOutWeights().flat
+		v.invW.vals = make([]float64, len(v.outW.vals))
+		for i, w := range v.outW.vals {
+			if w > 0 {
+				v.invW.vals[i] = 1 / w
+			}
+		}
 	})
-	return v.invWeight
+	return &v.invW
 }
 
-// NodesByOutWeight returns every node by descending W_A, ties by id (a
-// radix sort, see byDescendingWeight). Built on first use; safe for
-// concurrent use. Must not be modified.
-func (v *View) NodesByOutWeight() []uint32 {
-	v.byWeightOnce.Do(func() { v.byWeight = byDescendingWeight(v.outWeight) })
+// OutWeights returns W_A for every node as one array. On a patched view
+// it is built on first use, O(n): kernels read NodeOutWeights instead.
+// Must not be modified.
+func (v *View) OutWeights() []float64 {
+	if v.patch == nil {
+		return v.outW.flat
+	}
+	v.flatOnce.Do(func() { v.flatOut = v.outW.materialize(v.n) })
+	return v.flatOut
+}
+
+// InvOutWeights returns 1/W_A(u) for every node as one array, 0 where
+// W_A(u) = 0. On a patched view it is built on first use, O(n): kernels
+// read NodeInvOutWeights instead. Safe for concurrent use. Must not be
+// modified.
+func (v *View) InvOutWeights() []float64 {
+	inv := v.NodeInvOutWeights()
+	if v.patch == nil {
+		return inv.flat
+	}
+	v.flatInvOnce.Do(func() { v.flatInv = inv.materialize(v.n) })
+	return v.flatInv
+}
+
+// NodesByOutWeight returns every node by descending W_A, ties by id. The
+// order is built on first use: for a snapshot's view a radix sort of its
+// nodes (see byDescendingWeight), for a patched view a sort of its
+// replaced rows' nodes, merged as the sequence is read with its snapshot
+// view's order (which it filters of them), so a reader that stops early
+// pays for what it read. Safe for concurrent use.
+func (v *View) NodesByOutWeight() iter.Seq[uint32] {
+	v.byWeightOnce.Do(func() {
+		if v.patch == nil {
+			v.byWeight = byDescendingWeight(v.outW.flat)
+			return
+		}
+		v.byWeight = slices.Clone(v.outW.nodes)
+		slices.SortFunc(v.byWeight, func(a, b uint32) int { return heavierFirst(v.outW.At(a), v.outW.At(b), a, b) })
+	})
+	if v.patch == nil {
+		return slices.Values(v.byWeight)
+	}
+	return v.mergedByOutWeight
+}
+
+// mergedByOutWeight yields the snapshot view's order without the replaced
+// nodes merged with theirs (v.byWeight): both by descending W_A, ties by
+// id, so the merge is the order of every node.
+func (v *View) mergedByOutWeight(yield func(uint32) bool) {
+	base := v.patch.base.nodesByOutWeight()
+	mine := v.byWeight
+	i := 0
+	for _, u := range base {
+		if v.outW.bits[u/64]&(1<<(u%64)) != 0 {
+			continue // replaced: in mine, with its own weight
+		}
+		for ; i < len(mine) && heavierFirst(v.outW.At(mine[i]), v.outW.flat[u], mine[i], u) < 0; i++ {
+			if !yield(mine[i]) {
+				return
+			}
+		}
+		if !yield(u) {
+			return
+		}
+	}
+	for ; i < len(mine); i++ {
+		if !yield(mine[i]) {
+			return
+		}
+	}
+}
+
+// DanglingNodes returns the nodes without out-weight in the view,
+// ascending: built on first use, O(n) for a snapshot's view and, for a
+// patched one, O(its snapshot view's dangling nodes + its replaced rows).
+// Safe for concurrent use. Must not be modified.
+func (v *View) DanglingNodes() []uint32 {
+	v.danglingOnce.Do(func() {
+		v.dangling = []uint32{}
+		if v.patch == nil {
+			for u, w := range v.outW.flat {
+				if w == 0 {
+					v.dangling = append(v.dangling, uint32(u))
+				}
+			}
+			return
+		}
+		// The snapshot view's dangling nodes whose rows this view keeps,
+		// merged with its replaced rows of no weight.
+		base, i := v.patch.base.DanglingNodes(), 0
+		for j, u := range v.outW.nodes {
+			for ; i < len(base) && base[i] < u; i++ {
+				v.dangling = append(v.dangling, base[i])
+			}
+			if i < len(base) && base[i] == u {
+				i++ // replaced: its own weight says
+			}
+			if v.outW.vals[j] == 0 {
+				v.dangling = append(v.dangling, u)
+			}
+		}
+		v.dangling = append(v.dangling, base[i:]...)
+	})
+	return v.dangling
+}
+
+// nodesByOutWeight returns a snapshot view's order (see NodesByOutWeight).
+func (v *View) nodesByOutWeight() []uint32 {
+	v.byWeightOnce.Do(func() { v.byWeight = byDescendingWeight(v.outW.flat) })
 	return v.byWeight
+}
+
+// heavierFirst orders nodes a and b of weights wa and wb: the heavier
+// first, ties by id.
+func heavierFirst(wa, wb float64, a, b uint32) int {
+	switch {
+	case wa > wb:
+		return -1
+	case wa < wb:
+		return 1
+	}
+	return cmp.Compare(a, b)
 }
 
 // Touched returns the nodes whose out-row in the view is not the graph's

@@ -209,9 +209,9 @@ const maxCheckWait = 2
 // corrected on a few rows, a warm start) keeps nearly the one-sided bound
 // of a non-negative residual.
 type errorBounds struct {
-	w                   []float64 // out-weights; nil: the L1 bound alone
-	r                   []float64 // the residual (undirected views)
-	coord, dangling, l1 float64   // of r+ (of |r| when neg is nil)
+	w                   *mask.NodeWeights // out-weights; nil: the L1 bound alone
+	r                   []float64         // the residual (undirected views)
+	coord, dangling, l1 float64           // of r+ (of |r| when neg is nil)
 	rScale, dCoord      float64
 	neg                 *negBounds // the bounds of r-, when the residual is signed (undirected)
 	round               float64    // the rounding margin of leads (roundoff)
@@ -235,7 +235,7 @@ type negBounds struct {
 // to inline: coordGap calls it once per candidate.
 func (b *errorBounds) at(u uint32) float64 {
 	if b.w != nil {
-		if wu := b.w[u]; wu > 0 {
+		if wu := b.w.At(u); wu > 0 {
 			return min(b.rScale*b.up(b.r[u])+b.dCoord*wu+b.dangling, b.l1)
 		}
 		return min(b.dangling, b.l1)
@@ -260,7 +260,7 @@ func (b *errorBounds) below(u uint32) float64 {
 	case !b.signed:
 		return 0
 	case b.neg != nil:
-		if wu := b.w[u]; wu > 0 {
+		if wu := b.w.At(u); wu > 0 {
 			return min(b.rScale*max(-b.r[u], 0)+b.neg.dCoord*wu+b.neg.dangling, b.l1)
 		}
 		return min(b.neg.dangling, b.l1)
@@ -385,18 +385,18 @@ func (e *Engine) residualStats() residualStats {
 	// 1/W multiplies instead of dividing (a division per node cost as much
 	// as the rest of the check); it is 0 exactly on the dangling nodes, so
 	// they never raise maxRatio.
-	inv := e.view.InvOutWeights()[:len(r)]
+	inv := e.view.NodeInvOutWeights()
 	var st residualStats
 	minR := 0.0
 	add := func(v int, rv float64) {
 		a := math.Abs(rv)
 		st.l1 += a
-		if t := a * inv[v]; t > st.maxRatio {
+		if t := a * inv.At(uint32(v)); t > st.maxRatio {
 			st.maxRatio = t
 		}
 		if rv < 0 {
 			minR = min(minR, rv)
-			st.maxNeg = max(st.maxNeg, a*inv[v])
+			st.maxNeg = max(st.maxNeg, a*inv.At(uint32(v)))
 		}
 	}
 	if e.local.on {
@@ -430,7 +430,7 @@ func (e *Engine) coordBounds(st residualStats, l1Bound float64) errorBounds {
 	boundScale := e.tune.boundScale
 	coord := boundScale * st.maxRatio / e.alpha
 	eb := errorBounds{
-		w:        e.view.OutWeights(),
+		w:        e.view.NodeOutWeights(),
 		r:        e.R,
 		coord:    coord,
 		dCoord:   e.damping * coord,
@@ -522,8 +522,8 @@ func coordGap(x []float64, eb *errorBounds, sel []Scored, candidates []uint32, i
 		if hi > blockHi || hi == blockHi && err > blockAt {
 			blockHi, blockAt = hi, err
 		}
-		if x[u] < minSel && w != nil && w[u] > 0 {
-			need = min(need, (minSel-x[u])/w[u])
+		if x[u] < minSel && w != nil && w.At(u) > 0 {
+			need = min(need, (minSel-x[u])/w.At(u))
 		}
 		if bs != nil {
 			bs.add(u, hi, minSel)

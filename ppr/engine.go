@@ -43,14 +43,13 @@ type Engine struct {
 	// Scratch, one struct per feature, allocated on first use and kept,
 	// so that an engine reused through Restart allocates nothing
 	// proportional to the graph after its first query.
-	sweeps   pullScratch    // jacobiSweep, parallelSweep
-	fifo     fifo           // pushUntil
-	rounds   roundScratch   // PushRounds, PushNegative
-	refine   topKRefinement // reverse pushes (SolveTopK, Proof.RefinedGap)
-	marks    derivedMarks   // scratch of derived proofs' gaps (since.go)
-	local    localState     // SolveTopK's local checks (see local.go)
-	inSel    []bool         // SolveTopK's selection marks (all false between calls)
-	dangling []uint32       // the view's nodes without out-weight, ascending
+	sweeps pullScratch    // jacobiSweep, parallelSweep
+	fifo   fifo           // pushUntil
+	rounds roundScratch   // PushRounds, PushNegative
+	refine topKRefinement // reverse pushes (SolveTopK, Proof.RefinedGap)
+	marks  derivedMarks   // scratch of derived proofs' gaps (since.go)
+	local  localState     // SolveTopK's local checks (see local.go)
+	inSel  []bool         // SolveTopK's selection marks (all false between calls)
 
 	Stats Stats
 }
@@ -100,7 +99,7 @@ func (e *Engine) Restart(seeds Seeds, damping float64) error {
 // graph, say), keeping its storage: X and R get the view's node count,
 // their first entries kept and the others zero, in the same arrays when
 // they fit; scratch sized by node count is resized the same way, and what
-// depends on the view (its dangling nodes, the reverse estimates, estimates
+// depends on the view (the reverse estimates, estimates
 // shared from another engine) is dropped. Call SetProblem or Restart
 // before solving. A caller that aliases X and R between engines sets the
 // aliases again afterwards.
@@ -111,7 +110,6 @@ func (e *Engine) Rebind(view *mask.View) {
 	n := view.NumNodes()
 	e.view = view
 	e.X, e.R = reuse.Slice(e.X, n), reuse.Slice(e.R, n)
-	e.dangling = nil
 	e.refine.rebind(n)
 	// All false between calls: resizing keeps them so.
 	e.fifo.queued = reuse.Slice(e.fifo.queued, n)
@@ -317,7 +315,7 @@ func pushScan[W weight](e *Engine, wts []W, eps float64, sup []uint64) (int, flo
 	g := e.view.Graph()
 	n := e.view.NumNodes()
 	x, r := e.X[:n], e.R[:n]
-	w := e.view.OutWeights()[:n]
+	w := e.view.NodeOutWeights()
 	out := g.Out()
 	bits, tb := e.view.MaskedBits(), e.view.TouchedBits()
 	rep := e.view.OutReplaced()
@@ -336,7 +334,7 @@ func pushScan[W weight](e *Engine, wts []W, eps float64, sup []uint64) (int, flo
 		if val == 0 {
 			continue
 		}
-		wu := w[u]
+		wu := w.At(uint32(u))
 		if wu == 0 {
 			if e.keepDangling || math.Abs(val) <= eps {
 				continue

@@ -1,6 +1,10 @@
 package ppr
 
-import "math"
+import (
+	"math"
+
+	"github.com/authppr/authppr/mask"
+)
 
 // FIFO local push: the first push engine, kept for small frontiers and as
 // the plain specification of the others (pushNode, overThreshold); replay
@@ -101,7 +105,7 @@ type fifoRun[W weight] struct {
 	wts    []W
 	eps    float64
 	x, r   []float64
-	w      []float64 // out-weights
+	w      *mask.NodeWeights // out-weights
 	queued []bool
 	queue  []uint32
 }
@@ -114,7 +118,7 @@ func pushFIFO[W weight](e *Engine, wts []W, eps float64, frontier []uint32, budg
 	if e.fifo.queued == nil {
 		e.fifo.queued = make([]bool, n)
 	}
-	f := fifoRun[W]{e: e, wts: wts, eps: eps, x: e.X[:n], r: e.R[:n], w: e.view.OutWeights()[:n], queued: e.fifo.queued[:n], queue: e.fifo.queue[:0]}
+	f := fifoRun[W]{e: e, wts: wts, eps: eps, x: e.X[:n], r: e.R[:n], w: e.view.NodeOutWeights(), queued: e.fifo.queued[:n], queue: e.fifo.queue[:0]}
 	for _, u := range frontier {
 		f.offer(u)
 	}
@@ -128,7 +132,7 @@ func pushFIFO[W weight](e *Engine, wts []W, eps float64, frontier []uint32, budg
 		head++
 		f.queued[u] = false
 		if f.over(u) {
-			if val := f.r[u]; f.w[u] == 0 {
+			if val := f.r[u]; f.w.At(u) == 0 {
 				f.pushDangling(u, val) // keepDangling is off, or over would be false
 			} else {
 				f.pushRow(u, val)
@@ -150,7 +154,7 @@ func pushFIFO[W weight](e *Engine, wts []W, eps float64, frontier []uint32, budg
 
 // over is overThreshold on the held arrays.
 func (f *fifoRun[W]) over(v uint32) bool {
-	t := f.eps * f.w[v]
+	t := f.eps * f.w.At(v)
 	if t == 0 {
 		if f.e.keepDangling {
 			return false
@@ -199,7 +203,7 @@ func (f *fifoRun[W]) pushRow(u uint32, val float64) {
 	e := f.e
 	view := e.view
 	f.take(u, val)
-	c := e.damping * val / f.w[u]
+	c := e.damping * val / f.w.At(u)
 	var nbr, eid []uint32
 	var wt []W
 	var rwt []float64

@@ -147,7 +147,7 @@ func (e *Engine) localVisit(eb *errorBounds, sel []Scored) (visit []uint32, outs
 	}()
 	l.outside = l.outside[:0]
 	outsideHi = math.Inf(-1)
-	for _, u := range e.view.NodesByOutWeight() {
+	for u := range e.view.NodesByOutWeight() {
 		if l.members.Has(u) || e.inSel[u] {
 			continue
 		}

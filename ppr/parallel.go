@@ -138,14 +138,4 @@ func (e *Engine) partition(threads int) []int {
 }
 
 // danglingNodes lists the nodes without out-weight in the view, ascending.
-func (e *Engine) danglingNodes() []uint32 {
-	if e.dangling == nil {
-		e.dangling = []uint32{}
-		for u, wu := range e.view.OutWeights() {
-			if wu == 0 {
-				e.dangling = append(e.dangling, uint32(u))
-			}
-		}
-	}
-	return e.dangling
-}
+func (e *Engine) danglingNodes() []uint32 { return e.view.DanglingNodes() }

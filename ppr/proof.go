@@ -60,7 +60,7 @@ func (e *Engine) Prove(passes int, since *Proof, changed []uint32) *Proof {
 	}
 	st := since.st
 	st.l1 = since.l1
-	w := e.view.OutWeights()
+	w := e.view.NodeOutWeights()
 	directed := e.view.Directed()
 	for _, u := range changed {
 		rv := e.R[u]
@@ -72,10 +72,10 @@ func (e *Engine) Prove(passes int, since *Proof, changed []uint32) *Proof {
 		if directed {
 			continue
 		}
-		if w[u] > 0 {
-			st.maxRatio = max(st.maxRatio, a/w[u])
+		if wu := w.At(u); wu > 0 {
+			st.maxRatio = max(st.maxRatio, a/wu)
 			if rv < 0 {
-				st.maxNeg = max(st.maxNeg, a/w[u])
+				st.maxNeg = max(st.maxNeg, a/wu)
 			}
 		} else {
 			st.dangling += a

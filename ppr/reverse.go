@@ -119,7 +119,7 @@ func (rp *reversePusher) push(view *mask.View, d float64, target uint32, eps flo
 func (rp *reversePusher) pushInto(est *reverseEstimate, view *mask.View, d float64, target uint32, eps float64, budget int64) {
 	in := view.Graph().In()
 	patched := view.Patched()
-	inv := view.InvOutWeights() // 0 on dangling nodes: P' has no row there
+	inv := view.NodeInvOutWeights() // 0 on dangling nodes: P' has no row there
 	// Only nodes with a masked out-arc (a small bitset, in cache) need the
 	// per-edge mask test.
 	touched := view.TouchedBits()
@@ -152,7 +152,7 @@ func (rp *reversePusher) pushInto(est *reverseEstimate, view *mask.View, d float
 			row := view.InRow(w)
 			rp.Ops += int64(row.Len())
 			for p, u := range row.Nbr {
-				if c := d * row.Weight.At(p) * inv[u]; c != 0 && row.Live(p) {
+				if c := d * row.Weight.At(p) * inv.At(u); c != 0 && row.Live(p) {
 					add(u, c*val)
 				}
 			}
@@ -162,7 +162,7 @@ func (rp *reversePusher) pushInto(est *reverseEstimate, view *mask.View, d float
 		rp.Ops += int64(hi - lo)
 		for p := lo; p < hi; p++ {
 			u := in.Nbr[p]
-			c := d * in.Weight.At(p) * inv[u]
+			c := d * in.Weight.At(p) * inv.At(u)
 			if c == 0 || touched != nil && touched[u/64]&(1<<(u%64)) != 0 && view.MaskedEdge(in.Edge[p]) {
 				continue
 			}
@@ -170,10 +170,10 @@ func (rp *reversePusher) pushInto(est *reverseEstimate, view *mask.View, d float
 		}
 	}
 	*est = reverseEstimate{Nodes: est.Nodes[:0], Q: est.Q[:0], reached: append(est.reached[:0], rp.touched...), s: est.s[:0]}
-	out := view.OutWeights()
+	out := view.NodeOutWeights()
 	for _, u := range rp.touched {
 		est.s = append(est.s, s[u])
-		est.addRemainder(s[u], out[u])
+		est.addRemainder(s[u], out.At(u))
 		if q[u] != 0 {
 			est.Nodes = append(est.Nodes, u)
 			est.Q = append(est.Q, q[u])
@@ -453,9 +453,9 @@ func (ref *topKRefinement) adapt(e *Engine, est *reverseEstimate, changes []rema
 			out.s = append(out.s, c.delta)
 		}
 	}
-	w := e.view.OutWeights()
+	w := e.view.NodeOutWeights()
 	for i, u := range out.reached {
-		out.addRemainder(out.s[i], w[u])
+		out.addRemainder(out.s[i], w.At(u))
 	}
 	return out
 }

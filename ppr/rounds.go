@@ -64,7 +64,7 @@ func pushRounds[W weight](e *Engine, wts []W, eps float64, frontier []uint32, bu
 		cur[u/64] |= 1 << (u % 64)
 	}
 	x, r := e.X[:n], e.R[:n]
-	w := e.view.OutWeights()[:n]
+	w := e.view.NodeOutWeights()
 	out := g.Out()
 	mbits, tb := e.view.MaskedBits(), e.view.TouchedBits()
 	d := e.damping
@@ -81,7 +81,7 @@ func pushRounds[W weight](e *Engine, wts []W, eps float64, frontier []uint32, bu
 			for word != 0 {
 				u := uint32(wi*64 + bits.TrailingZeros64(word))
 				word &= word - 1
-				val, wu := r[u], w[u]
+				val, wu := r[u], w.At(u)
 				t := eps * wu
 				if t == 0 {
 					if e.keepDangling {

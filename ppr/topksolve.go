@@ -166,10 +166,10 @@ func (s *topKSolve) warmRounds(needEps float64) (int, bool) {
 	if s.opt.PriorPasses == 0 || e.local.on || !(eps > needEps) {
 		return 0, false
 	}
-	w := e.view.OutWeights()
+	w := e.view.NodeOutWeights()
 	var frontier []uint32
 	for u, rv := range e.R {
-		t := eps * w[u]
+		t := eps * w.At(uint32(u))
 		if t == 0 {
 			t = eps
 		}
@@ -393,8 +393,8 @@ func (s *topKSolve) lead() {
 			if raw := v.Score - next.Score; raw < pairGap {
 				pairGap, pairSlack = raw, eb.at(next.Node)
 			}
-			if wb := eb.w; s.ordered && wb != nil && wb[next.Node] > 0 {
-				s.need = min(s.need, (v.Score-next.Score)/wb[next.Node])
+			if wb := eb.w; s.ordered && wb != nil && wb.At(next.Node) > 0 {
+				s.need = min(s.need, (v.Score-next.Score)/wb.At(next.Node))
 			}
 		}
 	}

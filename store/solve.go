@@ -23,8 +23,9 @@ type lazyView struct {
 // only the cache's updates need it, not a guard's authenticated view.
 func (l *lazyView) volume() float64 {
 	l.volOnce.Do(func() {
-		for _, w := range l.v.OutWeights() {
-			l.vol += w
+		w := l.v.NodeOutWeights() // no array of n built on a patched view
+		for u := range l.v.NumNodes() {
+			l.vol += w.At(uint32(u))
 		}
 	})
 	return l.vol

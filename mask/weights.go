@@ -1,0 +1,51 @@
+package mask
+
+import "github.com/authppr/authppr/internal/rowindex"
+
+// NodeWeights is a per-node value of a view (W(u), or 1/W(u)) as kernels
+// read it: an array over the snapshot's nodes, and on a patched view the
+// replaced rows' own values, which take precedence (every node beyond the
+// snapshot's has a replaced row). A patched view shares its snapshot
+// view's array and owns a value per replaced row, so deriving a version's
+// view costs no O(n) copy. At is O(1) and small enough to inline.
+type NodeWeights struct {
+	flat  []float64      // the snapshot view's values
+	bits  []uint64       // the nodes whose rows are replaced; nil: none
+	rows  *rowindex.Rows // their index (bits is rows.Bits())
+	nodes []uint32       // the replaced rows' nodes, ascending
+	vals  []float64      // per replaced row
+}
+
+// At returns u's value.
+func (w *NodeWeights) At(u uint32) float64 {
+	if w.bits != nil && w.bits[u/64]&(1<<(u%64)) != 0 {
+		return w.replaced(u)
+	}
+	return w.flat[u]
+}
+
+func (w *NodeWeights) replaced(u uint32) float64 { return w.vals[w.rows.Index(u)] }
+
+// Flat returns the values as one array when the view replaces no row, nil
+// otherwise: a kernel may index it directly, the same as At.
+func (w *NodeWeights) Flat() []float64 {
+	if w.bits != nil {
+		return nil
+	}
+	return w.flat
+}
+
+// materialize returns the values as one array of n entries (n at least
+// the flat array's).
+func (w *NodeWeights) materialize(n int) []float64 {
+	if w.bits == nil && len(w.flat) == n {
+		return w.flat
+	}
+	out := extend(w.flat, n)
+	if w.rows != nil {
+		for i, u := range w.nodes {
+			out[u] = w.vals[i]
+		}
+	}
+	return out
+}
