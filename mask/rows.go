@@ -93,10 +93,12 @@ func (r *replaced) row(i int) (nbr []uint32, wt []float64, eid []uint32) {
 // of a replaced row is summed in arc order, so with rows in edge-id order
 // it equals the out-weight of the materialised graph's view bit for bit.
 //
-// The view shares the snapshot's arrays, prev's rows and the row sets
-// (which must not be modified afterwards); what it owns is O(n) words for
-// the out-weights, O(n/64) for the row index and O(rows) slice headers.
-// Its cost is that and O(the arcs of out and in).
+// The view shares the snapshot's arrays, its snapshot view's out-weights
+// (NodeWeights), prev's rows and the row sets (which must not be modified
+// afterwards); what it owns is O(rows) words (slice headers, a weight per
+// row) and O(n/64) for the row index and the touched bits. Its cost is
+// that and O(the arcs of out and in). Every node from prev's count to n
+// must have an out-row (empty when it has no arcs).
 func patched(prev *View, n int, out, in rowSet) (*View, error) {
 	g := prev.g
 	if n < prev.n || int64(n) > math.MaxUint32 {
@@ -372,8 +374,9 @@ type Delta struct {
 }
 
 // WithDelta returns base with d applied: a patched view (see patched) whose
-// replaced rows are base's and the rows d changes, built in O(|d| + the
-// degrees of the nodes it touches) plus O(n) words. A row lists its node's
+// replaced rows are base's and the rows d changes (and a row for every
+// node d adds), built in O(|d| + the degrees of the nodes it touches) plus
+// O(n/64) words. A row lists its node's
 // live graph arcs and then its added arcs, both in edge-id order, as the
 // materialised graph's view does (TestWithDeltaMatchesMaterialized); a
 // chain of deltas gives the view their union gives

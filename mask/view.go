@@ -14,7 +14,8 @@ import (
 
 // View is a snapshot with some edges masked. It shares the snapshot's arrays;
 // what it owns is proportional to the masked edges (plus one bit per edge and
-// one float per node).
+// one float per node). A patched view (WithDelta) shares its snapshot
+// view's too, and owns its replaced rows and a few bits per node.
 type View struct {
 	g            *csr.Graph
 	n            int    // nodes: g's, or more for a patched view

@@ -31,7 +31,7 @@
 // snapshot's arrays. ppr's engine solves on it as on any view: there is one
 // engine, and the store is a source of rows for it. Materialising a CSR per
 // version would cost O(edges) per write batch; the patched view costs
-// O(n) words of out-weights plus the rows written since the newest earlier
+// O(n/64) words of bitsets plus the rows written since the newest earlier
 // version whose view was built (it derives from that view, sharing the
 // rest; the first after a compaction reads the whole delta), and a solve
 // on it reads the same arcs as on the compacted graph. Compaction bounds the delta

@@ -38,9 +38,9 @@ func (l *lazyView) volume() float64 {
 // base has its view for the policy built, this one derives from it: it
 // shares its rows and rebuilds the rows the writes between them changed,
 // at a cost of O(those writes + the degrees of the nodes they touched)
-// plus O(n) words for the out-weights (with no change to the policy's
-// view, it is that view); else it applies the whole delta to the base's
-// view, O(delta + the degrees of the nodes it touched) plus O(n). PPR on
+// plus O(n/64) words of bitsets (with no change to the policy's view, it
+// is that view); else it applies the whole delta to the base's view,
+// O(delta + the degrees of the nodes it touched) plus O(n/64). PPR on
 // a version is ppr's on this view (ppr.Solve, ppr.SolveTopK); a Cache
 // brings solved vectors from version to version instead of solving again.
 func (v *Version) View(p *mask.Policy) (*mask.View, error) {
