@@ -320,6 +320,14 @@ func (gd *Guard) Select(q Query) (*Decision, error) {
 type WarmStart struct {
 	X, R   []float64
 	Passes int
+	// Level, when positive, is the largest ratio |r(u)|/W(u) the state
+	// had when its selection was proved, and Frontier the nodes whose
+	// residual changed since (a cache's adjustment to a later version):
+	// the native solve first pushes from them down to Level
+	// (ppr.Engine.PushRounds), so that what the changes brought settles
+	// where it landed before any pass over every node.
+	Level    float64
+	Frontier []uint32
 }
 
 // SelectFrom is Select with the native solve warm-started from warm (nil:
@@ -362,12 +370,16 @@ func (gd *Guard) SelectFrom(q Query, warm *WarmStart, keep func(*WarmStart)) (*D
 	} else {
 		k = min(k, gd.native.NumNodes())
 	}
+	if warm != nil && warm.Level > 0 && len(warm.Frontier) > 0 {
+		ws.nativeEng.PushRounds(warm.Level, warm.Frontier, 0)
+		prior++
+	}
 	res, err := ws.nativeEng.SolveTopK(k, q.Candidates, ppr.Options{Tol: gd.opt.Tol, PriorPasses: prior})
 	if err != nil {
 		return nil, fmt.Errorf("replay: native selection: %w", err)
 	}
 	if keep != nil {
-		keep(&WarmStart{X: ws.x, R: ws.r, Passes: prior + res.Sweeps})
+		keep(&WarmStart{X: ws.x, R: ws.r, Passes: prior + res.Sweeps, Level: res.Proof.MaxRatio()})
 	}
 	d := &Decision{Native: slices.Clone(res.TopK), NativeSweeps: res.Sweeps, NativeGap: res.Gap}
 	d.NativeTime = nativeSetup + time.Since(start)

@@ -69,7 +69,8 @@ type entry struct {
 	policy  *mask.Policy
 	v       *Version
 	x, r    []float64
-	passes  int // passes over x and r since they were made (ppr.Options.PriorPasses)
+	passes  int     // passes over x and r since they were made (ppr.Options.PriorPasses)
+	level   float64 // the largest |r(u)|/W(u) when a guard's selection kept them (0: unknown)
 	used    uint64
 	stats   ppr.Stats // work of the last answer
 }
@@ -400,16 +401,17 @@ func (c *Cache) withState(v *Version, seeds ppr.Seeds, damping float64, f func(w
 	defer e.mu.Unlock()
 	var warm *replay.WarmStart
 	if e.v != nil && e.v.batches <= v.batches {
-		if _, _, err := c.adjust(e, v); err != nil {
+		frontier, _, err := c.adjust(e, v)
+		if err != nil {
 			return err
 		}
-		warm = &replay.WarmStart{X: e.x, R: e.r, Passes: e.passes}
+		warm = &replay.WarmStart{X: e.x, R: e.r, Passes: e.passes, Level: e.level, Frontier: frontier}
 	}
 	keep := func(w *replay.WarmStart) {
 		if e.v != nil && e.v.batches > v.batches {
 			return // a later version's state serves more queries
 		}
-		e.x, e.r, e.v, e.passes = append(e.x[:0], w.X...), append(e.r[:0], w.R...), v, w.Passes
+		e.x, e.r, e.v, e.passes, e.level = append(e.x[:0], w.X...), append(e.r[:0], w.R...), v, w.Passes, w.Level
 	}
 	return f(warm, keep)
 }
