@@ -37,9 +37,23 @@ func (e *Engine) PushNegative(eps float64, frontier []uint32, budget int64) bool
 }
 
 // roundScratch is PushRounds' frontier bitsets, this round's and the
-// next's (all zero between calls).
+// next's, each with a summary bitset of its non-zero words (all zero
+// between calls): a round visits the marked words alone, so a round of a
+// few pushes costs O(them + n/4096 words), not O(n/64).
 type roundScratch struct {
-	cur, next []uint64
+	cur, next       []uint64
+	curSum, nextSum []uint64
+}
+
+// frontier is one round's bitset of nodes and its summary (bit i of word
+// i/64: word i may be non-zero).
+type frontier struct {
+	bits, sum []uint64
+}
+
+func (f frontier) mark(v uint32) {
+	f.bits[v/64] |= 1 << (v % 64)
+	f.sum[v/4096] |= 1 << (v / 64 % 64)
 }
 
 func (e *Engine) pushRounds(eps float64, frontier []uint32, budget int64, negative bool) bool {
@@ -52,119 +66,153 @@ func (e *Engine) pushRounds(eps float64, frontier []uint32, budget int64, negati
 // pushRounds is PushRounds (PushNegative when negative is set) with the
 // out-adjacency's weights wts in their storage (csr.Weights), widened as
 // read.
-func pushRounds[W weight](e *Engine, wts []W, eps float64, frontier []uint32, budget int64, negative bool) bool {
+func pushRounds[W weight](e *Engine, wts []W, eps float64, start []uint32, budget int64, negative bool) bool {
 	g := e.view.Graph()
 	n := e.view.NumNodes()
 	words := (n + 63) / 64
-	if e.rounds.cur == nil {
-		e.rounds.cur, e.rounds.next = make([]uint64, words), make([]uint64, words)
+	sums := (words + 63) / 64
+	rs := &e.rounds
+	if rs.cur == nil {
+		rs.cur, rs.next = make([]uint64, words), make([]uint64, words)
+		rs.curSum, rs.nextSum = make([]uint64, sums), make([]uint64, sums)
 	}
-	cur, next := e.rounds.cur[:words], e.rounds.next[:words]
-	for _, u := range frontier {
-		cur[u/64] |= 1 << (u % 64)
+	cur := frontier{rs.cur[:words], rs.curSum[:sums]}
+	next := frontier{rs.next[:words], rs.nextSum[:sums]}
+	for _, u := range start {
+		cur.mark(u)
 	}
 	x, r := e.X[:n], e.R[:n]
 	w := e.view.NodeOutWeights()
 	out := g.Out()
 	mbits, tb := e.view.MaskedBits(), e.view.TouchedBits()
 	d := e.damping
-	start := e.Stats.ArcOps
+	arcsAtStart := e.Stats.ArcOps
 	for {
 		active := false
 		dangling := 0.0
-		for wi := range cur {
-			word := cur[wi]
-			if word == 0 {
+		for si, sw := range cur.sum {
+			if sw == 0 {
 				continue
 			}
-			cur[wi] = 0
-			for word != 0 {
-				u := uint32(wi*64 + bits.TrailingZeros64(word))
-				word &= word - 1
-				val, wu := r[u], w.At(u)
-				t := eps * wu
-				if t == 0 {
-					if e.keepDangling {
+			cur.sum[si] = 0
+			for sw != 0 {
+				wi := si*64 + bits.TrailingZeros64(sw)
+				sw &= sw - 1
+				word := cur.bits[wi]
+				cur.bits[wi] = 0
+				for word != 0 {
+					u := uint32(wi*64 + bits.TrailingZeros64(word))
+					word &= word - 1
+					val, wu := r[u], w.At(u)
+					t := eps * wu
+					if t == 0 {
+						if e.keepDangling {
+							continue
+						}
+						t = eps
+					}
+					if math.Abs(val) <= t || negative && val > 0 {
 						continue
 					}
-					t = eps
-				}
-				if math.Abs(val) <= t || negative && val > 0 {
-					continue
-				}
-				r[u] = 0
-				x[u] += val
-				e.Stats.Pushes++
-				active = true
-				if e.Support != nil {
-					e.Support.Add(u)
-				}
-				if wu == 0 {
-					dangling += val
-					continue
-				}
-				c := d * val / wu
-				// A touched node's row has masked arcs or is replaced (a
-				// patched view).
-				special := tb != nil && tb[u/64]&(1<<(u%64)) != 0
-				replaced := false
-				if special {
-					var pn []uint32
-					var pw []float64
-					if pn, pw, _, replaced = e.view.ReplacedRow(u); replaced {
-						e.Stats.ArcOps += int64(len(pn))
-						scatterReplaced(r, pn, pw, c, next)
+					r[u] = 0
+					x[u] += val
+					e.Stats.Pushes++
+					active = true
+					if e.Support != nil {
+						e.Support.Add(u)
 					}
-				}
-				if !replaced {
-					lo, hi := out.Offsets[u], out.Offsets[u+1]
-					nbr, wt, eid := out.Nbr[lo:hi], wts[lo:hi], out.Edge[lo:hi]
-					wt, eid = wt[:len(nbr)], eid[:len(nbr)]
-					e.Stats.ArcOps += int64(len(nbr))
-					if !special {
-						for p, v := range nbr {
-							r[v] += c * float64(wt[p])
-							next[v/64] |= 1 << (v % 64)
-						}
-					} else {
-						for p, v := range nbr {
-							if mbits[eid[p]/64]&(1<<(eid[p]%64)) == 0 {
-								r[v] += c * float64(wt[p])
-								next[v/64] |= 1 << (v % 64)
+					if wu == 0 {
+						dangling += val
+						continue
+					}
+					c := d * val / wu
+					// A touched node's row has masked arcs or is replaced (a
+					// patched view).
+					special := tb != nil && tb[u/64]&(1<<(u%64)) != 0
+					replaced := false
+					if special {
+						var pn []uint32
+						var pw []float64
+						if pn, pw, _, replaced = e.view.ReplacedRow(u); replaced {
+							e.Stats.ArcOps += int64(len(pn))
+							pw = pw[:len(pn)]
+							for p, v := range pn {
+								r[v] += c * pw[p]
+								next.mark(v)
 							}
 						}
 					}
-				}
-				if budget > 0 && e.Stats.ArcOps-start >= budget {
-					// Out of budget: finish the round's bookkeeping and stop.
-					e.endRound(dangling, next)
-					clear(cur)
-					clear(next)
-					return false
+					if !replaced {
+						lo, hi := out.Offsets[u], out.Offsets[u+1]
+						nbr, wt, eid := out.Nbr[lo:hi], wts[lo:hi], out.Edge[lo:hi]
+						wt, eid = wt[:len(nbr)], eid[:len(nbr)]
+						e.Stats.ArcOps += int64(len(nbr))
+						if !special {
+							for p, v := range nbr {
+								r[v] += c * float64(wt[p])
+								next.mark(v)
+							}
+						} else {
+							for p, v := range nbr {
+								if mbits[eid[p]/64]&(1<<(eid[p]%64)) == 0 {
+									r[v] += c * float64(wt[p])
+									next.mark(v)
+								}
+							}
+						}
+					}
+					if budget > 0 && e.Stats.ArcOps-arcsAtStart >= budget {
+						// Out of budget: finish the round's bookkeeping and stop.
+						// (cur's summary no longer lists the words left
+						// in this one: clear it whole, as rarely as this.)
+						e.endRound(dangling, next)
+						clear(cur.bits)
+						clear(cur.sum)
+						next.clear()
+						return false
+					}
 				}
 			}
 		}
 		e.endRound(dangling, next)
 		if !active {
-			clear(next)
+			next.clear()
 			return true
 		}
 		cur, next = next, cur
-		e.rounds.cur, e.rounds.next = cur, next
+		rs.cur, rs.next, rs.curSum, rs.nextSum = cur.bits, next.bits, cur.sum, next.sum
+	}
+}
+
+// clear empties the frontier, visiting the marked words alone.
+func (f frontier) clear() {
+	for si, sw := range f.sum {
+		for sw != 0 {
+			f.bits[si*64+bits.TrailingZeros64(sw)] = 0
+			sw &= sw - 1
+		}
+		f.sum[si] = 0
 	}
 }
 
 // endRound sends a round's dangling mass to the seeds, marking them, and
 // records the round's marks in Support.
-func (e *Engine) endRound(dangling float64, next []uint64) {
+func (e *Engine) endRound(dangling float64, next frontier) {
 	if dangling != 0 {
 		r := e.R
 		for i, s := range e.seeds.Nodes {
 			r[s] += e.damping * dangling * e.seeds.Weights[i]
-			next[s/64] |= 1 << (s % 64)
+			next.mark(s)
 		}
 	}
 	if e.Support != nil {
-		e.Support.Or(next)
+		sup := e.Support.Words()
+		for si, sw := range next.sum {
+			for sw != 0 {
+				wi := si*64 + bits.TrailingZeros64(sw)
+				sw &= sw - 1
+				sup[wi] |= next.bits[wi]
+			}
+		}
 	}
 }
