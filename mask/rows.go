@@ -7,6 +7,7 @@ import (
 
 	"github.com/authppr/authppr/csr"
 	"github.com/authppr/authppr/internal/csrhook"
+	"github.com/authppr/authppr/internal/nodeset"
 	"github.com/authppr/authppr/internal/rowindex"
 )
 
@@ -138,7 +139,7 @@ func patched(prev *View, n int, out, in rowSet) (*View, error) {
 	for i, w := range v.patch.out.idx.Bits() {
 		v.touchedBit[i] |= w
 	}
-	v.touched = mergeAscending(base.touched, out.Nodes)
+	v.touched = nodeset.Union(base.touched, out.Nodes)
 	return v, nil
 }
 
@@ -197,7 +198,8 @@ func mergeRows(old, new rowSet) rowSet {
 	if new.Len() == 0 {
 		return old
 	}
-	var m rowSet
+	k := old.Len() + new.Len() // at most
+	m := rowSet{Nodes: make([]uint32, 0, k), Nbr: make([][]uint32, 0, k), Weight: make([][]float64, 0, k), Edge: make([][]uint32, 0, k)}
 	put := func(s *rowSet, i int) {
 		m.Nodes = append(m.Nodes, s.Nodes[i])
 		m.Nbr, m.Weight, m.Edge = append(m.Nbr, s.Nbr[i]), append(m.Weight, s.Weight[i]), append(m.Edge, s.Edge[i])
@@ -264,18 +266,6 @@ func (s *rowSet) coversFrom(lo, n int) error {
 		return fmt.Errorf("mask: out-rows: %d rows for the %d nodes from %d on, want one each", have, n-lo, lo)
 	}
 	return nil
-}
-
-// mergeAscending returns the sorted union of two ascending lists.
-func mergeAscending(a, b []uint32) []uint32 {
-	if len(b) == 0 {
-		return a
-	}
-	out := make([]uint32, 0, len(a)+len(b))
-	out = append(out, a...)
-	out = append(out, b...)
-	slices.Sort(out)
-	return slices.Compact(out)
 }
 
 // Patched reports whether the view replaces rows of its graph or has nodes

@@ -3,6 +3,7 @@ package replay
 import (
 	"math"
 
+	"github.com/authppr/authppr/internal/nodeset"
 	"github.com/authppr/authppr/mask"
 )
 
@@ -30,7 +31,7 @@ import (
 // those nodes are the candidates; each one's two rows are merged by edge id
 // (both are in edge-id order; an undirected self-loop's two arcs pair up).
 func touchedRows(native, auth *mask.View) (t touched) {
-	t.addRows(native, auth, mergeNodes(native.Touched(), auth.Touched()))
+	t.addRows(native, auth, nodeset.Union(native.Touched(), auth.Touched()))
 	t.arcStart = append(t.arcStart, len(t.arcs))
 	return t
 }
@@ -151,27 +152,6 @@ func liveArcs(row mask.Row) []arc {
 	for p, v := range row.Nbr {
 		if row.Live(p) {
 			out = append(out, arc{nbr: v, weight: row.Weight.At(p), edge: row.Edge[p]})
-		}
-	}
-	return out
-}
-
-// mergeNodes returns the sorted union of two ascending node lists.
-func mergeNodes(a, b []uint32) []uint32 {
-	out := make([]uint32, 0, len(a)+len(b))
-	i, j := 0, 0
-	for i < len(a) || j < len(b) {
-		switch {
-		case j == len(b) || i < len(a) && a[i] < b[j]:
-			out = append(out, a[i])
-			i++
-		case i == len(a) || b[j] < a[i]:
-			out = append(out, b[j])
-			j++
-		default:
-			out = append(out, a[i])
-			i++
-			j++
 		}
 	}
 	return out

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/nodeset"
 	"github.com/authppr/authppr/mask"
 )
 
@@ -69,7 +70,7 @@ func TestDiffPatchMatchesDifference(t *testing.T) {
 		require.NoError(t, err)
 		va, err := mask.WithDelta(ba, da)
 		require.NoError(t, err)
-		rows := mergeNodes(vn.ReplacedNodes(), va.ReplacedNodes())
+		rows := nodeset.Union(vn.ReplacedNodes(), va.ReplacedNodes())
 		got := base.Patch(vn, va, rows)
 		want := Difference(vn, va)
 		require.Equal(t, want.t.nodes, got.t.nodes, "trial %d: nodes", trial)

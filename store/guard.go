@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/authppr/authppr/internal/nodeset"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
 	"github.com/authppr/authppr/replay"
@@ -142,7 +143,7 @@ func (g *Guard) difference(v *Version, native, auth *mask.View) *replay.Diff {
 		slices.Sort(changed)
 		diff = g.lastDiff.Patch(native, auth, slices.Compact(changed))
 	} else {
-		diff = g.baseDiff.Patch(native, auth, mergeSorted(native.ReplacedNodes(), auth.ReplacedNodes()))
+		diff = g.baseDiff.Patch(native, auth, nodeset.Union(native.ReplacedNodes(), auth.ReplacedNodes()))
 	}
 	g.lastOf, g.lastDiff = v, diff
 	return diff
@@ -154,11 +155,4 @@ func (v *Version) describe(e uint32) (src, dst uint32, channels, deletedBy []str
 	channels = append(slices.Clone(info.AddedBy), info.Requires...)
 	slices.Sort(channels)
 	return info.Src, info.Dst, slices.Compact(channels), info.DeletedBy
-}
-
-// mergeSorted returns the sorted union of two ascending lists.
-func mergeSorted(a, b []uint32) []uint32 {
-	out := append(slices.Clone(a), b...)
-	slices.Sort(out)
-	return slices.Compact(out)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/nodeset"
 	"github.com/authppr/authppr/internal/reference"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
@@ -187,7 +188,7 @@ func TestIncrementalDifferenceMatchesFull(t *testing.T) {
 			}
 			last := gd.lastOf
 			got := gd.difference(v, native, auth)
-			want := gd.baseDiff.Patch(native, auth, mergeSorted(native.ReplacedNodes(), auth.ReplacedNodes()))
+			want := gd.baseDiff.Patch(native, auth, nodeset.Union(native.ReplacedNodes(), auth.ReplacedNodes()))
 			gd.mu.Unlock()
 			if last != nil && last.base == v.base && len(last.l.journal) <= len(v.l.journal) {
 				incremental++

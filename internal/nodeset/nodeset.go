@@ -61,3 +61,28 @@ func (s *Set) Or(b []uint64) {
 		s.words[i] |= w
 	}
 }
+
+// Union returns the sorted union of two ascending lists of distinct node
+// ids, merged in one pass: a itself when b is empty (shared, not copied),
+// else a new list.
+func Union(a, b []uint32) []uint32 {
+	if len(b) == 0 {
+		return a
+	}
+	out := make([]uint32, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case j == len(b) || i < len(a) && a[i] < b[j]:
+			out = append(out, a[i])
+			i++
+		case i == len(a) || b[j] < a[i]:
+			out = append(out, b[j])
+			j++
+		default:
+			out = append(out, a[i])
+			i, j = i+1, j+1
+		}
+	}
+	return out
+}

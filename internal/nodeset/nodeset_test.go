@@ -64,3 +64,29 @@ func TestResizeKeepsMembersBelow(t *testing.T) {
 		t.Fatal("199 not added after growing")
 	}
 }
+
+// Union is the sorted, deduplicated concatenation, and shares a when b is
+// empty.
+func TestUnionMatchesSortedConcatenation(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := range 300 {
+		draw := func() []uint32 {
+			var s []uint32
+			for range rng.IntN(12) {
+				s = append(s, uint32(rng.IntN(40)))
+			}
+			slices.Sort(s)
+			return slices.Compact(s)
+		}
+		a, b := draw(), draw()
+		want := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(a), b...))))
+		if got := Union(a, b); !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Fatalf("trial %d: Union(%v, %v) = %v, want %v", trial, a, b, got, want)
+		}
+	}
+	a := []uint32{1, 2}
+	if got := Union(a, nil); &got[0] != &a[0] {
+		t.Fatal("Union(a, nil) copied a")
+	}
+}
