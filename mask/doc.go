@@ -37,6 +37,13 @@
 // that it equals, bit for bit, the out-weight of a physically copied
 // subgraph. Nodes whose out-arcs are touched by the mask are listed.
 //
+// A patched view (WithDelta: a living store's version) replaces the rows
+// of the nodes its delta touched and shares everything else with its
+// snapshot's view, the per-node out-weights and their inverses included:
+// kernels read them through NodeWeights (the snapshot view's array under
+// the replaced rows' own values), so deriving a version's view costs the
+// rows it replaces and a few bitsets, never a copy of n floats.
+//
 // # Errors
 //
 // Edge ids out of range and unknown channels in a policy are errors naming
