@@ -176,20 +176,13 @@ func (v *View) NodeOutWeights() *NodeWeights { return &v.outW }
 func (v *View) NodeInvOutWeights() *NodeWeights {
 	v.invOnce.Do(func() {
 		if v.patch == nil {
-			inv := make([]float64, len(v.outW.flat))
-			invertInto(inv, v.outW.flat, nil)
-			v.invW = NodeWeights{flat: inv}
+			v.invW = NodeWeights{flat: invert(v.outW.flat)}
 			return
 		}
 		// The same 1/w, bit for bit, as the materialised view's.
 		v.invW = v.outW
 		v.invW.flat = v.patch.base.NodeInvOutWeights().flat
-		v.invW.vals = make([]float64, len(v.outW.vals))
-		for i, w := range v.outW.vals {
-			if w > 0 {
-				v.invW.vals[i] = 1 / w
-			}
-		}
+		v.invW.vals = invert(v.outW.vals)
 	})
 	return &v.invW
 }
@@ -368,21 +361,13 @@ func (v *View) MaskedInArcs() (nodes []uint32, arcs []int, ok bool) {
 	return v.maskedInNode, v.maskedInArc, v.maskedInNode != nil
 }
 
-// invertInto sets inv[u] = 1/w[u] (0 where w[u] is 0) for the nodes listed,
-// or for every node when nodes is nil.
-func invertInto(inv, w []float64, nodes []uint32) {
-	if nodes == nil {
-		for u, wu := range w {
-			if wu > 0 {
-				inv[u] = 1 / wu
-			}
-		}
-		return
-	}
-	for _, u := range nodes {
-		inv[u] = 0
-		if w[u] > 0 {
-			inv[u] = 1 / w[u]
+// invert returns 1/w[u] for every u (0 where w[u] is 0).
+func invert(w []float64) []float64 {
+	inv := make([]float64, len(w))
+	for u, wu := range w {
+		if wu > 0 {
+			inv[u] = 1 / wu
 		}
 	}
+	return inv
 }
