@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/authppr/authppr/internal/nodeset"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
 	"github.com/authppr/authppr/replay"
@@ -262,8 +263,8 @@ func eps0(l1, vol float64, n int) float64 {
 // adjust brings e's state from its version to v (a later one, or the
 // same): for every node u whose out-row changed (the journal between the
 // versions), r += d*x(u)*(P_new[u] - P_old[u]), which keeps r = alpha*s +
-// d*x*P_new - x exactly. It returns the nodes whose residual it changed
-// and v's view for e's policy. One pass over the changed rows.
+// d*x*P_new - x exactly. It returns the nodes whose residual it changed,
+// ascending, and v's view for e's policy. One pass over the changed rows.
 func (c *Cache) adjust(e *entry, v *Version) ([]uint32, *lazyView, error) {
 	lv, err := v.lazyView(e.policy)
 	if err != nil {
@@ -287,13 +288,15 @@ func (c *Cache) adjust(e *entry, v *Version) ([]uint32, *lazyView, error) {
 		return nil, nil, err
 	}
 	newView := lv.v
-	frontier := make([]uint32, 0, 4*len(changed))
+	// The nodes reached, once each: a hub's row is spread twice per change,
+	// and a list with repeats ran to three times the graph's nodes.
+	reached := nodeset.New(n)
 	spread := func(view *mask.View, u uint32, c float64) {
 		w := view.OutWeight(u)
 		if w == 0 {
 			for i, sd := range e.seeds.Nodes {
 				r[sd] += c * e.seeds.Weights[i]
-				frontier = append(frontier, sd)
+				reached.Add(sd)
 			}
 			return
 		}
@@ -302,7 +305,7 @@ func (c *Cache) adjust(e *entry, v *Version) ([]uint32, *lazyView, error) {
 		for p, t := range row.Nbr {
 			if row.Live(p) {
 				r[t] += k * row.Weight.At(p)
-				frontier = append(frontier, t)
+				reached.Add(t)
 			}
 		}
 	}
@@ -318,7 +321,7 @@ func (c *Cache) adjust(e *entry, v *Version) ([]uint32, *lazyView, error) {
 	if len(changed) > 0 {
 		e.passes++
 	}
-	return frontier, lv, nil
+	return reached.AppendNodes(nil), lv, nil
 }
 
 // settle pushes e's state (on lv's version) until its residual is within
