@@ -133,3 +133,52 @@ func TestCacheUpdateCheaperThanSolve(t *testing.T) {
 	t.Logf("arc ops: update %d, solve %d", upd.Stats.ArcOps, eng.Stats.ArcOps)
 	require.Less(t, upd.Stats.ArcOps, eng.Stats.ArcOps, "the update should cost less than a solve")
 }
+
+// The cache's adjustment keeps the residual identity exactly (to
+// rounding): after writes by trusted and untrusted writers (edges,
+// deletions, merges, inferred edges) and compactions, the adjusted
+// residual is x's residual on the later version's view, recomputed from
+// scratch (ppr.Engine.SetResidual), on the native and the authenticated
+// view, directed and undirected.
+func TestAdjustKeepsResidualIdentity(t *testing.T) {
+	t.Parallel()
+	for seed := range uint64(40) {
+		rng := rand.New(rand.NewPCG(seed, 17))
+		s, err := New(nil, nil, Options{Directed: seed%2 == 0})
+		require.NoError(t, err)
+		names := 4 + rng.IntN(30)
+		_, err = s.applyBatch(randomOps(rng, 1+rng.IntN(3*names), names, 0, 0))
+		require.NoError(t, err)
+		trust := mask.Trust("default")
+		var p *mask.Policy
+		if seed%3 == 0 {
+			p = &trust
+		}
+		cache := &Cache{Tol: 1e-9}
+		v := s.Current()
+		seeds, err := ppr.NewSeeds(v.NumNodes(), []ppr.Seed{{Node: 0, Weight: 1}, {Node: uint32(rng.IntN(v.NumNodes())), Weight: 0.5}})
+		require.NoError(t, err)
+		_, err = cache.Query(v, p, seeds, 0.85)
+		require.NoError(t, err)
+		for step := range 6 {
+			_, err := s.applyBatch(randomOps(rng, 1+rng.IntN(8), names, s.Current().NumNodes(), s.Current().NumEdges()))
+			require.NoError(t, err)
+			if rng.IntN(5) == 0 {
+				require.NoError(t, s.Compact())
+			}
+			v = s.Current()
+			e, _ := cache.entry(p, seeds, 0.85, false)
+			e.mu.Lock()
+			_, lv, err := cache.adjust(e, v)
+			require.NoError(t, err)
+			eng, err := ppr.NewEngine(lv.v, seeds, 0.85)
+			require.NoError(t, err)
+			copy(eng.X, e.x)
+			eng.SetResidual()
+			for u := range e.r {
+				require.InDeltaf(t, eng.R[u], e.r[u], 1e-12, "seed %d step %d node %d", seed, step, u)
+			}
+			e.mu.Unlock()
+		}
+	}
+}
