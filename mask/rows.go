@@ -174,15 +174,6 @@ func (v *View) sumOutWeights(prev *View) error {
 	return nil
 }
 
-// extend returns a copy of w with zeros up to n entries (n >= len(w)),
-// written once: a copy made by append is not cleared first, as make's is.
-func extend(w []float64, n int) []float64 {
-	if n == len(w) {
-		return slices.Clone(w)
-	}
-	return append(w[:len(w):len(w)], make([]float64, n-len(w))...)
-}
-
 // sameRow reports whether two rows are the same slice (a row a derived
 // view shares).
 func sameRow(a, b []uint32) bool {

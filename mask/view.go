@@ -218,6 +218,15 @@ func (v *View) InvOutWeights() []float64 {
 // view's order (which it filters of them), so a reader that stops early
 // pays for what it read. Safe for concurrent use.
 func (v *View) NodesByOutWeight() iter.Seq[uint32] {
+	if v.patch == nil {
+		return slices.Values(v.sortedByOutWeight())
+	}
+	return v.mergedByOutWeight
+}
+
+// sortedByOutWeight returns byWeight, built on first use: a snapshot
+// view's every node, a patched view's replaced rows' nodes.
+func (v *View) sortedByOutWeight() []uint32 {
 	v.byWeightOnce.Do(func() {
 		if v.patch == nil {
 			v.byWeight = byDescendingWeight(v.outW.flat)
@@ -226,18 +235,15 @@ func (v *View) NodesByOutWeight() iter.Seq[uint32] {
 		v.byWeight = slices.Clone(v.outW.nodes)
 		slices.SortFunc(v.byWeight, func(a, b uint32) int { return heavierFirst(v.outW.At(a), v.outW.At(b), a, b) })
 	})
-	if v.patch == nil {
-		return slices.Values(v.byWeight)
-	}
-	return v.mergedByOutWeight
+	return v.byWeight
 }
 
 // mergedByOutWeight yields the snapshot view's order without the replaced
-// nodes merged with theirs (v.byWeight): both by descending W_A, ties by
-// id, so the merge is the order of every node.
+// nodes merged with theirs: both by descending W_A, ties by id, so the
+// merge is the order of every node.
 func (v *View) mergedByOutWeight(yield func(uint32) bool) {
-	base := v.patch.base.nodesByOutWeight()
-	mine := v.byWeight
+	base := v.patch.base.sortedByOutWeight()
+	mine := v.sortedByOutWeight()
 	i := 0
 	for _, u := range base {
 		if v.outW.bits[u/64]&(1<<(u%64)) != 0 {
@@ -291,12 +297,6 @@ func (v *View) DanglingNodes() []uint32 {
 		v.dangling = append(v.dangling, base[i:]...)
 	})
 	return v.dangling
-}
-
-// nodesByOutWeight returns a snapshot view's order (see NodesByOutWeight).
-func (v *View) nodesByOutWeight() []uint32 {
-	v.byWeightOnce.Do(func() { v.byWeight = byDescendingWeight(v.outW.flat) })
-	return v.byWeight
 }
 
 // heavierFirst orders nodes a and b of weights wa and wb: the heavier

@@ -1,6 +1,10 @@
 package mask
 
-import "github.com/authppr/authppr/internal/rowindex"
+import (
+	"slices"
+
+	"github.com/authppr/authppr/internal/rowindex"
+)
 
 // NodeWeights is a per-node value of a view (W(u), or 1/W(u)) as kernels
 // read it: an array over the snapshot's nodes, and on a patched view the
@@ -26,15 +30,6 @@ func (w *NodeWeights) At(u uint32) float64 {
 
 func (w *NodeWeights) replaced(u uint32) float64 { return w.vals[w.rows.Index(u)] }
 
-// Flat returns the values as one array when the view replaces no row, nil
-// otherwise: a kernel may index it directly, the same as At.
-func (w *NodeWeights) Flat() []float64 {
-	if w.bits != nil {
-		return nil
-	}
-	return w.flat
-}
-
 // materialize returns the values as one array of n entries (n at least
 // the flat array's).
 func (w *NodeWeights) materialize(n int) []float64 {
@@ -42,10 +37,17 @@ func (w *NodeWeights) materialize(n int) []float64 {
 		return w.flat
 	}
 	out := extend(w.flat, n)
-	if w.rows != nil {
-		for i, u := range w.nodes {
-			out[u] = w.vals[i]
-		}
+	for i, u := range w.nodes {
+		out[u] = w.vals[i]
 	}
 	return out
+}
+
+// extend returns a copy of w with zeros up to n entries (n >= len(w)),
+// written once: a copy made by append is not cleared first, as make's is.
+func extend(w []float64, n int) []float64 {
+	if n == len(w) {
+		return slices.Clone(w)
+	}
+	return append(w[:len(w):len(w)], make([]float64, n-len(w))...)
 }
