@@ -408,7 +408,7 @@ func (e *Engine) residualStats() residualStats {
 			add(v, rv)
 		}
 	}
-	for _, u := range e.danglingNodes() {
+	for _, u := range e.view.DanglingNodes() {
 		st.dangling += math.Abs(r[u])
 		st.danglingNeg += max(-r[u], 0)
 	}
@@ -522,8 +522,10 @@ func coordGap(x []float64, eb *errorBounds, sel []Scored, candidates []uint32, i
 		if hi > blockHi || hi == blockHi && err > blockAt {
 			blockHi, blockAt = hi, err
 		}
-		if x[u] < minSel && w != nil && w.At(u) > 0 {
-			need = min(need, (minSel-x[u])/w.At(u))
+		if x[u] < minSel && w != nil {
+			if wu := w.At(u); wu > 0 {
+				need = min(need, (minSel-x[u])/wu)
+			}
 		}
 		if bs != nil {
 			bs.add(u, hi, minSel)

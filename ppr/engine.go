@@ -80,8 +80,7 @@ func (e *Engine) SetProblem(seeds Seeds, damping float64) error {
 	}
 	e.seeds, e.damping, e.alpha = seeds, damping, 1-damping
 	e.refine.reset() // reverse estimates depend on the damping
-	e.refine.donor = nil
-	clear(e.refine.borrowed)
+	e.refine.unshare()
 	return nil
 }
 
@@ -99,10 +98,10 @@ func (e *Engine) Restart(seeds Seeds, damping float64) error {
 // graph, say), keeping its storage: X and R get the view's node count,
 // their first entries kept and the others zero, in the same arrays when
 // they fit; scratch sized by node count is resized the same way, and what
-// depends on the view (the reverse estimates, estimates
-// shared from another engine) is dropped. Call SetProblem or Restart
-// before solving. A caller that aliases X and R between engines sets the
-// aliases again afterwards.
+// depends on the view (the reverse estimates, estimates shared from
+// another engine) is dropped. Call SetProblem or Restart before solving.
+// A caller that aliases X and R between engines sets the aliases again
+// afterwards.
 func (e *Engine) Rebind(view *mask.View) {
 	if view == e.view {
 		return
@@ -111,8 +110,11 @@ func (e *Engine) Rebind(view *mask.View) {
 	e.view = view
 	e.X, e.R = reuse.Slice(e.X, n), reuse.Slice(e.R, n)
 	e.refine.rebind(n)
-	// All false between calls: resizing keeps them so.
-	e.fifo.queued = reuse.Slice(e.fifo.queued, n)
+	// All false between calls: resizing keeps them so. (Made on first
+	// use, as they are.)
+	if e.fifo.queued != nil {
+		e.fifo.queued = reuse.Slice(e.fifo.queued, n)
+	}
 	if e.inSel != nil {
 		e.inSel = reuse.Slice(e.inSel, n)
 	}

@@ -54,7 +54,7 @@ func (e *Engine) parallelSweep(threads int) float64 {
 	})
 	// The dangling mass, summed in node order as jacobiSweep sums it.
 	dangling := 0.0
-	for _, u := range e.danglingNodes() {
+	for _, u := range e.view.DanglingNodes() {
 		dangling += r[u]
 	}
 
@@ -136,6 +136,3 @@ func (e *Engine) partition(threads int) []int {
 	e.sweeps.parts = parts
 	return parts
 }
-
-// danglingNodes lists the nodes without out-weight in the view, ascending.
-func (e *Engine) danglingNodes() []uint32 { return e.view.DanglingNodes() }

@@ -477,13 +477,18 @@ func (ref *topKRefinement) reset() {
 	ref.warmArcs = 0
 }
 
+// unshare ends a sharing of another engine's estimates (ShareEstimates).
+func (ref *topKRefinement) unshare() {
+	ref.donor, ref.donorView, ref.gainers = nil, nil, nil
+	clear(ref.borrowed)
+}
+
 // rebind prepares the refinement for another view of n nodes: the
 // estimates (the view's) go to the pool, the sharing ends, and the
 // pusher's arrays (all zero between pushes) are resized in place.
 func (ref *topKRefinement) rebind(n int) {
 	ref.reset()
-	ref.donor, ref.donorView, ref.gainers = nil, nil, nil
-	clear(ref.borrowed)
+	ref.unshare()
 	ref.rowDiffs.views(nil, nil)
 	if rp := ref.pusher; rp != nil {
 		rp.q, rp.s = reuse.Slice(rp.q, n), reuse.Slice(rp.s, n)

@@ -41,17 +41,16 @@ func (e *Engine) PushNegative(eps float64, frontier []uint32, budget int64) bool
 // between calls): a round visits the marked words alone, so a round of a
 // few pushes costs O(them + n/4096 words), not O(n/64).
 type roundScratch struct {
-	cur, next       []uint64
-	curSum, nextSum []uint64
+	cur, next roundMarks
 }
 
-// frontier is one round's bitset of nodes and its summary (bit i of word
-// i/64: word i may be non-zero).
-type frontier struct {
+// roundMarks is one round's bitset of nodes and its summary (bit i of
+// word i/64: word i may be non-zero).
+type roundMarks struct {
 	bits, sum []uint64
 }
 
-func (f frontier) mark(v uint32) {
+func (f roundMarks) mark(v uint32) {
 	f.bits[v/64] |= 1 << (v % 64)
 	f.sum[v/4096] |= 1 << (v / 64 % 64)
 }
@@ -72,12 +71,11 @@ func pushRounds[W weight](e *Engine, wts []W, eps float64, start []uint32, budge
 	words := (n + 63) / 64
 	sums := (words + 63) / 64
 	rs := &e.rounds
-	if rs.cur == nil {
-		rs.cur, rs.next = make([]uint64, words), make([]uint64, words)
-		rs.curSum, rs.nextSum = make([]uint64, sums), make([]uint64, sums)
+	if rs.cur.bits == nil {
+		rs.cur = roundMarks{make([]uint64, words), make([]uint64, sums)}
+		rs.next = roundMarks{make([]uint64, words), make([]uint64, sums)}
 	}
-	cur := frontier{rs.cur[:words], rs.curSum[:sums]}
-	next := frontier{rs.next[:words], rs.nextSum[:sums]}
+	cur, next := rs.cur, rs.next
 	for _, u := range start {
 		cur.mark(u)
 	}
@@ -180,12 +178,12 @@ func pushRounds[W weight](e *Engine, wts []W, eps float64, start []uint32, budge
 			return true
 		}
 		cur, next = next, cur
-		rs.cur, rs.next, rs.curSum, rs.nextSum = cur.bits, next.bits, cur.sum, next.sum
+		rs.cur, rs.next = cur, next
 	}
 }
 
-// clear empties the frontier, visiting the marked words alone.
-func (f frontier) clear() {
+// clear empties the marks, visiting the marked words alone.
+func (f roundMarks) clear() {
 	for si, sw := range f.sum {
 		for sw != 0 {
 			f.bits[si*64+bits.TrailingZeros64(sw)] = 0
@@ -197,7 +195,7 @@ func (f frontier) clear() {
 
 // endRound sends a round's dangling mass to the seeds, marking them, and
 // records the round's marks in Support.
-func (e *Engine) endRound(dangling float64, next frontier) {
+func (e *Engine) endRound(dangling float64, next roundMarks) {
 	if dangling != 0 {
 		r := e.R
 		for i, s := range e.seeds.Nodes {
