@@ -47,22 +47,21 @@ func (t *touched) addRows(native, auth *mask.View, candidates []uint32) {
 			l = 2
 		}
 		first := len(t.arcs)
-		rowG, rowA := liveArcs(native.OutRow(u)), liveArcs(auth.OutRow(u))
-		i, j := 0, 0
-		for i < len(rowG) || j < len(rowA) {
+		rowG, rowA := native.OutRow(u), auth.OutRow(u)
+		i, j := nextLive(rowG, 0), nextLive(rowA, 0)
+		for i < rowG.Len() || j < rowA.Len() {
 			var a arc
 			inG, inA := false, false
 			switch {
-			case j == len(rowA) || i < len(rowG) && rowG[i].edge < rowA[j].edge:
-				a, inG = rowG[i], true
-				i++
-			case i == len(rowG) || rowA[j].edge < rowG[i].edge:
-				a, inA = rowA[j], true
-				j++
+			case j == rowA.Len() || i < rowG.Len() && rowG.Edge[i] < rowA.Edge[j]:
+				a, inG = arcAt(rowG, i), true
+				i = nextLive(rowG, i+1)
+			case i == rowG.Len() || rowA.Edge[j] < rowG.Edge[i]:
+				a, inA = arcAt(rowA, j), true
+				j = nextLive(rowA, j+1)
 			default:
-				a, inG, inA = rowG[i], true, true
-				i++
-				j++
+				a, inG, inA = arcAt(rowG, i), true, true
+				i, j = nextLive(rowG, i+1), nextLive(rowA, j+1)
 			}
 			if inA != inG && a.weight != 0 {
 				signed := a.weight
@@ -146,15 +145,18 @@ type arc struct {
 	edge   uint32
 }
 
-// liveArcs lists a row's live arcs, in its (edge-id) order.
-func liveArcs(row mask.Row) []arc {
-	out := make([]arc, 0, row.Len())
-	for p, v := range row.Nbr {
-		if row.Live(p) {
-			out = append(out, arc{nbr: v, weight: row.Weight.At(p), edge: row.Edge[p]})
-		}
+// nextLive returns the first live arc of row at or after p (row.Len()
+// when there is none).
+func nextLive(row mask.Row, p int) int {
+	for p < row.Len() && !row.Live(p) {
+		p++
 	}
-	return out
+	return p
+}
+
+// arcAt returns row's arc p.
+func arcAt(row mask.Row, p int) arc {
+	return arc{nbr: row.Nbr[p], weight: row.Weight.At(p), edge: row.Edge[p]}
 }
 
 // touched describes the rows that differ between the views.

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
 )
 
@@ -193,15 +194,16 @@ func (r *run) correct(theta float64) {
 func (r *run) rowDifference(u uint32, xu, wg, wa float64) {
 	gd, ws := r.gd, r.ws
 	d := r.damping()
-	for _, row := range []struct {
-		arcs []arc
+	for _, side := range [2]struct {
+		row  mask.Row
 		coef float64
-	}{{liveArcs(gd.auth.OutRow(u)), 1 / wa}, {liveArcs(gd.native.OutRow(u)), -1 / wg}} {
-		r.rowArcOps += int64(len(row.arcs))
-		for _, a := range row.arcs {
-			if a.weight != 0 {
-				ws.r[a.nbr] += d * xu * a.weight * row.coef
-				ws.support.Add(a.nbr)
+	}{{gd.auth.OutRow(u), 1 / wa}, {gd.native.OutRow(u), -1 / wg}} {
+		row := side.row
+		r.rowArcOps += int64(row.Len())
+		for p, v := range row.Nbr {
+			if w := row.Weight.At(p); w != 0 && row.Live(p) {
+				ws.r[v] += d * xu * w * side.coef
+				ws.support.Add(v)
 			}
 		}
 	}
@@ -218,12 +220,13 @@ func (r *run) changed() []uint32 {
 
 // delta corrects the touched rows (those carrying at least a share theta of
 // the native mass), pushes the corrections on the authenticated view where
-// they raised the residual above the native state's largest ratio (on an
-// undirected view: below that ratio a push would move the native residual
-// too, which only a global pass does well), and proves. When that proof
-// does not decide, it pushes the correction's negative residual ten times
-// finer and proves again: what is left of it lowers the selection's lower
-// ends (errorBounds.below), and it is local, where a global pass (the full
+// they raised the residual above the ratio the decision needs (never below
+// the native state's largest ratio: below it a push would move the native
+// residual too, which only a global pass does well), and proves. When that
+// proof does not decide, it pushes the correction's positive residual
+// down to the native state's largest ratio and its negative residual ten
+// times finer, and proves again: what is left of them widens the
+// selection's bounds, and it is local, where a global pass (the full
 // path) would push the native residual everywhere. It reports whether it
 // decided.
 func (r *run) delta() bool {
@@ -241,45 +244,73 @@ func (r *run) delta() bool {
 	r.correct(theta)
 	r.passes++
 	eng := ws.authEng
-	if !gd.auth.Directed() {
-		// The correction's positive residual is pushed down to the native
-		// state's largest ratio, its negative residual (which costs the
-		// selection its one-sided lower bounds) to a third of the margin
-		// at the selection's out-weight.
-		budget := gd.opt.DeltaBudget
-		ws.changed = ws.support.AppendNodes(ws.changed[:0])
-		if eps := r.nativeProof.MaxRatio(); eps > 0 {
-			eng.PushRounds(eps, ws.changed, budget-r.rowArcOps)
-			r.passes++
-		}
-		r.pushNegative(alpha * margin / 3)
+	if gd.auth.Directed() {
+		return r.tryFinish(PathDelta, eng.Prove(r.passes, r.nativeProof, r.changed()), r.damping()*r.skipped/alpha, true)
 	}
+	// The correction's positive residual is pushed down to the ratio at
+	// which the selection's bounds grow by a third of the margin (its
+	// coordinate term is about d/alpha*ratio*W(v)), never below the native
+	// state's largest ratio (below it a push would move the native
+	// residual too, which only a global pass does well); its negative
+	// residual (which costs the selection its one-sided lower bounds) to a
+	// third of the margin at the selection's out-weight.
+	level := r.nativeProof.MaxRatio()
+	wref := r.selectionWeight()
+	coarse := level
+	if wref > 0 {
+		coarse = max(level, alpha*margin/(3*wref))
+	}
+	r.pushPositive(coarse)
+	r.pushNegative(alpha*margin/3, wref)
 	extra := r.damping() * r.skipped / alpha
 	if r.tryFinish(PathDelta, eng.Prove(r.passes, r.nativeProof, r.changed()), extra, true) {
 		return true
 	}
-	if gd.auth.Directed() || !r.pushNegative(alpha*margin/30) {
+	// Not decided: the positive residual down to the native level, the
+	// negative ten times finer, and prove again.
+	if coarse > level {
+		r.pushPositive(level)
+	}
+	if !r.pushNegative(alpha*margin/30, wref) {
 		return false
 	}
 	return r.tryFinish(PathDelta, eng.Prove(r.passes, r.nativeProof, r.changed()), extra, true)
 }
 
-// pushNegative pushes the negative residual on the support down to
-// threshold at the selection's greatest out-weight, within the delta
-// budget, and reports whether it ran (the selection has out-weight).
-func (r *run) pushNegative(threshold float64) bool {
-	gd, ws := r.gd, r.ws
+// selectionWeight returns the selection's greatest out-weight on the
+// authenticated view.
+func (r *run) selectionWeight() float64 {
 	wref := 0.0
 	for _, v := range r.sel {
-		wref = max(wref, gd.auth.OutWeight(v))
+		wref = max(wref, r.gd.auth.OutWeight(v))
 	}
+	return wref
+}
+
+// pushPositive pushes the residual on the support down to ratio eps (no
+// push when eps is 0), within the delta budget.
+func (r *run) pushPositive(eps float64) {
+	if eps <= 0 {
+		return
+	}
+	ws, eng := r.ws, r.ws.authEng
+	spent := eng.Stats.ArcOps - r.nativeStats.ArcOps + r.rowArcOps
+	ws.changed = ws.support.AppendNodes(ws.changed[:0])
+	eng.PushRounds(eps, ws.changed, max(r.gd.opt.DeltaBudget-spent, 1))
+	r.passes++
+}
+
+// pushNegative pushes the negative residual on the support down to
+// threshold at the selection's greatest out-weight wref, within the delta
+// budget, and reports whether it ran (wref > 0).
+func (r *run) pushNegative(threshold, wref float64) bool {
 	if wref == 0 {
 		return false
 	}
-	eng := ws.authEng
+	ws, eng := r.ws, r.ws.authEng
 	spent := eng.Stats.ArcOps - r.nativeStats.ArcOps + r.rowArcOps
 	ws.changed = ws.support.AppendNodes(ws.changed[:0])
-	eng.PushNegative(threshold/wref, ws.changed, max(gd.opt.DeltaBudget-spent, 1))
+	eng.PushNegative(threshold/wref, ws.changed, max(r.gd.opt.DeltaBudget-spent, 1))
 	r.passes++
 	return true
 }
