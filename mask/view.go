@@ -265,6 +265,20 @@ func (v *View) mergedByOutWeight(yield func(uint32) bool) {
 	}
 }
 
+// Prepare builds what the view otherwise builds on first use (its inverse
+// out-weights, its order by out-weight and its dangling nodes; a patched
+// view's snapshot view's too), so that no query pays for them: for a host
+// that answers many queries on one view (replay's guards). Safe for
+// concurrent use.
+func (v *View) Prepare() {
+	if v.patch != nil {
+		v.patch.base.Prepare()
+	}
+	v.NodeInvOutWeights()
+	v.sortedByOutWeight()
+	v.DanglingNodes()
+}
+
 // DanglingNodes returns the nodes without out-weight in the view,
 // ascending: built on first use, O(n) for a snapshot's view and, for a
 // patched one, O(its snapshot view's dangling nodes + its replaced rows).

@@ -496,6 +496,29 @@ func (ref *topKRefinement) rebind(n int) {
 	}
 }
 
+// Reserve allocates the scratch of the reverse pushes that refine a
+// certified top-k's bounds (O(n): two floats and two flags a node) and
+// writes it once, so that the first query that refines pays neither the
+// allocation nor the first touch of its pages (a host that keeps engines
+// for many queries, replay's workspaces, reserves them when it makes
+// them). It changes no state and no result.
+func (e *Engine) Reserve() {
+	rp := e.refine.reserve(len(e.X))
+	clear(rp.q)
+	clear(rp.s)
+	clear(rp.queued)
+	clear(rp.seen)
+}
+
+// reserve returns the pusher, made for n nodes on first use.
+func (ref *topKRefinement) reserve(n int) *reversePusher {
+	if ref.pusher == nil {
+		ref.pusher = newReversePusher(n)
+		ref.startOps = 0
+	}
+	return ref.pusher
+}
+
 // newEstimate returns an estimate from the pool, or a new one.
 func (ref *topKRefinement) newEstimate() *reverseEstimate {
 	if k := len(ref.free); k > 0 {
@@ -554,10 +577,7 @@ func (e *Engine) newRefineCheck(l1 float64, eb *errorBounds, st *residualStats) 
 		return nil
 	}
 	ref := &e.refine
-	if ref.pusher == nil {
-		ref.pusher = newReversePusher(len(e.X))
-		ref.startOps = 0
-	}
+	ref.reserve(len(e.X))
 	if ref.est == nil {
 		ref.est = make(map[uint32]*reverseEstimate)
 	}

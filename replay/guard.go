@@ -74,8 +74,19 @@ type Guard struct {
 // and a living store's next version would allocate them again). Safe for
 // concurrent use; the zero value is ready.
 type Workspaces struct {
-	mu   sync.Mutex
-	free []*workspace
+	mu     sync.Mutex
+	free   []*workspace
+	primed bool // a guard has put a first workspace in (Guard.prime)
+}
+
+// startPriming reports whether the pool has not been primed yet, and
+// marks it primed.
+func (w *Workspaces) startPriming() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	first := !w.primed
+	w.primed = true
+	return first
 }
 
 func (w *Workspaces) get() *workspace {
@@ -127,6 +138,9 @@ func New(g *csr.Graph, labels *mask.Labels, trust mask.Policy, opt Options) (*Gu
 // descriptions for suspects. diff holds the rows that differ between the
 // views (nil: computed, reading each of them): a host that keeps
 // Difference's result for a snapshot patches it per version instead.
+// The first guard on a pool of workspaces also makes what its first query
+// would otherwise allocate and first touch (see prime), so that no query
+// allocates an array of the graph's size.
 func NewFromViews(native, auth *mask.View, diff *Diff, trust mask.Policy, edges EdgeSource, opt Options) (*Guard, error) {
 	if native.Graph() != auth.Graph() || native.NumNodes() != auth.NumNodes() {
 		return nil, errors.New("replay: the native and authenticated views are not views of one graph")
@@ -178,6 +192,9 @@ func NewFromViews(native, auth *mask.View, diff *Diff, trust mask.Policy, edges 
 			gd.gainers = append(gd.gainers, u)
 		}
 	}
+	if err := gd.prime(); err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
 	return gd, nil
 }
 
@@ -227,18 +244,10 @@ func (gd *Guard) workspace(seeds ppr.Seeds, damping float64, warm bool) (*worksp
 	start := time.Now()
 	ws := gd.pool.get()
 	if ws == nil {
-		n := gd.native.NumNodes()
-		ws = &workspace{support: nodeset.New(n), inSel: make([]bool, n), authMark: make([]bool, n)}
 		var err error
-		if ws.nativeEng, err = ppr.NewEngine(gd.native, seeds, damping); err != nil {
+		if ws, err = gd.newWorkspace(seeds, damping); err != nil {
 			return nil, 0, err
 		}
-		if ws.authEng, err = ppr.NewEngine(gd.auth, seeds, damping); err != nil {
-			return nil, 0, err
-		}
-		ws.x, ws.r = ws.nativeEng.X, ws.nativeEng.R
-		ws.authEng.X, ws.authEng.R = ws.x, ws.r
-		ws.authEng.Support = ws.support
 	}
 	ws.nativeEng.Rebind(gd.native)
 	ws.x, ws.r = ws.nativeEng.X, ws.nativeEng.R
@@ -268,6 +277,52 @@ func (gd *Guard) workspace(seeds ppr.Seeds, damping float64, warm bool) (*worksp
 	}
 	ws.authEng.Stats = ppr.Stats{}
 	return ws, native, nil
+}
+
+// newWorkspace makes a workspace on the guard's views, its engines' arrays
+// and refinement scratch written once (ppr.Engine.Reserve): what a query
+// would otherwise allocate and first touch.
+func (gd *Guard) newWorkspace(seeds ppr.Seeds, damping float64) (*workspace, error) {
+	n := gd.native.NumNodes()
+	ws := &workspace{support: nodeset.New(n), inSel: make([]bool, n), authMark: make([]bool, n),
+		xTouched: make([]float64, 0, len(gd.touched.nodes))}
+	var err error
+	if ws.nativeEng, err = ppr.NewEngine(gd.native, seeds, damping); err != nil {
+		return nil, err
+	}
+	if ws.authEng, err = ppr.NewEngine(gd.auth, seeds, damping); err != nil {
+		return nil, err
+	}
+	ws.x, ws.r = ws.nativeEng.X, ws.nativeEng.R
+	ws.authEng.X, ws.authEng.R = ws.x, ws.r
+	ws.authEng.Support = ws.support
+	ws.nativeEng.Reserve()
+	ws.authEng.Reserve()
+	return ws, nil
+}
+
+// prime puts a first workspace in a pool that never had one, so that the
+// guard's first query finds one, as every later query does, and builds
+// what the views build on first use (mask.View.Prepare; a pool serving
+// later versions' guards leaves theirs to their first use: a patched
+// view's are small, and its snapshot view's are built); a guard on a graph
+// with no node has nothing to prime.
+func (gd *Guard) prime() error {
+	if gd.native.NumNodes() == 0 || !gd.pool.startPriming() {
+		return nil
+	}
+	gd.native.Prepare()
+	gd.auth.Prepare()
+	seeds, err := ppr.NewSeeds(gd.native.NumNodes(), []ppr.Seed{{Node: 0, Weight: 1}})
+	if err != nil {
+		return err
+	}
+	ws, err := gd.newWorkspace(seeds, 0.5)
+	if err != nil {
+		return err
+	}
+	gd.pool.put(ws)
+	return nil
 }
 
 // release returns ws to the pool (the next query restarts its state).

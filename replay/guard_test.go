@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -519,4 +520,27 @@ func TestSharedWorkspacesDecideAlike(t *testing.T) {
 		}
 	}
 	require.Positive(t, moved, "no workspace moved between guards")
+}
+
+// A guard makes at construction what its first query would otherwise
+// allocate and first touch (a workspace with its engines' refinement
+// scratch, the views' inverse out-weights), so no query allocates an
+// array of the graph's size, the first one included. Not parallel: it
+// reads the process's allocation counter.
+func TestFirstSelectAllocatesNoNodeArray(t *testing.T) {
+	const n = 40000
+	rng := rand.New(rand.NewPCG(91, 92))
+	sc := randomScenario(t, rng, n, false, 0.05)
+	gd, err := New(sc.g, sc.labels, sc.trust, Options{})
+	require.NoError(t, err)
+	q := Query{Seeds: []ppr.Seed{{Node: 1, Weight: 1}, {Node: 777, Weight: 1}}, K: 5, Damping: 0.5}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	d, err := gd.Select(q)
+	runtime.ReadMemStats(&after)
+	require.NoError(t, err)
+	require.NotEmpty(t, d.Native)
+	got := after.TotalAlloc - before.TotalAlloc
+	t.Logf("the first query allocated %d bytes (%.2f per node), path %s, %d refined", got, float64(got)/n, d.Path, d.Refined)
+	require.Less(t, got, uint64(8*n), "the first query allocated %d bytes: an array of the graph's size (8 bytes a node)", got)
 }
