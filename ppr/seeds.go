@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/authppr/authppr/internal/seedweights"
 )
@@ -87,7 +88,8 @@ func sumByNode(n int, seeds []Seed, scale float64) ([]uint32, []float64) {
 		return nodes, sums
 	}
 	if len(seeds) >= n/8 {
-		dense := make([]float64, n)
+		p := denseScratch(n)
+		dense := (*p)[:n]
 		for _, s := range seeds {
 			dense[s.Node] += s.Weight * scale
 		}
@@ -95,8 +97,10 @@ func sumByNode(n int, seeds []Seed, scale float64) ([]uint32, []float64) {
 			if w > 0 {
 				nodes = append(nodes, uint32(u))
 				sums = append(sums, w)
+				dense[u] = 0 // all zero again for the pool (weights are never negative)
 			}
 		}
+		denseSums.Put(p)
 		return nodes, sums
 	}
 	sorted := slices.Clone(seeds)
@@ -112,6 +116,20 @@ func sumByNode(n int, seeds []Seed, scale float64) ([]uint32, []float64) {
 		}
 	}
 	return nodes, sums
+}
+
+// denseSums pools sumByNode's dense scratch (n floats, all zero between
+// uses), so that summing a dense reset's seeds allocates no array of the
+// graph's size per call.
+var denseSums sync.Pool
+
+// denseScratch returns a pooled scratch of at least n zeros.
+func denseScratch(n int) *[]float64 {
+	if p, _ := denseSums.Get().(*[]float64); p != nil && len(*p) >= n {
+		return p
+	}
+	s := make([]float64, n)
+	return &s
 }
 
 // ascending reports whether the seeds' nodes strictly ascend.

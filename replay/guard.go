@@ -341,15 +341,15 @@ func (gd *Guard) validate(q Query) (ppr.Seeds, error) {
 		if len(q.Candidates) == 0 {
 			return ppr.Seeds{}, errors.New("replay: empty candidate set")
 		}
-		seen := make(map[uint32]bool, len(q.Candidates))
+		seen := nodeset.New(n) // a bitset, not a map: a dense query names most nodes
 		for i, c := range q.Candidates {
 			if int64(c) >= int64(n) {
 				return ppr.Seeds{}, fmt.Errorf("replay: candidate %d: node %d out of range (graph has %d nodes)", i, c, n)
 			}
-			if seen[c] {
+			if seen.Has(c) {
 				return ppr.Seeds{}, fmt.Errorf("replay: candidate %d: node %d repeated", i, c)
 			}
-			seen[c] = true
+			seen.Add(c)
 		}
 	}
 	seeds, err := ppr.NewSeeds(n, q.Seeds)

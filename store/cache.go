@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"slices"
 	"strconv"
@@ -59,6 +60,9 @@ type Cache struct {
 	mu      sync.Mutex
 	entries map[string]*entry
 	clock   uint64
+	// The seeds of the digests that key entries (seedsDigest).
+	hashSeeds [2]maphash.Seed
+	hashed    bool
 }
 
 type entry struct {
@@ -88,7 +92,8 @@ func groupKey(p *mask.Policy, damping float64) string {
 }
 
 // seedsKey is the seeds' exact bytes (each node and its weight's bits), so
-// equal keys are equal seeds; O(len(seeds)) with no formatting.
+// equal keys are equal seeds: the key of an entry whose digest another
+// seed set has already (seedsDigest). O(len(seeds)) with no formatting.
 func seedsKey(s ppr.Seeds) string {
 	b := make([]byte, 0, 12*len(s.Nodes))
 	for i, u := range s.Nodes {
@@ -96,6 +101,38 @@ func seedsKey(s ppr.Seeds) string {
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(s.Weights[i]))
 	}
 	return string(b)
+}
+
+// seedsDigest is 128 bits of hash of the seeds' exact bytes (two maphash
+// sums under the cache's seeds): an entry's key, 16 bytes where the bytes
+// themselves are 12 a seed (a dense reset has tens of thousands). Entries
+// compare their seeds on a hit, so a collision costs a second entry, never
+// another seed set's state. Called with c.mu held.
+func (c *Cache) seedsDigest(s ppr.Seeds) string {
+	if !c.hashed {
+		c.hashSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+		c.hashed = true
+	}
+	var out [16]byte
+	var buf [12]byte
+	for k, seed := range c.hashSeeds {
+		var h maphash.Hash
+		h.SetSeed(seed)
+		for i, u := range s.Nodes {
+			binary.LittleEndian.PutUint32(buf[:4], u)
+			binary.LittleEndian.PutUint64(buf[4:], math.Float64bits(s.Weights[i]))
+			h.Write(buf[:])
+		}
+		binary.LittleEndian.PutUint64(out[8*k:], h.Sum64())
+	}
+	return string(out[:])
+}
+
+// sameSeeds reports whether two seed vectors are equal, bit for bit.
+func sameSeeds(a, b ppr.Seeds) bool {
+	return slices.Equal(a.Nodes, b.Nodes) && slices.EqualFunc(a.Weights, b.Weights, func(x, y float64) bool {
+		return math.Float64bits(x) == math.Float64bits(y)
+	})
 }
 
 // Query returns PPR on version v for the seeds, damping and policy (nil:
@@ -367,14 +404,19 @@ func (c *Cache) settle(e *entry, lv *lazyView, frontier []uint32, bound float64)
 // entry of its group for a warm start (O(the entries' seeds)).
 func (c *Cache) entry(p *mask.Policy, seeds ppr.Seeds, damping float64, warm bool) (e, near *entry) {
 	group := groupKey(p, damping)
-	key := group + "\x02" + seedsKey(seeds)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.entries == nil {
 		c.entries = make(map[string]*entry)
 	}
 	c.clock++
+	key := group + "\x02" + c.seedsDigest(seeds)
 	e = c.entries[key]
+	if e != nil && !sameSeeds(e.seeds, seeds) {
+		// Another seed set has the digest: these seeds go by their bytes.
+		key = group + "\x03" + seedsKey(seeds)
+		e = c.entries[key]
+	}
 	if e == nil {
 		// Entries are created in order and a new entry only waits on an
 		// older one, so entry locks cannot form a cycle.

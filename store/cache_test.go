@@ -182,3 +182,29 @@ func TestAdjustKeepsResidualIdentity(t *testing.T) {
 		}
 	}
 }
+
+// Entries are keyed by a digest of their seeds and compare the seeds on a
+// hit: seeds whose digest another seed set's entry has (a collision, made
+// here by filing an entry under another digest) get their own entry, never
+// the other's state.
+func TestCacheDigestCollisionKeepsSeedsApart(t *testing.T) {
+	t.Parallel()
+	a, err := ppr.NewSeeds(10, []ppr.Seed{{Node: 1, Weight: 1}})
+	require.NoError(t, err)
+	b, err := ppr.NewSeeds(10, []ppr.Seed{{Node: 2, Weight: 1}, {Node: 3, Weight: 2}})
+	require.NoError(t, err)
+	c := &Cache{}
+	ea, _ := c.entry(nil, a, 0.85, false)
+	require.True(t, sameSeeds(ea.seeds, a))
+	// File a's entry under b's digest too, as a collision would.
+	c.mu.Lock()
+	c.entries[groupKey(nil, 0.85)+"\x02"+c.seedsDigest(b)] = ea
+	c.mu.Unlock()
+	eb, _ := c.entry(nil, b, 0.85, false)
+	require.NotSame(t, ea, eb)
+	require.True(t, sameSeeds(eb.seeds, b), "b's entry holds %v", eb.seeds)
+	again, _ := c.entry(nil, b, 0.85, false)
+	require.Same(t, eb, again, "b's entry is found again by its bytes")
+	same, _ := c.entry(nil, a, 0.85, false)
+	require.Same(t, ea, same)
+}
