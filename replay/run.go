@@ -212,10 +212,8 @@ func (r *run) rowDifference(u uint32, xu, wg, wa float64) {
 // changed lists the nodes whose residual or row may differ from the native
 // proof's: the touched rows and the support of the corrections and pushes.
 func (r *run) changed() []uint32 {
-	ws := r.ws
-	ws.changed = ws.support.AppendNodes(ws.changed[:0])
-	ws.changed = append(ws.changed, r.gd.touched.nodes...)
-	return ws.changed
+	r.ws.changed = append(r.support(), r.gd.touched.nodes...)
+	return r.ws.changed
 }
 
 // delta corrects the touched rows (those carrying at least a share theta of
@@ -248,9 +246,9 @@ func (r *run) delta() bool {
 		return r.tryFinish(PathDelta, eng.Prove(r.passes, r.nativeProof, r.changed()), r.damping()*r.skipped/alpha, true)
 	}
 	// The correction's positive residual is pushed down to the ratio at
-	// which the selection's bounds grow by a third of the margin (its
-	// coordinate term is about d/alpha*ratio*W(v)), never below the native
-	// state's largest ratio (below it a push would move the native
+	// which the selection's bounds grow by at most a third of the margin
+	// (their coordinate term is about d/alpha*ratio*W(v), and d < 1),
+	// never below the native state's largest ratio (below it a push would move the native
 	// residual too, which only a global pass does well); its negative
 	// residual (which costs the selection its one-sided lower bounds) to a
 	// third of the margin at the selection's out-weight.
@@ -293,10 +291,7 @@ func (r *run) pushPositive(eps float64) {
 	if eps <= 0 {
 		return
 	}
-	ws, eng := r.ws, r.ws.authEng
-	spent := eng.Stats.ArcOps - r.nativeStats.ArcOps + r.rowArcOps
-	ws.changed = ws.support.AppendNodes(ws.changed[:0])
-	eng.PushRounds(eps, ws.changed, max(r.gd.opt.DeltaBudget-spent, 1))
+	r.ws.authEng.PushRounds(eps, r.support(), r.budgetLeft())
 	r.passes++
 }
 
@@ -307,12 +302,23 @@ func (r *run) pushNegative(threshold, wref float64) bool {
 	if wref == 0 {
 		return false
 	}
-	ws, eng := r.ws, r.ws.authEng
-	spent := eng.Stats.ArcOps - r.nativeStats.ArcOps + r.rowArcOps
-	ws.changed = ws.support.AppendNodes(ws.changed[:0])
-	eng.PushNegative(threshold/wref, ws.changed, max(r.gd.opt.DeltaBudget-spent, 1))
+	r.ws.authEng.PushNegative(threshold/wref, r.support(), r.budgetLeft())
 	r.passes++
 	return true
+}
+
+// support lists the nodes the corrections and pushes changed so far.
+func (r *run) support() []uint32 {
+	ws := r.ws
+	ws.changed = ws.support.AppendNodes(ws.changed[:0])
+	return ws.changed
+}
+
+// budgetLeft is what the delta budget leaves for pushes (at least 1: a
+// budget of 0 means none to the engine).
+func (r *run) budgetLeft() int64 {
+	spent := r.ws.authEng.Stats.ArcOps - r.nativeStats.ArcOps + r.rowArcOps
+	return max(r.gd.opt.DeltaBudget-spent, 1)
 }
 
 // tryFinish classifies with the state's proof, widened by extra (an L1 term
