@@ -65,10 +65,12 @@
 //	             correction not yet applied (B = sum_{u in T} x_G(u)*l_u,
 //	             l_u >= ||P_A[u] - P_G[u]||_1)
 //	delta        the correction applied, its residual pushed where it
-//	             stands (its positive part down to the native state's
-//	             largest ratio, its negative part, which would cost the
-//	             selection its one-sided bounds, further, and ten times
-//	             further when that proof does not decide), and a proof
+//	             stands (its positive part down to the ratio the decision
+//	             needs, never below the native state's largest ratio, its
+//	             negative part, which would cost the selection its
+//	             one-sided bounds, to a third of the margin; when that
+//	             proof does not decide, the positive part down to the
+//	             native level and the negative ten times further), and a proof
 //	             that reuses the native proof's statistics for every node
 //	             the correction did not reach and bounds the candidates it
 //	             did not reach from what the native check's pass kept
@@ -78,6 +80,15 @@
 //	             state, then scans until a proof decides
 //
 // Options.Force starts at a later path, so tests can check each one.
+//
+// # Cost
+//
+// A query's engines and scratch live in a workspace (two engines on
+// shared arrays, with their reverse-push scratch: about 60 bytes a node),
+// pooled across queries and, through
+// Options.Workspaces, across the guards of a store's versions. The first
+// guard on a pool makes one at construction, with what the views build on
+// first use, so that no query allocates an array of the graph's size.
 //
 // # Errors
 //
