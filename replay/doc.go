@@ -85,10 +85,10 @@
 //
 // A query's engines and scratch live in a workspace (two engines on
 // shared arrays, with their reverse-push scratch: about 60 bytes a node),
-// pooled across queries and, through
-// Options.Workspaces, across the guards of a store's versions. The first
-// guard on a pool makes one at construction, with what the views build on
-// first use, so that no query allocates an array of the graph's size.
+// pooled across queries and, through Options.Workspaces, across the guards
+// of a store's versions. The first guard on a pool makes one at
+// construction, with what the views build on first use, so that no query
+// allocates an array of the graph's size.
 //
 // # Errors
 //
