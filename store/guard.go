@@ -60,8 +60,9 @@ func (s *Store) NewGuard(trust mask.Policy, opt replay.Options) *Guard {
 // the guard's cache, brought to v by the residual adjustment), replayed on
 // the authenticated view. The decision is replay.Guard.Select's on v
 // materialised, with node ids and edge ids the version's. Its NativeTime
-// includes bringing the cached state to v (what an unguarded selection on
-// v costs), its ReplayTime the building of v's authenticated view and
+// includes building v's native view the first time v is asked for and
+// bringing the cached state to v (what an unguarded selection on v
+// costs), its ReplayTime the building of v's authenticated view and
 // differing rows the first time v is asked for (what the guard adds).
 func (g *Guard) Select(v *Version, q replay.Query) (*replay.Decision, error) {
 	seeds, err := ppr.NewSeeds(v.NumNodes(), q.Seeds)
@@ -70,6 +71,12 @@ func (g *Guard) Select(v *Version, q replay.Query) (*replay.Decision, error) {
 	}
 	var d *replay.Decision
 	start := time.Now()
+	// The version's native view is the unguarded selection's (built on
+	// first use, here when the cache has no state to bring to v): its
+	// time is native time, not the guard's.
+	if _, err := v.View(nil); err != nil {
+		return nil, err
+	}
 	err = g.cache.withState(v, seeds, q.Damping, func(warm *replay.WarmStart, keep func(*replay.WarmStart)) error {
 		cached := time.Since(start)
 		start = time.Now()
