@@ -45,14 +45,20 @@ const guardsKept = 4
 
 // NewGuard returns a guard for the versions of s under trust (the
 // channels the authenticated view keeps) with replay's options. The
-// trusted channels need not have written yet.
+// trusted channels need not have written yet. It builds the current
+// version's guard (its authenticated view, the rows that differ from the
+// native view's, and the first workspace: O(n) once), so that the first
+// query pays only for what later ones do; an error there (options replay
+// refuses) is the first Select's to report.
 func (s *Store) NewGuard(trust mask.Policy, opt replay.Options) *Guard {
 	if opt.Workspaces == nil {
 		// One pool for the guards of every version: a query on a new
 		// version moves a workspace to its views, keeping its arrays.
 		opt.Workspaces = &replay.Workspaces{}
 	}
-	return &Guard{trust: trust, opt: opt, cache: &Cache{Tol: opt.Tol}, guards: make(map[*Version]*replay.Guard)}
+	g := &Guard{trust: trust, opt: opt, cache: &Cache{Tol: opt.Tol}, guards: make(map[*Version]*replay.Guard)}
+	_, _ = g.versionGuard(s.Current())
+	return g
 }
 
 // Select runs the guarded selection q on version v: the native top-k

@@ -333,3 +333,23 @@ func TestGuardConcurrentQueriesWhileWriting(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// NewGuard builds the current version's guard, so that the first query
+// on it pays only for what later queries do; options replay refuses are
+// still the first Select's error.
+func TestNewGuardBuildsTheCurrentVersionsGuard(t *testing.T) {
+	t.Parallel()
+	s, err := New(nil, nil, Options{})
+	require.NoError(t, err)
+	w, err := s.Writer("default")
+	require.NoError(t, err)
+	_, err = w.Apply(Edge("a", "b", 1), Edge("b", "c", 1))
+	require.NoError(t, err)
+	gd := s.NewGuard(mask.Trust("default"), replay.Options{})
+	require.Contains(t, gd.guards, s.Current())
+
+	bad := s.NewGuard(mask.Trust("default"), replay.Options{Tol: -1})
+	require.Empty(t, bad.guards)
+	_, err = bad.Select(s.Current(), replay.Query{Seeds: []ppr.Seed{{Node: 0, Weight: 1}}, K: 1, Damping: 0.5})
+	require.ErrorContains(t, err, "tolerance")
+}
