@@ -104,8 +104,14 @@ func (s *Store) buildNow(v *Version, gen int) (*base, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := nb.view(nil); err != nil { // warm the native view off the readers' path
-		return nil, err
+	// Warm the views queries will read, off the readers' path: the
+	// native one and every live guard's (Guard.prepareBase). A view that
+	// fails to build here fails the query that needs it, as it would have.
+	if bn, err := nb.view(nil); err == nil {
+		bn.Prepare()
+	}
+	for _, g := range s.liveGuards() {
+		g.prepareBase(nb)
 	}
 	if s.durable != nil {
 		p := snapshot.Progress{Position: v.position, Batches: v.batches}
@@ -114,6 +120,24 @@ func (s *Store) buildNow(v *Version, gen int) (*base, error) {
 		}
 	}
 	return nb, nil
+}
+
+// liveGuards returns the guards made on the store that are still held,
+// forgetting the others.
+func (s *Store) liveGuards() []*Guard {
+	s.guardsMu.Lock()
+	defer s.guardsMu.Unlock()
+	var live []*Guard
+	kept := s.guards[:0]
+	for _, wp := range s.guards {
+		if g := wp.Value(); g != nil {
+			live = append(live, g)
+			kept = append(kept, wp)
+		}
+	}
+	clear(s.guards[len(kept):])
+	s.guards = kept
+	return live
 }
 
 // rebase makes nb (the materialised v) the base; the delta keeps only the

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"weak"
 
 	"github.com/authppr/authppr/internal/nodeset"
 	"github.com/authppr/authppr/mask"
@@ -32,6 +33,11 @@ type Guard struct {
 	// the rows its delta replaced (replay.Diff.Patch).
 	baseOf   *base
 	baseDiff *replay.Diff
+	// A new base's difference, computed by compaction before the base
+	// is published (prepareBase): versionGuard takes it when the base
+	// changes.
+	preparedOf   *base
+	preparedDiff *replay.Diff
 	// The last version's difference: the next version on the same base
 	// patches it with the rows the writes between them changed (the
 	// journal), not every row its delta replaced.
@@ -58,7 +64,30 @@ func (s *Store) NewGuard(trust mask.Policy, opt replay.Options) *Guard {
 	}
 	g := &Guard{trust: trust, opt: opt, cache: &Cache{Tol: opt.Tol}, guards: make(map[*Version]*replay.Guard)}
 	_, _ = g.versionGuard(s.Current())
+	s.guardsMu.Lock()
+	s.guards = append(s.guards, weak.Make(g))
+	s.guardsMu.Unlock()
 	return g
+}
+
+// prepareBase builds, for a base compaction is about to publish, what the
+// guard's first query on it would build: the base's authenticated view
+// (prepared: mask.View.Prepare) and the rows that differ from its native
+// view. A view that fails to build is left to the query that needs it.
+func (g *Guard) prepareBase(b *base) {
+	bn, err := b.view(nil)
+	if err != nil {
+		return
+	}
+	ba, err := b.view(&g.trust)
+	if err != nil {
+		return
+	}
+	ba.Prepare()
+	diff := replay.Difference(bn, ba)
+	g.mu.Lock()
+	g.preparedOf, g.preparedDiff = b, diff
+	g.mu.Unlock()
 }
 
 // Select runs the guarded selection q on version v: the native top-k
@@ -116,6 +145,10 @@ func (g *Guard) versionGuard(v *Version) (*replay.Guard, error) {
 	auth, err := v.View(&g.trust)
 	if err != nil {
 		return nil, err
+	}
+	if g.baseOf != v.base && g.preparedOf == v.base {
+		g.baseOf, g.baseDiff = v.base, g.preparedDiff
+		g.preparedOf, g.preparedDiff = nil, nil
 	}
 	if g.baseOf != v.base {
 		bn, err := v.base.view(nil)

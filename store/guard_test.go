@@ -353,3 +353,41 @@ func TestNewGuardBuildsTheCurrentVersionsGuard(t *testing.T) {
 	_, err = bad.Select(s.Current(), replay.Query{Seeds: []ppr.Seed{{Node: 0, Weight: 1}}, K: 1, Damping: 0.5})
 	require.ErrorContains(t, err, "tolerance")
 }
+
+// Compaction builds, before it publishes a new base, what each live
+// guard's first query on it would build (the base's authenticated view and
+// differing rows); the guard's next query takes them, and decides as a
+// from-scratch guard on the materialised version does.
+func TestCompactionPreparesTheGuardsBase(t *testing.T) {
+	t.Parallel()
+	trust := mask.Trust("default")
+	s, err := New(nil, nil, Options{})
+	require.NoError(t, err)
+	w, err := s.Writer("default")
+	require.NoError(t, err)
+	m, err := s.Writer("mallory")
+	require.NoError(t, err)
+	for i := range 30 {
+		_, err = w.Apply(Edge(fmt.Sprint("a", i), fmt.Sprint("a", (i+1)%30), 1), Edge(fmt.Sprint("a", i), "hub", 1))
+		require.NoError(t, err)
+	}
+	_, err = m.Apply(Edge("a3", "a17", 5), Edge("hub", "a9", 3))
+	require.NoError(t, err)
+	gd := s.NewGuard(trust, replay.Options{})
+	require.NoError(t, s.Compact())
+	v := s.Current()
+	require.Same(t, v.base, gd.preparedOf, "compaction prepared no base for the guard")
+	prepared := gd.preparedDiff
+	q := replay.Query{Seeds: []ppr.Seed{{Node: 3, Weight: 1}}, K: 3, Damping: 0.5}
+	d, err := gd.Select(v, q)
+	require.NoError(t, err)
+	require.Same(t, prepared, gd.baseDiff, "the query recomputed the base's difference")
+	g, labels, err := v.Materialize()
+	require.NoError(t, err)
+	fresh, err := replay.New(g, labels, trust, replay.Options{})
+	require.NoError(t, err)
+	want, err := fresh.Select(q)
+	require.NoError(t, err)
+	require.Equal(t, want.Native, d.Native)
+	require.Equal(t, want.Outcome, d.Outcome)
+}

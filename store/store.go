@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"weak"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
@@ -150,6 +151,12 @@ type Store struct {
 	nice       atomic.Int32
 	bgErr      atomic.Pointer[error]
 	compacting atomic.Bool
+
+	// The guards made on the store (weakly: a guard nobody holds is
+	// dropped), whose views of a new base compaction builds off the
+	// readers' path (Guard.prepareBase).
+	guardsMu sync.Mutex
+	guards   []weak.Pointer[Guard]
 }
 
 // Options configure a new store.
