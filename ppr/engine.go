@@ -118,9 +118,10 @@ func (e *Engine) Rebind(view *mask.View) {
 	if e.inSel != nil {
 		e.inSel = reuse.Slice(e.inSel, n)
 	}
-	// Small, or allocated only by solves a patched view never takes:
-	// allocated again on first use.
-	e.sweeps, e.rounds = pullScratch{}, roundScratch{}
+	e.rounds.resize(n)
+	// Allocated only by solves a patched view never takes: again on
+	// first use.
+	e.sweeps = pullScratch{}
 }
 
 // View returns the view the engine solves on.

@@ -3,6 +3,8 @@ package ppr
 import (
 	"math"
 	"math/bits"
+
+	"github.com/authppr/authppr/internal/reuse"
 )
 
 // PushRounds is pushUntil with the frontier kept as a bitset and processed
@@ -48,6 +50,20 @@ type roundScratch struct {
 // word i/64: word i may be non-zero).
 type roundMarks struct {
 	bits, sum []uint64
+}
+
+// resize sizes the scratch, made on first use, for n nodes: all zero
+// between calls, it stays so (reuse.Slice), and a living store's engines,
+// moved to each version's views (Engine.Rebind), keep their pages.
+func (rs *roundScratch) resize(n int) {
+	if rs.cur.bits == nil {
+		return
+	}
+	words := (n + 63) / 64
+	sums := (words + 63) / 64
+	for _, f := range []*roundMarks{&rs.cur, &rs.next} {
+		f.bits, f.sum = reuse.Slice(f.bits, words), reuse.Slice(f.sum, sums)
+	}
 }
 
 func (f roundMarks) mark(v uint32) {
