@@ -113,18 +113,25 @@ func (c *Cache) seedsDigest(s ppr.Seeds) string {
 		c.hashSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 		c.hashed = true
 	}
-	var out [16]byte
-	var buf [12]byte
-	for k, seed := range c.hashSeeds {
-		var h maphash.Hash
-		h.SetSeed(seed)
-		for i, u := range s.Nodes {
-			binary.LittleEndian.PutUint32(buf[:4], u)
-			binary.LittleEndian.PutUint64(buf[4:], math.Float64bits(s.Weights[i]))
-			h.Write(buf[:])
-		}
-		binary.LittleEndian.PutUint64(out[8*k:], h.Sum64())
+	var h [2]maphash.Hash
+	for k := range h {
+		h[k].SetSeed(c.hashSeeds[k])
 	}
+	// The bytes go in chunks of a few hundred seeds: a Write per seed cost
+	// more than the hashing.
+	var buf [12 * 256]byte
+	for lo := 0; lo < len(s.Nodes); lo += 256 {
+		b := buf[:0]
+		for i := lo; i < min(lo+256, len(s.Nodes)); i++ {
+			b = binary.LittleEndian.AppendUint32(b, s.Nodes[i])
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(s.Weights[i]))
+		}
+		h[0].Write(b)
+		h[1].Write(b)
+	}
+	var out [16]byte
+	binary.LittleEndian.PutUint64(out[:8], h[0].Sum64())
+	binary.LittleEndian.PutUint64(out[8:], h[1].Sum64())
 	return string(out[:])
 }
 
@@ -328,13 +335,14 @@ func (c *Cache) adjust(e *entry, v *Version) ([]uint32, *lazyView, error) {
 	// The nodes reached, once each: a hub's row is spread twice per change,
 	// and a list with repeats ran to three times the graph's nodes.
 	reached := nodeset.New(n)
+	// What dangling rows send to the seeds, spread once at the end (a
+	// dense reset has tens of thousands of seeds; the engine's pushes do
+	// the same).
+	toSeeds := 0.0
 	spread := func(view *mask.View, u uint32, c float64) {
 		w := view.OutWeight(u)
 		if w == 0 {
-			for i, sd := range e.seeds.Nodes {
-				r[sd] += c * e.seeds.Weights[i]
-				reached.Add(sd)
-			}
+			toSeeds += c
 			return
 		}
 		k := c / w
@@ -353,6 +361,12 @@ func (c *Cache) adjust(e *entry, v *Version) ([]uint32, *lazyView, error) {
 		c := e.damping * x[u]
 		spread(oldView, u, -c)
 		spread(newView, u, c)
+	}
+	if toSeeds != 0 {
+		for i, sd := range e.seeds.Nodes {
+			r[sd] += toSeeds * e.seeds.Weights[i]
+			reached.Add(sd)
+		}
 	}
 	e.x, e.r, e.v = x, r, v
 	if len(changed) > 0 {

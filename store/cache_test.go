@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -169,8 +170,16 @@ func TestAdjustKeepsResidualIdentity(t *testing.T) {
 			v = s.Current()
 			e, _ := cache.entry(p, seeds, 0.85, false)
 			e.mu.Lock()
-			_, lv, err := cache.adjust(e, v)
+			before := slices.Clone(e.r)
+			frontier, lv, err := cache.adjust(e, v)
 			require.NoError(t, err)
+			require.True(t, slices.IsSorted(frontier), "seed %d step %d: frontier %v not ascending", seed, step, frontier)
+			for u, ru := range e.r {
+				if u >= len(before) && ru != 0 || u < len(before) && ru != before[u] {
+					_, found := slices.BinarySearch(frontier, uint32(u))
+					require.Truef(t, found, "seed %d step %d: node %d's residual changed, not in the frontier", seed, step, u)
+				}
+			}
 			eng, err := ppr.NewEngine(lv.v, seeds, 0.85)
 			require.NoError(t, err)
 			copy(eng.X, e.x)
