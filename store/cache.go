@@ -117,12 +117,10 @@ func (c *Cache) seedsDigest(s ppr.Seeds) string {
 	for k := range h {
 		h[k].SetSeed(c.hashSeeds[k])
 	}
-	// The bytes go in chunks of a few hundred seeds: a Write per seed cost
-	// more than the hashing.
-	var buf [12 * 256]byte
-	for lo := 0; lo < len(s.Nodes); lo += 256 {
+	var buf [12 * digestChunk]byte
+	for lo := 0; lo < len(s.Nodes); lo += digestChunk {
 		b := buf[:0]
-		for i := lo; i < min(lo+256, len(s.Nodes)); i++ {
+		for i := lo; i < min(lo+digestChunk, len(s.Nodes)); i++ {
 			b = binary.LittleEndian.AppendUint32(b, s.Nodes[i])
 			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(s.Weights[i]))
 		}
@@ -134,6 +132,10 @@ func (c *Cache) seedsDigest(s ppr.Seeds) string {
 	binary.LittleEndian.PutUint64(out[8:], h[1].Sum64())
 	return string(out[:])
 }
+
+// digestChunk is how many seeds' bytes seedsDigest writes at a time: a
+// Write per seed cost more than the hashing.
+const digestChunk = 256
 
 // sameSeeds reports whether two seed vectors are equal, bit for bit.
 func sameSeeds(a, b ppr.Seeds) bool {
