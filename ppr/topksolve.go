@@ -80,7 +80,16 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options) (*TopKResult
 // engine's state; it returns the tolerance too.
 func (e *Engine) newTopKSolve(k int, candidates []uint32, opt Options) (*topKSolve, float64, error) {
 	view := e.view
-	l1 := e.residualL1()
+	// An undirected view's first check needs the residual's statistics,
+	// which hold ||r||_1 (summed in the same order): one pass for both.
+	var st residualStats
+	perCoord := !view.Directed()
+	if perCoord {
+		st = e.residualStats()
+	} else {
+		st.l1 = e.residualL1()
+	}
+	l1 := st.l1
 	tol, maxSweeps, err := opt.limits(view, l1, e.damping)
 	if err != nil {
 		return nil, 0, err
@@ -88,7 +97,7 @@ func (e *Engine) newTopKSolve(k int, candidates []uint32, opt Options) (*topKSol
 	s := &topKSolve{
 		e: e, k: k, candidates: candidates, opt: opt, ordered: opt.Ordered,
 		res:      &TopKResult{Scores: e.X},
-		perCoord: !view.Directed(), order: opt.Order.resolve(view.Directed(), true),
+		perCoord: perCoord, order: opt.Order.resolve(view.Directed(), true),
 		checkWithin: 2, maxSweeps: maxSweeps, l1: l1, decay: e.damping,
 	}
 	if opt.Visits != nil {
@@ -105,6 +114,9 @@ func (e *Engine) newTopKSolve(k int, candidates []uint32, opt Options) (*topKSol
 	if s.scanning && e.tune.localChecks {
 		e.enterLocal()
 	}
+	// Local checks take the statistics over their list (the same values
+	// summed in another order): the first check computes those.
+	s.st, s.have = st, perCoord && !e.local.on
 	e.refine.reset()
 	if opt.PriorPasses > 0 {
 		e.refine.warmArcs = int64(view.Graph().NumArcs())

@@ -387,9 +387,12 @@ type WarmStart struct {
 
 // SelectFrom is Select with the native solve warm-started from warm (nil:
 // the native start) and, when keep is not nil, the native state handed to
-// keep once the native selection is proved (its slices valid during the
-// call only: a cache copies them for the next query on these seeds).
-// warm's vectors are copied, never kept. The decision does not depend on
+// keep once the native selection is proved. With keep and warm.R set the
+// caller lends warm's vectors: the native solve runs in them (they stay a
+// state of the seeds, X and its residual) and keep receives them, so that
+// a cache keeps the solved state without a copy; the replay works on a
+// copy. Otherwise warm's vectors are copied, never written, and keep's
+// slices are valid during the call only. The decision does not depend on
 // where the native solve starts beyond the certified top-k's own ties.
 func (gd *Guard) SelectFrom(q Query, warm *WarmStart, keep func(*WarmStart)) (*Decision, error) {
 	seeds, err := gd.validate(q)
@@ -410,7 +413,12 @@ func (gd *Guard) SelectFrom(q Query, warm *WarmStart, keep func(*WarmStart)) (*D
 
 	start = time.Now()
 	prior := 0
-	if warm != nil {
+	lent := warm != nil && warm.R != nil && keep != nil
+	switch {
+	case lent:
+		ws.nativeEng.X, ws.nativeEng.R = warm.X, warm.R
+		prior = warm.Passes + 1
+	case warm != nil:
 		copy(ws.x, warm.X)
 		prior = warm.Passes + 1
 		if warm.R != nil {
@@ -430,11 +438,23 @@ func (gd *Guard) SelectFrom(q Query, warm *WarmStart, keep func(*WarmStart)) (*D
 		prior++
 	}
 	res, err := ws.nativeEng.SolveTopK(k, q.Candidates, ppr.Options{Tol: gd.opt.Tol, PriorPasses: prior})
+	if lent {
+		// The replay turns the native state into the authenticated one
+		// in place: in the workspace's arrays, the lent ones left as the
+		// native solve made them.
+		copy(ws.x, ws.nativeEng.X)
+		copy(ws.r, ws.nativeEng.R)
+		ws.nativeEng.X, ws.nativeEng.R = ws.x, ws.r
+	}
 	if err != nil {
 		return nil, fmt.Errorf("replay: native selection: %w", err)
 	}
 	if keep != nil {
-		keep(&WarmStart{X: ws.x, R: ws.r, Passes: prior + res.Sweeps, Level: res.Proof.MaxRatio()})
+		x, r := ws.x, ws.r
+		if lent {
+			x, r = warm.X, warm.R
+		}
+		keep(&WarmStart{X: x, R: r, Passes: prior + res.Sweeps, Level: res.Proof.MaxRatio()})
 	}
 	d := &Decision{Native: slices.Clone(res.TopK), NativeSweeps: res.Sweeps, NativeGap: res.Gap}
 	d.NativeTime = nativeSetup + time.Since(start)

@@ -451,11 +451,14 @@ func (c *Cache) entry(p *mask.Policy, seeds ppr.Seeds, damping float64, warm boo
 // damping on the native view, brought to v by the residual adjustment alone
 // (exact, with no push: a warm start, not an answer within Tol), or with
 // nil when the cache has none, or only one for a later version than v.
-// warm's slices are the cache's, valid during f, which must not modify
-// them. keep stores a state of the seeds on v's native view (R must be X's
-// residual there, Passes the passes that made it), copied, for later
-// queries to start from: a certified selection's state, say. The entry
-// stays locked during f, so queries on the same seeds take turns.
+// warm's slices are the cache's, lent to f: f may push them in place (x
+// and its residual on v's native view) and then hands them to keep, or
+// fails, which drops the entry's state (its passes no longer count what
+// made it). keep stores a state of the seeds on v's native view (R must be
+// X's residual there, Passes the passes that made it) for later queries to
+// start from: a certified selection's state, say; it copies slices other
+// than the lent ones. The entry stays locked during f, so queries on the
+// same seeds take turns.
 func (c *Cache) withState(v *Version, seeds ppr.Seeds, damping float64, f func(warm *replay.WarmStart, keep func(*replay.WarmStart)) error) error {
 	e, _ := c.entry(nil, seeds, damping, false)
 	e.mu.Lock()
@@ -468,11 +471,25 @@ func (c *Cache) withState(v *Version, seeds ppr.Seeds, damping float64, f func(w
 		}
 		warm = &replay.WarmStart{X: e.x, R: e.r, Passes: e.passes, Level: e.level, Frontier: frontier}
 	}
+	kept := false
 	keep := func(w *replay.WarmStart) {
 		if e.v != nil && e.v.batches > v.batches {
 			return // a later version's state serves more queries
 		}
-		e.x, e.r, e.v, e.passes, e.level = append(e.x[:0], w.X...), append(e.r[:0], w.R...), v, w.Passes, w.Level
+		if warm == nil || !sameArray(w.X, e.x) || !sameArray(w.R, e.r) {
+			e.x, e.r = append(e.x[:0], w.X...), append(e.r[:0], w.R...)
+		}
+		e.v, e.passes, e.level = v, w.Passes, w.Level
+		kept = true
 	}
-	return f(warm, keep)
+	err := f(warm, keep)
+	if warm != nil && !kept {
+		e.v, e.x, e.r = nil, nil, nil
+	}
+	return err
+}
+
+// sameArray reports whether a and b are the same slice of the same array.
+func sameArray(a, b []float64) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }

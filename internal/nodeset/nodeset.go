@@ -7,6 +7,7 @@ package nodeset
 
 import (
 	"math/bits"
+	"slices"
 
 	"github.com/authppr/authppr/internal/reuse"
 )
@@ -39,8 +40,14 @@ func (s *Set) Has(v uint32) bool { return s.words[v/64]&(1<<(v%64)) != 0 }
 // Reset empties the set.
 func (s *Set) Reset() { clear(s.words) }
 
-// AppendNodes appends the members to dst in ascending order.
+// AppendNodes appends the members to dst in ascending order, growing dst
+// once (a count of the members first: O(n/64) words).
 func (s *Set) AppendNodes(dst []uint32) []uint32 {
+	count := 0
+	for _, word := range s.words {
+		count += bits.OnesCount64(word)
+	}
+	dst = slices.Grow(dst, count)
 	for wi, word := range s.words {
 		for word != 0 {
 			dst = append(dst, uint32(wi*64+bits.TrailingZeros64(word)))
