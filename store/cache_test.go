@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/authppr/authppr/internal/fuzzseed"
 	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
+	"github.com/authppr/authppr/replay"
 )
 
 // runCacheScenario interleaves random write batches, compactions and cached
@@ -216,4 +218,47 @@ func TestCacheDigestCollisionKeepsSeedsApart(t *testing.T) {
 	require.Same(t, eb, again, "b's entry is found again by its bytes")
 	same, _ := c.entry(nil, a, 0.85, false)
 	require.Same(t, ea, same)
+}
+
+// withState lends the entry's arrays: a state handed back to keep stays
+// the entry's (the same arrays, no copy) for the next query, and a call
+// that fails without keeping drops the entry's state, whose passes no
+// longer count what may have been pushed into it.
+func TestWithStateLendsAndDropsOnFailure(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(5, 17))
+	s, err := New(nil, nil, Options{})
+	require.NoError(t, err)
+	_, err = s.applyBatch(randomOps(rng, 40, 12, 0, 0))
+	require.NoError(t, err)
+	v := s.Current()
+	seeds, err := ppr.NewSeeds(v.NumNodes(), []ppr.Seed{{Node: 0, Weight: 1}})
+	require.NoError(t, err)
+	cache := &Cache{Tol: 1e-9}
+	x := make([]float64, v.NumNodes())
+	r := make([]float64, v.NumNodes())
+	r[0] = 1 - 0.85 // x = 0: the start state, r = alpha*s
+	keepState := func(warm *replay.WarmStart, keep func(*replay.WarmStart)) error {
+		keep(&replay.WarmStart{X: x, R: r, Passes: 1})
+		return nil
+	}
+	require.NoError(t, cache.withState(v, seeds, 0.85, keepState))
+
+	var lent *replay.WarmStart
+	require.NoError(t, cache.withState(v, seeds, 0.85, func(warm *replay.WarmStart, keep func(*replay.WarmStart)) error {
+		require.NotNil(t, warm, "a kept state is lent to the next call")
+		require.Equal(t, x, warm.X)
+		lent = warm
+		keep(warm)
+		return nil
+	}))
+	require.EqualError(t, cache.withState(v, seeds, 0.85, func(warm *replay.WarmStart, keep func(*replay.WarmStart)) error {
+		require.True(t, sameArray(warm.X, lent.X) && sameArray(warm.R, lent.R), "the lent arrays handed back are kept, not copied")
+		warm.X[0] = 7 // pushed into, then failed
+		return errors.New("failed")
+	}), "failed")
+	require.NoError(t, cache.withState(v, seeds, 0.85, func(warm *replay.WarmStart, keep func(*replay.WarmStart)) error {
+		require.Nil(t, warm, "a failed call's state is dropped")
+		return nil
+	}))
 }
