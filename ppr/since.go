@@ -3,6 +3,7 @@ package ppr
 import (
 	"math"
 	"slices"
+	"sync/atomic"
 
 	"github.com/authppr/authppr/internal/reuse"
 )
@@ -46,6 +47,7 @@ import (
 // unselected candidates in its pass over them (undirected views).
 type restSummary struct {
 	ok    bool
+	id    uint64   // a kept summary's, unique (restIDs): whose candidates derivedMarks holds
 	sel   []uint32 // the selection, ascending
 	cands []uint32 // the solve's candidate list (nil: every node)
 	// An unselected candidate of greatest x, and that x.
@@ -81,6 +83,7 @@ func (rs *restSummary) note(eb *errorBounds, maxRest, maxErr float64, bs *blocke
 // keep returns the summary with its own copies, for the solve's proof.
 func (rs *restSummary) keep(sel []Scored, cands []uint32) *restSummary {
 	k := *rs
+	k.id = restIDs.Add(1)
 	k.sel = make([]uint32, len(sel))
 	for i, s := range sel {
 		k.sel[i] = s.Node
@@ -165,8 +168,8 @@ func (p *Proof) derivedRest(rs *restSummary, grow float64, cands []uint32, inSel
 		d.unreadHi = rs.otherHi + grow
 	}
 	e := p.e
-	marks := e.derivedMarks(cands)
-	defer marks.clear(cands)
+	marks := e.derivedMarks(rs, cands)
+	defer marks.clearRead()
 	bestX := math.Inf(-1)
 	read := func(u uint32) {
 		if inSel[u] || marks.seen(u) || !marks.candidate(u) {
@@ -203,22 +206,36 @@ func (p *Proof) derivedRest(rs *restSummary, grow float64, cands []uint32, inSel
 }
 
 // derivedMarks are the engine's scratch bitsets for derivedRest: the
-// candidates (when a list is given) and the nodes read.
+// candidates of a summary (when it has a list) and the nodes read. The
+// candidates stay marked between calls: the proofs derived from one
+// solve's summary share its list (sinceRest takes the very slice), so a
+// guard's successive gaps mark its tens of thousands of candidates once.
 type derivedMarks struct {
 	cand, read []uint64
-	all        bool // every node is a candidate
+	of         uint64 // the id of the summary whose candidates cand holds (0: none)
+	all        bool   // every node is a candidate
 }
 
-// derivedMarks returns the scratch marks with cands marked.
-func (e *Engine) derivedMarks(cands []uint32) *derivedMarks {
+// restIDs numbers the kept summaries (restSummary.keep) from 1.
+var restIDs atomic.Uint64
+
+// derivedMarks returns the scratch marks with rs's candidates cands
+// marked (nil: every node).
+func (e *Engine) derivedMarks(rs *restSummary, cands []uint32) *derivedMarks {
 	m := &e.marks
 	if words := (len(e.X) + 63) / 64; len(m.read) != words {
 		m.cand, m.read = reuse.Slice(m.cand, words), reuse.Slice(m.read, words)
+		m.of = 0
 	}
 	m.all = cands == nil
+	if m.all || rs.id != 0 && m.of == rs.id {
+		return m
+	}
+	clear(m.cand) // O(n/64): the last list's contents may have changed since
 	for _, u := range cands {
 		m.cand[u/64] |= 1 << (u % 64)
 	}
+	m.of = rs.id
 	return m
 }
 
@@ -234,10 +251,5 @@ func (m *derivedMarks) candidate(u uint32) bool {
 	return m.all || m.cand[u/64]&(1<<(u%64)) != 0
 }
 
-// clear empties the marks for the next use.
-func (m *derivedMarks) clear(cands []uint32) {
-	clear(m.read)
-	for _, u := range cands {
-		m.cand[u/64] = 0
-	}
-}
+// clearRead empties the read marks for the next use.
+func (m *derivedMarks) clearRead() { clear(m.read) }

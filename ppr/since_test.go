@@ -158,3 +158,50 @@ func checkDerivedIntervals(t *testing.T, p *Proof, sel, cands []uint32, inSel []
 	}
 	require.LessOrEqual(t, ri.farLo, farLo, "far lower end")
 }
+
+// Engines serve query after query: the candidates a derived gap marks stay
+// marked for the proofs of one solve, never for the next solve's, even
+// when the caller writes its next list into the same buffer.
+func TestDerivedGapMarksFollowTheSolve(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(79, 80))
+	checked := 0
+	for range 300 {
+		c := newRandomCase(t, rng)
+		n := c.g.NumNodes()
+		if n < 4 || c.damping == 0 || c.g.Directed() {
+			continue
+		}
+		native, err := NewEngine(c.native, c.seeds, c.damping)
+		require.NoError(t, err)
+		auth := guardEngine(t, c, native)
+		buf := make([]uint32, n)
+		for range 4 {
+			cands := buf[:2+rng.IntN(n-2)]
+			for i, v := range rng.Perm(n)[:len(cands)] {
+				cands[i] = uint32(v)
+			}
+			k := 1 + rng.IntN(len(cands)-1)
+			require.NoError(t, native.Restart(c.seeds, c.damping))
+			res, err := native.SolveTopK(k, cands, Options{Tol: 1e-8})
+			if err != nil || res.Proof.rest == nil {
+				continue
+			}
+			copy(auth.X, native.X)
+			auth.SetResidual()
+			proof := auth.Prove(res.Sweeps+2, res.Proof, changedNodes(c, native, auth))
+			sel := make([]uint32, len(res.TopK))
+			inSel := make([]bool, n)
+			for i, s := range res.TopK {
+				sel[i], inSel[s.Node] = s.Node, true
+			}
+			exact := exactGap(exactPPR(t, c.auth, c.seeds, c.damping), res.TopK, cands)
+			riv, _ := proof.RefinedGap(sel, cands, inSel)
+			for _, iv := range []Interval{proof.Gap(sel, cands, inSel), riv} {
+				requireHoldsGap(t, iv, exact, "%d nodes, k %d, %d candidates", n, k, len(cands))
+			}
+			checked++
+		}
+	}
+	require.Greater(t, checked, 100)
+}
