@@ -75,6 +75,9 @@ type reverseEstimate struct {
 	// the remainder s there, in the same order.
 	reached []uint32
 	s       []float64
+	// shared: Nodes and Q are the donor's (adapt), read only; they never
+	// go to the pool with the estimate (release).
+	shared bool
 }
 
 // dot returns r.q.
@@ -316,8 +319,9 @@ type topKRefinement struct {
 // whose out-row or in-row differs between the views, and gainers every
 // node whose out-row in this view has an arc of positive weight that
 // from's view lacks (more nodes of differ only cost time). The sharing
-// lasts until the next SetProblem of either engine; from must not push in
-// the meantime.
+// lasts until the next SetProblem of either engine: this engine's
+// estimates read from's, the ones it uses as they are and the ones it
+// adapts alike (their q is from's); from must not push in the meantime.
 func (e *Engine) ShareEstimates(from *Engine, differ, gainers []uint32) {
 	ref := &e.refine
 	ref.donor, ref.donorView = &from.refine, from.view
@@ -357,11 +361,11 @@ func (ref *topKRefinement) borrow(e *Engine, v uint32, eps float64) *reverseEsti
 	}
 	adapted := ref.adapt(e, est, changes)
 	if adapted.MaxS > eps || adapted.NegMaxS > eps {
-		ref.free = append(ref.free, adapted)
+		ref.release(adapted)
 		return nil
 	}
 	if old := ref.est[v]; old != nil {
-		ref.free = append(ref.free, old)
+		ref.release(old)
 	}
 	ref.est[v] = adapted
 	return adapted
@@ -376,10 +380,12 @@ type remainderChange struct {
 	delta float64
 }
 
-// remainderChanges returns the non-zero entries of d*(P'_A - P'_G)*q for
-// the donor's estimate est, G the donor's view and A this engine's, and
-// whether the push reached a node of differ (whose out-weight, which the
-// summaries weigh s by, may differ even where s does not).
+// remainderChanges returns the entries of d*(P'_A - P'_G)*q for the
+// donor's estimate est, G the donor's view and A this engine's, at every
+// reached node of differ (zero ones too: its out-weight, which the
+// summaries weigh s by, may differ even where s does not) and the non-zero
+// ones at the nodes the push never reached, and whether the push reached a
+// node of differ.
 //
 // An entry can be non-zero only at a node u of differ (elsewhere the rows
 // agree), and at one the push never reached only if u is a gainer: every
@@ -400,9 +406,8 @@ func (ref *topKRefinement) remainderChanges(e *Engine, est *reverseEstimate) (ch
 		inReach[u] = true
 		if ref.differ[u/64]&(1<<(u%64)) != 0 {
 			readsDiffer = true
-			if dl := ref.rowDiffs.change(e, u, u == origin, est.s[i], dense); dl != 0 {
-				changes = append(changes, remainderChange{at: i, node: u, delta: dl})
-			}
+			dl := ref.rowDiffs.change(e, u, u == origin, est.s[i], dense)
+			changes = append(changes, remainderChange{at: i, node: u, delta: dl})
 		}
 	}
 	for _, u := range ref.gainers {
@@ -424,11 +429,12 @@ func (ref *topKRefinement) remainderChanges(e *Engine, est *reverseEstimate) (ch
 
 // adapt returns the donor's estimate est (on the donor's view, G below)
 // rewritten for e's view (A) with the changes remainderChanges found: the
-// same q, with the remainder
+// same q (the donor's Nodes and Q, shared), with the remainder
 //
 //	s_A = s + d*(P'_A - P'_G)*q,
 //
-// and its summaries.
+// and summaries that bound s_A's from above: the donor's, plus each
+// changed entry's part under A's out-weight.
 //
 // Proof. Each push keeps s = e_v - (I - d*P'_G)*q (moving s(w) into q(w)
 // and adding d*P'_G[u][w]*s(w) to s(u) for every u with an arc into w
@@ -439,25 +445,42 @@ func (ref *topKRefinement) remainderChanges(e *Engine, est *reverseEstimate) (ch
 // only G has, into q's support, makes it negative there; r*G'_A*s_A =
 // r*G'_A*s_A+ - r*G'_A*s_A-, and bounds takes each part with its own
 // summaries (the arguments at the top of this file and below hold for
-// each part, which is >= 0). With no change, s_A = s: the donor's estimate
-// is this view's as it is.
+// each part, which is >= 0). The summaries: s_A and the out-weights of A
+// equal the donor's s and G's at every node but those of differ the push
+// reached and the gainers it did not (remainderChanges), which the changes
+// list; each summary of a part (its largest entry, its sums weighted by
+// W or over the dangling nodes) is a maximum or a sum of non-negative
+// terms, one a node, so the donor's over every node, with the changed
+// nodes' terms under A added (their terms under G left in), is at least
+// A's, and every bound the summaries give is monotone in them. With no
+// change, s_A = s: the donor's estimate is this view's as it is.
 func (ref *topKRefinement) adapt(e *Engine, est *reverseEstimate, changes []remainderChange) *reverseEstimate {
 	out := ref.newEstimate()
-	*out = reverseEstimate{Nodes: append(out.Nodes[:0], est.Nodes...), Q: append(out.Q[:0], est.Q...),
+	*out = reverseEstimate{MaxS: est.MaxS, SW: est.SW, SD: est.SD, NegMaxS: est.NegMaxS, NegSW: est.NegSW, NegSD: est.NegSD,
+		Nodes: est.Nodes, Q: est.Q, shared: true,
 		reached: append(out.reached[:0], est.reached...), s: append(out.s[:0], est.s...)}
+	w := e.view.NodeOutWeights()
 	for _, c := range changes {
+		sv := c.delta
 		if c.at >= 0 {
 			out.s[c.at] += c.delta
+			sv = out.s[c.at]
 		} else {
 			out.reached = append(out.reached, c.node)
 			out.s = append(out.s, c.delta)
 		}
-	}
-	w := e.view.NodeOutWeights()
-	for i, u := range out.reached {
-		out.addRemainder(out.s[i], w.At(u))
+		out.addRemainder(sv, w.At(c.node))
 	}
 	return out
+}
+
+// release returns an estimate to the pool, without the donor's arrays a
+// shared one reads.
+func (ref *topKRefinement) release(est *reverseEstimate) {
+	if est.shared {
+		est.Nodes, est.Q, est.shared = nil, nil, false
+	}
+	ref.free = append(ref.free, est)
 }
 
 // reset starts a new solve: estimates depend on the damping, which the
@@ -468,7 +491,7 @@ func (ref *topKRefinement) reset() {
 	// In target order, not the map's: a repeated query then takes each
 	// estimate's storage back for the same push, and grows none.
 	for _, v := range slices.Sorted(maps.Keys(ref.est)) {
-		ref.free = append(ref.free, ref.est[v])
+		ref.release(ref.est[v])
 	}
 	clear(ref.est)
 	if ref.pusher != nil {
@@ -616,12 +639,12 @@ func (rc *refineCheck) estimate(v uint32, eps float64) *reverseEstimate {
 	rc.allowance -= ref.pusher.Ops - before
 	if old == nil || est.MaxS < old.MaxS {
 		if old != nil {
-			ref.free = append(ref.free, old)
+			ref.release(old)
 		}
 		ref.est[v] = est
 		return est
 	}
-	ref.free = append(ref.free, est)
+	ref.release(est)
 	return old
 }
 
