@@ -395,30 +395,42 @@ type remainderChange struct {
 // and of the gainers, in both views, not the pushes' neighbourhoods: only
 // their differing arcs (rowDiffs.change).
 func (ref *topKRefinement) remainderChanges(e *Engine, est *reverseEstimate) (changes []remainderChange, readsDiffer bool) {
+	// The reached nodes of differ first (a bitset in cache): q is spread
+	// into the dense scratch only when some row is to be read.
+	changes = ref.changes[:0]
+	for i, u := range est.reached {
+		if ref.differ[u/64]&(1<<(u%64)) != 0 {
+			changes = append(changes, remainderChange{at: i, node: u})
+		}
+	}
+	readsDiffer = len(changes) > 0
+	if !readsDiffer && len(ref.gainers) == 0 {
+		ref.changes = changes
+		return changes, false
+	}
 	rp := ref.pusher
 	dense, inReach := rp.q, rp.seen // scratch, all zero between pushes
 	for i, w := range est.Nodes {
 		dense[w] = est.Q[i]
 	}
-	changes = ref.changes[:0]
 	origin := est.origin()
-	for i, u := range est.reached {
-		inReach[u] = true
-		if ref.differ[u/64]&(1<<(u%64)) != 0 {
-			readsDiffer = true
-			dl := ref.rowDiffs.change(e, u, u == origin, est.s[i], dense)
-			changes = append(changes, remainderChange{at: i, node: u, delta: dl})
-		}
+	for k, c := range changes {
+		changes[k].delta = ref.rowDiffs.change(e, c.node, c.node == origin, est.s[c.at], dense)
 	}
-	for _, u := range ref.gainers {
-		if !inReach[u] {
-			if dl := ref.rowDiffs.change(e, u, false, 0, dense); dl != 0 {
-				changes = append(changes, remainderChange{at: -1, node: u, delta: dl})
+	if len(ref.gainers) > 0 {
+		for _, u := range est.reached {
+			inReach[u] = true
+		}
+		for _, u := range ref.gainers {
+			if !inReach[u] {
+				if dl := ref.rowDiffs.change(e, u, false, 0, dense); dl != 0 {
+					changes = append(changes, remainderChange{at: -1, node: u, delta: dl})
+				}
 			}
 		}
-	}
-	for _, u := range est.reached {
-		inReach[u] = false
+		for _, u := range est.reached {
+			inReach[u] = false
+		}
 	}
 	for _, w := range est.Nodes {
 		dense[w] = 0
