@@ -445,8 +445,8 @@ func (ref *topKRefinement) remainderChanges(e *Engine, est *reverseEstimate) (ch
 //
 //	s_A = s + d*(P'_A - P'_G)*q,
 //
-// and summaries that bound s_A's from above: the donor's, plus each
-// changed entry's part under A's out-weight.
+// and its summaries, bounded from above: the donor's with the changed
+// nodes' terms moved from G to A, plus their rounding.
 //
 // Proof. Each push keeps s = e_v - (I - d*P'_G)*q (moving s(w) into q(w)
 // and adding d*P'_G[u][w]*s(w) to s(u) for every u with an arc into w
@@ -457,33 +457,66 @@ func (ref *topKRefinement) remainderChanges(e *Engine, est *reverseEstimate) (ch
 // only G has, into q's support, makes it negative there; r*G'_A*s_A =
 // r*G'_A*s_A+ - r*G'_A*s_A-, and bounds takes each part with its own
 // summaries (the arguments at the top of this file and below hold for
-// each part, which is >= 0). The summaries: s_A and the out-weights of A
-// equal the donor's s and G's at every node but those of differ the push
-// reached and the gainers it did not (remainderChanges), which the changes
-// list; each summary of a part (its largest entry, its sums weighted by
-// W or over the dangling nodes) is a maximum or a sum of non-negative
-// terms, one a node, so the donor's over every node, with the changed
-// nodes' terms under A added (their terms under G left in), is at least
-// A's, and every bound the summaries give is monotone in them. With no
-// change, s_A = s: the donor's estimate is this view's as it is.
+// each part, which is >= 0). With no change, s_A = s: the donor's
+// estimate is this view's as it is.
+//
+// The summaries. s_A and A's out-weights equal the donor's s and G's at
+// every node but those of differ the push reached and the gainers it did
+// not, which the changes list. A part's sums (weighted by W, over the
+// dangling nodes) are sums of one non-negative term a node: the donor's
+// sum less the changed nodes' terms under G plus theirs under A is A's
+// sum, up to the rounding of the 2k operations on terms and sums at most
+// M (the donor's sum and every term moved), at most 2k*M*2^-53 with
+// k = len(changes), which slack adds. The largest entry is bounded by the
+// larger of the donor's and the changed entries' (a maximum cannot be
+// taken back). Every bound the summaries give is monotone in them.
 func (ref *topKRefinement) adapt(e *Engine, est *reverseEstimate, changes []remainderChange) *reverseEstimate {
 	out := ref.newEstimate()
 	*out = reverseEstimate{MaxS: est.MaxS, SW: est.SW, SD: est.SD, NegMaxS: est.NegMaxS, NegSW: est.NegSW, NegSD: est.NegSD,
 		Nodes: est.Nodes, Q: est.Q, shared: true,
 		reached: append(out.reached[:0], est.reached...), s: append(out.s[:0], est.s...)}
-	w := e.view.NodeOutWeights()
+	wA, wG := e.view.NodeOutWeights(), ref.donorView.NodeOutWeights()
+	var moved reverseEstimate // the terms moved, both views', for the slack
 	for _, c := range changes {
 		sv := c.delta
 		if c.at >= 0 {
+			old := est.s[c.at]
+			out.takeRemainder(old, wG.At(c.node))
+			moved.addRemainder(old, wG.At(c.node))
 			out.s[c.at] += c.delta
 			sv = out.s[c.at]
 		} else {
 			out.reached = append(out.reached, c.node)
 			out.s = append(out.s, c.delta)
 		}
-		out.addRemainder(sv, w.At(c.node))
+		out.addRemainder(sv, wA.At(c.node))
+		moved.addRemainder(sv, wA.At(c.node))
+	}
+	k := float64(2*len(changes)) * 0x1p-53
+	for _, p := range [...]struct {
+		sum          *float64
+		moved, donor float64
+	}{
+		{&out.SW, moved.SW, est.SW}, {&out.SD, moved.SD, est.SD},
+		{&out.NegSW, moved.NegSW, est.NegSW}, {&out.NegSD, moved.NegSD, est.NegSD},
+	} {
+		*p.sum = max(*p.sum, 0) + k*(p.donor+p.moved)
 	}
 	return out
+}
+
+// takeRemainder takes back one entry sw of s, at a node of out-weight w,
+// from the sums (addRemainder's inverse there; maxima stay).
+func (e *reverseEstimate) takeRemainder(sw, w float64) {
+	mag, sumW, sumD := sw, &e.SW, &e.SD
+	if sw < 0 {
+		mag, sumW, sumD = -sw, &e.NegSW, &e.NegSD
+	}
+	if w > 0 {
+		*sumW -= mag * w
+	} else {
+		*sumD -= mag
+	}
 }
 
 // release returns an estimate to the pool, without the donor's arrays a
