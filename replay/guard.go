@@ -414,16 +414,16 @@ func (gd *Guard) SelectFrom(q Query, warm *WarmStart, keep func(*WarmStart)) (*D
 	start = time.Now()
 	prior := 0
 	lent := warm != nil && warm.R != nil && keep != nil
-	switch {
-	case lent:
-		ws.nativeEng.X, ws.nativeEng.R = warm.X, warm.R
+	if warm != nil {
 		prior = warm.Passes + 1
-	case warm != nil:
-		copy(ws.x, warm.X)
-		prior = warm.Passes + 1
-		if warm.R != nil {
+		switch {
+		case lent:
+			ws.nativeEng.X, ws.nativeEng.R = warm.X, warm.R
+		case warm.R != nil:
+			copy(ws.x, warm.X)
 			copy(ws.r, warm.R)
-		} else {
+		default:
+			copy(ws.x, warm.X)
 			ws.nativeEng.SetResidual()
 		}
 	}

@@ -75,19 +75,28 @@ func (s *Store) NewGuard(trust mask.Policy, opt replay.Options) *Guard {
 // (prepared: mask.View.Prepare) and the rows that differ from its native
 // view. A view that fails to build is left to the query that needs it.
 func (g *Guard) prepareBase(b *base) {
-	bn, err := b.view(nil)
-	if err != nil {
-		return
-	}
-	ba, err := b.view(&g.trust)
+	ba, diff, err := g.baseDifference(b)
 	if err != nil {
 		return
 	}
 	ba.Prepare()
-	diff := replay.Difference(bn, ba)
 	g.mu.Lock()
 	g.preparedOf, g.preparedDiff = b, diff
 	g.mu.Unlock()
+}
+
+// baseDifference returns b's authenticated view and the rows that differ
+// between it and b's native view.
+func (g *Guard) baseDifference(b *base) (*mask.View, *replay.Diff, error) {
+	bn, err := b.view(nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	ba, err := b.view(&g.trust)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ba, replay.Difference(bn, ba), nil
 }
 
 // Select runs the guarded selection q on version v: the native top-k
@@ -151,15 +160,11 @@ func (g *Guard) versionGuard(v *Version) (*replay.Guard, error) {
 		g.preparedOf, g.preparedDiff = nil, nil
 	}
 	if g.baseOf != v.base {
-		bn, err := v.base.view(nil)
+		_, diff, err := g.baseDifference(v.base)
 		if err != nil {
 			return nil, err
 		}
-		ba, err := v.base.view(&g.trust)
-		if err != nil {
-			return nil, err
-		}
-		g.baseOf, g.baseDiff = v.base, replay.Difference(bn, ba)
+		g.baseOf, g.baseDiff = v.base, diff
 	}
 	diff := g.difference(v, native, auth)
 	gd, err := replay.NewFromViews(native, auth, diff, g.trust, v.describe, g.opt)
