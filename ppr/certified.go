@@ -386,34 +386,83 @@ func (e *Engine) residualStats() residualStats {
 	// as the rest of the check); it is 0 exactly on the dangling nodes, so
 	// they never raise maxRatio.
 	inv := e.view.NodeInvOutWeights()
-	var st residualStats
-	minR := 0.0
-	add := func(v int, rv float64) {
-		a := math.Abs(rv)
-		st.l1 += a
-		if t := a * inv.At(uint32(v)); t > st.maxRatio {
-			st.maxRatio = t
-		}
-		if rv < 0 {
-			minR = min(minR, rv)
-			st.maxNeg = max(st.maxNeg, a*inv.At(uint32(v)))
-		}
-	}
+	var acc statsAcc
 	if e.local.on {
 		for _, v := range e.local.list {
-			add(int(v), r[v])
+			acc.add(r[v], inv.At(v))
 		}
 	} else {
-		for v, rv := range r {
-			add(v, rv)
-		}
+		acc.addAll(r, inv)
 	}
 	for _, u := range e.view.DanglingNodes() {
-		st.dangling += math.Abs(r[u])
-		st.danglingNeg += max(-r[u], 0)
+		acc.addDangling(r[u])
 	}
-	st.signed = minR < 0
-	return st
+	return residualStats{l1: acc.l1, maxRatio: acc.maxRatio, dangling: acc.dangling, signed: acc.minR < 0,
+		maxNeg: acc.maxNeg, danglingNeg: acc.danglingNeg}
+}
+
+// statsAcc accumulates residualStats' terms, each sum in the order added.
+type statsAcc struct {
+	l1, maxRatio, maxNeg, minR float64
+	dangling, danglingNeg      float64
+}
+
+// add adds node v's terms but the dangling sums: its residual rv and
+// 1/W(v) (0 where v dangles).
+func (a *statsAcc) add(rv, inv float64) {
+	m := math.Abs(rv)
+	a.l1 += m
+	if t := m * inv; t > a.maxRatio {
+		a.maxRatio = t
+	}
+	if rv < 0 {
+		a.minR = min(a.minR, rv)
+		a.maxNeg = max(a.maxNeg, m*inv)
+	}
+}
+
+// addDangling adds a dangling node's residual rv to the dangling sums.
+func (a *statsAcc) addDangling(rv float64) {
+	a.dangling += math.Abs(rv)
+	a.danglingNeg += max(-rv, 0)
+}
+
+// addAll adds every node's terms in node order, as add would one by one
+// (the same operations on the same values, so the same bits). It reads inv's
+// array directly, a word of its replaced bits per 64 nodes, with every
+// sum in a local: add's body, which through a and inv.At reloads them
+// after every store.
+func (a *statsAcc) addAll(r []float64, inv *mask.NodeWeights) {
+	flat, replaced := inv.Flat()
+	l1, maxRatio, maxNeg, minR := a.l1, a.maxRatio, a.maxNeg, a.minR
+	for lo := 0; lo < len(r); lo += 64 {
+		hi := min(lo+64, len(r))
+		var word uint64
+		switch {
+		case hi > len(flat) || replaced != nil && lo/64 >= len(replaced):
+			word = ^uint64(0) // every weight through At
+		case replaced != nil:
+			word = replaced[lo/64]
+		}
+		for i, rv := range r[lo:hi] {
+			var w float64
+			if word&(1<<uint(i)) != 0 {
+				w = inv.At(uint32(lo + i))
+			} else {
+				w = flat[lo+i]
+			}
+			m := math.Abs(rv)
+			l1 += m
+			if t := m * w; t > maxRatio {
+				maxRatio = t
+			}
+			if rv < 0 {
+				minR = min(minR, rv)
+				maxNeg = max(maxNeg, m*w)
+			}
+		}
+	}
+	a.l1, a.maxRatio, a.maxNeg, a.minR = l1, maxRatio, maxNeg, minR
 }
 
 // coordBounds returns the engine's per-node error bounds on an undirected
