@@ -309,16 +309,33 @@ func (v *View) OutRow(u uint32) Row {
 	return v.graphRow(v.g.Out(), u)
 }
 
+// ReplacedInRow returns u's in-row when the view replaces it (an
+// undirected view's is its out-row): the arcs entering u, every one live.
+// Must not be modified. Any other in-row of a patched view is the graph's
+// (empty past its nodes) under the snapshot view's mask, whose masked
+// arcs leave touched nodes (TouchedBits).
+func (v *View) ReplacedInRow(u uint32) (nbr []uint32, wt []float64, eid []uint32, ok bool) {
+	if !v.g.Directed() {
+		return v.ReplacedRow(u)
+	}
+	if v.patch == nil {
+		return nil, nil, nil, false
+	}
+	i := v.patch.in.index(u)
+	if i < 0 {
+		return nil, nil, nil, false
+	}
+	nbr, wt, eid = v.patch.in.row(i)
+	return nbr, wt, eid, true
+}
+
 // InRow returns v's in-row in the view: the arcs entering node u.
 func (v *View) InRow(u uint32) Row {
 	if !v.g.Directed() {
 		return v.OutRow(u)
 	}
-	if v.patch != nil {
-		if i := v.patch.in.index(u); i >= 0 {
-			nbr, wt, eid := v.patch.in.row(i)
-			return Row{Nbr: nbr, Weight: csrHooks.Float64Weights(wt), Edge: eid}
-		}
+	if nbr, wt, eid, ok := v.ReplacedInRow(u); ok {
+		return Row{Nbr: nbr, Weight: csrHooks.Float64Weights(wt), Edge: eid}
 	}
 	if int(u) >= v.g.NumNodes() {
 		return Row{}

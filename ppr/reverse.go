@@ -130,6 +130,7 @@ func (rp *reversePusher) push(view *mask.View, d float64, target uint32, eps flo
 // storage.
 func (rp *reversePusher) pushInto(est *reverseEstimate, view *mask.View, d float64, target uint32, eps float64, budget int64) {
 	in := view.Graph().In()
+	graphNodes := view.Graph().NumNodes()
 	patched := view.Patched()
 	inv := view.NodeInvOutWeights() // 0 on dangling nodes: P' has no row there
 	// Only nodes with a masked out-arc (a small bitset, in cache) need the
@@ -162,15 +163,20 @@ func (rp *reversePusher) pushInto(est *reverseEstimate, view *mask.View, d float
 		q[w] += val
 		if patched {
 			// A patched view's in-rows: replaced ones list the live arcs,
-			// the others are the graph's under its mask.
-			row := view.InRow(w)
-			rp.Ops += int64(row.Len())
-			for p, u := range row.Nbr {
-				if c := d * row.Weight.At(p) * inv.At(u); c != 0 && row.Live(p) {
-					add(u, c*val)
+			// the others are the graph's under its mask (below).
+			if nbr, wt, _, ok := view.ReplacedInRow(w); ok {
+				rp.Ops += int64(len(nbr))
+				wt = wt[:len(nbr)]
+				for p, u := range nbr {
+					if c := d * wt[p] * inv.At(u); c != 0 {
+						add(u, c*val)
+					}
 				}
+				continue
 			}
-			continue
+			if int(w) >= graphNodes {
+				continue // a node new since the graph, without arcs
+			}
 		}
 		lo, hi := in.Span(w)
 		rp.Ops += int64(hi - lo)
