@@ -43,6 +43,12 @@ type View struct {
 	// they are few (see MaskedInArcs).
 	maskedInNode []uint32
 	maskedInArc  []int
+	// The masked arcs of the out-adjacency by tail, listed with them:
+	// maskedOutArc[maskedOutOff[i]:maskedOutOff[i+1]] are the positions of
+	// maskedOutNode[i]'s, ascending (see MaskedOutArcs).
+	maskedOutNode []uint32
+	maskedOutOff  []int
+	maskedOutArc  []int
 }
 
 // sparseMaskShare is the largest share of masked arcs for which a view lists
@@ -97,7 +103,8 @@ func FromMasked(g *csr.Graph, name string, masked *roaring.Bitmap) (*View, error
 	for _, u := range v.touched {
 		v.touchedBit[u/64] |= 1 << (u % 64)
 	}
-	if float64(masked.GetCardinality()) <= sparseMaskShare*float64(m) {
+	list := float64(masked.GetCardinality()) <= sparseMaskShare*float64(m)
+	if list {
 		v.listMaskedInArcs()
 	}
 	// Recompute W_A by summation over surviving arcs in arc order, never by
@@ -105,18 +112,46 @@ func FromMasked(g *csr.Graph, name string, masked *roaring.Bitmap) (*View, error
 	// value equals that of a physically copied subgraph bit for bit.
 	w := slices.Clone(csrHooks.OutWeights(g))
 	out := g.Out()
+	if list {
+		v.maskedOutNode, v.maskedOutOff = v.touched, make([]int, 1, len(v.touched)+1)
+	}
 	for _, u := range v.touched {
 		lo, hi := out.Span(u)
 		wu := 0.0
 		for p := lo; p < hi; p++ {
 			if !v.MaskedEdge(out.Edge[p]) {
 				wu += out.Weight.At(p)
+			} else if list {
+				v.maskedOutArc = append(v.maskedOutArc, p)
 			}
 		}
 		w[u] = wu
+		if list {
+			v.maskedOutOff = append(v.maskedOutOff, len(v.maskedOutArc))
+		}
 	}
 	v.outW = NodeWeights{flat: w}
 	return v, nil
+}
+
+// MaskedOutArcs returns the positions in the out-adjacency of u's masked
+// arcs, ascending, when the view lists them (listed: as MaskedInArcs, when
+// at most an eighth of the arcs are masked); a row of the graph's is then
+// u's row in the view but for them. On a patched view they are the
+// snapshot view's, for the rows it does not replace. Must not be modified.
+func (v *View) MaskedOutArcs(u uint32) (arcs []int, listed bool) {
+	if v.maskedBits == nil {
+		return nil, true
+	}
+	if v.maskedOutOff == nil {
+		return nil, false
+	}
+	i, found := slices.BinarySearch(v.maskedOutNode, u)
+	if !found {
+		return nil, true
+	}
+	lo, hi := v.maskedOutOff[i], v.maskedOutOff[i+1]
+	return v.maskedOutArc[lo:hi:hi], true
 }
 
 func newView(g *csr.Graph, l *Labels, name string, selected func(string) bool) (*View, error) {

@@ -365,10 +365,21 @@ func checkView(t *testing.T, g *csr.Graph, v *View, wantPresent func(uint32) boo
 	for u := range uint32(g.NumNodes()) {
 		lo, hi := out.Span(u)
 		hasMasked := false
+		var maskedArcs []int
 		for p := lo; p < hi; p++ {
-			hasMasked = hasMasked || v.MaskedEdge(out.Edge[p])
+			if v.MaskedEdge(out.Edge[p]) {
+				hasMasked = true
+				maskedArcs = append(maskedArcs, p)
+			}
 		}
 		require.Equal(t, hasMasked, touched[u], "%s node %d", where, u)
+		// MaskedOutArcs lists them when the view lists MaskedInArcs.
+		arcs, listed := v.MaskedOutArcs(u)
+		_, _, inListed := v.MaskedInArcs()
+		require.Equal(t, inListed, listed, "%s node %d: MaskedOutArcs listed", where, u)
+		if listed {
+			require.Equal(t, maskedArcs, arcs, "%s node %d: MaskedOutArcs", where, u)
+		}
 		if tb := v.TouchedBits(); tb != nil {
 			require.Equal(t, hasMasked, tb[u/64]&(1<<(u%64)) != 0, "%s node %d: TouchedBits", where, u)
 		} else {

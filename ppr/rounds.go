@@ -161,10 +161,24 @@ func pushRounds[W weight](e *Engine, wts []W, eps float64, start []uint32, budge
 						nbr, wt, eid := out.Nbr[lo:hi], wts[lo:hi], out.Edge[lo:hi]
 						wt, eid = wt[:len(nbr)], eid[:len(nbr)]
 						e.Stats.ArcOps += int64(len(nbr))
-						if !special {
-							for p, v := range nbr {
-								r[v] += c * float64(wt[p])
-								next.mark(v)
+						skip, listed := []int(nil), true
+						if special {
+							skip, listed = e.view.MaskedOutArcs(u)
+						}
+						if listed {
+							// The row but its masked arcs (ascending): the
+							// same terms in the same order, with no test per arc.
+							p := 0
+							for k := 0; k <= len(skip); k++ {
+								end := len(nbr) // past the last masked arc: the rest of the row
+								if k < len(skip) {
+									end = skip[k] - lo
+								}
+								for ; p < end; p++ {
+									r[nbr[p]] += c * float64(wt[p])
+									next.mark(nbr[p])
+								}
+								p++
 							}
 						} else {
 							for p, v := range nbr {
