@@ -387,20 +387,14 @@ func pushScan[W weight](e *Engine, wts []W, eps float64, sup []uint64) (int, flo
 			if skip, listed := e.view.MaskedOutArcs(uint32(u)); listed {
 				// The row but its masked arcs (ascending): the same terms
 				// in the same order, with no test per arc.
-				p := 0
-				for k := 0; k <= len(skip); k++ {
-					end := len(nbr) // past the last masked arc: the rest of the row
-					if k < len(skip) {
-						end = skip[k] - lo
-					}
-					for ; p < end; p++ {
+				for from, to := range liveRuns(len(nbr), lo, skip) {
+					for p := from; p < to; p++ {
 						v := nbr[p]
 						r[v] += c * float64(wt[p])
 						if sup != nil {
 							sup[v/64] |= 1 << (v % 64)
 						}
 					}
-					p++
 				}
 				continue
 			}

@@ -1,6 +1,7 @@
 package ppr
 
 import (
+	"iter"
 	"math"
 	"math/bits"
 
@@ -168,17 +169,11 @@ func pushRounds[W weight](e *Engine, wts []W, eps float64, start []uint32, budge
 						if listed {
 							// The row but its masked arcs (ascending): the
 							// same terms in the same order, with no test per arc.
-							p := 0
-							for k := 0; k <= len(skip); k++ {
-								end := len(nbr) // past the last masked arc: the rest of the row
-								if k < len(skip) {
-									end = skip[k] - lo
-								}
-								for ; p < end; p++ {
+							for from, to := range liveRuns(len(nbr), lo, skip) {
+								for p := from; p < to; p++ {
 									r[nbr[p]] += c * float64(wt[p])
 									next.mark(nbr[p])
 								}
-								p++
 							}
 						} else {
 							for p, v := range nbr {
@@ -209,6 +204,22 @@ func pushRounds[W weight](e *Engine, wts []W, eps float64, start []uint32, budge
 		}
 		cur, next = next, cur
 		rs.cur, rs.next = cur, next
+	}
+}
+
+// liveRuns yields the runs [from, to) of a row's positions 0..n-1 between
+// its masked arcs, in order: skip lists the masked ones' positions in the
+// adjacency, ascending, and lo is the row's first (mask.View.MaskedOutArcs).
+func liveRuns(n, lo int, skip []int) iter.Seq2[int, int] {
+	return func(yield func(from, to int) bool) {
+		p := 0
+		for _, a := range skip {
+			if !yield(p, a-lo) {
+				return
+			}
+			p = a - lo + 1
+		}
+		yield(p, n)
 	}
 }
 
