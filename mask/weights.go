@@ -33,8 +33,8 @@ func (w *NodeWeights) replaced(u uint32) float64 { return w.vals[w.rows.Index(u)
 // Flat returns the values as the array they mostly are and the nodes it
 // does not hold: u's value is flat[u] unless u >= len(flat) or bit u of
 // replaced is set (nil: none is), and At(u) otherwise. A pass over every
-// node reads flat directly in its 64-node blocks whose word of replaced is
-// zero (At rereads both slices through w at every call).
+// node loads one word of replaced per 64 nodes and reads flat directly
+// where its bit is clear (At rereads both slices through w at every call).
 func (w *NodeWeights) Flat() (flat []float64, replaced []uint64) { return w.flat, w.bits }
 
 // materialize returns the values as one array of n entries (n at least
