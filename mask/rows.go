@@ -126,7 +126,7 @@ func patched(prev *View, n int, out, in rowSet) (*View, error) {
 	v := &View{
 		g: g, name: base.name, n: n, masked: base.masked, maskedBits: base.maskedBits,
 		maskedInNode: base.maskedInNode, maskedInArc: base.maskedInArc,
-		maskedOutNode: base.maskedOutNode, maskedOutOff: base.maskedOutOff, maskedOutArc: base.maskedOutArc,
+		maskedOutNode: base.maskedOutNode, maskedOutArc: base.maskedOutArc,
 		patch: &patch{out: newReplaced(out, n), base: base},
 	}
 	if in.Len() > 0 {

@@ -43,11 +43,10 @@ type View struct {
 	// they are few (see MaskedInArcs).
 	maskedInNode []uint32
 	maskedInArc  []int
-	// The masked arcs of the out-adjacency by tail, listed with them:
-	// maskedOutArc[maskedOutOff[i]:maskedOutOff[i+1]] are the positions of
-	// maskedOutNode[i]'s, ascending (see MaskedOutArcs).
+	// The same of the out-adjacency (tail and position), listed with them
+	// and ordered alike (see MaskedOutArcs): on an undirected view the
+	// in-adjacency's lists themselves.
 	maskedOutNode []uint32
-	maskedOutOff  []int
 	maskedOutArc  []int
 }
 
@@ -107,28 +106,26 @@ func FromMasked(g *csr.Graph, name string, masked *roaring.Bitmap) (*View, error
 	if list {
 		v.listMaskedInArcs()
 	}
+	if list && !g.Directed() {
+		v.maskedOutNode, v.maskedOutArc = v.maskedInNode, v.maskedInArc // In is Out
+	}
 	// Recompute W_A by summation over surviving arcs in arc order, never by
 	// subtraction: a fully masked node gets exactly 0 (dangling), and the
 	// value equals that of a physically copied subgraph bit for bit.
 	w := slices.Clone(csrHooks.OutWeights(g))
 	out := g.Out()
-	if list {
-		v.maskedOutNode, v.maskedOutOff = v.touched, make([]int, 1, len(v.touched)+1)
-	}
+	listOut := list && g.Directed()
 	for _, u := range v.touched {
 		lo, hi := out.Span(u)
 		wu := 0.0
 		for p := lo; p < hi; p++ {
 			if !v.MaskedEdge(out.Edge[p]) {
 				wu += out.Weight.At(p)
-			} else if list {
-				v.maskedOutArc = append(v.maskedOutArc, p)
+			} else if listOut {
+				v.maskedOutNode, v.maskedOutArc = append(v.maskedOutNode, u), append(v.maskedOutArc, p)
 			}
 		}
 		w[u] = wu
-		if list {
-			v.maskedOutOff = append(v.maskedOutOff, len(v.maskedOutArc))
-		}
 	}
 	v.outW = NodeWeights{flat: w}
 	return v, nil
@@ -143,14 +140,17 @@ func (v *View) MaskedOutArcs(u uint32) (arcs []int, listed bool) {
 	if v.maskedBits == nil {
 		return nil, true
 	}
-	if v.maskedOutOff == nil {
+	if v.maskedOutNode == nil {
 		return nil, false
 	}
-	i, found := slices.BinarySearch(v.maskedOutNode, u)
-	if !found {
+	lo, _ := slices.BinarySearch(v.maskedOutNode, u)
+	hi := lo
+	for hi < len(v.maskedOutNode) && v.maskedOutNode[hi] == u {
+		hi++
+	}
+	if lo == hi {
 		return nil, true
 	}
-	lo, hi := v.maskedOutOff[i], v.maskedOutOff[i+1]
 	return v.maskedOutArc[lo:hi:hi], true
 }
 
