@@ -582,11 +582,11 @@ func (ref *topKRefinement) rebind(n int) {
 }
 
 // Reserve allocates the scratch of the reverse pushes that refine a
-// certified top-k's bounds (O(n): 24 bytes a node) and
-// writes it once, so that the first query that refines pays neither the
-// allocation nor the first touch of its pages (a host that keeps engines
-// for many queries, replay's workspaces, reserves them when it makes
-// them). It changes no state and no result.
+// certified top-k's bounds (O(n): 24 bytes a node) and writes it once,
+// so that the first query that refines pays neither the allocation nor
+// the first touch of its pages (a host that keeps engines for many
+// queries, replay's workspaces, reserves them when it makes them). It
+// changes no state and no result.
 func (e *Engine) Reserve() {
 	rp := e.refine.reserve(len(e.X))
 	clear(rp.q)
