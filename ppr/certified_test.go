@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/randgraph"
 	"github.com/authppr/authppr/mask"
 )
 
@@ -941,33 +942,12 @@ func TestResidualStatsMatchesThePlainPass(t *testing.T) {
 	rng := rand.New(rand.NewPCG(91, 92))
 	dangling := 0
 	for i := range 60 {
-		n := 1 + rng.IntN(400)
-		b := csr.NewBuilder(i%2 == 0)
-		for u := range n {
-			_, err := b.AddNode(fmt.Sprint("n", u))
-			require.NoError(t, err)
-		}
-		for range rng.IntN(4 * n) {
-			w := 0.5 + rng.Float64()
-			if rng.IntN(5) == 0 {
-				w = 0 // a node with only these dangles
-			}
-			_, err := b.AddEdge(csr.Input{Src: fmt.Sprint("n", rng.IntN(n)), Dst: fmt.Sprint("n", rng.IntN(n)), Weight: w, Channel: "trusted"})
-			require.NoError(t, err)
-		}
-		g, err := b.Build()
+		c, err := randgraph.NewDeltaCase(rng, i%2 == 0, 400)
 		require.NoError(t, err)
-		view, err := mask.Native(g, mask.FromGraph(g))
-		require.NoError(t, err)
+		view := c.Base
 		if i%3 != 0 {
-			// A patch: edges added, some to nodes new since.
-			grown := n + rng.IntN(70)
-			d := mask.Delta{Nodes: grown}
-			for k := range rng.IntN(n) {
-				d.Src, d.Dst = append(d.Src, uint32(rng.IntN(grown))), append(d.Dst, uint32(rng.IntN(grown)))
-				d.Weight, d.Edge = append(d.Weight, 0.5+rng.Float64()), append(d.Edge, uint32(g.NumEdges()+k))
-			}
-			view, err = mask.WithDelta(view, d)
+			// A patch: edges added (some to nodes new since) and removed.
+			view, err = mask.WithDelta(c.Base, c.Delta)
 			require.NoError(t, err)
 		}
 		e, err := NewEngine(view, Seeds{Nodes: []uint32{0}, Weights: []float64{1}}, 0.5)
