@@ -4,8 +4,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"fmt"
-
 	"github.com/authppr/authppr/csr"
 	"github.com/authppr/authppr/mask"
 )
@@ -16,18 +14,11 @@ import (
 func BenchmarkResidualStats(b *testing.B) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	n := 250000
-	bl := csr.NewBuilder(false)
-	for u := range n {
-		if _, err := bl.AddNode(fmt.Sprint("n", u)); err != nil {
-			b.Fatal(err)
-		}
+	pairs := make([]uint32, 0, 2_000_000)
+	for range 1_000_000 {
+		pairs = append(pairs, uint32(rng.IntN(n)), uint32(rng.IntN(n)))
 	}
-	for range 1000000 {
-		if _, err := bl.AddEdge(csr.Input{Src: fmt.Sprint("n", rng.IntN(n)), Dst: fmt.Sprint("n", rng.IntN(n)), Weight: 1, Channel: "c"}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	g, err := bl.Build()
+	g, err := csr.FromIDs(csr.IDEdges[uint32, uint32]{Nodes: n, Pairs: pairs})
 	if err != nil {
 		b.Fatal(err)
 	}
