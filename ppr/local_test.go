@@ -63,7 +63,7 @@ func TestLocalChecksMatchFull(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(61, 62))
 	var local, withCands, withOutside, capped, fullTops, left, solves int
-	for c := range 60 {
+	for c := range 100 {
 		g, labels := localGraph(t, rng, 200+rng.IntN(3000))
 		n := g.NumNodes()
 		view := mask.Full(g)
@@ -139,7 +139,10 @@ func TestLocalChecksMatchFull(t *testing.T) {
 	}
 	t.Logf("%d of %d solves checked locally (%d with candidates); checks with blockers outside S %d, walks capped %d, full top-k passes %d, solves that left local checks %d",
 		local, solves, withCands, withOutside, capped, fullTops, left)
-	require.Greater(t, local, solves/2)
+	// A solve from the native start state checks first after its first
+	// sweep (x = 0 proves nothing), by which about two thirds of these
+	// have left local checks: a quarter of them still check locally.
+	require.Greater(t, local, solves/4)
 	require.Positive(t, withCands)
 	require.Positive(t, withOutside)
 	require.Positive(t, capped)

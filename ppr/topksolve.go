@@ -81,10 +81,13 @@ func (e *Engine) solveTopK(k int, candidates []uint32, opt Options) (*TopKResult
 func (e *Engine) newTopKSolve(k int, candidates []uint32, opt Options) (*topKSolve, float64, error) {
 	view := e.view
 	// An undirected view's first check needs the residual's statistics,
-	// which hold ||r||_1 (summed in the same order): one pass for both.
+	// which hold ||r||_1 (summed in the same order): one pass for both. A
+	// solve from the native start state (x = 0: every candidate ties at 0)
+	// checks first after its first sweep, so it needs ||r||_1 alone.
 	var st residualStats
 	perCoord := !view.Directed()
-	if perCoord {
+	fromStart := opt.PriorPasses == 0
+	if perCoord && !fromStart {
 		st = e.residualStats()
 	} else {
 		st.l1 = e.residualL1()
@@ -116,7 +119,10 @@ func (e *Engine) newTopKSolve(k int, candidates []uint32, opt Options) (*topKSol
 	}
 	// Local checks take the statistics over their list (the same values
 	// summed in another order): the first check computes those.
-	s.st, s.have = st, perCoord && !e.local.on
+	s.st, s.have = st, perCoord && !e.local.on && !fromStart
+	if fromStart {
+		s.nextCheck = 1
+	}
 	e.refine.reset()
 	if opt.PriorPasses > 0 {
 		e.refine.warmArcs = int64(view.Graph().NumArcs())
