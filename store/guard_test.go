@@ -391,3 +391,35 @@ func TestCompactionPreparesTheGuardsBase(t *testing.T) {
 	require.Equal(t, want.Native, d.Native)
 	require.Equal(t, want.Outcome, d.Outcome)
 }
+
+// Reviewing untrusted writes (docs/store.md) clears the rows they touched:
+// once a trusted writer deletes an untrusted edge and writes again the
+// one it accepts, the versions' native and authenticated views read the
+// same rows, and the guard has nothing to correct.
+func TestReviewingUntrustedWritesClearsTheirRows(t *testing.T) {
+	t.Parallel()
+	s, err := New(nil, nil, Options{})
+	require.NoError(t, err)
+	trusted, err := s.Writer("default")
+	require.NoError(t, err)
+	peer, err := s.Writer("peer")
+	require.NoError(t, err)
+	_, err = trusted.Apply(Edge("a", "b", 1), Edge("b", "c", 1), Edge("c", "d", 1))
+	require.NoError(t, err)
+	_, err = peer.Apply(Edge("a", "d", 1), Edge("b", "d", 2))
+	require.NoError(t, err)
+	g := s.NewGuard(mask.Trust("default"), replay.Options{})
+	touched := func() []uint32 {
+		gd, err := g.versionGuard(s.Current())
+		require.NoError(t, err)
+		return gd.Touched()
+	}
+	require.NotEmpty(t, touched(), "the untrusted edges touch their rows")
+	// The review: a-d rejected, b-d accepted (written again, trusted).
+	_, err = trusted.Apply(DeleteEdges("a", "d"), DeleteEdges("b", "d"), Edge("b", "d", 2))
+	require.NoError(t, err)
+	require.Empty(t, touched(), "the reviewed rows read the same in both views")
+	d, err := g.Select(s.Current(), replay.Query{Seeds: []ppr.Seed{{Node: 0, Weight: 1}}, K: 2, Damping: 0.85})
+	require.NoError(t, err)
+	require.Equal(t, replay.PathUntouched, d.Path)
+}
