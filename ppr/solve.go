@@ -98,7 +98,8 @@ type Options struct {
 	// PriorPasses is how many passes (sweeps, scans, updates) made the
 	// engine's start state, when it is a warm start: every pass may round
 	// each entry once, and the rounding margin of a proof counts them all
-	// (see roundoff). Zero for the native start.
+	// (see roundoff). Zero for the native start (SolveTopK then checks
+	// its proof first after one sweep: at x = 0 it proves nothing).
 	PriorPasses int
 	// Ordered makes SolveTopK prove the order within the selection too
 	// (see Engine.SolveTopK); other solves ignore it.
