@@ -124,7 +124,7 @@ func (e *Engine) newTopKSolve(k int, candidates []uint32, opt Options) (*topKSol
 		s.nextCheck = 1
 	}
 	e.refine.reset()
-	if opt.PriorPasses > 0 {
+	if !fromStart {
 		e.refine.warmArcs = int64(view.Graph().NumArcs())
 	}
 	s.signed = !s.perCoord && slices.ContainsFunc(e.R, func(rv float64) bool { return rv < 0 })
