@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"sync"
 
@@ -88,16 +89,26 @@ func sumByNode(n int, seeds []Seed, scale float64) ([]uint32, []float64) {
 		return nodes, sums
 	}
 	if len(seeds) >= n/8 {
+		// Sums into an array of n, the seeded nodes marked in a bitset
+		// read in order: O(seeds + n/64), with no test of every node.
 		p := denseScratch(n)
-		dense := (*p)[:n]
+		dense, marks := p.sums[:n], p.marks[:(n+63)/64]
 		for _, s := range seeds {
 			dense[s.Node] += s.Weight * scale
+			marks[s.Node/64] |= 1 << (s.Node % 64)
 		}
-		for u, w := range dense {
-			if w > 0 {
-				nodes = append(nodes, uint32(u))
-				sums = append(sums, w)
-				dense[u] = 0 // all zero again for the pool (weights are never negative)
+		for i, word := range marks {
+			if word == 0 {
+				continue
+			}
+			marks[i] = 0
+			for ; word != 0; word &= word - 1 {
+				u := i*64 + bits.TrailingZeros64(word)
+				if w := dense[u]; w > 0 {
+					nodes = append(nodes, uint32(u))
+					sums = append(sums, w)
+				}
+				dense[u] = 0 // all zero again for the pool
 			}
 		}
 		denseSums.Put(p)
@@ -118,18 +129,23 @@ func sumByNode(n int, seeds []Seed, scale float64) ([]uint32, []float64) {
 	return nodes, sums
 }
 
-// denseSums pools sumByNode's dense scratch (n floats, all zero between
-// uses), so that summing a dense reset's seeds allocates no array of the
-// graph's size per call.
+// denseSums pools sumByNode's dense scratch (all zero between uses), so
+// that summing a dense reset's seeds allocates no array of the graph's size
+// per call.
 var denseSums sync.Pool
 
-// denseScratch returns a pooled scratch of at least n zeros.
-func denseScratch(n int) *[]float64 {
-	if p, _ := denseSums.Get().(*[]float64); p != nil && len(*p) >= n {
+// seedScratch is n sums and a bitset of n marks.
+type seedScratch struct {
+	sums  []float64
+	marks []uint64
+}
+
+// denseScratch returns a pooled scratch for at least n nodes, all zero.
+func denseScratch(n int) *seedScratch {
+	if p, _ := denseSums.Get().(*seedScratch); p != nil && len(p.sums) >= n {
 		return p
 	}
-	s := make([]float64, n)
-	return &s
+	return &seedScratch{sums: make([]float64, n), marks: make([]uint64, (n+63)/64)}
 }
 
 // ascending reports whether the seeds' nodes strictly ascend.
