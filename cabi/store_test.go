@@ -220,14 +220,14 @@ func TestStoreErrorsThroughABI(t *testing.T) {
 		{nil, 1, nil, 5, "cabi: no seeds"},
 		{[]int64{3}, 1, nil, 5, "cabi: seed 0: node 3 out of range (store has 3 nodes)"},
 		{[]int64{0}, 1, []int64{7}, 5, "cabi: candidate 0: node 7 out of range"},
-		{[]int64{0}, 1, []int64{1, 1}, 5, "replay: candidate 1: node 1 repeated"},
+		{[]int64{0}, 1, []int64{1, 1}, 5, "store: replay: candidate 1: node 1 repeated"},
 		{[]int64{0}, 1, nil, 4, "cabi: store_guard_select: room for 4 suspects, the guard names up to 5"},
 	} {
 		_, e := cStoreGuardSelect(g, c.seeds, nil, c.k, c.cand, 0.85, c.caps, 64)
 		wantErr(t, c.want, e, 1, c.want)
 	}
 	_, e = cStoreGuardSelect(g, []int64{0}, []float64{-1}, 1, nil, 0.85, 5, 64)
-	wantErr(t, "negative seed weight", e, 1, "store: ppr: seed 0 (node 0): weight -1")
+	wantErr(t, "negative seed weight", e, 1, "store: replay: ppr: seed 0 (node 0): weight -1")
 	// Handles of the wrong kind.
 	_, _, _, e = cWriterApply(h, edgesOp([][2]string{{"a", "b"}}, nil))
 	wantErr(t, "store as writer", e, 2, "cabi: writer handle")

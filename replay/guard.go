@@ -331,9 +331,36 @@ func (gd *Guard) release(ws *workspace) {
 	gd.pool.put(ws)
 }
 
+// Prepared is a query checked for graphs of a given number of nodes, its
+// seeds in ppr's canonical form (ppr.NewSeeds). A caller that needs the
+// seeds itself (a cache keyed by them) prepares the query once and selects
+// with SelectPrepared, so the seeds are validated once a query.
+type Prepared struct {
+	q     Query
+	seeds ppr.Seeds
+	n     int
+}
+
+// Prepare checks q for graphs of n nodes as Select does: k at least 1, the
+// candidates (when not nil) non-empty, distinct and below n, the seeds as
+// ppr.NewSeeds wants them.
+func Prepare(n int, q Query) (*Prepared, error) {
+	seeds, err := validate(n, q)
+	if err != nil {
+		return nil, err
+	}
+	return &Prepared{q: q, seeds: seeds, n: n}, nil
+}
+
+// Query returns the query as prepared (its slices are the caller's).
+func (p *Prepared) Query() Query { return p.q }
+
+// Seeds returns the query's seeds in ppr's canonical form, shared: not to
+// be modified.
+func (p *Prepared) Seeds() ppr.Seeds { return p.seeds }
+
 // validate checks a query at the API boundary.
-func (gd *Guard) validate(q Query) (ppr.Seeds, error) {
-	n := gd.native.NumNodes()
+func validate(n int, q Query) (ppr.Seeds, error) {
 	if q.K < 1 {
 		return ppr.Seeds{}, fmt.Errorf("replay: k = %d, want at least 1", q.K)
 	}
@@ -395,11 +422,24 @@ type WarmStart struct {
 // slices are valid during the call only. The decision does not depend on
 // where the native solve starts beyond the certified top-k's own ties.
 func (gd *Guard) SelectFrom(q Query, warm *WarmStart, keep func(*WarmStart)) (*Decision, error) {
-	seeds, err := gd.validate(q)
+	p, err := Prepare(gd.native.NumNodes(), q)
 	if err != nil {
 		return nil, err
 	}
+	return gd.SelectPrepared(p, warm, keep)
+}
+
+// SelectPrepared is SelectFrom for a prepared query. A query prepared for
+// another number of nodes than the guard's graph has is refused.
+func (gd *Guard) SelectPrepared(p *Prepared, warm *WarmStart, keep func(*WarmStart)) (*Decision, error) {
+	if p == nil {
+		return nil, errors.New("replay: nil prepared query")
+	}
 	n := gd.native.NumNodes()
+	if p.n != n {
+		return nil, fmt.Errorf("replay: query prepared for a graph of %d nodes, the guard's has %d", p.n, n)
+	}
+	q, seeds := p.q, p.seeds
 	if warm != nil && (len(warm.X) != n || warm.R != nil && len(warm.R) != n) {
 		return nil, fmt.Errorf("replay: warm start of %d and %d entries for a graph of %d nodes", len(warm.X), len(warm.R), n)
 	}

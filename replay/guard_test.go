@@ -379,9 +379,53 @@ func TestSelectRejectsBadQueries(t *testing.T) {
 		_, err := gd.Select(q)
 		require.Errorf(t, err, name)
 		require.Truef(t, strings.HasPrefix(err.Error(), "replay:"), "%s: %v", name, err)
+		// Prepared, the query fails as it does unprepared: in Prepare, or
+		// (a bad damping) in SelectPrepared.
+		p, perr := Prepare(sc.g.NumNodes(), q)
+		if perr == nil {
+			_, perr = gd.SelectPrepared(p, nil, nil)
+		}
+		require.EqualErrorf(t, perr, err.Error(), name)
 	}
 	_, err = New(sc.g, sc.labels, sc.trust, Options{Force: PathCertificate})
 	require.Error(t, err)
+}
+
+// A prepared query decides as the same query selected directly, its seeds
+// in ppr's canonical form; a query prepared for another graph size, or
+// none, is refused.
+func TestSelectPreparedDecidesAsSelect(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(71, 72))
+	for i := range 40 {
+		sc := randomScenario(t, rng, 5+rng.IntN(60), rng.IntN(2) == 0, []float64{0.01, 0.1, 0.3}[rng.IntN(3)])
+		gd, err := New(sc.g, sc.labels, sc.trust, Options{})
+		require.NoError(t, err)
+		n := sc.g.NumNodes()
+		q := randomQuery(rng, n)
+		want, err := gd.Select(q)
+		require.NoError(t, err)
+		p, err := Prepare(n, q)
+		require.NoError(t, err)
+		seeds, err := ppr.NewSeeds(n, q.Seeds)
+		require.NoError(t, err)
+		require.Equal(t, seeds, p.Seeds())
+		require.Equal(t, q, p.Query())
+		got, err := gd.SelectPrepared(p, nil, nil)
+		require.NoError(t, err)
+		want.NativeTime, want.ReplayTime, got.NativeTime, got.ReplayTime = 0, 0, 0, 0
+		require.Equalf(t, want, got, "case %d", i)
+
+		other, err := Prepare(n+1, q)
+		require.NoError(t, err)
+		_, err = gd.SelectPrepared(other, nil, nil)
+		require.ErrorContains(t, err, fmt.Sprintf("replay: query prepared for a graph of %d nodes, the guard's has %d", n+1, n))
+	}
+	sc := randomScenario(t, rng, 10, false, 0.1)
+	gd, err := New(sc.g, sc.labels, sc.trust, Options{})
+	require.NoError(t, err)
+	_, err = gd.SelectPrepared(nil, nil, nil)
+	require.EqualError(t, err, "replay: nil prepared query")
 }
 
 // A degree-reordered graph gives, by name, the decisions stream order gives:
@@ -461,7 +505,7 @@ func TestSuspectsMatchReference(t *testing.T) {
 		gd, err := New(sc.g, sc.labels, sc.trust, opt)
 		require.NoError(t, err)
 		q := randomQuery(rng, sc.g.NumNodes())
-		seeds, err := gd.validate(q)
+		seeds, err := validate(gd.native.NumNodes(), q)
 		require.NoError(t, err)
 		ws, _, err := gd.workspace(seeds, q.Damping, false)
 		require.NoError(t, err)

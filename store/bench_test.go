@@ -8,7 +8,9 @@ import (
 
 	"github.com/authppr/authppr/csr"
 	"github.com/authppr/authppr/internal/bench"
+	"github.com/authppr/authppr/mask"
 	"github.com/authppr/authppr/ppr"
+	"github.com/authppr/authppr/replay"
 )
 
 // benchStore returns a compacted store of a random graph with n nodes and
@@ -206,5 +208,55 @@ func BenchmarkPatchedTopK(b *testing.B) {
 				b.ReportMetric(float64(res.Sweeps), "sweeps/op")
 			}
 		})
+	}
+}
+
+// BenchmarkGuardSelectDense is a guarded selection on the HippoRAG-sized
+// memory graph with 10 untrusted edges between entities, asked again on the version its
+// state was kept for, with a dense reset over a fifth of the entities in
+// no particular order: the cost a query pays whatever the graph's changes
+// (the query's checks, the cache's key, the native proof's check, the
+// replay of an untouched or certified state).
+func BenchmarkGuardSelectDense(b *testing.B) {
+	mem, err := bench.NewMemory(bench.HippoMemory)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := New(mem.Graph, nil, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, err := s.Writer("peer")
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	name := mem.Graph.Name
+	ops := make([]Op, 10)
+	for i := range ops {
+		a, c := mem.Entities[rng.IntN(len(mem.Entities))], mem.Entities[rng.IntN(len(mem.Entities))]
+		ops[i] = Edge(name(a), name(c), 1)
+	}
+	if _, err := w.Apply(ops...); err != nil {
+		b.Fatal(err)
+	}
+	var seeds []ppr.Seed
+	for _, u := range mem.Entities {
+		if rng.IntN(5) == 0 {
+			seeds = append(seeds, ppr.Seed{Node: u, Weight: 1 + rng.Float64()})
+		}
+	}
+	rng.Shuffle(len(seeds), func(i, j int) { seeds[i], seeds[j] = seeds[j], seeds[i] })
+	g := s.NewGuard(mask.Trust("default"), replay.Options{})
+	v := s.Current()
+	q := replay.Query{Seeds: seeds, K: 5, Candidates: mem.Passages, Damping: 0.5}
+	if _, err := g.Select(v, q); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := g.Select(v, q); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

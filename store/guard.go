@@ -9,7 +9,6 @@ import (
 
 	"github.com/authppr/authppr/internal/nodeset"
 	"github.com/authppr/authppr/mask"
-	"github.com/authppr/authppr/ppr"
 	"github.com/authppr/authppr/replay"
 )
 
@@ -109,7 +108,9 @@ func (g *Guard) baseDifference(b *base) (*mask.View, *replay.Diff, error) {
 // costs), its ReplayTime the building of v's authenticated view and
 // differing rows the first time v is asked for (what the guard adds).
 func (g *Guard) Select(v *Version, q replay.Query) (*replay.Decision, error) {
-	seeds, err := ppr.NewSeeds(v.NumNodes(), q.Seeds)
+	// The query is checked once: its seeds key the cache and start the
+	// guard's solve.
+	p, err := replay.Prepare(v.NumNodes(), q)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
@@ -121,7 +122,7 @@ func (g *Guard) Select(v *Version, q replay.Query) (*replay.Decision, error) {
 	if _, err := v.View(nil); err != nil {
 		return nil, err
 	}
-	err = g.cache.withState(v, seeds, q.Damping, func(warm *replay.WarmStart, keep func(*replay.WarmStart)) error {
+	err = g.cache.withState(v, p.Seeds(), q.Damping, func(warm *replay.WarmStart, keep func(*replay.WarmStart)) error {
 		cached := time.Since(start)
 		start = time.Now()
 		gd, err := g.versionGuard(v)
@@ -129,7 +130,7 @@ func (g *Guard) Select(v *Version, q replay.Query) (*replay.Decision, error) {
 			return err
 		}
 		built := time.Since(start)
-		d, err = gd.SelectFrom(q, warm, keep)
+		d, err = gd.SelectPrepared(p, warm, keep)
 		if d != nil {
 			d.NativeTime += cached
 			d.ReplayTime += built

@@ -121,9 +121,9 @@ class StoreTests(unittest.TestCase):
             (lambda: w.delete_edges([9]), "store: write 0: delete edge 9: no such edge (2 edges)"),
             (lambda: st.select({"zz": 1}, 1, trust=["w"]), "authppr: seed 0: unknown node 'zz'"),
             (lambda: st.select({"a": 1}, 0, trust=["w"]), "authppr: k = 0"),
-            (lambda: st.select({"a": -1}, 1, trust=["w"]), "store: ppr: seed 0 (node 0): weight -1"),
+            (lambda: st.select({"a": -1}, 1, trust=["w"]), "store: replay: ppr: seed 0 (node 0): weight -1"),
             (lambda: st.select({"a": 1}, 1, candidates=[], trust=["w"]), "authppr: empty candidate list"),
-            (lambda: st.select({"a": 1}, 1, candidates=[1, 1], trust=["w"]), "replay: candidate 1: node 1 repeated"),
+            (lambda: st.select({"a": 1}, 1, candidates=[1, 1], trust=["w"]), "store: replay: candidate 1: node 1 repeated"),
             (lambda: st.select({"a": 1}, 1, trust=["w"], policy="ignore"), "authppr: policy='ignore'"),
             (lambda: st.names([5]), "cabi: id 0: node 5 out of range (store has 3 nodes)"),
         ]:
