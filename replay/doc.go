@@ -68,7 +68,9 @@
 //	             stands (its positive part down to the ratio the decision
 //	             needs, never below the native state's largest ratio, its
 //	             negative part, which would cost the selection its
-//	             one-sided bounds, to a third of the margin; when that
+//	             one-sided bounds, to a third of the margin, or to the
+//	             native level when the native selection proved a warm
+//	             state with no pass over the nodes; when that
 //	             proof does not decide, the positive part down to the
 //	             native level and the negative ten times further), and a proof
 //	             that reuses the native proof's statistics for every node

@@ -500,7 +500,7 @@ func (gd *Guard) SelectPrepared(p *Prepared, warm *WarmStart, keep func(*WarmSta
 	d.NativeTime = nativeSetup + time.Since(start)
 
 	start = time.Now()
-	rn := &run{gd: gd, ws: ws, q: q, k: k, d: d, seeds: seeds, passes: prior + res.Sweeps + 1, nativeProof: res.Proof}
+	rn := &run{gd: gd, ws: ws, q: q, k: k, d: d, seeds: seeds, passes: prior + res.Sweeps + 1, nativeProof: res.Proof, provedWarm: warm != nil && res.Sweeps == 0}
 	rn.decide()
 	d.ReplayTime = guardSetup + time.Since(start)
 	d.Divergent = d.Outcome == Divergent

@@ -25,6 +25,7 @@ type run struct {
 
 	sel         []uint32   // the native selection
 	nativeProof *ppr.Proof // the native state's, on the native view
+	provedWarm  bool       // the native selection proved a warm state with no pass over the nodes
 	nativeStats ppr.Stats  // the native solve's work, which the authenticated engine starts from
 	skipped     float64    // sum of x_G(u)*l_u over touched rows not yet corrected
 	done        []bool     // per touched index: row corrected
@@ -251,7 +252,12 @@ func (r *run) delta() bool {
 	// never below the native state's largest ratio (below it a push would move the native
 	// residual too, which only a global pass does well); its negative
 	// residual (which costs the selection its one-sided lower bounds) to a
-	// third of the margin at the selection's out-weight.
+	// third of the margin at the selection's out-weight, or, when the
+	// native selection proved a warm state without a pass over the nodes,
+	// to the native level at most: that level is what an earlier query's
+	// proof needed, the residual sits near it wherever the warm rounds
+	// pushed, and the refined proof has room for a negative residual
+	// there, where a finer push may spread over much of the graph.
 	level := r.nativeProof.MaxRatio()
 	wref := r.selectionWeight()
 	coarse := level
@@ -259,7 +265,11 @@ func (r *run) delta() bool {
 		coarse = max(level, alpha*margin/(3*wref))
 	}
 	r.pushPositive(coarse)
-	r.pushNegative(alpha*margin/3, wref)
+	negative := alpha * margin / 3
+	if r.provedWarm {
+		negative = max(negative, level*wref)
+	}
+	r.pushNegative(negative, wref)
 	extra := r.damping() * r.skipped / alpha
 	if r.tryFinish(PathDelta, eng.Prove(r.passes, r.nativeProof, r.changed()), extra, true) {
 		return true
