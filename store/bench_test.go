@@ -152,14 +152,7 @@ func BenchmarkPatchedSolveLargeGraph(b *testing.B) {
 // queries read a living store) against the same version compacted: what
 // reading the writes in place costs a query.
 func BenchmarkPatchedTopK(b *testing.B) {
-	mem, err := bench.NewMemory(bench.HippoMemory)
-	if err != nil {
-		b.Fatal(err)
-	}
-	s, err := New(mem.Graph, nil, Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	mem, s := hippoStore(b)
 	rng := rand.New(rand.NewPCG(7, 8))
 	name := mem.Graph.Name
 	ops := make([]Op, 2000)
@@ -170,12 +163,7 @@ func BenchmarkPatchedTopK(b *testing.B) {
 	if _, err := s.applyBatch(ops); err != nil {
 		b.Fatal(err)
 	}
-	var seeds []ppr.Seed
-	for _, u := range mem.Entities {
-		if rng.IntN(5) == 0 {
-			seeds = append(seeds, ppr.Seed{Node: u, Weight: 1 + rng.Float64()})
-		}
-	}
+	seeds := entitySeeds(rng, mem)
 	for _, compact := range []bool{false, true} {
 		if compact {
 			if err := s.Compact(); err != nil {
@@ -212,20 +200,13 @@ func BenchmarkPatchedTopK(b *testing.B) {
 }
 
 // BenchmarkGuardSelectDense is a guarded selection on the HippoRAG-sized
-// memory graph with 10 untrusted edges between entities, asked again on the version its
-// state was kept for, with a dense reset over a fifth of the entities in
-// no particular order: the cost a query pays whatever the graph's changes
-// (the query's checks, the cache's key, the native proof's check, the
-// replay of an untouched or certified state).
+// memory graph with 10 untrusted edges between entities, asked again on
+// the version its state was kept for, with a dense reset over a fifth of
+// the entities in no particular order: what a query pays however little
+// the graph changed (checking the query, the cache's key, the native proof
+// from the kept state, the replay).
 func BenchmarkGuardSelectDense(b *testing.B) {
-	mem, err := bench.NewMemory(bench.HippoMemory)
-	if err != nil {
-		b.Fatal(err)
-	}
-	s, err := New(mem.Graph, nil, Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	mem, s := hippoStore(b)
 	w, err := s.Writer("peer")
 	if err != nil {
 		b.Fatal(err)
@@ -240,12 +221,7 @@ func BenchmarkGuardSelectDense(b *testing.B) {
 	if _, err := w.Apply(ops...); err != nil {
 		b.Fatal(err)
 	}
-	var seeds []ppr.Seed
-	for _, u := range mem.Entities {
-		if rng.IntN(5) == 0 {
-			seeds = append(seeds, ppr.Seed{Node: u, Weight: 1 + rng.Float64()})
-		}
-	}
+	seeds := entitySeeds(rng, mem)
 	rng.Shuffle(len(seeds), func(i, j int) { seeds[i], seeds[j] = seeds[j], seeds[i] })
 	g := s.NewGuard(mask.Trust("default"), replay.Options{})
 	v := s.Current()
@@ -259,4 +235,30 @@ func BenchmarkGuardSelectDense(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// hippoStore returns the HippoRAG-sized memory graph and a store on it.
+func hippoStore(b *testing.B) (*bench.Memory, *Store) {
+	b.Helper()
+	mem, err := bench.NewMemory(bench.HippoMemory)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := New(mem.Graph, nil, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return mem, s
+}
+
+// entitySeeds returns a dense reset over about a fifth of mem's entities,
+// in id order, with weights in [1, 2).
+func entitySeeds(rng *rand.Rand, mem *bench.Memory) []ppr.Seed {
+	var seeds []ppr.Seed
+	for _, u := range mem.Entities {
+		if rng.IntN(5) == 0 {
+			seeds = append(seeds, ppr.Seed{Node: u, Weight: 1 + rng.Float64()})
+		}
+	}
+	return seeds
 }
