@@ -332,9 +332,11 @@ func (gd *Guard) release(ws *workspace) {
 }
 
 // Prepared is a query checked for graphs of a given number of nodes, its
-// seeds in ppr's canonical form (ppr.NewSeeds). A caller that needs the
-// seeds itself (a cache keyed by them) prepares the query once and selects
-// with SelectPrepared, so the seeds are validated once a query.
+// seeds in ppr's canonical form (ppr.NewSeeds, a copy). A caller that
+// needs the seeds itself (a cache keyed by them) prepares the query once
+// and selects with SelectPrepared, so the seeds are validated once a
+// query. It keeps the query's candidates, not a copy: they must not change
+// while it is in use.
 type Prepared struct {
 	q     Query
 	seeds ppr.Seeds
