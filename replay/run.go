@@ -260,16 +260,20 @@ func (r *run) delta() bool {
 	// there, where a finer push may spread over much of the graph.
 	level := r.nativeProof.MaxRatio()
 	wref := r.selectionWeight()
-	coarse := level
+	coarse, negative := level, 0.0
 	if wref > 0 {
 		coarse = max(level, alpha*margin/(3*wref))
+		negative = alpha * margin / (3 * wref)
+		if r.provedWarm {
+			negative = max(negative, level)
+		}
 	}
-	r.pushPositive(coarse)
-	negative := alpha * margin / 3
-	if r.provedWarm {
-		negative = max(negative, level*wref)
+	// A positive push that ran to the end left every node of the support
+	// within coarse of its out-weight, of either sign (PushRounds): a
+	// negative push no finer would find nothing to push.
+	if !r.pushPositive(coarse) || negative < coarse {
+		r.pushNegative(negative)
 	}
-	r.pushNegative(negative, wref)
 	extra := r.damping() * r.skipped / alpha
 	if r.tryFinish(PathDelta, eng.Prove(r.passes, r.nativeProof, r.changed()), extra, true) {
 		return true
@@ -279,9 +283,10 @@ func (r *run) delta() bool {
 	if coarse > level {
 		r.pushPositive(level)
 	}
-	if !r.pushNegative(alpha*margin/30, wref) {
+	if wref == 0 {
 		return false
 	}
+	r.pushNegative(alpha * margin / (30 * wref))
 	return r.tryFinish(PathDelta, eng.Prove(r.passes, r.nativeProof, r.changed()), extra, true)
 }
 
@@ -295,26 +300,25 @@ func (r *run) selectionWeight() float64 {
 	return wref
 }
 
-// pushPositive pushes the residual on the support down to ratio eps (no
-// push when eps is 0), within the delta budget.
-func (r *run) pushPositive(eps float64) {
+// pushPositive pushes the residual on the support down to ratio eps, of
+// either sign, within the delta budget, and reports whether it ran to the
+// end (false when eps is 0: no push).
+func (r *run) pushPositive(eps float64) bool {
+	if eps <= 0 {
+		return false
+	}
+	r.passes++
+	return r.ws.authEng.PushRounds(eps, r.support(), r.budgetLeft())
+}
+
+// pushNegative pushes the negative residual on the support down to ratio
+// eps (no push when eps is 0), within the delta budget.
+func (r *run) pushNegative(eps float64) {
 	if eps <= 0 {
 		return
 	}
-	r.ws.authEng.PushRounds(eps, r.support(), r.budgetLeft())
+	r.ws.authEng.PushNegative(eps, r.support(), r.budgetLeft())
 	r.passes++
-}
-
-// pushNegative pushes the negative residual on the support down to
-// threshold at the selection's greatest out-weight wref, within the delta
-// budget, and reports whether it ran (wref > 0).
-func (r *run) pushNegative(threshold, wref float64) bool {
-	if wref == 0 {
-		return false
-	}
-	r.ws.authEng.PushNegative(threshold/wref, r.support(), r.budgetLeft())
-	r.passes++
-	return true
 }
 
 // support lists the nodes the corrections and pushes changed so far.
