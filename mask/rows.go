@@ -47,6 +47,10 @@ func (r Row) Live(p int) bool {
 	return r.masked == nil || r.masked[e/64]&(1<<(e%64)) == 0
 }
 
+// AllLive reports whether every arc of the row is in the view: a replaced
+// row's, or any row of a view that masks nothing.
+func (r Row) AllLive() bool { return r.masked == nil }
+
 // replaced holds the rows a patched view replaces (see patched) and their
 // index by node (the zero value: none).
 type replaced struct {
@@ -390,23 +394,25 @@ func WithDelta(base *View, d Delta) (*View, error) {
 	}
 	outRows, inRows := newRowBuilder(d.Nodes), newRowBuilder(d.Nodes)
 	directed := base.g.Directed()
-	mark := func(src, dst uint32) {
-		outRows.mark(src)
-		if directed {
-			inRows.mark(dst)
-		} else {
-			outRows.mark(dst)
-		}
-	}
 	// Rows that lose an arc, then rows that gain an added one.
-	for i := range d.Removed {
+	for i, e := range d.Removed {
 		if src, dst, ok := d.removedEnds(base, i); ok && int64(src) < int64(base.n) && int64(dst) < int64(base.n) {
-			mark(src, dst)
+			outRows.remove(src, e)
+			if directed {
+				inRows.remove(dst, e)
+			} else {
+				outRows.remove(dst, e)
+			}
 		}
 	}
 	for i, e := range d.Edge {
 		if !gone[e] {
-			mark(d.Src[i], d.Dst[i])
+			outRows.mark(d.Src[i])
+			if directed {
+				inRows.mark(d.Dst[i])
+			} else {
+				outRows.mark(d.Dst[i])
+			}
 		}
 	}
 	// Every node the view adds gets an out-row, empty when it has no arcs:
@@ -414,7 +420,7 @@ func WithDelta(base *View, d Delta) (*View, error) {
 	for u := base.n; u < d.Nodes; u++ {
 		outRows.mark(uint32(u))
 	}
-	out := outRows.build(base, base.OutRow, gone, func(add func(u, v uint32, w float64, e uint32)) {
+	out := outRows.build(base, base.OutRow, func(add func(u, v uint32, w float64, e uint32)) {
 		for i, e := range d.Edge {
 			if !gone[e] {
 				add(d.Src[i], d.Dst[i], d.Weight[i], e)
@@ -426,7 +432,7 @@ func WithDelta(base *View, d Delta) (*View, error) {
 	})
 	var in rowSet
 	if directed {
-		in = inRows.build(base, base.InRow, gone, func(add func(u, v uint32, w float64, e uint32)) {
+		in = inRows.build(base, base.InRow, func(add func(u, v uint32, w float64, e uint32)) {
 			for i, e := range d.Edge {
 				if !gone[e] {
 					add(d.Dst[i], d.Src[i], d.Weight[i], e)
@@ -491,10 +497,12 @@ func (d *Delta) removedEnds(base *View, i int) (src, dst uint32, ok bool) {
 	return d.RemovedSrc[i], d.RemovedDst[i], true
 }
 
-// rowBuilder collects the rows a delta replaces.
+// rowBuilder collects the rows a delta replaces and the removed edges
+// each of them loses.
 type rowBuilder struct {
 	marked []uint64
 	nodes  []uint32
+	gone   map[uint32][]uint32 // per node, removed edges it may hold
 }
 
 func newRowBuilder(n int) *rowBuilder { return &rowBuilder{marked: make([]uint64, (n+63)/64)} }
@@ -506,58 +514,92 @@ func (b *rowBuilder) mark(u uint32) {
 	}
 }
 
+// remove marks u's row as losing edge e.
+func (b *rowBuilder) remove(u, e uint32) {
+	b.mark(u)
+	if b.gone == nil {
+		b.gone = make(map[uint32][]uint32)
+	}
+	b.gone[u] = append(b.gone[u], e)
+}
+
 // build returns the marked rows: each node's arcs in base (row(u), when u
-// is one of base's nodes) that are live there and not gone, then the added
-// arcs that each(add) reports for it, in the order reported (ascending
-// edge ids). The rows share one backing array per field, each cut to its
-// own length and capacity.
-func (b *rowBuilder) build(base *View, row func(uint32) Row, gone map[uint32]bool, each func(add func(u, v uint32, w float64, e uint32))) rowSet {
+// is one of base's nodes) that are live there and not removed, then the
+// added arcs that each(add) reports for it, in the order reported
+// (ascending edge ids). The rows share one backing array per field, each
+// cut to its own length and capacity. A base row is read once: copied
+// whole when all its arcs stay (a replaced row), else arc by arc, its
+// removed edges found by a cursor (rows are in edge-id order), so a row
+// costs O(its arcs + its removed edges).
+func (b *rowBuilder) build(base *View, row func(uint32) Row, each func(add func(u, v uint32, w float64, e uint32))) rowSet {
 	slices.Sort(b.nodes)
 	k := len(b.nodes)
 	index := make(map[uint32]int, k)
 	for i, u := range b.nodes {
 		index[u] = i
 	}
-	keep := func(r Row, p int) bool { return r.Live(p) && !gone[r.Edge[p]] }
-	// Count, then fill: base's arcs first, added arcs after them.
-	offsets := make([]int, k+1)
+	// Room: every base arc, then the added ones; rows are cut to what
+	// they keep.
+	added := make([]int, k)
+	each(func(u, _ uint32, _ float64, _ uint32) { added[index[u]]++ })
+	room := 0
 	for i, u := range b.nodes {
 		if int64(u) < int64(base.n) {
-			r := row(u)
-			for p := range r.Nbr {
-				if keep(r, p) {
-					offsets[i+1]++
-				}
-			}
+			room += row(u).Len()
 		}
+		room += added[i]
 	}
-	each(func(u, _ uint32, _ float64, _ uint32) { offsets[index[u]+1]++ })
-	for i := range k {
-		offsets[i+1] += offsets[i]
-	}
-	arcs := offsets[k]
-	nbr, wt, eid := make([]uint32, arcs), make([]float64, arcs), make([]uint32, arcs)
-	fill := slices.Clone(offsets[:k])
-	put := func(i int, v uint32, w float64, e uint32) {
-		p := fill[i]
-		nbr[p], wt[p], eid[p] = v, w, e
-		fill[i]++
-	}
+	nbr, wt, eid := make([]uint32, room), make([]float64, room), make([]uint32, room)
+	lo, end := make([]int, k), make([]int, k)
+	p := 0
 	for i, u := range b.nodes {
+		lo[i] = p
 		if int64(u) < int64(base.n) {
-			r := row(u)
-			for p := range r.Nbr {
-				if keep(r, p) {
-					put(i, r.Nbr[p], r.Weight.At(p), r.Edge[p])
-				}
-			}
+			p += keptArcs(row(u), b.gone[u], nbr[p:], wt[p:], eid[p:])
 		}
+		end[i] = p
+		p += added[i]
 	}
-	each(func(u, v uint32, w float64, e uint32) { put(index[u], v, w, e) })
+	each(func(u, v uint32, w float64, e uint32) {
+		i := index[u]
+		q := end[i]
+		nbr[q], wt[q], eid[q] = v, w, e
+		end[i]++
+	})
 	rows := rowSet{Nodes: b.nodes, Nbr: make([][]uint32, k), Weight: make([][]float64, k), Edge: make([][]uint32, k)}
 	for i := range k {
-		lo, hi := offsets[i], offsets[i+1]
-		rows.Nbr[i], rows.Weight[i], rows.Edge[i] = nbr[lo:hi:hi], wt[lo:hi:hi], eid[lo:hi:hi]
+		l, h := lo[i], end[i]
+		rows.Nbr[i], rows.Weight[i], rows.Edge[i] = nbr[l:h:h], wt[l:h:h], eid[l:h:h]
 	}
 	return rows
+}
+
+// keptArcs writes r's live arcs whose edges are not in gone into nbr, wt
+// and eid (room for r.Len()) and returns how many it wrote.
+func keptArcs(r Row, gone []uint32, nbr []uint32, wt []float64, eid []uint32) int {
+	if r.masked == nil && len(gone) == 0 {
+		copy(nbr, r.Nbr)
+		copy(eid, r.Edge)
+		if f := r.Weight.Float64s(); f != nil {
+			copy(wt, f)
+		} else {
+			for p := range r.Nbr {
+				wt[p] = r.Weight.At(p)
+			}
+		}
+		return r.Len()
+	}
+	slices.Sort(gone)
+	j, n := 0, 0
+	for p, e := range r.Edge {
+		for j < len(gone) && gone[j] < e {
+			j++
+		}
+		if j < len(gone) && gone[j] == e || !r.Live(p) {
+			continue
+		}
+		nbr[n], wt[n], eid[n] = r.Nbr[p], r.Weight.At(p), e
+		n++
+	}
+	return n
 }

@@ -262,3 +262,56 @@ func entitySeeds(rng *rand.Rand, mem *bench.Memory) []ppr.Seed {
 	}
 	return seeds
 }
+
+// BenchmarkGuardVersionAfterHubMerge builds a version's guard (its views
+// and the rows that differ between them) after a trusted merge of an
+// entity into the memory graph's largest hub, the rows the merge changed
+// read in both views: what the first guarded query on such a version
+// pays beyond its native view. Every merge leaves the delta longer (no
+// compaction runs), so compare runs of a fixed count (-benchtime 300x).
+func BenchmarkGuardVersionAfterHubMerge(b *testing.B) {
+	mem, s := hippoStore(b)
+	name := mem.Graph.Name
+	peer, err := s.Writer("peer")
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(11, 12))
+	hub, most := uint32(0), 0
+	for _, u := range mem.Entities {
+		if lo, hi := mem.Graph.Out().Span(u); hi-lo > most {
+			hub, most = u, hi-lo
+		}
+	}
+	ops := []Op{Edge(name(hub), name(mem.Entities[0]), 1)}
+	for range 9 {
+		a, c := mem.Entities[rng.IntN(len(mem.Entities))], mem.Entities[rng.IntN(len(mem.Entities))]
+		ops = append(ops, Edge(name(a), name(c), 1))
+	}
+	if _, err := peer.Apply(ops...); err != nil {
+		b.Fatal(err)
+	}
+	resolver, err := s.Writer("default")
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := s.NewGuard(mask.Trust("default"), replay.Options{})
+	if _, err := g.versionGuard(s.Current()); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		b.StopTimer()
+		from := mem.Entities[rng.IntN(len(mem.Entities))]
+		if from == hub {
+			continue
+		}
+		if _, err := resolver.Apply(MergeInto(name(from), name(hub))); err != nil {
+			b.Fatal(err)
+		}
+		v := s.Current()
+		b.StartTimer()
+		if _, err := g.versionGuard(v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
