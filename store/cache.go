@@ -309,8 +309,11 @@ func eps0(l1, vol float64, n int) float64 {
 // adjust brings e's state from its version to v (a later one, or the
 // same): for every node u whose out-row changed (the journal between the
 // versions), r += d*x(u)*(P_new[u] - P_old[u]), which keeps r = alpha*s +
-// d*x*P_new - x exactly. It returns the nodes whose residual it changed,
-// ascending, and v's view for e's policy. One pass over the changed rows.
+// d*x*P_new - x exactly; where the rows share most of their arcs, as the
+// same state with x(u) moved (see below), through the arcs that differ
+// alone. It returns the nodes whose residual it changed (x changes at no
+// other node), ascending, and v's view for e's policy. One pass over the
+// changed rows.
 func (c *Cache) adjust(e *entry, v *Version) ([]uint32, *lazyView, error) {
 	lv, err := v.lazyView(e.policy)
 	if err != nil {
@@ -356,9 +359,32 @@ func (c *Cache) adjust(e *entry, v *Version) ([]uint32, *lazyView, error) {
 			}
 		}
 	}
+	var diff []rowArc
 	for _, u := range changed {
 		if int(u) >= oldView.NumNodes() || x[u] == 0 {
 			continue // a node new since old has x = 0: nothing flowed through its row
+		}
+		var ok bool
+		if diff, ok = differingArcs(oldView.OutRow(u), newView.OutRow(u), diff[:0]); ok {
+			if wOld, wNew := oldView.OutWeight(u), newView.OutWeight(u); wOld > 0 && wNew > 0 {
+				// With rho = x(u)*(1 - W_new/W_old),
+				//   d*x(u)*(P_new[u] - P_old[u]) = d*rho*P_new[u] + d*x(u)*(new-only arcs - old-only arcs)/W_old,
+				// and a residual d*rho*P_new[u] is the same state as moving
+				// rho from x(u) into r(u) (replay's correction does the
+				// same): O(the arcs that differ), not O(both rows).
+				xu := x[u]
+				if rho := xu * (1 - wNew/wOld); rho != 0 {
+					x[u] -= rho
+					r[u] += rho
+					reached.Add(u)
+				}
+				c := e.damping * xu / wOld
+				for _, a := range diff {
+					r[a.nbr] += c * a.weight
+					reached.Add(a.nbr)
+				}
+				continue
+			}
 		}
 		c := e.damping * x[u]
 		spread(oldView, u, -c)
@@ -375,6 +401,57 @@ func (c *Cache) adjust(e *entry, v *Version) ([]uint32, *lazyView, error) {
 		e.passes++
 	}
 	return reached.AppendNodes(nil), lv, nil
+}
+
+// rowArc is an arc of one of two rows: weight > 0 when only the newer row
+// has it, < 0 when only the older one does.
+type rowArc struct {
+	nbr    uint32
+	weight float64
+}
+
+// differingArcs appends to diff the live arcs of a node's rows in two
+// views of versions on one base (old, new) that only one of them has, and
+// reports whether it found them: false when more than half of the rows'
+// arcs differ (spreading both rows costs no more) or a row is not in
+// edge-id order. It walks both rows once, in edge-id order (an edge id is
+// one edge, with its ends and weight, in every view).
+func differingArcs(old, new mask.Row, diff []rowArc) ([]rowArc, bool) {
+	limit := (old.Len() + new.Len()) / 2
+	i, j := 0, 0
+	prev := int64(-1)
+	for i < old.Len() || j < new.Len() {
+		var e uint32
+		switch {
+		case j == new.Len() || i < old.Len() && old.Edge[i] < new.Edge[j]:
+			e = old.Edge[i]
+			if old.Live(i) {
+				diff = append(diff, rowArc{old.Nbr[i], -old.Weight.At(i)})
+			}
+			i++
+		case i == old.Len() || new.Edge[j] < old.Edge[i]:
+			e = new.Edge[j]
+			if new.Live(j) {
+				diff = append(diff, rowArc{new.Nbr[j], new.Weight.At(j)})
+			}
+			j++
+		default:
+			e = old.Edge[i]
+			if lo, ln := old.Live(i), new.Live(j); lo != ln {
+				w := old.Weight.At(i)
+				if lo {
+					w = -w
+				}
+				diff = append(diff, rowArc{old.Nbr[i], w})
+			}
+			i, j = i+1, j+1
+		}
+		if int64(e) < prev || len(diff) > limit {
+			return diff, false
+		}
+		prev = int64(e)
+	}
+	return diff, true
 }
 
 // settle pushes e's state (on lv's version) until its residual is within
