@@ -359,34 +359,51 @@ func (c *Cache) adjust(e *entry, v *Version) ([]uint32, *lazyView, error) {
 			}
 		}
 	}
+	// Where a row's two versions share most of their arcs, or the new one
+	// is dangling, the same state is reached with x(u) moved into r(u),
+	// through fewer arcs: with rho = x(u)*(1 - W_new/W_old),
+	//
+	//	d*x(u)*(P_new[u] - P_old[u]) = d*rho*P_new[u] + d*x(u)*(new-only arcs - old-only arcs)/W_old,
+	//
+	// and a residual d*rho*P_new[u] is the same state as moving rho from
+	// x(u) into r(u) (replay's correction does the same): O(the arcs that
+	// differ), not O(both rows). A dangling row is the seeds (P_new[u] =
+	// s): moving all of x(u) leaves -d*x(u)*P_old[u], and no seed is
+	// touched (a merge leaves its source dangling; a dense reset has tens
+	// of thousands of seeds).
 	var diff []rowArc
 	for _, u := range changed {
 		if int(u) >= oldView.NumNodes() || x[u] == 0 {
 			continue // a node new since old has x = 0: nothing flowed through its row
 		}
-		var ok bool
-		if diff, ok = differingArcs(oldView.OutRow(u), newView.OutRow(u), diff[:0]); ok {
-			if wOld, wNew := oldView.OutWeight(u), newView.OutWeight(u); wOld > 0 && wNew > 0 {
-				// With rho = x(u)*(1 - W_new/W_old),
-				//   d*x(u)*(P_new[u] - P_old[u]) = d*rho*P_new[u] + d*x(u)*(new-only arcs - old-only arcs)/W_old,
-				// and a residual d*rho*P_new[u] is the same state as moving
-				// rho from x(u) into r(u) (replay's correction does the
-				// same): O(the arcs that differ), not O(both rows).
-				xu := x[u]
-				if rho := xu * (1 - wNew/wOld); rho != 0 {
-					x[u] -= rho
-					r[u] += rho
-					reached.Add(u)
-				}
-				c := e.damping * xu / wOld
-				for _, a := range diff {
-					r[a.nbr] += c * a.weight
-					reached.Add(a.nbr)
-				}
-				continue
+		xu := x[u]
+		move := func(rho float64) {
+			if rho != 0 {
+				x[u] -= rho
+				r[u] += rho
+				reached.Add(u)
 			}
 		}
-		c := e.damping * x[u]
+		wOld, wNew := oldView.OutWeight(u), newView.OutWeight(u)
+		if wOld > 0 && wNew == 0 {
+			move(xu)
+			spread(oldView, u, -e.damping*xu)
+			continue
+		}
+		var ok bool
+		if wOld > 0 && wNew > 0 {
+			diff, ok = differingArcs(oldView.OutRow(u), newView.OutRow(u), diff[:0])
+		}
+		if ok {
+			move(xu * (1 - wNew/wOld))
+			c := e.damping * xu / wOld
+			for _, a := range diff {
+				r[a.nbr] += c * a.weight
+				reached.Add(a.nbr)
+			}
+			continue
+		}
+		c := e.damping * xu
 		spread(oldView, u, -c)
 		spread(newView, u, c)
 	}
