@@ -48,7 +48,7 @@
 //   - Engine.Sweep(GaussSeidel, 1), PushScan: Gauss-Seidel order, in place
 //     over the out-adjacency, at a threshold or not; about half the sweeps
 //     of Jacobi. Solve's default.
-//   - PushRounds, PushNegative: push in id-ordered rounds over a bitset
+//   - PushRounds, PushRoundsSigned: push in id-ordered rounds over a bitset
 //     frontier, scan-like cost per arc with work proportional to the
 //     active nodes (the local push of replay and the store; fifo.go keeps
 //     the plain FIFO push they are specified by).

@@ -45,7 +45,7 @@ type Engine struct {
 	// proportional to the graph after its first query.
 	sweeps pullScratch    // jacobiSweep, parallelSweep
 	fifo   fifo           // pushUntil
-	rounds roundScratch   // PushRounds, PushNegative
+	rounds roundScratch   // PushRounds, PushRoundsSigned
 	refine topKRefinement // reverse pushes (SolveTopK, Proof.RefinedGap)
 	marks  derivedMarks   // scratch of derived proofs' gaps (since.go)
 	local  localState     // SolveTopK's local checks (see local.go)

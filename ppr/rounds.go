@@ -25,18 +25,19 @@ import (
 // pushUntil's in order, never in kind, so the residual identity holds after
 // every round (TestPushRoundsKeepsIdentity).
 func (e *Engine) PushRounds(eps float64, frontier []uint32, budget int64) bool {
-	return e.pushRounds(eps, frontier, budget, false)
+	return e.pushRounds(eps, eps, frontier, budget)
 }
 
-// PushNegative is PushRounds pushing only the nodes whose residual is
-// negative and over the threshold: r(u) < -eps*W(u) (r(u) < -eps where
-// W(u) = 0). A state whose negative residual is a local correction (a
-// native state turned authenticated, see replay) drives that part down
-// where it is, without moving the positive residual elsewhere, so the
-// error below x (errorBounds.below) shrinks at the cost of the
-// correction's neighbourhood.
-func (e *Engine) PushNegative(eps float64, frontier []uint32, budget int64) bool {
-	return e.pushRounds(eps, frontier, budget, true)
+// PushRoundsSigned is PushRounds with a threshold per sign: it pushes the
+// nodes whose residual is over above*W(u) or under -below*W(u) (above or
+// below where W(u) = 0), and never on a side whose threshold is +Inf
+// (PushRounds(eps) is PushRoundsSigned(eps, eps)). A state whose negative
+// residual is a local correction (a native state turned authenticated,
+// see replay) drives that part down finer than the positive one, where it
+// is, so the error below x (errorBounds.below) shrinks at the cost of the
+// correction's neighbourhood, in the same rounds as the positive part.
+func (e *Engine) PushRoundsSigned(above, below float64, frontier []uint32, budget int64) bool {
+	return e.pushRounds(above, below, frontier, budget)
 }
 
 // roundScratch is PushRounds' frontier bitsets, this round's and the
@@ -72,17 +73,16 @@ func (f roundMarks) mark(v uint32) {
 	f.sum[v/4096] |= 1 << (v / 64 % 64)
 }
 
-func (e *Engine) pushRounds(eps float64, frontier []uint32, budget int64, negative bool) bool {
+func (e *Engine) pushRounds(above, below float64, frontier []uint32, budget int64) bool {
 	if wt := e.view.Graph().Out().Weight.Float32s(); wt != nil {
-		return pushRounds(e, wt, eps, frontier, budget, negative)
+		return pushRounds(e, wt, above, below, frontier, budget)
 	}
-	return pushRounds(e, e.view.Graph().Out().Weight.Float64s(), eps, frontier, budget, negative)
+	return pushRounds(e, e.view.Graph().Out().Weight.Float64s(), above, below, frontier, budget)
 }
 
-// pushRounds is PushRounds (PushNegative when negative is set) with the
-// out-adjacency's weights wts in their storage (csr.Weights), widened as
-// read.
-func pushRounds[W weight](e *Engine, wts []W, eps float64, start []uint32, budget int64, negative bool) bool {
+// pushRounds is PushRoundsSigned with the out-adjacency's weights wts in
+// their storage (csr.Weights), widened as read.
+func pushRounds[W weight](e *Engine, wts []W, above, below float64, start []uint32, budget int64) bool {
 	g := e.view.Graph()
 	n := e.view.NumNodes()
 	words := (n + 63) / 64
@@ -119,6 +119,13 @@ func pushRounds[W weight](e *Engine, wts []W, eps float64, start []uint32, budge
 					u := uint32(wi*64 + bits.TrailingZeros64(word))
 					word &= word - 1
 					val, wu := r[u], w.At(u)
+					eps := above
+					if val < 0 {
+						eps = below
+					}
+					if math.IsInf(eps, 1) {
+						continue // this side is not pushed
+					}
 					t := eps * wu
 					if t == 0 {
 						if e.keepDangling {
@@ -126,7 +133,7 @@ func pushRounds[W weight](e *Engine, wts []W, eps float64, start []uint32, budge
 						}
 						t = eps
 					}
-					if math.Abs(val) <= t || negative && val > 0 {
+					if math.Abs(val) <= t {
 						continue
 					}
 					r[u] = 0

@@ -11,11 +11,10 @@ import (
 	"github.com/authppr/authppr/mask"
 )
 
-// pushRoundsReference is PushRounds (PushNegative when negative is set)
-// written plainly: each round a sorted list of the frontier's nodes, rows
+// pushRoundsReference is PushRoundsSigned written plainly: each round a sorted list of the frontier's nodes, rows
 // read through the view's OutRow, a set of the nodes marked for the next
 // round.
-func pushRoundsReference(e *Engine, eps float64, frontier []uint32, budget int64, negative bool) bool {
+func pushRoundsReference(e *Engine, above, below float64, frontier []uint32, budget int64) bool {
 	cur := slices.Clone(frontier)
 	start := e.Stats.ArcOps
 	for {
@@ -38,6 +37,10 @@ func pushRoundsReference(e *Engine, eps float64, frontier []uint32, budget int64
 		}
 		for _, u := range cur {
 			val, wu := e.R[u], e.view.OutWeight(u)
+			eps := above
+			if val < 0 {
+				eps = below
+			}
 			t := eps * wu
 			if t == 0 {
 				if e.keepDangling {
@@ -45,7 +48,7 @@ func pushRoundsReference(e *Engine, eps float64, frontier []uint32, budget int64
 				}
 				t = eps
 			}
-			if math.Abs(val) <= t || negative && val > 0 {
+			if math.IsInf(eps, 1) || math.Abs(val) <= t {
 				continue
 			}
 			e.R[u] = 0
@@ -81,7 +84,7 @@ func pushRoundsReference(e *Engine, eps float64, frontier []uint32, budget int64
 	}
 }
 
-// PushRounds and PushNegative (a summary bitset over the frontier's words)
+// PushRounds and PushRoundsSigned (a summary bitset over the frontier's words)
 // make the plain reference's pushes, in its order, to the same bits, on
 // snapshot and patched views, with budgets that stop them mid-round, and
 // call after call on one engine (whose frontier scratch must be left
@@ -117,7 +120,7 @@ func TestPushRoundsMatchesReference(t *testing.T) {
 		ref.keepDangling = fast.keepDangling
 		for call := range 6 {
 			if call == 3 {
-				// A signed residual, for the negative pushes.
+				// A signed residual, for the thresholds per sign.
 				for range 1 + rng.IntN(5) {
 					u := rng.IntN(n)
 					fast.R[u] -= 0.3 * rng.Float64()
@@ -130,12 +133,21 @@ func TestPushRoundsMatchesReference(t *testing.T) {
 			}
 			eps := []float64{1e-2, 1e-4, 1e-7}[rng.IntN(3)]
 			budget := []int64{0, 0, 5, 50}[rng.IntN(4)]
-			negative := call >= 3 && rng.IntN(2) == 0
-			gotDone := fast.pushRounds(eps, frontier, budget, negative)
-			wantDone := pushRoundsReference(ref, eps, frontier, budget, negative)
+			above, below := eps, eps
+			if call >= 3 {
+				// One side finer, or not pushed at all.
+				switch rng.IntN(3) {
+				case 0:
+					above = math.Inf(1)
+				case 1:
+					below = eps / 100
+				}
+			}
+			gotDone := fast.pushRounds(above, below, frontier, budget)
+			wantDone := pushRoundsReference(ref, above, below, frontier, budget)
 			if gotDone != wantDone || !slices.Equal(fast.X, ref.X) || !slices.Equal(fast.R, ref.R) || fast.Stats != ref.Stats {
-				t.Fatalf("trial %d call %d (eps %v, budget %d, negative %v): PushRounds differs from the reference (done %v, want %v)",
-					trial, call, eps, budget, negative, gotDone, wantDone)
+				t.Fatalf("trial %d call %d (thresholds %v and %v, budget %d): PushRounds differs from the reference (done %v, want %v)",
+					trial, call, above, below, budget, gotDone, wantDone)
 			}
 			if !slices.Equal(fast.Support.AppendNodes(nil), ref.Support.AppendNodes(nil)) {
 				t.Fatalf("trial %d call %d: supports differ", trial, call)
@@ -186,8 +198,8 @@ func TestPushRoundsAfterRebindMatchesReference(t *testing.T) {
 			}
 			eps := []float64{1e-2, 1e-4, 1e-7}[rng.IntN(3)]
 			budget := []int64{0, 0, 5}[rng.IntN(3)]
-			gotDone := moved.pushRounds(eps, frontier, budget, false)
-			wantDone := pushRoundsReference(ref, eps, frontier, budget, false)
+			gotDone := moved.pushRounds(eps, eps, frontier, budget)
+			wantDone := pushRoundsReference(ref, eps, eps, frontier, budget)
 			if gotDone != wantDone || !slices.Equal(moved.X, ref.X) || !slices.Equal(moved.R, ref.R) {
 				t.Fatalf("trial %d call %d (%d nodes, eps %v, budget %d): a rebound engine's PushRounds differs from the reference", trial, call, n, eps, budget)
 			}

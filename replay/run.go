@@ -268,25 +268,23 @@ func (r *run) delta() bool {
 			negative = max(negative, level)
 		}
 	}
-	// A positive push that ran to the end left every node of the support
-	// within coarse of its out-weight, of either sign (PushRounds): a
-	// negative push no finer would find nothing to push.
-	if !r.pushPositive(coarse) || negative < coarse {
-		r.pushNegative(negative)
+	// Both parts in the same rounds: the negative one no coarser than
+	// the positive one.
+	below := coarse
+	if negative > 0 {
+		below = min(negative, coarse)
 	}
+	r.push(coarse, below)
 	extra := r.damping() * r.skipped / alpha
 	if r.tryFinish(PathDelta, eng.Prove(r.passes, r.nativeProof, r.changed()), extra, true) {
 		return true
 	}
 	// Not decided: the positive residual down to the native level, the
 	// negative ten times finer, and prove again.
-	if coarse > level {
-		r.pushPositive(level)
-	}
 	if wref == 0 {
 		return false
 	}
-	r.pushNegative(alpha * margin / (30 * wref))
+	r.push(level, min(level, alpha*margin/(30*wref)))
 	return r.tryFinish(PathDelta, eng.Prove(r.passes, r.nativeProof, r.changed()), extra, true)
 }
 
@@ -300,24 +298,14 @@ func (r *run) selectionWeight() float64 {
 	return wref
 }
 
-// pushPositive pushes the residual on the support down to ratio eps, of
-// either sign, within the delta budget, and reports whether it ran to the
-// end (false when eps is 0: no push).
-func (r *run) pushPositive(eps float64) bool {
-	if eps <= 0 {
-		return false
-	}
-	r.passes++
-	return r.ws.authEng.PushRounds(eps, r.support(), r.budgetLeft())
-}
-
-// pushNegative pushes the negative residual on the support down to ratio
-// eps (no push when eps is 0), within the delta budget.
-func (r *run) pushNegative(eps float64) {
-	if eps <= 0 {
+// push pushes the residual on the support down to ratio above where it
+// is positive and below where it is negative (below <= above; no push
+// when above is 0), within the delta budget.
+func (r *run) push(above, below float64) {
+	if above <= 0 {
 		return
 	}
-	r.ws.authEng.PushNegative(eps, r.support(), r.budgetLeft())
+	r.ws.authEng.PushRoundsSigned(above, below, r.support(), r.budgetLeft())
 	r.passes++
 }
 
