@@ -2,6 +2,7 @@ package mask
 
 import (
 	"fmt"
+	"iter"
 	"math"
 	"slices"
 
@@ -50,6 +51,52 @@ func (r Row) Live(p int) bool {
 // AllLive reports whether every arc of the row is in the view: a replaced
 // row's, or any row of a view that masks nothing.
 func (r Row) AllLive() bool { return r.masked == nil }
+
+// Paired is one arc of a node's rows in two views (see PairArcs): its
+// neighbour, weight and edge id, and the rows it is live in.
+type Paired struct {
+	Nbr      uint32
+	Weight   float64
+	Edge     uint32
+	InA, InB bool
+}
+
+// PairArcs yields every arc live in row a or in row b, in edge-id order,
+// with the rows it is live in, an arc of both rows once: a and b are one
+// node's rows in two views whose edge ids name the same edges (views of
+// one graph, or of versions on one base), an edge's neighbour and weight
+// the same in both. An undirected self-loop is two arcs of its node's row.
+// One walk over both rows (a view's rows are in edge-id order).
+func PairArcs(a, b Row) iter.Seq[Paired] {
+	return func(yield func(Paired) bool) {
+		i, j := a.nextLive(0), b.nextLive(0)
+		for i < a.Len() || j < b.Len() {
+			var p Paired
+			switch {
+			case j == b.Len() || i < a.Len() && a.Edge[i] < b.Edge[j]:
+				p = Paired{Nbr: a.Nbr[i], Weight: a.Weight.At(i), Edge: a.Edge[i], InA: true}
+				i = a.nextLive(i + 1)
+			case i == a.Len() || b.Edge[j] < a.Edge[i]:
+				p = Paired{Nbr: b.Nbr[j], Weight: b.Weight.At(j), Edge: b.Edge[j], InB: true}
+				j = b.nextLive(j + 1)
+			default:
+				p = Paired{Nbr: a.Nbr[i], Weight: a.Weight.At(i), Edge: a.Edge[i], InA: true, InB: true}
+				i, j = a.nextLive(i+1), b.nextLive(j+1)
+			}
+			if !yield(p) {
+				return
+			}
+		}
+	}
+}
+
+// nextLive returns the first live arc at or after p (Len() when none is).
+func (r Row) nextLive(p int) int {
+	for p < r.Len() && !r.Live(p) {
+		p++
+	}
+	return p
+}
 
 // replaced holds the rows a patched view replaces (see patched) and their
 // index by node (the zero value: none).

@@ -55,27 +55,14 @@ func (t *touched) addRows(native, auth *mask.View, candidates []uint32) {
 			// rows are equal.
 			continue
 		}
-		i, j := nextLive(rowG, 0), nextLive(rowA, 0)
-		for i < rowG.Len() || j < rowA.Len() {
-			var a arc
-			inG, inA := false, false
-			switch {
-			case j == rowA.Len() || i < rowG.Len() && rowG.Edge[i] < rowA.Edge[j]:
-				a, inG = arcAt(rowG, i), true
-				i = nextLive(rowG, i+1)
-			case i == rowG.Len() || rowA.Edge[j] < rowG.Edge[i]:
-				a, inA = arcAt(rowA, j), true
-				j = nextLive(rowA, j+1)
-			default:
-				a, inG, inA = arcAt(rowG, i), true, true
-				i, j = nextLive(rowG, i+1), nextLive(rowA, j+1)
-			}
-			if inA != inG && a.weight != 0 {
-				signed := a.weight
+		for a := range mask.PairArcs(rowG, rowA) {
+			inG, inA := a.InA, a.InB
+			if inA != inG && a.Weight != 0 {
+				signed := a.Weight
 				if inG {
-					signed = -a.weight
+					signed = -a.Weight
 				}
-				t.arcs = append(t.arcs, diffArc{nbr: a.nbr, weight: signed, edge: a.edge})
+				t.arcs = append(t.arcs, diffArc{nbr: a.Nbr, weight: signed, edge: a.Edge})
 			}
 			if both {
 				coef := 0.0
@@ -85,7 +72,7 @@ func (t *touched) addRows(native, auth *mask.View, candidates []uint32) {
 				if inG {
 					coef -= 1 / wg
 				}
-				l += math.Abs(a.weight * coef)
+				l += math.Abs(a.Weight * coef)
 			}
 		}
 		l = min(l, 2) // rows are distributions: never more than 2 apart
@@ -143,27 +130,6 @@ func (d *Diff) Patch(native, auth *mask.View, rows []uint32) *Diff {
 	}
 	t.arcStart = append(t.arcStart, len(t.arcs))
 	return &Diff{t}
-}
-
-// arc is one live arc of a row.
-type arc struct {
-	nbr    uint32
-	weight float64
-	edge   uint32
-}
-
-// nextLive returns the first live arc of row at or after p (row.Len()
-// when there is none).
-func nextLive(row mask.Row, p int) int {
-	for p < row.Len() && !row.Live(p) {
-		p++
-	}
-	return p
-}
-
-// arcAt returns row's arc p.
-func arcAt(row mask.Row, p int) arc {
-	return arc{nbr: row.Nbr[p], weight: row.Weight.At(p), edge: row.Edge[p]}
 }
 
 // touched describes the rows that differ between the views.

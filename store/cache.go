@@ -430,43 +430,20 @@ type rowArc struct {
 // differingArcs appends to diff the live arcs of a node's rows in two
 // views of versions on one base (old, new) that only one of them has, and
 // reports whether it found them: false when more than half of the rows'
-// arcs differ (spreading both rows costs no more) or a row is not in
-// edge-id order. It walks both rows once, in edge-id order (an edge id is
-// one edge, with its ends and weight, in every view).
+// arcs differ (spreading both rows costs no more).
 func differingArcs(old, new mask.Row, diff []rowArc) ([]rowArc, bool) {
 	limit := (old.Len() + new.Len()) / 2
-	i, j := 0, 0
-	prev := int64(-1)
-	for i < old.Len() || j < new.Len() {
-		var e uint32
-		switch {
-		case j == new.Len() || i < old.Len() && old.Edge[i] < new.Edge[j]:
-			e = old.Edge[i]
-			if old.Live(i) {
-				diff = append(diff, rowArc{old.Nbr[i], -old.Weight.At(i)})
-			}
-			i++
-		case i == old.Len() || new.Edge[j] < old.Edge[i]:
-			e = new.Edge[j]
-			if new.Live(j) {
-				diff = append(diff, rowArc{new.Nbr[j], new.Weight.At(j)})
-			}
-			j++
-		default:
-			e = old.Edge[i]
-			if lo, ln := old.Live(i), new.Live(j); lo != ln {
-				w := old.Weight.At(i)
-				if lo {
-					w = -w
-				}
-				diff = append(diff, rowArc{old.Nbr[i], w})
-			}
-			i, j = i+1, j+1
+	for a := range mask.PairArcs(old, new) {
+		if a.InA == a.InB {
+			continue
 		}
-		if int64(e) < prev || len(diff) > limit {
+		w := a.Weight
+		if a.InA {
+			w = -w
+		}
+		if diff = append(diff, rowArc{a.Nbr, w}); len(diff) > limit {
 			return diff, false
 		}
-		prev = int64(e)
 	}
 	return diff, true
 }
