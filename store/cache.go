@@ -427,8 +427,9 @@ type rowArc struct {
 	weight float64
 }
 
-// differingArcs appends to diff the live arcs of a node's rows in two
-// views of versions on one base (old, new) that only one of them has, and
+// differingArcs appends to diff the live arcs of a node's rows in the
+// views of two versions (old, new; an edge id names one edge in every
+// version, compactions included) that only one of them has, and
 // reports whether it found them: false when more than half of the rows'
 // arcs differ (spreading both rows costs no more).
 func differingArcs(old, new mask.Row, diff []rowArc) ([]rowArc, bool) {
