@@ -762,9 +762,15 @@ func (rc *refineCheck) tighten(v uint32, above bool, target float64) *reverseEst
 		if next == nil {
 			return est
 		}
-		est = next
-		lo, hi := rc.bounds(v, est)
-		if above && lo > target || !above && hi < target || eps <= finestUndirected || rc.allowance <= 0 {
+		// An estimate already finer than eps comes back for it as it
+		// was: its interval, which did not clear the target, is the same.
+		if next != est {
+			est = next
+			if lo, hi := rc.bounds(v, est); above && lo > target || !above && hi < target {
+				return est
+			}
+		}
+		if eps <= finestUndirected || rc.allowance <= 0 {
 			return est
 		}
 	}
