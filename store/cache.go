@@ -359,53 +359,50 @@ func (c *Cache) adjust(e *entry, v *Version) ([]uint32, *lazyView, error) {
 			}
 		}
 	}
-	// Where a row's two versions share most of their arcs, or the new one
-	// is dangling, the same state is reached with x(u) moved into r(u),
-	// through fewer arcs: with rho = x(u)*(1 - W_new/W_old),
+	// Where a row's two versions share most of their arcs, the same state
+	// is reached with part of x(u) moved into r(u), through fewer arcs:
+	// with rho = x(u)*(1 - W_new/W_old),
 	//
 	//	d*x(u)*(P_new[u] - P_old[u]) = d*rho*P_new[u] + d*x(u)*(new-only arcs - old-only arcs)/W_old,
 	//
 	// and a residual d*rho*P_new[u] is the same state as moving rho from
 	// x(u) into r(u) (replay's correction does the same): O(the arcs that
-	// differ), not O(both rows). A dangling row is the seeds (P_new[u] =
-	// s): moving all of x(u) leaves -d*x(u)*P_old[u], and no seed is
-	// touched (a merge leaves its source dangling; a dense reset has tens
-	// of thousands of seeds).
+	// differ), not O(both rows). A row left dangling (a merge's source)
+	// is the seeds, P_new[u] = s, so spreading it costs a write per seed
+	// (tens of thousands on a dense reset): there rho = x(u), every old
+	// arc differs, and no seed is touched.
 	var diff []rowArc
 	for _, u := range changed {
 		if int(u) >= oldView.NumNodes() || x[u] == 0 {
 			continue // a node new since old has x = 0: nothing flowed through its row
 		}
 		xu := x[u]
-		move := func(rho float64) {
-			if rho != 0 {
-				x[u] -= rho
-				r[u] += rho
-				reached.Add(u)
-			}
-		}
+		oldRow, newRow := oldView.OutRow(u), newView.OutRow(u)
 		wOld, wNew := oldView.OutWeight(u), newView.OutWeight(u)
-		if wOld > 0 && wNew == 0 {
-			move(xu)
-			spread(oldView, u, -e.damping*xu)
-			continue
+		spreadNew := newRow.Len()
+		if wNew == 0 {
+			spreadNew = len(e.seeds.Nodes)
 		}
 		var ok bool
-		if wOld > 0 && wNew > 0 {
-			diff, ok = differingArcs(oldView.OutRow(u), newView.OutRow(u), diff[:0])
+		if wOld > 0 {
+			diff, ok = differingArcs(oldRow, newRow, (oldRow.Len()+spreadNew)/2, diff[:0])
 		}
-		if ok {
-			move(xu * (1 - wNew/wOld))
-			c := e.damping * xu / wOld
-			for _, a := range diff {
-				r[a.nbr] += c * a.weight
-				reached.Add(a.nbr)
-			}
+		if !ok {
+			c := e.damping * xu
+			spread(oldView, u, -c)
+			spread(newView, u, c)
 			continue
 		}
-		c := e.damping * xu
-		spread(oldView, u, -c)
-		spread(newView, u, c)
+		if rho := xu * (1 - wNew/wOld); rho != 0 {
+			x[u] -= rho
+			r[u] += rho
+			reached.Add(u)
+		}
+		c := e.damping * xu / wOld
+		for _, a := range diff {
+			r[a.nbr] += c * a.weight
+			reached.Add(a.nbr)
+		}
 	}
 	if toSeeds != 0 {
 		for i, sd := range e.seeds.Nodes {
@@ -429,11 +426,10 @@ type rowArc struct {
 
 // differingArcs appends to diff the live arcs of a node's rows in the
 // views of two versions (old, new; an edge id names one edge in every
-// version, compactions included) that only one of them has, and
-// reports whether it found them: false when more than half of the rows'
-// arcs differ (spreading both rows costs no more).
-func differingArcs(old, new mask.Row, diff []rowArc) ([]rowArc, bool) {
-	limit := (old.Len() + new.Len()) / 2
+// version, compactions included) that only one of them has, and reports
+// whether it found them: false once more than limit differ (spreading both
+// rows then costs no more).
+func differingArcs(old, new mask.Row, limit int, diff []rowArc) ([]rowArc, bool) {
 	for a := range mask.PairArcs(old, new) {
 		if a.InA == a.InB {
 			continue
