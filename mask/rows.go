@@ -64,7 +64,7 @@ type Paired struct {
 // PairArcs yields every arc live in row a or in row b, in edge-id order,
 // with the rows it is live in, an arc of both rows once: a and b are one
 // node's rows in two views whose edge ids name the same edges (views of
-// one graph, or of versions on one base), an edge's neighbour and weight
+// one graph, or of a store's versions), an edge's neighbour and weight
 // the same in both. An undirected self-loop is two arcs of its node's row.
 // One walk over both rows (a view's rows are in edge-id order).
 func PairArcs(a, b Row) iter.Seq[Paired] {

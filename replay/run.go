@@ -258,21 +258,17 @@ func (r *run) delta() bool {
 	// proof needed, the residual sits near it wherever the warm rounds
 	// pushed, and the refined proof has room for a negative residual
 	// there, where a finer push may spread over much of the graph.
+	// Both parts in the same rounds: on a warm proof with no pass, at the
+	// same ratio.
 	level := r.nativeProof.MaxRatio()
 	wref := r.selectionWeight()
-	coarse, negative := level, 0.0
+	coarse, below := level, level
 	if wref > 0 {
-		coarse = max(level, alpha*margin/(3*wref))
-		negative = alpha * margin / (3 * wref)
+		fine := alpha * margin / (3 * wref)
+		coarse, below = max(level, fine), fine
 		if r.provedWarm {
-			negative = max(negative, level)
+			below = coarse
 		}
-	}
-	// Both parts in the same rounds: the negative one no coarser than
-	// the positive one.
-	below := coarse
-	if negative > 0 {
-		below = min(negative, coarse)
 	}
 	r.push(coarse, below)
 	extra := r.damping() * r.skipped / alpha
