@@ -13,10 +13,11 @@ import (
 
 // BenchmarkPushRoundsAtLevel pushes a local disturbance of a proved state
 // back to the state's own level, the way a guard pushes a correction on a
-// warm state: the HippoRAG-sized memory graph, a dense reset over a fifth
-// of the entities, the certified top-5 passages' state, and 40 entities'
-// residuals raised by a tenth of their scores. Every node the pushes
-// change is restored between iterations (outside the timer).
+// warm state: the HippoRAG-sized memory graph, a HippoRAG2 query (its
+// dense reset, bench.HippoQueries), the certified top-5 passages' state,
+// and 40 entities' residuals raised by a tenth of their scores. Every
+// node the pushes change is restored between iterations (outside the
+// timer).
 func BenchmarkPushRoundsAtLevel(b *testing.B) {
 	mem, err := bench.NewMemory(bench.HippoMemory)
 	if err != nil {
@@ -26,14 +27,8 @@ func BenchmarkPushRoundsAtLevel(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	rng := rand.New(rand.NewPCG(13, 14))
-	var seeds []ppr.Seed
-	for _, u := range mem.Entities {
-		if rng.IntN(5) == 0 {
-			seeds = append(seeds, ppr.Seed{Node: u, Weight: 1 + rng.Float64()})
-		}
-	}
-	s, err := ppr.NewSeeds(view.NumNodes(), seeds)
+	q := mem.HippoQueries(1, 5, 13)[0]
+	s, err := ppr.NewSeeds(view.NumNodes(), q.Seeds)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -41,11 +36,12 @@ func BenchmarkPushRoundsAtLevel(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	res, err := eng.SolveTopK(5, mem.Passages, ppr.Options{})
+	res, err := eng.SolveTopK(q.K, q.Candidates, ppr.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	level := res.Proof.MaxRatio()
+	rng := rand.New(rand.NewPCG(13, 14))
 	var start []uint32
 	for len(start) < 40 {
 		u := mem.Entities[rng.IntN(len(mem.Entities))]
