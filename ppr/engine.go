@@ -35,6 +35,9 @@ type Engine struct {
 	// exactly those entries (replay's guard; the set type is internal to
 	// the module).
 	Support *nodeset.Set
+	// Left, when not nil, accounts for the residual push rounds leave on
+	// the nodes they visit (see Leftover).
+	Left *Leftover
 	// keepDangling makes pushes skip nodes that are dangling in the view:
 	// their residual stays in R instead of being spread over every seed.
 	// The tests set it.

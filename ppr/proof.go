@@ -58,29 +58,28 @@ func (e *Engine) Prove(passes int, since *Proof, changed []uint32) *Proof {
 		}
 		return e.proofOf(st, passes)
 	}
-	st := since.st
-	st.l1 = since.l1
+	var t residualTally
 	w := e.view.NodeOutWeights()
 	directed := e.view.Directed()
 	for _, u := range changed {
-		rv := e.R[u]
-		a := math.Abs(rv)
-		st.l1 += a
-		if rv < 0 {
-			st.signed = true
+		wu := 1.0 // directed views use the L1 sum and the sign alone
+		if !directed {
+			wu = w.At(u)
 		}
-		if directed {
-			continue
-		}
-		if wu := w.At(u); wu > 0 {
-			st.maxRatio = max(st.maxRatio, a/wu)
-			if rv < 0 {
-				st.maxNeg = max(st.maxNeg, a/wu)
-			}
-		} else {
-			st.dangling += a
-			st.danglingNeg += max(-rv, 0)
-		}
+		t.note(e.R[u], wu)
+	}
+	return e.proveSince(passes, since, changed, t)
+}
+
+// proveSince is Prove's proof from since's statistics and the tally t of
+// the changed nodes (on directed views only its L1 sum and sign count).
+func (e *Engine) proveSince(passes int, since *Proof, changed []uint32, t residualTally) *Proof {
+	st := since.st
+	st.l1 = since.l1 + t.l1
+	st.signed = st.signed || t.signed
+	if !e.view.Directed() {
+		st.maxRatio, st.maxNeg = max(st.maxRatio, t.maxRatio), max(st.maxNeg, t.maxNeg)
+		st.dangling, st.danglingNeg = st.dangling+t.dangling, st.danglingNeg+t.danglingNeg
 	}
 	p := e.proofOf(st, passes)
 	p.since, p.changed = since, changed

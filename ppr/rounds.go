@@ -102,6 +102,7 @@ func pushRounds[W weight](e *Engine, wts []W, above, below float64, start []uint
 	mbits, tb := e.view.MaskedBits(), e.view.TouchedBits()
 	d := e.damping
 	arcsAtStart := e.Stats.ArcOps
+	left := e.Left
 	for {
 		active := false
 		dangling := 0.0
@@ -123,17 +124,18 @@ func pushRounds[W weight](e *Engine, wts []W, above, below float64, start []uint
 					if val < 0 {
 						eps = below
 					}
-					if math.IsInf(eps, 1) {
-						continue // this side is not pushed
-					}
+					// Not pushed: this side's threshold is +Inf, a dangling
+					// node kept, or at most the threshold.
 					t := eps * wu
-					if t == 0 {
-						if e.keepDangling {
-							continue
-						}
+					kept := math.IsInf(eps, 1)
+					if t == 0 && !kept {
+						kept = e.keepDangling
 						t = eps
 					}
-					if math.Abs(val) <= t {
+					if kept || math.Abs(val) <= t {
+						if left != nil {
+							left.tally.note(val, wu)
+						}
 						continue
 					}
 					r[u] = 0
@@ -192,6 +194,9 @@ func pushRounds[W weight](e *Engine, wts []W, above, below float64, start []uint
 						}
 					}
 					if budget > 0 && e.Stats.ArcOps-arcsAtStart >= budget {
+						if left != nil {
+							left.complete = false
+						}
 						// Out of budget: finish the round's bookkeeping and stop.
 						// (cur's summary no longer lists the words left
 						// in this one: clear it whole, as rarely as this.)

@@ -227,7 +227,8 @@ type workspace struct {
 	authEng   *ppr.Engine // authenticated view, on nativeEng's X and R
 	x, r      []float64   // the arrays both engines share
 	support   *nodeset.Set
-	changed   []uint32 // scratch: the nodes changed since the native proof
+	left      ppr.Leftover // authEng's account of what its push rounds leave
+	changed   []uint32     // scratch: the nodes changed since the native proof
 	inSel     []bool
 	authMark  []bool    // scratch: an authenticated selection's marks
 	xTouched  []float64 // x_G on the guard's touched nodes, kept for attribution
@@ -296,6 +297,7 @@ func (gd *Guard) newWorkspace(seeds ppr.Seeds, damping float64) (*workspace, err
 	ws.x, ws.r = ws.nativeEng.X, ws.nativeEng.R
 	ws.authEng.X, ws.authEng.R = ws.x, ws.r
 	ws.authEng.Support = ws.support
+	ws.authEng.Left = &ws.left
 	ws.nativeEng.Reserve()
 	ws.authEng.Reserve()
 	return ws, nil

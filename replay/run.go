@@ -28,8 +28,11 @@ type run struct {
 	provedWarm  bool       // the native selection proved a warm state with no pass over the nodes
 	nativeStats ppr.Stats  // the native solve's work, which the authenticated engine starts from
 	skipped     float64    // sum of x_G(u)*l_u over touched rows not yet corrected
-	done        []bool     // per touched index: row corrected
-	rowArcOps   int64
+	// pushed: push rounds from the whole support ran since the last
+	// correction, and the workspace's leftover accounts for them.
+	pushed    bool
+	done      []bool // per touched index: row corrected
+	rowArcOps int64
 }
 
 func (r *run) alpha() float64   { return 1 - r.q.Damping }
@@ -144,6 +147,7 @@ func (r *run) correct(theta float64) {
 	x, res := ws.x, ws.r
 	sup := ws.support
 	d := r.damping()
+	r.pushed = false
 	for i, u := range gd.touched.nodes {
 		m := ws.xTouched[i] * gd.touched.rowDiff[i]
 		if r.done[i] || m < theta || m == 0 {
@@ -229,7 +233,7 @@ func (r *run) changed() []uint32 {
 // path) would push the native residual everywhere. It reports whether it
 // decided.
 func (r *run) delta() bool {
-	gd, ws := r.gd, r.ws
+	gd := r.gd
 	alpha, tie := r.alpha(), gd.opt.TieTol
 	// Rows left out add less than n*theta*d/alpha to the L1 term: a
 	// quarter of the error that lets the native gap decide (below gx it
@@ -242,9 +246,8 @@ func (r *run) delta() bool {
 	}
 	r.correct(theta)
 	r.passes++
-	eng := ws.authEng
 	if gd.auth.Directed() {
-		return r.tryFinish(PathDelta, eng.Prove(r.passes, r.nativeProof, r.changed()), r.damping()*r.skipped/alpha, true)
+		return r.tryFinish(PathDelta, r.prove(), r.damping()*r.skipped/alpha, true)
 	}
 	// The correction's positive residual is pushed down to the ratio at
 	// which the selection's bounds grow by at most a third of the margin
@@ -272,7 +275,7 @@ func (r *run) delta() bool {
 	}
 	r.push(coarse, below)
 	extra := r.damping() * r.skipped / alpha
-	if r.tryFinish(PathDelta, eng.Prove(r.passes, r.nativeProof, r.changed()), extra, true) {
+	if r.tryFinish(PathDelta, r.prove(), extra, true) {
 		return true
 	}
 	// Not decided: the positive residual down to the native level, the
@@ -281,7 +284,7 @@ func (r *run) delta() bool {
 		return false
 	}
 	r.push(level, min(level, alpha*margin/(30*wref)))
-	return r.tryFinish(PathDelta, eng.Prove(r.passes, r.nativeProof, r.changed()), extra, true)
+	return r.tryFinish(PathDelta, r.prove(), extra, true)
 }
 
 // selectionWeight returns the selection's greatest out-weight on the
@@ -301,8 +304,24 @@ func (r *run) push(above, below float64) {
 	if above <= 0 {
 		return
 	}
+	// The rounds start from every node changed since the native proof, so
+	// their leftover alone accounts for those nodes' residuals.
+	r.ws.left.Reset()
 	r.ws.authEng.PushRoundsSigned(above, below, r.support(), r.budgetLeft())
+	r.pushed = true
 	r.passes++
+}
+
+// prove returns the proof of the state, derived from the native proof:
+// after push rounds from the whole support, their leftover stands for the
+// support's residuals and only the touched rows are read (their out-rows
+// differ from the native proof's); otherwise every changed node is read.
+func (r *run) prove() *ppr.Proof {
+	eng := r.ws.authEng
+	if r.pushed {
+		return eng.ProveLeftover(r.passes, r.nativeProof, &r.ws.left, r.changed(), r.gd.touched.nodes)
+	}
+	return eng.Prove(r.passes, r.nativeProof, r.changed())
 }
 
 // support lists the nodes the corrections and pushes changed so far.
