@@ -271,6 +271,31 @@ func (b *errorBounds) below(u uint32) float64 {
 // abs returns a bound on |e(u)|.
 func (b *errorBounds) abs(u uint32) float64 { return max(b.at(u), b.below(u)) }
 
+// ends returns below(u) and at(u) with one read of u's residual and
+// weight on an undirected view (b.w set): the two bounds a pass over the
+// candidates needs of each (the same arithmetic, so the same bits).
+func (b *errorBounds) ends(u uint32) (under, above float64) {
+	wu, rv := b.w.At(u), b.r[u]
+	up := math.Abs(rv)
+	if b.neg != nil {
+		up = max(rv, 0)
+	}
+	if wu > 0 {
+		above = min(b.rScale*up+b.dCoord*wu+b.dangling, b.l1)
+	} else {
+		above = min(b.dangling, b.l1)
+	}
+	switch {
+	case !b.signed:
+		return 0, above
+	case b.neg == nil:
+		return above, above
+	case wu > 0:
+		return min(b.rScale*max(-rv, 0)+b.neg.dCoord*wu+b.neg.dangling, b.l1), above
+	}
+	return min(b.neg.dangling, b.l1), above
+}
+
 // directedAt is at on a directed view.
 func (b *errorBounds) directedAt(u uint32) float64 {
 	if b.vis != nil {

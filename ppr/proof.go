@@ -124,7 +124,7 @@ func (p *Proof) bound(v uint32) float64 { return p.eb.abs(v) }
 // the two holds it.
 func (p *Proof) Gap(sel []uint32, cands []uint32, inSel []bool) Interval {
 	if rs, grow := p.sinceRest(sel, cands); rs != nil {
-		d := p.derivedRest(rs, grow, cands, inSel, math.Inf(1), nil)
+		d := p.derivedRest(rs, grow, cands, inSel, math.Inf(1))
 		return p.gapOf(sel, &d.up, &d.down)
 	}
 	var rest gapRest
@@ -145,7 +145,18 @@ func (r *gapRest) init() { r.maxLo, r.maxHi, r.maxX = math.Inf(-1), math.Inf(-1)
 
 func (r *gapRest) add(p *Proof, u uint32) {
 	x := p.x[u]
-	r.maxLo, r.maxHi, r.maxX = max(r.maxLo, x-p.eb.below(u)), max(r.maxHi, x+p.eb.at(u)), max(r.maxX, x)
+	var under, above float64
+	if p.eb.w != nil {
+		under, above = p.eb.ends(u)
+	} else {
+		under, above = p.eb.below(u), p.eb.at(u)
+	}
+	r.addEnds(x, x-under, x+above)
+}
+
+// addEnds adds a candidate of estimate x and interval [lo, hi].
+func (r *gapRest) addEnds(x, lo, hi float64) {
+	r.maxLo, r.maxHi, r.maxX = max(r.maxLo, lo), max(r.maxHi, hi), max(r.maxX, x)
 }
 
 // gapOf is Gap's interval from the selection and bounds on the rest's
@@ -298,7 +309,7 @@ func (ri *refinedIntervals) derive(p *Proof, sel, cands []uint32, inSel []bool) 
 	if rs == nil {
 		return false
 	}
-	d := p.derivedRest(rs, grow, cands, inSel, ri.reach(sel), ri.rc)
+	d := p.derivedRest(rs, grow, cands, inSel, ri.reach(sel))
 	ri.rest, ri.down, ri.high = d.up, d.down, d.high
 	ri.blockHi = d.up.maxHi
 	ri.near, ri.farLo, ri.farHi, ri.unreadHi = d.near, d.farLo, d.farHi, d.unreadHi

@@ -144,7 +144,7 @@ type derivedRest struct {
 	high uint32  // the candidate read of greatest x
 	// With a reach: the candidates read whose upper end reaches it,
 	// ascending, and upper and lower bounds on the others' greatest upper
-	// end and greatest lower end (rc.below); unreadHi bounds the upper
+	// end and greatest lower end (refineCheck.below); unreadHi bounds the upper
 	// ends of the candidates not read (they are among the others).
 	near         []uint32
 	farLo, farHi float64
@@ -155,9 +155,8 @@ type derivedRest struct {
 // (sinceRest), reading the changed candidates, rs's best unselected one
 // and, with reach finite, its blockers (the unread ones are then the
 // non-blockers, whose upper ends are bounded apart, when the blocker set
-// is complete). rc supplies the lower ends of the far candidates (nil
-// without a reach).
-func (p *Proof) derivedRest(rs *restSummary, grow float64, cands []uint32, inSel []bool, reach float64, rc *refineCheck) derivedRest {
+// is complete).
+func (p *Proof) derivedRest(rs *restSummary, grow float64, cands []uint32, inSel []bool, reach float64) derivedRest {
 	var d derivedRest
 	d.up.init()
 	d.down.init()
@@ -171,21 +170,25 @@ func (p *Proof) derivedRest(rs *restSummary, grow float64, cands []uint32, inSel
 	marks := e.derivedMarks(rs, cands)
 	defer marks.clearRead()
 	bestX := math.Inf(-1)
+	// A candidate's ends: on undirected views (the only ones with a
+	// summary) nTerm is at and refineCheck.below is below, so one call of
+	// ends serves the rest's maxima and the near list.
 	read := func(u uint32) {
-		if inSel[u] || marks.seen(u) || !marks.candidate(u) {
+		if !marks.candidate(u) || inSel[u] || marks.seen(u) {
 			return
 		}
 		x := p.x[u]
-		d.up.add(p, u)
-		d.down.add(p, u)
+		under, above := p.eb.ends(u)
+		lo, hi := x-under, x+above
+		d.up.addEnds(x, lo, hi)
 		if x > bestX {
 			bestX, d.high = x, u
 		}
 		if withReach {
-			if hi := x + p.eb.nTerm(u); hi >= reach {
+			if hi >= reach {
 				d.near = append(d.near, u)
 			} else {
-				d.farLo, d.farHi = max(d.farLo, x-rc.below(u)), max(d.farHi, hi)
+				d.farLo, d.farHi = max(d.farLo, lo), max(d.farHi, hi)
 			}
 		}
 	}
@@ -200,6 +203,7 @@ func (p *Proof) derivedRest(rs *restSummary, grow float64, cands []uint32, inSel
 		d.farHi = max(d.farHi, d.unreadHi)
 		slices.Sort(d.near)
 	}
+	d.down = d.up // the same candidates read: the maxima bound both ways
 	d.up.maxHi = max(d.up.maxHi, rs.hi+grow)
 	d.up.maxX = max(d.up.maxX, rs.highX)
 	return d

@@ -205,3 +205,36 @@ func TestDerivedGapMarksFollowTheSolve(t *testing.T) {
 	}
 	require.Greater(t, checked, 100)
 }
+
+// errorBounds.ends is below and at in one call, to the bit, on undirected
+// views with non-negative and signed residuals (with and without the
+// negative part's own bounds).
+func TestErrorBoundsEndsMatchBelowAndAt(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(93, 94))
+	signed := 0
+	for range 400 {
+		c := newRandomCase(t, rng)
+		if c.g.Directed() || c.damping == 0 {
+			continue
+		}
+		e, err := NewEngine(c.auth, c.seeds, c.damping)
+		require.NoError(t, err)
+		e.PushScan([]float64{1e-1, 1e-3}[rng.IntN(2)])
+		if rng.IntN(2) == 0 {
+			for range 1 + rng.IntN(3) {
+				e.R[rng.IntN(len(e.R))] -= 0.1 * rng.Float64()
+			}
+		}
+		p := e.Prove(2, nil, nil)
+		if p.eb.signed {
+			signed++
+		}
+		for u := range uint32(len(e.X)) {
+			under, above := p.eb.ends(u)
+			require.Equal(t, math.Float64bits(p.eb.below(u)), math.Float64bits(under), "node %d: below", u)
+			require.Equal(t, math.Float64bits(p.eb.at(u)), math.Float64bits(above), "node %d: at", u)
+		}
+	}
+	require.Positive(t, signed)
+}
