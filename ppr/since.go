@@ -169,14 +169,30 @@ func (p *Proof) derivedRest(rs *restSummary, grow float64, cands []uint32, inSel
 	e := p.e
 	marks := e.derivedMarks(rs, cands)
 	defer marks.clearRead()
-	bestX := math.Inf(-1)
+	// First the candidates to read, by bit tests on scratch that stays in
+	// cache, then their values in a loop whose branches rarely go the
+	// other way, so that the loads of several candidates overlap.
+	toRead := marks.list[:0]
+	pick := func(u uint32) {
+		if marks.candidate(u) && !inSel[u] && !marks.seen(u) {
+			toRead = append(toRead, u)
+		}
+	}
+	pick(rs.high)
+	for _, u := range p.changed {
+		pick(u)
+	}
+	if withReach {
+		for _, u := range rs.blockers {
+			pick(u)
+		}
+	}
+	marks.list = toRead
 	// A candidate's ends: on undirected views (the only ones with a
 	// summary) nTerm is at and refineCheck.below is below, so one call of
 	// ends serves the rest's maxima and the near list.
-	read := func(u uint32) {
-		if !marks.candidate(u) || inSel[u] || marks.seen(u) {
-			return
-		}
+	bestX := math.Inf(-1)
+	for _, u := range toRead {
 		x := p.x[u]
 		under, above := p.eb.ends(u)
 		lo, hi := x-under, x+above
@@ -184,22 +200,16 @@ func (p *Proof) derivedRest(rs *restSummary, grow float64, cands []uint32, inSel
 		if x > bestX {
 			bestX, d.high = x, u
 		}
-		if withReach {
-			if hi >= reach {
-				d.near = append(d.near, u)
-			} else {
-				d.farLo, d.farHi = max(d.farLo, lo), max(d.farHi, hi)
-			}
+		if !withReach {
+			continue
 		}
-	}
-	read(rs.high)
-	for _, u := range p.changed {
-		read(u)
+		if hi >= reach {
+			d.near = append(d.near, u)
+		} else {
+			d.farLo, d.farHi = max(d.farLo, lo), max(d.farHi, hi)
+		}
 	}
 	if withReach {
-		for _, u := range rs.blockers {
-			read(u)
-		}
 		d.farHi = max(d.farHi, d.unreadHi)
 		slices.Sort(d.near)
 	}
@@ -216,8 +226,9 @@ func (p *Proof) derivedRest(rs *restSummary, grow float64, cands []uint32, inSel
 // guard's successive gaps mark its tens of thousands of candidates once.
 type derivedMarks struct {
 	cand, read []uint64
-	of         uint64 // the id of the summary whose candidates cand holds (0: none)
-	all        bool   // every node is a candidate
+	list       []uint32 // the candidates to read
+	of         uint64   // the id of the summary whose candidates cand holds (0: none)
+	all        bool     // every node is a candidate
 }
 
 // restIDs numbers the kept summaries (restSummary.keep) from 1.
