@@ -197,7 +197,7 @@ func gainersOf(a, g *mask.View, differ []uint32) []uint32 {
 func TestRefinedGapHoldsExactGap(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(73, 74))
-	checked, refined := 0, 0
+	checked, refined, bySums := 0, 0, 0
 	for range 400 {
 		c := newRandomCase(t, rng)
 		n := c.g.NumNodes()
@@ -220,7 +220,7 @@ func TestRefinedGapHoldsExactGap(t *testing.T) {
 		auth.ShareEstimates(native, differ, gainers)
 		proof := auth.Prove(res.Sweeps+2, nil, nil)
 		pi := exactPPR(t, c.auth, c.seeds, c.damping)
-		checkRefinedIntervals(t, auth, proof, pA, eps)
+		bySums += checkRefinedIntervals(t, auth, proof, pA, eps)
 		// And a non-negative residual (the authenticated engine's own
 		// pushes from its start), where an adapted estimate's negative
 		// part alone widens the interval below.
@@ -230,7 +230,7 @@ func TestRefinedGapHoldsExactGap(t *testing.T) {
 			own.PushScan(0)
 		}
 		own.ShareEstimates(native, differ, gainers)
-		checkRefinedIntervals(t, own, own.Prove(3, nil, nil), pA, eps)
+		bySums += checkRefinedIntervals(t, own, own.Prove(3, nil, nil), pA, eps)
 		random := make([]uint32, k)
 		for i, v := range rng.Perm(n)[:k] {
 			random[i] = uint32(v)
@@ -250,6 +250,7 @@ func TestRefinedGapHoldsExactGap(t *testing.T) {
 	}
 	require.Positive(t, checked)
 	require.Positive(t, refined, "no interval was refined")
+	require.Positive(t, bySums, "no adapted estimate served by its sums")
 }
 
 // topNodes returns the k nodes of largest x (ties by id).
@@ -265,7 +266,10 @@ func topNodes(x []float64, k int) []uint32 {
 // checkRefinedIntervals checks every node's refined interval of N = x +
 // r*G'_A (bounds, with the estimate the engine borrows, adapts or pushes
 // at eps) against N from the dense inverse of I - d*P'_A (pA: P'_A).
-func checkRefinedIntervals(t *testing.T, e *Engine, proof *Proof, pA *mat.Dense, eps float64) {
+//
+// It returns how many of the estimates were adapted ones serving eps by
+// their sums (adaptedServes), with entries above eps.
+func checkRefinedIntervals(t *testing.T, e *Engine, proof *Proof, pA *mat.Dense, eps float64) (bySums int) {
 	t.Helper()
 	var st *residualStats
 	if !e.view.Directed() {
@@ -273,7 +277,7 @@ func checkRefinedIntervals(t *testing.T, e *Engine, proof *Proof, pA *mat.Dense,
 	}
 	rc := e.newRefineCheck(proof.l1, &proof.eb, st)
 	if rc == nil {
-		return
+		return 0
 	}
 	G := denseInverse(t, pA, e.damping)
 	n := len(e.X)
@@ -286,10 +290,14 @@ func checkRefinedIntervals(t *testing.T, e *Engine, proof *Proof, pA *mat.Dense,
 		for u := range n {
 			N += e.R[u] * G.At(u, v)
 		}
+		if est.shared && max(est.MaxS, est.NegMaxS) > eps {
+			bySums++
+		}
 		lo, hi := rc.bounds(uint32(v), est)
 		require.LessOrEqualf(t, lo, N+1e-12, "node %d: refined lower end %g above N = %g (signed %v, neg part %g)", v, lo, N, rc.signed, est.NegMaxS)
 		require.GreaterOrEqualf(t, hi, N-1e-12, "node %d: refined upper end %g below N = %g (signed %v, neg part %g)", v, hi, N, rc.signed, est.NegMaxS)
 	}
+	return bySums
 }
 
 // checkAdaptedSummaries checks an adapted estimate's summaries against
