@@ -275,7 +275,11 @@ func (b *errorBounds) abs(u uint32) float64 { return max(b.at(u), b.below(u)) }
 // weight on an undirected view (b.w set): the two bounds a pass over the
 // candidates needs of each (the same arithmetic, so the same bits).
 func (b *errorBounds) ends(u uint32) (under, above float64) {
-	wu, rv := b.w.At(u), b.r[u]
+	return b.endsOf(b.r[u], b.w.At(u))
+}
+
+// endsOf is ends for a node of residual rv and out-weight wu.
+func (b *errorBounds) endsOf(rv, wu float64) (under, above float64) {
 	up := math.Abs(rv)
 	if b.neg != nil {
 		up = max(rv, 0)

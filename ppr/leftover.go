@@ -19,13 +19,67 @@ import "math"
 // superset of the final values, the sums (||r||_1 and the dangling ones)
 // exceed the final ones by the earlier values: every statistic Prove
 // derives from changed nodes is bounded.
+//
+// Watching a certified top-k's candidates (WatchCandidates), it also logs
+// the values a watched node holds after each visit or push (x, r and its
+// out-weight): the last entry of each node is its value now, by the same
+// argument, so a gap derived from the proof reads the log in order instead
+// of the nodes (since.go).
 type Leftover struct {
 	tally    residualTally
 	complete bool
+	watch    *derivedMarks // nil: no log
+	watchOf  uint64        // the summary whose candidates watch marks
+	log      []leftValue
 }
 
-// Reset empties the leftover: the next rounds start a new account.
-func (l *Leftover) Reset() { *l = Leftover{complete: true} }
+// leftValue is one logged value of a watched node.
+type leftValue struct {
+	node uint32
+	x, r float64
+	w    float64 // out-weight
+}
+
+// Reset empties the leftover: the next rounds start a new account (and a
+// new log, watching what it watched).
+func (l *Leftover) Reset() {
+	l.tally, l.complete, l.log = residualTally{}, true, l.log[:0]
+}
+
+// WatchCandidates makes the leftover log the candidates of since's
+// certified top-k (cands, the list it was solved for; nil: every node) in
+// e's rounds, on e's scratch marks, which e's derived gaps of proofs from
+// since share (derivedMarks). Without a summary in since (not a certified
+// top-k's proof, or a directed view) it watches nothing.
+func (l *Leftover) WatchCandidates(e *Engine, since *Proof, cands []uint32) {
+	l.watch, l.watchOf = nil, 0
+	if since == nil || since.rest == nil || since.rest.id == 0 {
+		return
+	}
+	l.watch = e.derivedMarks(since.rest, cands)
+	l.watchOf = since.rest.id
+}
+
+// watching reports whether the log takes u's values (tested before
+// reading x(u), which a visit does not read otherwise).
+func (l *Leftover) watching(u uint32) bool {
+	return l.watch != nil && l.watch.candidate(u)
+}
+
+// record logs a watched node's values.
+func (l *Leftover) record(u uint32, x, r, w float64) {
+	l.log = append(l.log, leftValue{node: u, x: x, r: r, w: w})
+}
+
+// Logging reports whether the leftover logs candidates (WatchCandidates
+// found a summary to watch).
+func (l *Leftover) Logging() bool { return l.watch != nil }
+
+// logs reports whether the leftover's log covers the candidates of rs
+// after complete rounds.
+func (l *Leftover) logs(rs *restSummary) bool {
+	return l != nil && l.complete && l.watch != nil && l.watchOf == rs.id
+}
 
 // Complete reports whether every round since Reset ran to the end.
 func (l *Leftover) Complete() bool { return l.complete }
@@ -66,6 +120,9 @@ func (t *residualTally) note(rv, w float64) {
 // (a round stopped at its budget) it reads them all, as Prove does. The
 // statistics bound Prove's (see Leftover), so every bound derived from
 // them holds.
+//
+// When left logs since's candidates (WatchCandidates), the proof's gaps
+// read the log and the nodes of unvisited, and changed may be nil.
 func (e *Engine) ProveLeftover(passes int, since *Proof, left *Leftover, changed, unvisited []uint32) *Proof {
 	if !left.complete {
 		return e.Prove(passes, since, changed)
@@ -74,6 +131,11 @@ func (e *Engine) ProveLeftover(passes int, since *Proof, left *Leftover, changed
 	w := e.view.NodeOutWeights()
 	for _, u := range unvisited {
 		t.note(e.R[u], w.At(u))
+	}
+	if since.rest != nil && left.logs(since.rest) {
+		p := e.proveSince(passes, since, unvisited, t)
+		p.left = left
+		return p
 	}
 	return e.proveSince(passes, since, changed, t)
 }

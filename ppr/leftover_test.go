@@ -84,3 +84,81 @@ func TestProveLeftoverBoundsProve(t *testing.T) {
 func rowDiffers(c randomCase, u uint32) bool {
 	return c.native.OutWeight(u) != c.auth.OutWeight(u) || !slices.Equal(c.native.OutRow(u).Edge, c.auth.OutRow(u).Edge) || rowMasks(c, u)
 }
+
+// A proof whose leftover logs the candidates (WatchCandidates) derives the
+// rest of a selection from the log and the unvisited nodes as a proof
+// derived by reading every changed node does (the same maxima, near list
+// and far ends), and its gaps hold the exact gap (a dense solve).
+func TestLeftoverLogDerivesTheRest(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(95, 96))
+	logged := 0
+	for range 1500 {
+		c := newRandomCase(t, rng)
+		n := c.g.NumNodes()
+		if n < 3 || c.damping == 0 || c.g.Directed() {
+			continue
+		}
+		cands := randomCandidates(rng, n)
+		k := 1 + rng.IntN(2)
+		if cands != nil && len(cands) <= k || n <= k {
+			continue
+		}
+		native, err := NewEngine(c.native, c.seeds, c.damping)
+		require.NoError(t, err)
+		res, err := native.SolveTopK(k, cands, Options{Tol: []float64{1e-2, 1e-4, 1e-8}[rng.IntN(3)]})
+		if err != nil || res.Proof.rest == nil {
+			continue
+		}
+		auth := guardEngine(t, c, native)
+		auth.Support = nodeset.New(n)
+		changed := changedNodes(c, native, auth)
+		var frontier, unvisited []uint32
+		for _, u := range changed {
+			if rng.IntN(2) == 0 && rowDiffers(c, u) {
+				unvisited = append(unvisited, u)
+			} else {
+				frontier = append(frontier, u)
+			}
+		}
+		var left Leftover
+		left.Reset()
+		left.WatchCandidates(auth, res.Proof, cands)
+		require.True(t, left.Logging())
+		auth.Left = &left
+		eps := []float64{1e-1, 1e-3, 1e-6}[rng.IntN(3)]
+		if !auth.PushRoundsSigned(eps, []float64{eps, eps / 10}[rng.IntN(2)], frontier, 0) {
+			continue
+		}
+		auth.Left = nil
+		all := slices.Concat(changed, auth.Support.AppendNodes(nil))
+		passes := res.Sweeps + 3
+		fromLog := auth.ProveLeftover(passes, res.Proof, &left, nil, unvisited)
+		read := auth.ProveLeftover(passes, res.Proof, &Leftover{complete: true, tally: left.tally}, all, unvisited)
+		require.Equal(t, fromLog.st, read.st)
+		sel := make([]uint32, len(res.TopK))
+		inSel := make([]bool, n)
+		for i, s := range res.TopK {
+			sel[i], inSel[s.Node] = s.Node, true
+		}
+		rs, grow := fromLog.sinceRest(sel, cands)
+		if rs == nil {
+			continue
+		}
+		logged++
+		for _, reach := range []float64{math.Inf(1), res.TopK[len(res.TopK)-1].Score} {
+			got := fromLog.derivedRest(rs, grow, cands, inSel, reach)
+			want := read.derivedRest(rs, grow, cands, inSel, reach)
+			require.Equal(t, want.up, got.up, "the rest's greatest ends and x from above")
+			require.Equal(t, want.down, got.down, "from below")
+			require.Equal(t, want.near, got.near, "near list")
+			require.Equal(t, [3]float64{want.farLo, want.farHi, want.unreadHi}, [3]float64{got.farLo, got.farHi, got.unreadHi}, "far ends")
+		}
+		exact := exactGap(exactPPR(t, c.auth, c.seeds, c.damping), res.TopK, cands)
+		riv, _ := fromLog.RefinedGap(sel, cands, inSel)
+		for _, iv := range []Interval{fromLog.Gap(sel, cands, inSel), riv} {
+			requireHoldsGap(t, iv, exact, "%d nodes, k %d", n, k)
+		}
+	}
+	require.Greater(t, logged, 100)
+}

@@ -31,6 +31,9 @@ type Proof struct {
 	rest    *restSummary
 	since   *Proof
 	changed []uint32
+	// left: the leftover whose log stands for the changed nodes but those
+	// of changed (ProveLeftover).
+	left *Leftover
 }
 
 // Prove returns the proof of the engine's current state, which passes

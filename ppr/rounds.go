@@ -135,11 +135,17 @@ func pushRounds[W weight](e *Engine, wts []W, above, below float64, start []uint
 					if kept || math.Abs(val) <= t {
 						if left != nil {
 							left.tally.note(val, wu)
+							if left.watching(u) {
+								left.record(u, x[u], val, wu)
+							}
 						}
 						continue
 					}
 					r[u] = 0
 					x[u] += val
+					if left != nil && left.watching(u) {
+						left.record(u, x[u], r[u], wu)
+					}
 					e.Stats.Pushes++
 					active = true
 					if e.Support != nil {

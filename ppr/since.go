@@ -152,7 +152,8 @@ type derivedRest struct {
 }
 
 // derivedRest bounds the unselected candidates from rs and growth grow
-// (sinceRest), reading the changed candidates, rs's best unselected one
+// (sinceRest), reading the changed candidates (those the proof's leftover
+// logged from its log, see Leftover), rs's best unselected one
 // and, with reach finite, its blockers (the unread ones are then the
 // non-blockers, whose upper ends are bounded apart, when the blocker set
 // is complete).
@@ -178,6 +179,35 @@ func (p *Proof) derivedRest(rs *restSummary, grow float64, cands []uint32, inSel
 			toRead = append(toRead, u)
 		}
 	}
+	bestX := math.Inf(-1)
+	add := func(u uint32, x, under, above float64) {
+		lo, hi := x-under, x+above
+		d.up.addEnds(x, lo, hi)
+		if x > bestX {
+			bestX, d.high = x, u
+		}
+		if !withReach {
+			return
+		}
+		if hi >= reach {
+			d.near = append(d.near, u)
+		} else {
+			d.farLo, d.farHi = max(d.farLo, lo), max(d.farHi, hi)
+		}
+	}
+	if p.left.logs(rs) {
+		// The log's last entry of a node is its value now (Leftover): read
+		// from the end, the first one of each node counts. The log holds
+		// candidates only.
+		log := p.left.log
+		for i := len(log) - 1; i >= 0; i-- {
+			lv := &log[i]
+			if !inSel[lv.node] && !marks.seen(lv.node) {
+				under, above := p.eb.endsOf(lv.r, lv.w)
+				add(lv.node, lv.x, under, above)
+			}
+		}
+	}
 	pick(rs.high)
 	for _, u := range p.changed {
 		pick(u)
@@ -191,23 +221,9 @@ func (p *Proof) derivedRest(rs *restSummary, grow float64, cands []uint32, inSel
 	// A candidate's ends: on undirected views (the only ones with a
 	// summary) nTerm is at and refineCheck.below is below, so one call of
 	// ends serves the rest's maxima and the near list.
-	bestX := math.Inf(-1)
 	for _, u := range toRead {
-		x := p.x[u]
 		under, above := p.eb.ends(u)
-		lo, hi := x-under, x+above
-		d.up.addEnds(x, lo, hi)
-		if x > bestX {
-			bestX, d.high = x, u
-		}
-		if !withReach {
-			continue
-		}
-		if hi >= reach {
-			d.near = append(d.near, u)
-		} else {
-			d.farLo, d.farHi = max(d.farLo, lo), max(d.farHi, hi)
-		}
+		add(u, p.x[u], under, above)
 	}
 	if withReach {
 		d.farHi = max(d.farHi, d.unreadHi)

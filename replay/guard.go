@@ -227,7 +227,7 @@ type workspace struct {
 	authEng   *ppr.Engine // authenticated view, on nativeEng's X and R
 	x, r      []float64   // the arrays both engines share
 	support   *nodeset.Set
-	left      ppr.Leftover // authEng's account of what its push rounds leave
+	left      ppr.Leftover // the account of what the delta path's push rounds leave
 	changed   []uint32     // scratch: the nodes changed since the native proof
 	inSel     []bool
 	authMark  []bool    // scratch: an authenticated selection's marks
@@ -297,7 +297,6 @@ func (gd *Guard) newWorkspace(seeds ppr.Seeds, damping float64) (*workspace, err
 	ws.x, ws.r = ws.nativeEng.X, ws.nativeEng.R
 	ws.authEng.X, ws.authEng.R = ws.x, ws.r
 	ws.authEng.Support = ws.support
-	ws.authEng.Left = &ws.left
 	ws.nativeEng.Reserve()
 	ws.authEng.Reserve()
 	return ws, nil

@@ -306,22 +306,31 @@ func (r *run) push(above, below float64) {
 	}
 	// The rounds start from every node changed since the native proof, so
 	// their leftover alone accounts for those nodes' residuals.
-	r.ws.left.Reset()
-	r.ws.authEng.PushRoundsSigned(above, below, r.support(), r.budgetLeft())
+	eng, left := r.ws.authEng, &r.ws.left
+	left.Reset()
+	left.WatchCandidates(eng, r.nativeProof, r.q.Candidates)
+	eng.Left = left
+	eng.PushRoundsSigned(above, below, r.support(), r.budgetLeft())
+	eng.Left = nil
 	r.pushed = true
 	r.passes++
 }
 
 // prove returns the proof of the state, derived from the native proof:
 // after push rounds from the whole support, their leftover stands for the
-// support's residuals and only the touched rows are read (their out-rows
+// support's residuals (and, logging the candidates, for their values in
+// the proof's gaps) and only the touched rows are read (their out-rows
 // differ from the native proof's); otherwise every changed node is read.
 func (r *run) prove() *ppr.Proof {
-	eng := r.ws.authEng
-	if r.pushed {
-		return eng.ProveLeftover(r.passes, r.nativeProof, &r.ws.left, r.changed(), r.gd.touched.nodes)
+	eng, left := r.ws.authEng, &r.ws.left
+	if !r.pushed {
+		return eng.Prove(r.passes, r.nativeProof, r.changed())
 	}
-	return eng.Prove(r.passes, r.nativeProof, r.changed())
+	var changed []uint32 // not read when the log stands for the support
+	if !left.Complete() || !left.Logging() {
+		changed = r.changed()
+	}
+	return eng.ProveLeftover(r.passes, r.nativeProof, left, changed, r.gd.touched.nodes)
 }
 
 // support lists the nodes the corrections and pushes changed so far.
