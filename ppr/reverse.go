@@ -369,6 +369,15 @@ func (ref *topKRefinement) borrow(e *Engine, v uint32, eps float64) *reverseEsti
 	if est == nil || est.MaxS > eps {
 		return nil
 	}
+	undirected := !e.view.Directed()
+	if old := ref.est[v]; old != nil && old.adaptedFrom(est) {
+		// Adapted from this very push at a coarser threshold: adapting
+		// again would give the same estimate.
+		if adaptedServes(old, est, eps, undirected) {
+			return old
+		}
+		return nil
+	}
 	changes, readsDiffer := ref.remainderChanges(e, est)
 	if len(changes) == 0 && !readsDiffer {
 		if ref.borrowed == nil {
@@ -378,7 +387,7 @@ func (ref *topKRefinement) borrow(e *Engine, v uint32, eps float64) *reverseEsti
 		return est
 	}
 	adapted := ref.adapt(e, est, changes)
-	if !adaptedServes(adapted, est, eps, !e.view.Directed()) {
+	if !adaptedServes(adapted, est, eps, undirected) {
 		ref.release(adapted)
 		return nil
 	}
@@ -387,6 +396,12 @@ func (ref *topKRefinement) borrow(e *Engine, v uint32, eps float64) *reverseEsti
 	}
 	ref.est[v] = adapted
 	return adapted
+}
+
+// adaptedFrom reports whether e is an adaptation of the donor's estimate
+// est: adapt shares est's q (an empty q cannot tell, and says no).
+func (e *reverseEstimate) adaptedFrom(est *reverseEstimate) bool {
+	return e.shared && len(e.Nodes) > 0 && len(e.Nodes) == len(est.Nodes) && &e.Nodes[0] == &est.Nodes[0]
 }
 
 // adaptedServes reports whether adapted, the donor's estimate est (a push
