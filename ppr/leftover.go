@@ -112,19 +112,26 @@ func (t *residualTally) note(rv, w float64) {
 	}
 }
 
-// ProveLeftover is Prove (with since) for a state whose changes since
-// since's were all made by push rounds that added to left since its Reset
-// (the rounds' starting nodes included), except at the nodes of unvisited,
-// which it reads: changed still lists every node that may differ (the
-// proof keeps it for its gaps, see Prove), and when left is not complete
-// (a round stopped at its budget) it reads them all, as Prove does. The
-// statistics bound Prove's (see Leftover), so every bound derived from
-// them holds.
+// ProveLeftover is Prove (with since, not nil) for a state whose changes
+// since since's were all made by push rounds that added to left since its
+// Reset (the rounds' starting nodes included), except at the nodes of
+// unvisited, which it reads. changed lists every node that may differ, as
+// for Prove: the proof keeps it for its gaps (since.go), and reads it all,
+// as Prove does, when left is not complete (a round stopped at its
+// budget). The statistics bound Prove's (see Leftover), so every bound
+// derived from them holds.
 //
 // When left logs since's candidates (WatchCandidates), the proof's gaps
 // read the log and the nodes of unvisited, and changed may be nil.
+// Without it a nil changed leaves nothing to derive from: the statistics
+// come from a pass over every node when left is not complete, and the
+// gaps read every candidate.
 func (e *Engine) ProveLeftover(passes int, since *Proof, left *Leftover, changed, unvisited []uint32) *Proof {
-	if !left.complete {
+	logs := since.rest != nil && left.logs(since.rest)
+	switch {
+	case !left.complete && changed == nil:
+		return e.Prove(passes, nil, nil)
+	case !left.complete:
 		return e.Prove(passes, since, changed)
 	}
 	t := left.tally
@@ -132,10 +139,14 @@ func (e *Engine) ProveLeftover(passes int, since *Proof, left *Leftover, changed
 	for _, u := range unvisited {
 		t.note(e.R[u], w.At(u))
 	}
-	if since.rest != nil && left.logs(since.rest) {
+	if logs {
 		p := e.proveSince(passes, since, unvisited, t)
 		p.left = left
 		return p
 	}
-	return e.proveSince(passes, since, changed, t)
+	p := e.proveSince(passes, since, changed, t)
+	if changed == nil {
+		p.since = nil // no summary to derive from: the gaps read every candidate
+	}
+	return p
 }

@@ -88,7 +88,8 @@ func rowDiffers(c randomCase, u uint32) bool {
 // A proof whose leftover logs the candidates (WatchCandidates) derives the
 // rest of a selection from the log and the unvisited nodes as a proof
 // derived by reading every changed node does (the same maxima, near list
-// and far ends), and its gaps hold the exact gap (a dense solve).
+// and far ends), and its gaps hold the exact gap (a dense solve); so do
+// those of proofs given neither a log nor the changed nodes.
 func TestLeftoverLogDerivesTheRest(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(95, 96))
@@ -154,10 +155,20 @@ func TestLeftoverLogDerivesTheRest(t *testing.T) {
 			require.Equal(t, want.near, got.near, "near list")
 			require.Equal(t, [3]float64{want.farLo, want.farHi, want.unreadHi}, [3]float64{got.farLo, got.farHi, got.unreadHi}, "far ends")
 		}
+		// Without a log or a list of the changed nodes, nothing is derived:
+		// the gaps read every candidate, and an incomplete leftover's
+		// statistics are a full pass's.
+		blind := auth.ProveLeftover(passes, res.Proof, &Leftover{complete: true, tally: left.tally}, nil, unvisited)
+		rsBlind, _ := blind.sinceRest(sel, cands)
+		require.Nil(t, rsBlind)
+		stopped := auth.ProveLeftover(passes, res.Proof, &Leftover{}, nil, unvisited)
+		require.Equal(t, auth.Prove(passes, nil, nil).st, stopped.st)
 		exact := exactGap(exactPPR(t, c.auth, c.seeds, c.damping), res.TopK, cands)
-		riv, _ := fromLog.RefinedGap(sel, cands, inSel)
-		for _, iv := range []Interval{fromLog.Gap(sel, cands, inSel), riv} {
-			requireHoldsGap(t, iv, exact, "%d nodes, k %d", n, k)
+		for _, p := range []*Proof{fromLog, blind, stopped} {
+			riv, _ := p.RefinedGap(sel, cands, inSel)
+			for _, iv := range []Interval{p.Gap(sel, cands, inSel), riv} {
+				requireHoldsGap(t, iv, exact, "%d nodes, k %d", n, k)
+			}
 		}
 	}
 	require.Greater(t, logged, 100)

@@ -144,7 +144,7 @@ func pushRounds[W weight](e *Engine, wts []W, above, below float64, start []uint
 					r[u] = 0
 					x[u] += val
 					if left != nil && left.watching(u) {
-						left.record(u, x[u], r[u], wu)
+						left.record(u, x[u], 0, wu)
 					}
 					e.Stats.Pushes++
 					active = true
