@@ -144,8 +144,8 @@ type derivedRest struct {
 	high uint32  // the candidate read of greatest x
 	// With a reach: the candidates read whose upper end reaches it,
 	// ascending, and upper and lower bounds on the others' greatest upper
-	// end and greatest lower end (refineCheck.below); unreadHi bounds the upper
-	// ends of the candidates not read (they are among the others).
+	// end and greatest lower end (refineCheck.below); unreadHi bounds the
+	// upper ends of the candidates not read (they are among the others).
 	near         []uint32
 	farLo, farHi float64
 	unreadHi     float64
@@ -179,6 +179,9 @@ func (p *Proof) derivedRest(rs *restSummary, grow float64, cands []uint32, inSel
 			toRead = append(toRead, u)
 		}
 	}
+	// A candidate's ends: on undirected views (the only ones with a
+	// summary) nTerm is at and refineCheck.below is below, so one pair of
+	// ends serves the rest's maxima and the near list.
 	bestX := math.Inf(-1)
 	add := func(u uint32, x, under, above float64) {
 		lo, hi := x-under, x+above
@@ -218,9 +221,6 @@ func (p *Proof) derivedRest(rs *restSummary, grow float64, cands []uint32, inSel
 		}
 	}
 	marks.list = toRead
-	// A candidate's ends: on undirected views (the only ones with a
-	// summary) nTerm is at and refineCheck.below is below, so one call of
-	// ends serves the rest's maxima and the near list.
 	for _, u := range toRead {
 		under, above := p.eb.ends(u)
 		add(u, p.x[u], under, above)
