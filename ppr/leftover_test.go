@@ -39,14 +39,7 @@ func TestProveLeftoverBoundsProve(t *testing.T) {
 		auth.Left = &left
 		left.Reset()
 		changed := changedNodes(c, native, auth)
-		var frontier, unvisited []uint32
-		for _, u := range changed {
-			if rng.IntN(2) == 0 && rowDiffers(c, u) {
-				unvisited = append(unvisited, u)
-			} else {
-				frontier = append(frontier, u)
-			}
-		}
+		frontier, unvisited := splitChanged(rng, c, changed)
 		eps := []float64{1e-1, 1e-3, 1e-6}[rng.IntN(3)]
 		above, below := eps, []float64{eps, eps / 10, math.Inf(1)}[rng.IntN(3)]
 		budget := []int64{0, 0, 0, 3}[rng.IntN(4)]
@@ -80,6 +73,20 @@ func TestProveLeftoverBoundsProve(t *testing.T) {
 	require.Positive(t, incomplete)
 }
 
+// splitChanged splits the changed nodes into the rounds' frontier and the
+// nodes left for the proof to read: about half of those whose rows differ
+// go to the second.
+func splitChanged(rng *rand.Rand, c randomCase, changed []uint32) (frontier, unvisited []uint32) {
+	for _, u := range changed {
+		if rng.IntN(2) == 0 && rowDiffers(c, u) {
+			unvisited = append(unvisited, u)
+		} else {
+			frontier = append(frontier, u)
+		}
+	}
+	return frontier, unvisited
+}
+
 // rowDiffers reports whether u's out-row differs between the case's views.
 func rowDiffers(c randomCase, u uint32) bool {
 	return c.native.OutWeight(u) != c.auth.OutWeight(u) || !slices.Equal(c.native.OutRow(u).Edge, c.auth.OutRow(u).Edge) || rowMasks(c, u)
@@ -95,33 +102,15 @@ func TestLeftoverLogDerivesTheRest(t *testing.T) {
 	rng := rand.New(rand.NewPCG(95, 96))
 	logged := 0
 	for range 1500 {
-		c := newRandomCase(t, rng)
+		c, cands, k, native, res := summarizedCase(t, rng, 2)
+		if res == nil {
+			continue
+		}
 		n := c.g.NumNodes()
-		if n < 3 || c.damping == 0 || c.g.Directed() {
-			continue
-		}
-		cands := randomCandidates(rng, n)
-		k := 1 + rng.IntN(2)
-		if cands != nil && len(cands) <= k || n <= k {
-			continue
-		}
-		native, err := NewEngine(c.native, c.seeds, c.damping)
-		require.NoError(t, err)
-		res, err := native.SolveTopK(k, cands, Options{Tol: []float64{1e-2, 1e-4, 1e-8}[rng.IntN(3)]})
-		if err != nil || res.Proof.rest == nil {
-			continue
-		}
 		auth := guardEngine(t, c, native)
 		auth.Support = nodeset.New(n)
 		changed := changedNodes(c, native, auth)
-		var frontier, unvisited []uint32
-		for _, u := range changed {
-			if rng.IntN(2) == 0 && rowDiffers(c, u) {
-				unvisited = append(unvisited, u)
-			} else {
-				frontier = append(frontier, u)
-			}
-		}
+		frontier, unvisited := splitChanged(rng, c, changed)
 		var left Leftover
 		left.Reset()
 		left.WatchCandidates(auth, res.Proof, cands)

@@ -22,22 +22,11 @@ func TestDerivedGapHoldsExactGap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(77, 78))
 	checked, derived, refined := 0, 0, 0
 	for range 1500 {
-		c := newRandomCase(t, rng)
+		c, cands, k, native, res := summarizedCase(t, rng, 3)
+		if res == nil {
+			continue
+		}
 		n := c.g.NumNodes()
-		if n < 3 || c.damping == 0 || c.g.Directed() {
-			continue
-		}
-		cands := randomCandidates(rng, n)
-		k := 1 + rng.IntN(3)
-		if cands != nil && len(cands) <= k || n <= k {
-			continue
-		}
-		native, err := NewEngine(c.native, c.seeds, c.damping)
-		require.NoError(t, err)
-		res, err := native.SolveTopK(k, cands, Options{Tol: []float64{1e-2, 1e-4, 1e-8}[rng.IntN(3)]})
-		if err != nil || res.Proof.rest == nil {
-			continue
-		}
 		auth := guardEngine(t, c, native)
 		passes := res.Sweeps + 2
 		for range rng.IntN(3) {
@@ -76,6 +65,31 @@ func TestDerivedGapHoldsExactGap(t *testing.T) {
 	require.Greater(t, derived, checked/4, "few gaps were derived from the summary")
 	t.Logf("checked %d derived %d refined %d", checked, derived, refined)
 	require.Positive(t, refined, "no derived interval was refined")
+}
+
+// summarizedCase draws a random undirected case, candidates (nil: every
+// node) and k in [1, maxK], and solves its native view's certified top-k;
+// res is nil when the draw does not fit (too few nodes or candidates, no
+// damping, a directed graph) or the solve kept no summary of the rest.
+func summarizedCase(t *testing.T, rng *rand.Rand, maxK int) (c randomCase, cands []uint32, k int, native *Engine, res *TopKResult) {
+	t.Helper()
+	c = newRandomCase(t, rng)
+	n := c.g.NumNodes()
+	if n < 3 || c.damping == 0 || c.g.Directed() {
+		return c, nil, 0, nil, nil
+	}
+	cands = randomCandidates(rng, n)
+	k = 1 + rng.IntN(maxK)
+	if cands != nil && len(cands) <= k || n <= k {
+		return c, nil, 0, nil, nil
+	}
+	native, err := NewEngine(c.native, c.seeds, c.damping)
+	require.NoError(t, err)
+	res, err = native.SolveTopK(k, cands, Options{Tol: []float64{1e-2, 1e-4, 1e-8}[rng.IntN(3)]})
+	if err != nil || res.Proof.rest == nil {
+		return c, nil, 0, nil, nil
+	}
+	return c, cands, k, native, res
 }
 
 // changedNodes lists the nodes whose x or r differ between the engines or
