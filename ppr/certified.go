@@ -567,15 +567,16 @@ func (bs *blockerSet) add(u uint32, hi, minSel float64) {
 // false on entry and on return.
 //
 // maxRest is the greatest upper end x(u) + E(u) over the unselected
-// candidates and maxErr the greatest E(u) over the candidates (restSummary
-// keeps them).
+// candidates, maxErr the greatest E(u) over the candidates and maxW their
+// greatest out-weight on undirected views (+Inf when the pass is not given
+// them all; restSummary keeps the three).
 //
 // outsideHi is the highest upper end among unselected candidates the pass
 // is not given (-Inf: it is given them all), below the selection's lowest
 // end (see local.go). Between upper ends that are equal the larger
 // error term is the one reported, so the result does not depend on the
 // order of the candidates.
-func coordGap(x []float64, eb *errorBounds, sel []Scored, candidates []uint32, inSel []bool, bs *blockerSet, outsideHi float64) (proved, slack, need, maxRest, maxErr float64) {
+func coordGap(x []float64, eb *errorBounds, sel []Scored, candidates []uint32, inSel []bool, bs *blockerSet, outsideHi float64) (proved, slack, need, maxRest, maxErr, maxW float64) {
 	minSel := selectionFloor(eb, sel)
 	for _, s := range sel {
 		inSel[s.Node] = true
@@ -612,6 +613,9 @@ func coordGap(x []float64, eb *errorBounds, sel []Scored, candidates []uint32, i
 	rest := func(u uint32) {
 		err := eb.at(u)
 		maxErr = max(maxErr, err)
+		if w != nil {
+			maxW = max(maxW, w.At(u))
+		}
 		hi := x[u] + err
 		if hi >= minSel {
 			blocking(u, hi, err)
@@ -630,7 +634,10 @@ func coordGap(x []float64, eb *errorBounds, sel []Scored, candidates []uint32, i
 	for _, s := range sel {
 		inSel[s.Node] = false
 	}
-	return minSel - maxRest, at, need, maxRest, maxErr
+	if outsideHi > math.Inf(-1) {
+		maxW = math.Inf(1) // the nodes not given were not read
+	}
+	return minSel - maxRest, at, need, maxRest, maxErr, maxW
 }
 
 // selectionFloor returns the selection's lowest lower end under eb. A

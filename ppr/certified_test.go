@@ -694,7 +694,7 @@ func TestCoordGapCollectsBlockers(t *testing.T) {
 		limit := 1 + rng.IntN(4)
 		var fast blockerSet
 		fast.reset(limit)
-		_, _, _, _, _ = coordGap(e.X, &eb, sel, cands, e.inSel, &fast, math.Inf(-1))
+		_, _, _, _, _, _ = coordGap(e.X, &eb, sel, cands, e.inSel, &fast, math.Inf(-1))
 		ref := e.collectBlockers(sel, cands, &eb, minSelLo, limit)
 		require.Equalf(t, ref.over, fast.over, "case %d", i)
 		require.Equalf(t, ref.nodes, fast.nodes, "case %d", i)

@@ -29,19 +29,22 @@ import (
 // grow (Prove), so D_A >= D_G and L_A >= L_G; s is the bound scale for
 // both, and up(r(u)) is the same: a native residual without negative
 // entries has r(u) >= 0 outside changed, where |r| = r+, and a signed one
-// makes the derived one signed, both taking r+. With dC_A = dC_G the
-// first terms are p and p' = p + D_A - D_G: when E_G(u) < L_G (so p <
-// L_G), E_A(u) <= p' = E_G(u) + D_A - D_G, and in any case E_A(u) =
-// min(p', L_A) <= E_G(u) + max(D_A - D_G, L_A - L_G). The check keeps
-// the greatest E_G over the candidates: below L_G, the growth is D_A - D_G
+// makes the derived one signed, both taking r+. The first terms are p
+// and p' = p + (dC_A - dC_G)*W(u) + D_A - D_G <= p + g, with g = D_A - D_G
+// plus, when dC grew, (dC_A - dC_G)*Wmax, Wmax the greatest out-weight of
+// the check's candidates (the check reads them all, unless local checks
+// leave nodes out: then Wmax is +Inf and nothing is derived): when
+// E_G(u) < L_G (so p < L_G), E_A(u) <= p' <= E_G(u) + g, and in any case
+// E_A(u) = min(p', L_A) <= E_G(u) + max(g, L_A - L_G). The check keeps
+// the greatest E_G over the candidates: below L_G, the growth is g
 // alone. So every such u has upper end at most the check's greatest plus
 // the growth (at most the greatest among the non-blockers plus it when u
 // is not a native blocker), and x(u) at most the check's greatest
 // unselected x. The rest's greatest lower end and x are bounded below by
 // the candidates read, which is all the gap's upper end needs (Gap's proof
-// takes any pair for it). When dC grew the proof reads every candidate, and
-// so does RefinedGap when the unread ones may reach the selection's refined
-// lower end (those it must refine).
+// takes any pair for it). RefinedGap reads every candidate when the unread
+// ones may reach the selection's refined lower end (those it must
+// refine).
 
 // restSummary is what a certified top-k's last check learnt about the
 // unselected candidates in its pass over them (undirected views).
@@ -61,16 +64,19 @@ type restSummary struct {
 	blockers []uint32
 	over     bool
 	otherHi  float64
-	// The check's bound coefficients (errorBounds), and whether an error
-	// term E of a candidate reached the L1 cap.
+	// The check's bound coefficients (errorBounds), whether an error term
+	// E of a candidate reached the L1 cap, and the candidates' greatest
+	// out-weight (+Inf when the pass did not read them all).
 	rScale, dCoord, dangling, l1 float64
 	capped                       bool
+	maxW                         float64
 }
 
-// note records coordGap's pass: maxRest, maxErr and the blockers bs (nil:
-// not collected) under bounds eb.
-func (rs *restSummary) note(eb *errorBounds, maxRest, maxErr float64, bs *blockerSet) {
+// note records coordGap's pass: maxRest, maxErr, maxW and the blockers bs
+// (nil: not collected) under bounds eb.
+func (rs *restSummary) note(eb *errorBounds, maxRest, maxErr, maxW float64, bs *blockerSet) {
 	rs.ok = true
+	rs.maxW = maxW
 	rs.capped = !(maxErr < eb.l1)
 	rs.hi = maxRest
 	rs.rScale, rs.dCoord, rs.dangling, rs.l1 = eb.rScale, eb.dCoord, eb.dangling, eb.l1
@@ -97,17 +103,24 @@ func (rs *restSummary) keep(sel []Scored, cands []uint32) *restSummary {
 // sinceRest returns the summary the proof may bound sel's rest over cands
 // with (its own, or that of the proof it was derived from) and the growth
 // of the unchanged candidates' upper ends; nil when it may not: another
-// selection or candidate list, a directed view, or dC grew.
+// selection or candidate list, a directed view, or dC grew and the
+// summary has no bound on the candidates' out-weights.
 func (p *Proof) sinceRest(sel, cands []uint32) (*restSummary, float64) {
 	src := p.since
 	if src == nil {
 		src = p
 	}
 	rs := src.rest
-	if rs == nil || p.eb.w == nil || p.eb.rScale != rs.rScale || p.eb.dCoord > rs.dCoord || !sameCandidates(rs.cands, cands) || !sameSelection(rs.sel, sel) {
+	if rs == nil || p.eb.w == nil || p.eb.rScale != rs.rScale || !sameCandidates(rs.cands, cands) || !sameSelection(rs.sel, sel) {
 		return nil, 0
 	}
 	grow := max(p.eb.dangling-rs.dangling, 0)
+	if p.eb.dCoord > rs.dCoord {
+		if math.IsInf(rs.maxW, 1) {
+			return nil, 0
+		}
+		grow += (p.eb.dCoord - rs.dCoord) * rs.maxW
+	}
 	if rs.capped {
 		grow = max(grow, p.eb.l1-rs.l1)
 	}

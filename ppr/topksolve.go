@@ -332,10 +332,10 @@ func (s *topKSolve) prove(round float64) {
 		if e.local.on && s.candidates == nil {
 			visit, outsideHi = e.localVisit(&s.eb, res.TopK)
 		}
-		var maxRest, maxErr float64
-		res.ProvedGap, s.slack, s.need, maxRest, maxErr = coordGap(e.X, &s.eb, res.TopK, visit, e.inSel, bs, outsideHi)
+		var maxRest, maxErr, maxW float64
+		res.ProvedGap, s.slack, s.need, maxRest, maxErr, maxW = coordGap(e.X, &s.eb, res.TopK, visit, e.inSel, bs, outsideHi)
 		s.gap = res.Gap
-		s.rest.note(&s.eb, maxRest, maxErr, bs)
+		s.rest.note(&s.eb, maxRest, maxErr, maxW, bs)
 	} else {
 		s.proveDirected()
 	}
@@ -383,7 +383,7 @@ func (s *topKSolve) proveDirected() {
 	// selection's lowest end, so coordGap would prove nothing either. One
 	// pass serves both.
 	if s.eb.vis != nil && (!e.tune.refineDirected || !refinesAt(s.l1, e.alpha, e.damping, true)) {
-		proved, at, _, _, _ := coordGap(e.X, &s.eb, res.TopK, s.candidates, e.inSel, nil, math.Inf(-1))
+		proved, at, _, _, _, _ := coordGap(e.X, &s.eb, res.TopK, s.candidates, e.inSel, nil, math.Inf(-1))
 		res.ProvedGap, s.slack = max(res.ProvedGap, proved), at
 	}
 }
