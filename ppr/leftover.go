@@ -71,9 +71,16 @@ func (l *Leftover) record(u uint32, x, r, w float64) {
 	l.log = append(l.log, leftValue{node: u, x: x, r: r, w: w})
 }
 
-// Logging reports whether the leftover logs candidates (WatchCandidates
+// logging reports whether the leftover logs candidates (WatchCandidates
 // found a summary to watch).
-func (l *Leftover) Logging() bool { return l.watch != nil }
+func (l *Leftover) logging() bool { return l.watch != nil }
+
+// Covers reports whether the leftover's log stands for the changed nodes
+// in proofs derived from since (ProveLeftover): the rounds since Reset
+// ran to the end, logging the candidates of since's certified top-k.
+func (l *Leftover) Covers(since *Proof) bool {
+	return since != nil && since.rest != nil && l.logs(since.rest)
+}
 
 // logs reports whether the leftover's log covers the candidates of rs
 // after complete rounds.
@@ -121,13 +128,13 @@ func (t *residualTally) note(rv, w float64) {
 // budget). The statistics bound Prove's (see Leftover), so every bound
 // derived from them holds.
 //
-// When left logs since's candidates (WatchCandidates), the proof's gaps
-// read the log and the nodes of unvisited, and changed may be nil.
-// Without it a nil changed leaves nothing to derive from: the statistics
-// come from a pass over every node when left is not complete, and the
-// gaps read every candidate.
+// When left covers since (Covers), the proof's gaps read the log and the
+// nodes of unvisited, and changed may be nil. Otherwise a nil changed
+// leaves nothing to derive from: the statistics come from a pass over
+// every node when left is not complete, and the gaps read every
+// candidate.
 func (e *Engine) ProveLeftover(passes int, since *Proof, left *Leftover, changed, unvisited []uint32) *Proof {
-	logs := since.rest != nil && left.logs(since.rest)
+	logs := left.Covers(since)
 	switch {
 	case !left.complete && changed == nil:
 		return e.Prove(passes, nil, nil)

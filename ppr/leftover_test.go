@@ -114,7 +114,7 @@ func TestLeftoverLogDerivesTheRest(t *testing.T) {
 		var left Leftover
 		left.Reset()
 		left.WatchCandidates(auth, res.Proof, cands)
-		require.True(t, left.Logging())
+		require.True(t, left.logging())
 		auth.Left = &left
 		eps := []float64{1e-1, 1e-3, 1e-6}[rng.IntN(3)]
 		if !auth.PushRoundsSigned(eps, []float64{eps, eps / 10}[rng.IntN(2)], frontier, 0) {

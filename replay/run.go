@@ -327,7 +327,7 @@ func (r *run) prove() *ppr.Proof {
 		return eng.Prove(r.passes, r.nativeProof, r.changed())
 	}
 	var changed []uint32 // not read when the log stands for the support
-	if !left.Complete() || !left.Logging() {
+	if !left.Covers(r.nativeProof) {
 		changed = r.changed()
 	}
 	return eng.ProveLeftover(r.passes, r.nativeProof, left, changed, r.gd.touched.nodes)
