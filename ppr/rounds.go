@@ -4,19 +4,27 @@ import (
 	"iter"
 	"math"
 	"math/bits"
+	"unsafe"
 
+	"github.com/authppr/authppr/csr"
 	"github.com/authppr/authppr/internal/reuse"
+	"github.com/authppr/authppr/mask"
 )
 
 // PushRounds is pushUntil with the frontier kept as a bitset and processed
 // in rounds, in id order: a round visits the frontier's nodes by ascending
-// id, pushes those over their threshold in place (so a later node in the
-// same round already holds what earlier pushes sent it, as in a Gauss-Seidel sweep),
-// and marks every node a push changed for the next round; it ends when a
-// round finds nothing to push. Marking costs one OR into a bitset that
-// stays in cache, and the next round reads the marked nodes in id order, so
-// an arc costs about what it costs in a scan, several times less than in
-// pushUntil's FIFO, while the work stays proportional to the active nodes.
+// id and lists those over their threshold, a block of roundBlock at a
+// time; it pushes a block's nodes in order, in place, each still over its
+// threshold with its residual at that moment (so a later node already
+// holds what earlier pushes sent it, as in a Gauss-Seidel sweep), before
+// it lists the next; it marks every node a push changed for the next
+// round, and ends when a round finds nothing to push. Marking costs one OR
+// into a bitset that stays in cache, and the next round reads the marked
+// nodes in id order, so an arc costs about what it costs in a scan,
+// several times less than in pushUntil's FIFO, while the work stays
+// proportional to the active nodes. Listing first lets a push ask for the
+// memory of the pushes a few places after it (prefetchPair) while its own
+// arcs are written.
 // The seeds' share of dangling pushes is added at the end of each round.
 //
 // Thresholds, keepDangling, Support and the budget (arc operations, 0 = no
@@ -46,6 +54,7 @@ func (e *Engine) PushRoundsSigned(above, below float64, frontier []uint32, budge
 // few pushes costs O(them + n/4096 words), not O(n/64).
 type roundScratch struct {
 	cur, next roundMarks
+	todo      []uint32 // a round's block of nodes to push
 }
 
 // roundMarks is one round's bitset of nodes and its summary (bit i of
@@ -80,32 +89,32 @@ func (e *Engine) pushRounds(above, below float64, frontier []uint32, budget int6
 	return pushRounds(e, e.view.Graph().Out().Weight.Float64s(), above, below, frontier, budget)
 }
 
+// roundBlock is how many nodes over their threshold a round lists before
+// it pushes them (roundPusher.pushBlock): enough for the prefetches to run
+// ahead of the pushes, few enough that the residuals the listing read are
+// still in cache when the block is pushed.
+const roundBlock = 1024
+
 // pushRounds is PushRoundsSigned with the out-adjacency's weights wts in
 // their storage (csr.Weights), widened as read.
 func pushRounds[W weight](e *Engine, wts []W, above, below float64, start []uint32, budget int64) bool {
-	g := e.view.Graph()
 	n := e.view.NumNodes()
-	words := (n + 63) / 64
-	sums := (words + 63) / 64
 	rs := &e.rounds
 	if rs.cur.bits == nil {
+		words := (n + 63) / 64
+		sums := (words + 63) / 64
 		rs.cur = roundMarks{make([]uint64, words), make([]uint64, sums)}
 		rs.next = roundMarks{make([]uint64, words), make([]uint64, sums)}
 	}
-	cur, next := rs.cur, rs.next
 	for _, u := range start {
-		cur.mark(u)
+		rs.cur.mark(u)
 	}
-	x, r := e.X[:n], e.R[:n]
-	w := e.view.NodeOutWeights()
-	out := g.Out()
-	mbits, tb := e.view.MaskedBits(), e.view.TouchedBits()
-	d := e.damping
-	arcsAtStart := e.Stats.ArcOps
-	left := e.Left
+	p := newRoundPusher(e, wts, above, below, budget)
+	x, r, w, left := p.x, p.r, p.w, p.left
 	for {
-		active := false
-		dangling := 0.0
+		cur := rs.cur
+		p.next, p.active, p.dangling = rs.next, false, 0
+		todo := rs.todo[:0]
 		for si, sw := range cur.sum {
 			if sw == 0 {
 				continue
@@ -119,20 +128,7 @@ func pushRounds[W weight](e *Engine, wts []W, above, below float64, start []uint
 				for word != 0 {
 					u := uint32(wi*64 + bits.TrailingZeros64(word))
 					word &= word - 1
-					val, wu := r[u], w.At(u)
-					eps := above
-					if val < 0 {
-						eps = below
-					}
-					// Not pushed: this side's threshold is +Inf, a dangling
-					// node kept, or at most the threshold.
-					t := eps * wu
-					kept := math.IsInf(eps, 1)
-					if t == 0 && !kept {
-						kept = e.keepDangling
-						t = eps
-					}
-					if kept || math.Abs(val) <= t {
+					if val, wu := r[u], w.At(u); !p.over(val, wu) {
 						if left != nil {
 							left.tally.note(val, wu)
 							if left.watching(u) {
@@ -141,87 +137,188 @@ func pushRounds[W weight](e *Engine, wts []W, above, below float64, start []uint
 						}
 						continue
 					}
-					r[u] = 0
-					x[u] += val
-					if left != nil && left.watching(u) {
-						left.record(u, x[u], 0, wu)
-					}
-					e.Stats.Pushes++
-					active = true
-					if e.Support != nil {
-						e.Support.Add(u)
-					}
-					if wu == 0 {
-						dangling += val
-						continue
-					}
-					c := d * val / wu
-					// A touched node's row has masked arcs or is replaced (a
-					// patched view).
-					special := tb != nil && tb[u/64]&(1<<(u%64)) != 0
-					replaced := false
-					if special {
-						var pn []uint32
-						var pw []float64
-						if pn, pw, _, replaced = e.view.ReplacedRow(u); replaced {
-							e.Stats.ArcOps += int64(len(pn))
-							pw = pw[:len(pn)]
-							for p, v := range pn {
-								r[v] += c * pw[p]
-								next.mark(v)
-							}
+					if todo = append(todo, u); len(todo) == roundBlock {
+						if !p.pushBlock(todo) {
+							return p.outOfBudget(cur)
 						}
-					}
-					if !replaced {
-						lo, hi := out.Offsets[u], out.Offsets[u+1]
-						nbr, wt, eid := out.Nbr[lo:hi], wts[lo:hi], out.Edge[lo:hi]
-						wt, eid = wt[:len(nbr)], eid[:len(nbr)]
-						e.Stats.ArcOps += int64(len(nbr))
-						skip, listed := []int(nil), true
-						if special {
-							skip, listed = e.view.MaskedOutArcs(u)
-						}
-						if listed {
-							// The row but its masked arcs (ascending): the
-							// same terms in the same order, with no test per arc.
-							for from, to := range liveRuns(len(nbr), lo, skip) {
-								for p := from; p < to; p++ {
-									r[nbr[p]] += c * float64(wt[p])
-									next.mark(nbr[p])
-								}
-							}
-						} else {
-							for p, v := range nbr {
-								if mbits[eid[p]/64]&(1<<(eid[p]%64)) == 0 {
-									r[v] += c * float64(wt[p])
-									next.mark(v)
-								}
-							}
-						}
-					}
-					if budget > 0 && e.Stats.ArcOps-arcsAtStart >= budget {
-						if left != nil {
-							left.complete = false
-						}
-						// Out of budget: finish the round's bookkeeping and stop.
-						// (cur's summary no longer lists the words left
-						// in this one: clear it whole, as rarely as this.)
-						e.endRound(dangling, next)
-						clear(cur.bits)
-						clear(cur.sum)
-						next.clear()
-						return false
+						todo = todo[:0]
 					}
 				}
 			}
 		}
-		e.endRound(dangling, next)
-		if !active {
-			next.clear()
+		rs.todo = todo
+		if !p.pushBlock(todo) {
+			return p.outOfBudget(cur)
+		}
+		e.endRound(p.dangling, p.next)
+		if !p.active {
+			p.next.clear()
 			return true
 		}
-		cur, next = next, cur
-		rs.cur, rs.next = cur, next
+		rs.cur, rs.next = rs.next, cur
+	}
+}
+
+// roundPusher is what one pushRounds call reads on every push, and the
+// state of its round: the marks for the next round, whether the round
+// pushed, and the dangling mass it collected.
+type roundPusher[W weight] struct {
+	e            *Engine
+	x, r         []float64
+	w            *mask.NodeWeights
+	out          csr.Adjacency
+	wts          []W
+	mbits, tb    []uint64
+	above, below float64
+	d            float64
+	left         *Leftover
+	budget       int64 // arc operations, 0 = no cap
+	arcsAtStart  int64
+
+	next     roundMarks
+	active   bool
+	dangling float64
+}
+
+func newRoundPusher[W weight](e *Engine, wts []W, above, below float64, budget int64) *roundPusher[W] {
+	n := e.view.NumNodes()
+	mbits, tb := e.view.MaskedBits(), e.view.TouchedBits()
+	return &roundPusher[W]{
+		e: e, x: e.X[:n], r: e.R[:n], w: e.view.NodeOutWeights(), out: e.view.Graph().Out(), wts: wts,
+		mbits: mbits, tb: tb, above: above, below: below, d: e.damping, left: e.Left,
+		budget: budget, arcsAtStart: e.Stats.ArcOps,
+	}
+}
+
+// over reports whether a residual val at out-weight wu is pushed: over
+// its sign's threshold times wu (the threshold itself where wu = 0,
+// unless dangling nodes are kept), and never on a side whose threshold is
+// +Inf.
+func (p *roundPusher[W]) over(val, wu float64) bool {
+	eps := p.above
+	if val < 0 {
+		eps = p.below
+	}
+	if math.IsInf(eps, 1) {
+		return false
+	}
+	t := eps * wu
+	if t == 0 {
+		if p.e.keepDangling {
+			return false
+		}
+		t = eps
+	}
+	return math.Abs(val) > t
+}
+
+// pushAhead is how many places ahead in a block pushBlock asks for a
+// push's offsets and value (half as many for its row, whose place the
+// offsets give): about the pushes that fit in one memory latency.
+const pushAhead = 6
+
+// pushBlock pushes the listed nodes, in order, each with its residual at
+// that moment if it is still over its threshold (a push earlier in the
+// block may have moved it; that push marked it for the next round). It
+// returns false when the budget ran out.
+func (p *roundPusher[W]) pushBlock(todo []uint32) bool {
+	offsets := p.out.Offsets
+	for i, u := range todo {
+		if j := i + pushAhead; j < len(todo) {
+			if v := todo[j]; int(v) < len(offsets) {
+				prefetchPair(unsafe.Pointer(&offsets[v]), unsafe.Pointer(&p.x[v]))
+			}
+		}
+		if j := i + pushAhead/2; j < len(todo) {
+			// A patched view's new nodes have no row in the base.
+			if v := todo[j]; int(v)+1 < len(offsets) && offsets[v] < offsets[v+1] {
+				lo := offsets[v]
+				prefetchPair(unsafe.Pointer(&p.out.Nbr[lo]), unsafe.Pointer(&p.wts[lo]))
+			}
+		}
+		val, wu := p.r[u], p.w.At(u)
+		if !p.over(val, wu) {
+			continue
+		}
+		p.push(u, val, wu)
+		if p.budget > 0 && p.e.Stats.ArcOps-p.arcsAtStart >= p.budget {
+			return false
+		}
+	}
+	return true
+}
+
+// outOfBudget ends a call stopped by its budget: the round's bookkeeping,
+// and every mark cleared (cur's summary no longer lists the words the
+// round had not reached: clear it whole, as rarely as this).
+func (p *roundPusher[W]) outOfBudget(cur roundMarks) bool {
+	if p.left != nil {
+		p.left.complete = false
+	}
+	p.e.endRound(p.dangling, p.next)
+	clear(cur.bits)
+	clear(cur.sum)
+	p.next.clear()
+	return false
+}
+
+// push moves u's residual val into x and sends its damped share along
+// u's live out-arcs (wu = W(u)), marking every node it changes for the
+// next round; a dangling node's share goes to the seeds at the round's end.
+func (p *roundPusher[W]) push(u uint32, val, wu float64) {
+	e, r, next := p.e, p.r, p.next
+	r[u] = 0
+	p.x[u] += val
+	if p.left != nil && p.left.watching(u) {
+		p.left.record(u, p.x[u], 0, wu)
+	}
+	e.Stats.Pushes++
+	p.active = true
+	if e.Support != nil {
+		e.Support.Add(u)
+	}
+	if wu == 0 {
+		p.dangling += val
+		return
+	}
+	c := p.d * val / wu
+	// A touched node's row has masked arcs or is replaced (a patched view).
+	special := p.tb != nil && p.tb[u/64]&(1<<(u%64)) != 0
+	if special {
+		if pn, pw, _, replaced := e.view.ReplacedRow(u); replaced {
+			e.Stats.ArcOps += int64(len(pn))
+			pw = pw[:len(pn)]
+			for q, v := range pn {
+				r[v] += c * pw[q]
+				next.mark(v)
+			}
+			return
+		}
+	}
+	lo, hi := p.out.Offsets[u], p.out.Offsets[u+1]
+	nbr, wt, eid := p.out.Nbr[lo:hi], p.wts[lo:hi], p.out.Edge[lo:hi]
+	wt, eid = wt[:len(nbr)], eid[:len(nbr)]
+	e.Stats.ArcOps += int64(len(nbr))
+	skip, listed := []int(nil), true
+	if special {
+		skip, listed = e.view.MaskedOutArcs(u)
+	}
+	if !listed {
+		for q, v := range nbr {
+			if p.mbits[eid[q]/64]&(1<<(eid[q]%64)) == 0 {
+				r[v] += c * float64(wt[q])
+				next.mark(v)
+			}
+		}
+		return
+	}
+	// The row but its masked arcs (ascending): the same terms in the same
+	// order, with no test per arc.
+	for from, to := range liveRuns(len(nbr), lo, skip) {
+		for q := from; q < to; q++ {
+			r[nbr[q]] += c * float64(wt[q])
+			next.mark(nbr[q])
+		}
 	}
 }
 
