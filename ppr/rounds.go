@@ -22,9 +22,11 @@ import (
 // into a bitset that stays in cache, and the next round reads the marked
 // nodes in id order, so an arc costs about what it costs in a scan,
 // several times less than in pushUntil's FIFO, while the work stays
-// proportional to the active nodes. Listing first lets a push ask for the
-// memory of the pushes a few places after it (prefetchPair) while its own
-// arcs are written.
+// proportional to the active nodes. Reading the marks a block ahead of the
+// visits, and listing the nodes to push before pushing them, lets a visit
+// or a push ask for the memory of those a few places after it
+// (prefetchPair) while its own is read: the pushes of a living store's
+// guard are bound by the latency of those lines, not by the arcs.
 // The seeds' share of dangling pushes is added at the end of each round.
 //
 // Thresholds, keepDangling, Support and the budget (arc operations, 0 = no
@@ -54,6 +56,7 @@ func (e *Engine) PushRoundsSigned(above, below float64, frontier []uint32, budge
 // few pushes costs O(them + n/4096 words), not O(n/64).
 type roundScratch struct {
 	cur, next roundMarks
+	visit     []uint32 // a round's block of marked nodes to visit
 	todo      []uint32 // a round's block of nodes to push
 }
 
@@ -110,11 +113,10 @@ func pushRounds[W weight](e *Engine, wts []W, above, below float64, start []uint
 		rs.cur.mark(u)
 	}
 	p := newRoundPusher(e, wts, above, below, budget)
-	x, r, w, left := p.x, p.r, p.w, p.left
 	for {
 		cur := rs.cur
 		p.next, p.active, p.dangling = rs.next, false, 0
-		todo := rs.todo[:0]
+		visit := rs.visit[:0]
 		for si, sw := range cur.sum {
 			if sw == 0 {
 				continue
@@ -125,31 +127,22 @@ func pushRounds[W weight](e *Engine, wts []W, above, below float64, start []uint
 				sw &= sw - 1
 				word := cur.bits[wi]
 				cur.bits[wi] = 0
-				for word != 0 {
-					u := uint32(wi*64 + bits.TrailingZeros64(word))
-					word &= word - 1
-					if val, wu := r[u], w.At(u); !p.over(val, wu) {
-						if left != nil {
-							left.tally.note(val, wu)
-							if left.watching(u) {
-								left.record(u, x[u], val, wu)
-							}
-						}
-						continue
+				for ; word != 0; word &= word - 1 {
+					visit = append(visit, uint32(wi*64+bits.TrailingZeros64(word)))
+				}
+				if len(visit) >= visitBlock {
+					if !p.visitBlock(visit) {
+						return p.outOfBudget(cur)
 					}
-					if todo = append(todo, u); len(todo) == roundBlock {
-						if !p.pushBlock(todo) {
-							return p.outOfBudget(cur)
-						}
-						todo = todo[:0]
-					}
+					visit = visit[:0]
 				}
 			}
 		}
-		rs.todo = todo
-		if !p.pushBlock(todo) {
+		rs.visit = visit
+		if !p.visitBlock(visit) || !p.pushBlock(rs.todo) {
 			return p.outOfBudget(cur)
 		}
+		rs.todo = rs.todo[:0]
 		e.endRound(p.dangling, p.next)
 		if !p.active {
 			p.next.clear()
@@ -157,6 +150,48 @@ func pushRounds[W weight](e *Engine, wts []W, above, below float64, start []uint
 		}
 		rs.cur, rs.next = rs.next, cur
 	}
+}
+
+// visitBlock is how many of a round's marked nodes pushRounds reads from
+// the bitset before it visits them (roundPusher.visitBlock), at least: the
+// visits know the nodes ahead of them and ask for their residuals.
+const visitBlock = 256
+
+// visitAhead is how many places ahead a visit asks for a node's residual
+// and out-weight.
+const visitAhead = 16
+
+// visitBlock visits the listed marked nodes in order: it tallies a node
+// at or below its threshold in the leftover (and logs it if watched), and
+// lists one over it in the scratch's block, which it pushes (pushBlock)
+// when the block is full. It returns false when the budget ran out.
+func (p *roundPusher[W]) visitBlock(visit []uint32) bool {
+	rs, r, left := &p.e.rounds, p.r, p.left
+	flat, _ := p.w.Flat()
+	for i, u := range visit {
+		if j := i + visitAhead; j < len(visit) {
+			if v := visit[j]; int(v) < len(flat) {
+				prefetchPair(unsafe.Pointer(&r[v]), unsafe.Pointer(&flat[v]))
+			}
+		}
+		val, wu := r[u], p.w.At(u)
+		if !p.over(val, wu) {
+			if left != nil {
+				left.tally.note(val, wu)
+				if left.watching(u) {
+					left.record(u, p.x[u], val, wu)
+				}
+			}
+			continue
+		}
+		if rs.todo = append(rs.todo, u); len(rs.todo) == roundBlock {
+			if !p.pushBlock(rs.todo) {
+				return false
+			}
+			rs.todo = rs.todo[:0]
+		}
+	}
+	return true
 }
 
 // roundPusher is what one pushRounds call reads on every push, and the
@@ -256,6 +291,7 @@ func (p *roundPusher[W]) outOfBudget(cur roundMarks) bool {
 		p.left.complete = false
 	}
 	p.e.endRound(p.dangling, p.next)
+	p.e.rounds.todo = p.e.rounds.todo[:0]
 	clear(cur.bits)
 	clear(cur.sum)
 	p.next.clear()
