@@ -8,7 +8,7 @@ cd "$(dirname "$0")"
 go vet ./...
 go test ./...
 # The reference loops alone (internal/cpu's purego tag) against the same tests.
-go test -short -tags purego ./internal/cpu ./ppr
+go test -short -tags purego ./internal/cpu ./internal/prefetch ./ppr
 
 cc=$(go env CC)
 if [ "$(go env CGO_ENABLED)" = 1 ] && command -v "${cc%% *}" >/dev/null 2>&1; then

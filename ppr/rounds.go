@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/prefetch"
 	"github.com/authppr/authppr/internal/reuse"
 	"github.com/authppr/authppr/mask"
 )
@@ -25,7 +26,7 @@ import (
 // proportional to the active nodes. Reading the marks a block ahead of the
 // visits, and listing the nodes to push before pushing them, lets a visit
 // or a push ask for the memory of those a few places after it
-// (prefetchPair) while its own is read: the pushes of a living store's
+// (prefetch.Pair) while its own is read: the pushes of a living store's
 // guard are bound by the latency of those lines, not by the arcs.
 // The seeds' share of dangling pushes is added at the end of each round.
 //
@@ -171,7 +172,7 @@ func (p *roundPusher[W]) visitBlock(visit []uint32) bool {
 	for i, u := range visit {
 		if j := i + visitAhead; j < len(visit) {
 			if v := visit[j]; int(v) < len(flat) {
-				prefetchPair(unsafe.Pointer(&r[v]), unsafe.Pointer(&flat[v]))
+				prefetch.Pair(unsafe.Pointer(&r[v]), unsafe.Pointer(&flat[v]))
 			}
 		}
 		val, wu := r[u], p.w.At(u)
@@ -261,14 +262,14 @@ func (p *roundPusher[W]) pushBlock(todo []uint32) bool {
 	for i, u := range todo {
 		if j := i + pushAhead; j < len(todo) {
 			if v := todo[j]; int(v) < len(offsets) {
-				prefetchPair(unsafe.Pointer(&offsets[v]), unsafe.Pointer(&p.x[v]))
+				prefetch.Pair(unsafe.Pointer(&offsets[v]), unsafe.Pointer(&p.x[v]))
 			}
 		}
 		if j := i + pushAhead/2; j < len(todo) {
 			// A patched view's new nodes have no row in the base.
 			if v := todo[j]; int(v)+1 < len(offsets) && offsets[v] < offsets[v+1] {
 				lo := offsets[v]
-				prefetchPair(unsafe.Pointer(&p.out.Nbr[lo]), unsafe.Pointer(&p.wts[lo]))
+				prefetch.Pair(unsafe.Pointer(&p.out.Nbr[lo]), unsafe.Pointer(&p.wts[lo]))
 			}
 		}
 		val, wu := p.r[u], p.w.At(u)
