@@ -14,7 +14,7 @@ import (
 
 // PushRounds is pushUntil with the frontier kept as a bitset and processed
 // in rounds, in id order: a round visits the frontier's nodes by ascending
-// id and lists those over their threshold, a block of roundBlock at a
+// id and lists those over their threshold, a block of pushBlockLen at a
 // time; it pushes a block's nodes in order, in place, each still over its
 // threshold with its residual at that moment (so a later node already
 // holds what earlier pushes sent it, as in a Gauss-Seidel sweep), before
@@ -93,11 +93,11 @@ func (e *Engine) pushRounds(above, below float64, frontier []uint32, budget int6
 	return pushRounds(e, e.view.Graph().Out().Weight.Float64s(), above, below, frontier, budget)
 }
 
-// roundBlock is how many nodes over their threshold a round lists before
+// pushBlockLen is how many nodes over their threshold a round lists before
 // it pushes them (roundPusher.pushBlock): enough for the prefetches to run
 // ahead of the pushes, few enough that the residuals the listing read are
 // still in cache when the block is pushed.
-const roundBlock = 1024
+const pushBlockLen = 1024
 
 // pushRounds is PushRoundsSigned with the out-adjacency's weights wts in
 // their storage (csr.Weights), widened as read.
@@ -131,7 +131,7 @@ func pushRounds[W weight](e *Engine, wts []W, above, below float64, start []uint
 				for ; word != 0; word &= word - 1 {
 					visit = append(visit, uint32(wi*64+bits.TrailingZeros64(word)))
 				}
-				if len(visit) >= visitBlock {
+				if len(visit) >= visitBlockLen {
 					if !p.visitBlock(visit) {
 						return p.outOfBudget(cur)
 					}
@@ -153,10 +153,10 @@ func pushRounds[W weight](e *Engine, wts []W, above, below float64, start []uint
 	}
 }
 
-// visitBlock is how many of a round's marked nodes pushRounds reads from
+// visitBlockLen is how many of a round's marked nodes pushRounds reads from
 // the bitset before it visits them (roundPusher.visitBlock), at least: the
 // visits know the nodes ahead of them and ask for their residuals.
-const visitBlock = 256
+const visitBlockLen = 256
 
 // visitAhead is how many places ahead a visit asks for a node's residual
 // and out-weight.
@@ -185,7 +185,7 @@ func (p *roundPusher[W]) visitBlock(visit []uint32) bool {
 			}
 			continue
 		}
-		if rs.todo = append(rs.todo, u); len(rs.todo) == roundBlock {
+		if rs.todo = append(rs.todo, u); len(rs.todo) == pushBlockLen {
 			if !p.pushBlock(rs.todo) {
 				return false
 			}
@@ -216,10 +216,10 @@ type roundPusher[W weight] struct {
 	dangling float64
 }
 
-func newRoundPusher[W weight](e *Engine, wts []W, above, below float64, budget int64) *roundPusher[W] {
+func newRoundPusher[W weight](e *Engine, wts []W, above, below float64, budget int64) roundPusher[W] {
 	n := e.view.NumNodes()
 	mbits, tb := e.view.MaskedBits(), e.view.TouchedBits()
-	return &roundPusher[W]{
+	return roundPusher[W]{
 		e: e, x: e.X[:n], r: e.R[:n], w: e.view.NodeOutWeights(), out: e.view.Graph().Out(), wts: wts,
 		mbits: mbits, tb: tb, above: above, below: below, d: e.damping, left: e.Left,
 		budget: budget, arcsAtStart: e.Stats.ArcOps,

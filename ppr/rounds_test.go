@@ -12,7 +12,7 @@ import (
 )
 
 // pushRoundsReference is PushRoundsSigned written plainly: each round a
-// sorted list of the frontier's nodes, listed in blocks of roundBlock nodes
+// sorted list of the frontier's nodes, listed in blocks of pushBlockLen nodes
 // over their threshold and each block pushed (a node still over it) before
 // the next is listed, rows read through the view's OutRow, a set of the
 // nodes marked for the next round.
@@ -90,7 +90,7 @@ func pushRoundsReference(e *Engine, above, below float64, frontier []uint32, bud
 			if !over(u) {
 				continue
 			}
-			if block = append(block, u); len(block) == roundBlock {
+			if block = append(block, u); len(block) == pushBlockLen {
 				if !pushBlock(block) {
 					endRound()
 					return false
@@ -123,7 +123,7 @@ func TestPushRoundsMatchesReference(t *testing.T) {
 		// Every tenth trial a residual on every node of a larger graph,
 		// so that rounds list more than a block.
 		wide := trial%10 == 9
-		c, err := randgraph.NewDeltaCase(rng, directed, map[bool]int{false: 300, true: 4 * roundBlock}[wide])
+		c, err := randgraph.NewDeltaCase(rng, directed, map[bool]int{false: 300, true: 4 * pushBlockLen}[wide])
 		if err != nil {
 			t.Fatal(err)
 		}
