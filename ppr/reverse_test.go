@@ -515,11 +515,13 @@ func rowDot(row mask.Row, inv float64, q []float64) float64 {
 // rest from the donor's remainder, equals the reference d*rowDiffDot (both
 // rows read whole) on every node an estimate reached and every gainer,
 // over random views (graph rows under two masks) and pushes cut short by
-// their budgets.
+// their budgets; one rowDiffs moves from pair to pair of views, so a row
+// read for the last pair must not answer for this one.
 func TestRowDiffChangeMatchesReference(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(79, 80))
 	compared, nonZero := 0, 0
+	var rd rowDiffs // one for every case: views forgets the last pair's rows
 	for range 300 {
 		c := newRandomCase(t, rng)
 		n := c.g.NumNodes()
@@ -527,7 +529,6 @@ func TestRowDiffChangeMatchesReference(t *testing.T) {
 		_, differ, gainers := viewDifference(c)
 		e, err := NewEngine(c.auth, c.seeds, d)
 		require.NoError(t, err)
-		var rd rowDiffs
 		rd.views(c.auth, c.native)
 		for range 3 {
 			v := uint32(rng.IntN(n))
@@ -571,6 +572,7 @@ func TestRowDiffChangeMatchesReferencePatched(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(81, 82))
 	compared, nonZero := 0, 0
+	var rd rowDiffs // one for every trial, as above
 	for trial := range 200 {
 		c, err := randgraph.NewDeltaCase(rng, trial%2 == 0, 20)
 		require.NoError(t, err)
@@ -593,7 +595,6 @@ func TestRowDiffChangeMatchesReferencePatched(t *testing.T) {
 		d := []float64{0.5, 0.85}[rng.IntN(2)]
 		e, err := NewEngine(auth, Seeds{Nodes: []uint32{0}, Weights: []float64{1}}, d)
 		require.NoError(t, err)
-		var rd rowDiffs
 		rd.views(auth, native)
 		for range 3 {
 			v := uint32(rng.IntN(n))
