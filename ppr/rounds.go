@@ -159,8 +159,8 @@ func pushRounds[W weight](e *Engine, wts []W, above, below float64, start []uint
 const visitBlockLen = 256
 
 // visitAhead is how many places ahead a visit asks for a node's residual
-// and out-weight.
-const visitAhead = 16
+// and out-weight, visitHints nodes at a time (one call).
+const visitAhead, visitHints = 16, 8
 
 // visitBlock visits the listed marked nodes in order: it tallies a node
 // at or below its threshold in the leftover (and logs it if watched), and
@@ -170,10 +170,11 @@ func (p *roundPusher[W]) visitBlock(visit []uint32) bool {
 	rs, r, left := &p.e.rounds, p.r, p.left
 	flat, _ := p.w.Flat()
 	for i, u := range visit {
-		if j := i + visitAhead; j < len(visit) {
-			if v := visit[j]; int(v) < len(flat) {
-				prefetch.Pair(unsafe.Pointer(&r[v]), unsafe.Pointer(&flat[v]))
-			}
+		if i%visitHints == 0 && i+visitAhead < len(visit) && len(flat) > 0 {
+			// A patched view's new nodes lie past flat: a hint past an
+			// array is harmless (package prefetch).
+			ahead := visit[i+visitAhead : min(i+visitAhead+visitHints, len(visit))]
+			prefetch.Indexed(unsafe.Pointer(&r[0]), unsafe.Pointer(&flat[0]), ahead)
 		}
 		val, wu := r[u], p.w.At(u)
 		if !p.over(val, wu) {

@@ -6,8 +6,8 @@ import (
 	"unsafe"
 )
 
-// Pair is a hint: it never faults, on nil, on the ends of arrays or on
-// addresses past them, and leaves the memory as it was.
+// Pair and Indexed are hints: they never fault, on nil, on the ends of
+// arrays or on addresses past them, and leave the memory as they found it.
 func TestPairChangesNothing(t *testing.T) {
 	t.Parallel()
 	xs := []float64{1, 2, 3, 4}
@@ -21,6 +21,9 @@ func TestPairChangesNothing(t *testing.T) {
 	Pair(unsafe.Pointer(&ids[0]), unsafe.Pointer(&ids[len(ids)-1]))
 	past := unsafe.Add(unsafe.Pointer(&ids[len(ids)-1]), 1<<20)
 	Pair(past, nil)
+	Indexed(unsafe.Pointer(&xs[0]), unsafe.Pointer(&xs[0]), []uint32{0, 3, 1 << 20, 1<<32 - 1})
+	Indexed(nil, nil, ids[:100])
+	Indexed(unsafe.Pointer(&xs[0]), nil, nil)
 	if !slices.Equal(xs, before) || !slices.Equal(ids, idsBefore) {
 		t.Fatal("a prefetch changed memory")
 	}
