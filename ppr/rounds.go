@@ -26,7 +26,7 @@ import (
 // proportional to the active nodes. Reading the marks a block ahead of the
 // visits, and listing the nodes to push before pushing them, lets a visit
 // or a push ask for the memory of those a few places after it
-// (prefetch.Pair) while its own is read: the pushes of a living store's
+// (package prefetch) while its own is read: the pushes of a living store's
 // guard are bound by the latency of those lines, not by the arcs.
 // The seeds' share of dangling pushes is added at the end of each round.
 //
