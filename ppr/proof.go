@@ -268,6 +268,10 @@ type refinedIntervals struct {
 // unrefined one (bounds never lowers it), and in a divergence high's x
 // exceeds the selection's least x, which is at least that end.
 func (ri *refinedIntervals) scan(p *Proof, sel, cands []uint32, inSel []bool) {
+	if ri.eb.w != nil {
+		ri.scanUndirected(sel, cands, inSel)
+		return
+	}
 	x, eb, rc := ri.x, ri.eb, ri.rc
 	reach := ri.reach(sel)
 	ri.rest.init()
@@ -292,6 +296,50 @@ func (ri *refinedIntervals) scan(p *Proof, sel, cands []uint32, inSel []bool) {
 	ri.near = near
 	rc.e.refine.near = near
 	ri.down = ri.rest
+}
+
+// scanUndirected is scan on an undirected view, where one pair of ends
+// serves the rest's maxima and the near list (nTerm is at there, and
+// refineCheck.below is below: the bits errorBounds.ends gives), kept in
+// locals over one loop.
+func (ri *refinedIntervals) scanUndirected(sel, cands []uint32, inSel []bool) {
+	x, eb := ri.x, ri.eb
+	reach := ri.reach(sel)
+	var rest gapRest
+	rest.init()
+	blockHi, farLo, farHi := math.Inf(-1), math.Inf(-1), math.Inf(-1)
+	var high uint32
+	near := ri.rc.e.refine.near[:0]
+	n := len(x)
+	if cands != nil {
+		n = len(cands)
+	}
+	for i := range n {
+		u := uint32(i)
+		if cands != nil {
+			u = cands[i]
+		}
+		if inSel[u] {
+			continue
+		}
+		xu := x[u]
+		if xu > rest.maxX {
+			high = u
+		}
+		under, above := eb.ends(u)
+		lo, hi := xu-under, xu+above
+		rest.addEnds(xu, lo, hi)
+		if hi >= reach {
+			near = append(near, u)
+		} else {
+			farLo, farHi = max(farLo, lo), max(farHi, hi)
+		}
+	}
+	blockHi = rest.maxHi
+	ri.rest, ri.down, ri.high = rest, rest, high
+	ri.blockHi, ri.farLo, ri.farHi = blockHi, farLo, farHi
+	ri.near = near
+	ri.rc.e.refine.near = near
 }
 
 // reach returns the selection's least unrefined lower end.
