@@ -228,7 +228,7 @@ func (p *Proof) RefinedGap(sel, cands []uint32, inSel []bool) (Interval, int) {
 		ri.scan(p, sel, cands, inSel)
 	}
 	iv := p.gapOf(sel, &ri.rest, &ri.down)
-	if math.IsInf(iv.Lo, 1) || !ri.refineAtBoundary(sel) || len(ri.bounds) == 0 {
+	if math.IsInf(iv.Lo, 1) || !ri.refineAtBoundary(sel) {
 		return iv, 0
 	}
 	lo, hi := ri.gap(sel)
@@ -392,12 +392,15 @@ func (ri *refinedIntervals) lower(v uint32) float64 { lo, _ := ri.interval(v); r
 // When x says the selection is behind (a divergence), its gap's upper end
 // needs one selected candidate below one unselected, the pair x ranks so:
 // each aims at the middle. When x says it is ahead, the lower end needs
-// every selected candidate above every unselected one: as refineTopK
-// does, the selected side first against the rest's highest unrefined
-// end, then the unselected candidates that still reach the selection's
-// lowest end.
+// every selected candidate above every unselected one: the unselected
+// candidates that reach the selection's unrefined lower end first, from
+// the estimates at hand, when they are fewer than the selected ones
+// (refineRestFirst: often one adapted estimate clears what the selected
+// side would need one each for); then, as refineTopK does, the selected
+// side against the rest's highest end (refined where that reached), then
+// the unselected candidates that still reach the selection's lowest end.
 func (ri *refinedIntervals) refineAtBoundary(sel []uint32) bool {
-	x, eb := ri.x, ri.eb
+	x := ri.x
 	minX := math.Inf(1)
 	var low uint32 // the selection's lowest x
 	for _, v := range sel {
@@ -411,10 +414,18 @@ func (ri *refinedIntervals) refineAtBoundary(sel []uint32) bool {
 		ri.refine(low, false, mid)
 		return true
 	}
+	if ri.refineRestFirst(sel) {
+		return true
+	}
+	blockHi := ri.farHi
+	for _, u := range ri.near {
+		_, hi := ri.interval(u)
+		blockHi = max(blockHi, hi)
+	}
 	selLo := math.Inf(1)
 	for _, v := range sel {
-		if ri.lower(v) <= ri.blockHi {
-			ri.refine(v, true, ri.blockHi)
+		if ri.lower(v) <= blockHi {
+			ri.refine(v, true, blockHi)
 		}
 		selLo = min(selLo, ri.lower(v))
 	}
@@ -424,8 +435,8 @@ func (ri *refinedIntervals) refineAtBoundary(sel []uint32) bool {
 		ri.rescan = nil
 	}
 	var blockers []uint32
-	for _, u := range ri.near { // only the selection is refined so far
-		if x[u]+eb.nTerm(u) >= selLo {
+	for _, u := range ri.near {
+		if _, hi := ri.interval(u); hi >= selLo {
 			if len(blockers) == maxRefined {
 				return false
 			}
@@ -434,6 +445,38 @@ func (ri *refinedIntervals) refineAtBoundary(sel []uint32) bool {
 	}
 	for _, u := range blockers {
 		ri.refine(u, false, selLo)
+	}
+	return true
+}
+
+// refineRestFirst refines the near candidates towards the selection's
+// least unrefined lower end, when they are fewer than the selected
+// candidates whose lower ends their upper ends reach and no unread
+// candidate reaches it, and reports whether each cleared it: then the
+// selection needs no refinement (every unselected upper end is below
+// every selected lower end). Otherwise the selection is refined against
+// the rest's upper ends as they are, refined where this reached.
+func (ri *refinedIntervals) refineRestFirst(sel []uint32) bool {
+	reach := ri.reach(sel)
+	if len(ri.near) == 0 || ri.rescan != nil && ri.unreadHi >= reach {
+		return false
+	}
+	waiting := 0
+	for _, v := range sel {
+		if ri.lower(v) <= ri.blockHi {
+			waiting++
+		}
+	}
+	if len(ri.near) >= waiting {
+		return false
+	}
+	ri.rc.adaptOnly = true
+	defer func() { ri.rc.adaptOnly = false }()
+	for _, u := range ri.near {
+		ri.refine(u, false, reach)
+		if _, hi := ri.interval(u); hi >= reach {
+			return false
+		}
 	}
 	return true
 }

@@ -326,9 +326,13 @@ type topKRefinement struct {
 	differ    []uint64
 	gainers   []uint32
 	borrowed  map[uint32]*reverseEstimate
-	rowDiffs  rowDiffs          // the differing arcs of rows of differ, read once
-	changes   []remainderChange // remainderChanges' scratch
-	near      []uint32          // RefinedGap's scratch (refinedIntervals.near)
+	// unserved holds, per node whose donor estimate an adaptation did not
+	// serve, the coarsest threshold it failed at: it fails at every finer
+	// one too (adaptedServes), so borrow does not adapt it again there.
+	unserved map[uint32]float64
+	rowDiffs rowDiffs          // the differing arcs of rows of differ, read once
+	changes  []remainderChange // remainderChanges' scratch
+	near     []uint32          // RefinedGap's scratch (refinedIntervals.near)
 }
 
 // ShareEstimates lets this engine's refinement use the reverse estimates
@@ -344,6 +348,7 @@ func (e *Engine) ShareEstimates(from *Engine, differ, gainers []uint32) {
 	ref := &e.refine
 	ref.donor, ref.donorView = &from.refine, from.view
 	ref.gainers = gainers
+	clear(ref.unserved)
 	ref.warmArcs = from.refine.warmArcs // it continues from's solve
 	ref.rowDiffs.views(e.view, from.view)
 	ref.differ = reuse.Slice(ref.differ, (len(e.X)+63)/64)
@@ -366,7 +371,7 @@ func (ref *topKRefinement) borrow(e *Engine, v uint32, eps float64) *reverseEsti
 		return b
 	}
 	est := ref.donor.est[v]
-	if est == nil || est.MaxS > eps {
+	if est == nil || est.MaxS > eps || eps <= ref.unserved[v] {
 		return nil
 	}
 	undirected := !e.view.Directed()
@@ -376,6 +381,7 @@ func (ref *topKRefinement) borrow(e *Engine, v uint32, eps float64) *reverseEsti
 		if adaptedServes(old, est, eps, undirected) {
 			return old
 		}
+		ref.noteUnserved(v, eps)
 		return nil
 	}
 	changes, readsDiffer := ref.remainderChanges(e, est)
@@ -389,6 +395,7 @@ func (ref *topKRefinement) borrow(e *Engine, v uint32, eps float64) *reverseEsti
 	adapted := ref.adapt(e, est, changes)
 	if !adaptedServes(adapted, est, eps, undirected) {
 		ref.release(adapted)
+		ref.noteUnserved(v, eps)
 		return nil
 	}
 	if old := ref.est[v]; old != nil {
@@ -396,6 +403,15 @@ func (ref *topKRefinement) borrow(e *Engine, v uint32, eps float64) *reverseEsti
 	}
 	ref.est[v] = adapted
 	return adapted
+}
+
+// noteUnserved records that the adaptation of the donor's estimate of v
+// did not serve eps (see unserved).
+func (ref *topKRefinement) noteUnserved(v uint32, eps float64) {
+	if ref.unserved == nil {
+		ref.unserved = make(map[uint32]float64)
+	}
+	ref.unserved[v] = max(ref.unserved[v], eps)
 }
 
 // adaptedFrom reports whether e is an adaptation of the donor's estimate
@@ -606,6 +622,7 @@ func (ref *topKRefinement) reset() {
 func (ref *topKRefinement) unshare() {
 	ref.donor, ref.donorView, ref.gainers = nil, nil, nil
 	clear(ref.borrowed)
+	clear(ref.unserved)
 }
 
 // rebind prepares the refinement for another view of n nodes: the
@@ -686,6 +703,9 @@ type refineCheck struct {
 	cmax      float64        // bound on |c| (see the identity)
 	signed    bool
 	allowance int64 // arcs the check may still read
+	// adaptOnly: estimates come from the check's earlier ones and the
+	// donor's (borrow) only, never from a push of its own.
+	adaptOnly bool
 }
 
 // newRefineCheck returns the check's state, or nil when the identity does
@@ -729,7 +749,7 @@ func (rc *refineCheck) estimate(v uint32, eps float64) *reverseEstimate {
 	if b := ref.borrow(rc.e, v, eps); b != nil {
 		return b
 	}
-	if rc.allowance <= 0 {
+	if rc.allowance <= 0 || rc.adaptOnly {
 		return old
 	}
 	before := ref.pusher.Ops
