@@ -10,6 +10,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 
 	"github.com/authppr/authppr/csr"
+	"github.com/authppr/authppr/internal/rowindex"
 )
 
 // View is a snapshot with some edges masked. It shares the snapshot's arrays;
@@ -48,6 +49,10 @@ type View struct {
 	// in-adjacency's lists themselves.
 	maskedOutNode []uint32
 	maskedOutArc  []int
+	// maskedOut indexes them by node: u's are maskedOutArc[lo:hi] with
+	// lo, hi = maskedOutStart[i], maskedOutStart[i+1], i its number.
+	maskedOut      rowindex.Ranks
+	maskedOutStart []int32
 }
 
 // sparseMaskShare is the largest share of masked arcs for which a view lists
@@ -128,7 +133,24 @@ func FromMasked(g *csr.Graph, name string, masked *roaring.Bitmap) (*View, error
 		w[u] = wu
 	}
 	v.outW = NodeWeights{flat: w}
+	if list {
+		v.indexMaskedOutArcs()
+	}
 	return v, nil
+}
+
+// indexMaskedOutArcs indexes the listed masked out-arcs by node
+// (maskedOut, maskedOutStart).
+func (v *View) indexMaskedOutArcs() {
+	var nodes []uint32
+	for i, u := range v.maskedOutNode {
+		if i == 0 || u != v.maskedOutNode[i-1] {
+			nodes = append(nodes, u)
+			v.maskedOutStart = append(v.maskedOutStart, int32(i))
+		}
+	}
+	v.maskedOutStart = append(v.maskedOutStart, int32(len(v.maskedOutNode)))
+	v.maskedOut = rowindex.NewRanks(nodes, v.g.NumNodes())
 }
 
 // MaskedOutArcs returns the positions in the out-adjacency of u's masked
@@ -143,14 +165,14 @@ func (v *View) MaskedOutArcs(u uint32) (arcs []int, listed bool) {
 	if v.maskedOutNode == nil {
 		return nil, false
 	}
-	lo, _ := slices.BinarySearch(v.maskedOutNode, u)
-	hi := lo
-	for hi < len(v.maskedOutNode) && v.maskedOutNode[hi] == u {
-		hi++
+	if int(u) >= v.g.NumNodes() {
+		return nil, true // a node new since the graph (a patched view's)
 	}
-	if lo == hi {
+	i := v.maskedOut.Index(u)
+	if i < 0 {
 		return nil, true
 	}
+	lo, hi := v.maskedOutStart[i], v.maskedOutStart[i+1]
 	return v.maskedOutArc[lo:hi:hi], true
 }
 
