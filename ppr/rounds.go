@@ -81,9 +81,15 @@ func (rs *roundScratch) resize(n int) {
 	}
 }
 
+// mark marks v, and its word in the summary when it is the word's first
+// mark (a word is zero exactly when the summary does not list it, or
+// after a round read it: both bits and summary are cleared then).
 func (f roundMarks) mark(v uint32) {
-	f.bits[v/64] |= 1 << (v % 64)
-	f.sum[v/4096] |= 1 << (v / 64 % 64)
+	w := &f.bits[v/64]
+	if *w == 0 {
+		f.sum[v/4096] |= 1 << (v / 64 % 64)
+	}
+	*w |= 1 << (v % 64)
 }
 
 func (e *Engine) pushRounds(above, below float64, frontier []uint32, budget int64) bool {
