@@ -73,10 +73,7 @@ func newRandomCase(t testing.TB, rng *rand.Rand) randomCase {
 			require.NoError(t, labels.Delete("peer", uint32(rng.IntN(g.NumEdges()))))
 		}
 	}
-	native, err := mask.Native(g, labels)
-	require.NoError(t, err)
-	auth, err := mask.Authenticated(g, labels, mask.Trust("trusted"))
-	require.NoError(t, err)
+	native, auth := caseViews(t, g, labels)
 	var raw []Seed
 	for range 1 + rng.IntN(3) {
 		raw = append(raw, Seed{Node: uint32(rng.IntN(n)), Weight: 0.1 + rng.Float64()})
@@ -85,6 +82,17 @@ func newRandomCase(t testing.TB, rng *rand.Rand) randomCase {
 	require.NoError(t, err)
 	damping := []float64{0, 0.5, 0.85, 0.99}[rng.IntN(4)]
 	return randomCase{g, native, auth, seeds, damping}
+}
+
+// caseViews returns a case's native view and its authenticated view
+// trusting the channel "trusted".
+func caseViews(t testing.TB, g *csr.Graph, labels *mask.Labels) (native, auth *mask.View) {
+	t.Helper()
+	native, err := mask.Native(g, labels)
+	require.NoError(t, err)
+	auth, err = mask.Authenticated(g, labels, mask.Trust("trusted"))
+	require.NoError(t, err)
+	return native, auth
 }
 
 // denseP returns the view's transition matrix with dangling rows set to s.

@@ -269,11 +269,7 @@ func newMemoryCase(t *testing.T, rng *rand.Rand) (randomCase, []uint32) {
 	}
 	g, err := b.Build()
 	require.NoError(t, err)
-	labels := mask.FromGraph(g)
-	native, err := mask.Native(g, labels)
-	require.NoError(t, err)
-	auth, err := mask.Authenticated(g, labels, mask.Trust("trusted"))
-	require.NoError(t, err)
+	native, auth := caseViews(t, g, mask.FromGraph(g))
 	var raw []Seed
 	for range 1 + rng.IntN(3) {
 		raw = append(raw, Seed{Node: uint32(rng.IntN(entities)), Weight: 1})
