@@ -307,7 +307,7 @@ func (ri *refinedIntervals) scanUndirected(sel, cands []uint32, inSel []bool) {
 	reach := ri.reach(sel)
 	var rest gapRest
 	rest.init()
-	blockHi, farLo, farHi := math.Inf(-1), math.Inf(-1), math.Inf(-1)
+	farLo, farHi := math.Inf(-1), math.Inf(-1)
 	var high uint32
 	near := ri.rc.e.refine.near[:0]
 	n := len(x)
@@ -335,9 +335,8 @@ func (ri *refinedIntervals) scanUndirected(sel, cands []uint32, inSel []bool) {
 			farLo, farHi = max(farLo, lo), max(farHi, hi)
 		}
 	}
-	blockHi = rest.maxHi
 	ri.rest, ri.down, ri.high = rest, rest, high
-	ri.blockHi, ri.farLo, ri.farHi = blockHi, farLo, farHi
+	ri.blockHi, ri.farLo, ri.farHi = rest.maxHi, farLo, farHi
 	ri.near = near
 	ri.rc.e.refine.near = near
 }
