@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// Index and Row agree with a linear search over the nodes, for views of
-// awkward sizes around the 64-bit words and rows of random lengths.
+// Index and Row, and Ranks.Index, agree with a linear search over the
+// nodes, for views of awkward sizes around the 64-bit words and rows of
+// random lengths.
 func TestIndexMatchesLinearSearch(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -30,6 +31,7 @@ func TestIndexMatchesLinearSearch(t *testing.T) {
 				nbr, weight = append(nbr, rn), append(weight, rw)
 			}
 			r := New(nodes, nbr, weight, n)
+			ranks := NewRanks(nodes, n)
 			for u := range uint32(n) {
 				want, _ := slices.BinarySearch(nodes, u)
 				if want >= len(nodes) || nodes[want] != u {
@@ -38,6 +40,9 @@ func TestIndexMatchesLinearSearch(t *testing.T) {
 				got := r.Index(u)
 				if got != want {
 					t.Fatalf("n %d density %v: Index(%d) = %d, want %d", n, density, u, got, want)
+				}
+				if g := ranks.Index(u); g != want {
+					t.Fatalf("n %d density %v: Ranks.Index(%d) = %d, want %d", n, density, u, g, want)
 				}
 				if bit := r.Bits()[u/64]&(1<<(u%64)) != 0; bit != (want >= 0) {
 					t.Fatalf("n %d density %v: bit of node %d is %v", n, density, u, bit)
