@@ -177,8 +177,7 @@ func patched(prev *View, n int, out, in rowSet) (*View, error) {
 	v := &View{
 		g: g, name: base.name, n: n, masked: base.masked, maskedBits: base.maskedBits,
 		maskedInNode: base.maskedInNode, maskedInArc: base.maskedInArc,
-		maskedOutNode: base.maskedOutNode, maskedOutArc: base.maskedOutArc,
-		maskedOut: base.maskedOut, maskedOutStart: base.maskedOutStart,
+		maskedOutArc: base.maskedOutArc, maskedOut: base.maskedOut, maskedOutStart: base.maskedOutStart,
 		patch: &patch{out: newReplaced(out, n), base: base},
 	}
 	if in.Len() > 0 {

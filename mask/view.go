@@ -44,13 +44,12 @@ type View struct {
 	// they are few (see MaskedInArcs).
 	maskedInNode []uint32
 	maskedInArc  []int
-	// The same of the out-adjacency (tail and position), listed with them
-	// and ordered alike (see MaskedOutArcs): on an undirected view the
-	// in-adjacency's lists themselves.
-	maskedOutNode []uint32
-	maskedOutArc  []int
-	// maskedOut indexes them by node: u's are maskedOutArc[lo:hi] with
-	// lo, hi = maskedOutStart[i], maskedOutStart[i+1], i its number.
+	// The positions of the out-adjacency's, listed with them by tail,
+	// ascending (see MaskedOutArcs; on an undirected view the in-adjacency's
+	// list itself), and indexed by tail: u's are maskedOutArc[lo:hi] with
+	// lo, hi = maskedOutStart[i], maskedOutStart[i+1], i its number in
+	// maskedOut (maskedOutStart is nil when nothing is listed).
+	maskedOutArc   []int
 	maskedOut      rowindex.Ranks
 	maskedOutStart []int32
 }
@@ -111,8 +110,9 @@ func FromMasked(g *csr.Graph, name string, masked *roaring.Bitmap) (*View, error
 	if list {
 		v.listMaskedInArcs()
 	}
+	var outTails []uint32 // maskedOutArc's tails
 	if list && !g.Directed() {
-		v.maskedOutNode, v.maskedOutArc = v.maskedInNode, v.maskedInArc // In is Out
+		outTails, v.maskedOutArc = v.maskedInNode, v.maskedInArc // In is Out
 	}
 	// Recompute W_A by summation over surviving arcs in arc order, never by
 	// subtraction: a fully masked node gets exactly 0 (dangling), and the
@@ -127,29 +127,29 @@ func FromMasked(g *csr.Graph, name string, masked *roaring.Bitmap) (*View, error
 			if !v.MaskedEdge(out.Edge[p]) {
 				wu += out.Weight.At(p)
 			} else if listOut {
-				v.maskedOutNode, v.maskedOutArc = append(v.maskedOutNode, u), append(v.maskedOutArc, p)
+				outTails, v.maskedOutArc = append(outTails, u), append(v.maskedOutArc, p)
 			}
 		}
 		w[u] = wu
 	}
 	v.outW = NodeWeights{flat: w}
 	if list {
-		v.indexMaskedOutArcs()
+		v.indexMaskedOutArcs(outTails)
 	}
 	return v, nil
 }
 
-// indexMaskedOutArcs indexes the listed masked out-arcs by node
-// (maskedOut, maskedOutStart).
-func (v *View) indexMaskedOutArcs() {
+// indexMaskedOutArcs indexes the listed masked out-arcs by their tails
+// (ascending, one per arc of maskedOutArc): maskedOut, maskedOutStart.
+func (v *View) indexMaskedOutArcs(tails []uint32) {
 	var nodes []uint32
-	for i, u := range v.maskedOutNode {
-		if i == 0 || u != v.maskedOutNode[i-1] {
+	for i, u := range tails {
+		if i == 0 || u != tails[i-1] {
 			nodes = append(nodes, u)
 			v.maskedOutStart = append(v.maskedOutStart, int32(i))
 		}
 	}
-	v.maskedOutStart = append(v.maskedOutStart, int32(len(v.maskedOutNode)))
+	v.maskedOutStart = append(v.maskedOutStart, int32(len(tails)))
 	v.maskedOut = rowindex.NewRanks(nodes, v.g.NumNodes())
 }
 
@@ -162,7 +162,7 @@ func (v *View) MaskedOutArcs(u uint32) (arcs []int, listed bool) {
 	if v.maskedBits == nil {
 		return nil, true
 	}
-	if v.maskedOutNode == nil {
+	if v.maskedOutStart == nil {
 		return nil, false
 	}
 	if int(u) >= v.g.NumNodes() {
