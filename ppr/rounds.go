@@ -81,9 +81,10 @@ func (rs *roundScratch) resize(n int) {
 	}
 }
 
-// mark marks v, and its word in the summary when it is the word's first
-// mark (a word is zero exactly when the summary does not list it, or
-// after a round read it: both bits and summary are cleared then).
+// mark marks v, and its word in the summary when the word was zero. The
+// summary so lists every non-zero word: a word becomes non-zero only
+// here, and a round clears a word only with its summary bit (or both
+// whole).
 func (f roundMarks) mark(v uint32) {
 	w := &f.bits[v/64]
 	if *w == 0 {
