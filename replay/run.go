@@ -267,8 +267,7 @@ func (r *run) delta() bool {
 	wref := r.selectionWeight()
 	coarse, below := level, level
 	if wref > 0 {
-		fine := alpha * margin / (3 * wref)
-		coarse, below = max(level, fine), fine
+		coarse, below = max(level, alpha*margin/(3*wref)), r.lowerRoom(margin/3)
 		if r.provedWarm {
 			below = coarse
 		}
@@ -283,8 +282,31 @@ func (r *run) delta() bool {
 	if wref == 0 {
 		return false
 	}
-	r.push(level, min(level, alpha*margin/(30*wref)))
+	r.push(level, min(level, r.lowerRoom(margin/30)))
 	return r.tryFinish(PathDelta, r.prove(), extra, true)
+}
+
+// lowerRoom returns the negative residual's ratio at which no selected
+// node's lower end falls below the selection's lowest native score less
+// drop: a selected v may lose its lead over that score, x(v) - min x,
+// plus drop, and a negative ratio rho costs its lower end about
+// d/alpha*rho*W(v) <= rho*W(v)/alpha, so rho = alpha*(x(v) - min x +
+// drop)/W(v) at the least. It is alpha*drop/W for the greatest W when
+// every selected score is the lowest, and coarser as the selection's
+// heavier nodes lead: a threshold only, which the proof after the push
+// checks.
+func (r *run) lowerRoom(drop float64) float64 {
+	lowest := math.Inf(1)
+	for _, s := range r.d.Native {
+		lowest = min(lowest, s.Score)
+	}
+	room := math.Inf(1)
+	for _, s := range r.d.Native {
+		if w := r.gd.auth.OutWeight(s.Node); w > 0 {
+			room = min(room, r.alpha()*(s.Score-lowest+drop)/w)
+		}
+	}
+	return room
 }
 
 // selectionWeight returns the selection's greatest out-weight on the
