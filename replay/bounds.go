@@ -79,6 +79,7 @@ func (t *touched) addRows(native, auth *mask.View, candidates []uint32) {
 		if l > 0 {
 			t.nodes = append(t.nodes, u)
 			t.rowDiff = append(t.rowDiff, l)
+			t.outWeight = append(t.outWeight, rowWeights{native: wg, auth: wa})
 			t.arcStart = append(t.arcStart, first)
 		} else {
 			t.arcs = t.arcs[:first]
@@ -117,6 +118,7 @@ func (d *Diff) Patch(native, auth *mask.View, rows []uint32) *Diff {
 			t.arcs = append(t.arcs, old.arcs[old.arcStart[i]:old.arcStart[i+1]]...)
 			t.nodes = append(t.nodes, u)
 			t.rowDiff = append(t.rowDiff, old.rowDiff[i])
+			t.outWeight = append(t.outWeight, old.outWeight[i])
 			t.arcStart = append(t.arcStart, first)
 			i++
 		default:
@@ -134,11 +136,17 @@ func (d *Diff) Patch(native, auth *mask.View, rows []uint32) *Diff {
 
 // touched describes the rows that differ between the views.
 type touched struct {
-	nodes    []uint32
-	rowDiff  []float64 // l_u per node
-	arcStart []int     // node i's differing arcs are arcs[arcStart[i]:arcStart[i+1]]
-	arcs     []diffArc
+	nodes     []uint32
+	rowDiff   []float64    // l_u per node
+	outWeight []rowWeights // W_G(u) and W_A(u) per node
+	arcStart  []int        // node i's differing arcs are arcs[arcStart[i]:arcStart[i+1]]
+	arcs      []diffArc
 }
+
+// rowWeights are a touched node's out-weights in the two views, kept
+// beside its entry: a correction reads them once per row and query, and
+// from the views they are two reads far apart in memory.
+type rowWeights struct{ native, auth float64 }
 
 // diffArc is an arc present in one view only: weight > 0 when only the
 // authenticated view has it, < 0 when only the native one does.

@@ -14,8 +14,8 @@ import (
 )
 
 // A base difference patched with a delta's rows equals the difference
-// computed from scratch on the patched views: rows, l_u and differing
-// arcs, node for node.
+// computed from scratch on the patched views: rows, l_u, out-weights
+// (the views' own) and differing arcs, node for node.
 func TestDiffPatchMatchesDifference(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(51, 52))
@@ -75,6 +75,10 @@ func TestDiffPatchMatchesDifference(t *testing.T) {
 		want := Difference(vn, va)
 		require.Equal(t, want.t.nodes, got.t.nodes, "trial %d: nodes", trial)
 		require.Equal(t, want.t.rowDiff, got.t.rowDiff, "trial %d: l_u", trial)
+		require.Equal(t, want.t.outWeight, got.t.outWeight, "trial %d: out-weights", trial)
+		for i, u := range want.t.nodes {
+			require.Equal(t, rowWeights{native: vn.OutWeight(u), auth: va.OutWeight(u)}, want.t.outWeight[i], "trial %d: node %d", trial, u)
+		}
 		for i := range want.t.nodes {
 			require.True(t, slices.Equal(want.t.arcs[want.t.arcStart[i]:want.t.arcStart[i+1]], got.t.arcs[got.t.arcStart[i]:got.t.arcStart[i+1]]), "trial %d: arcs of node %d", trial, want.t.nodes[i])
 		}

@@ -156,7 +156,7 @@ func (r *run) correct(theta float64) {
 		r.done[i] = true
 		r.skipped -= m
 		xu := ws.xTouched[i]
-		wg, wa := gd.native.OutWeight(u), gd.auth.OutWeight(u)
+		wg, wa := gd.touched.outWeight[i].native, gd.touched.outWeight[i].auth
 		if wa > wg && wg > 0 {
 			// An untrusted deletion left the native row lighter: the split
 			// below would need rho = x*(1 - W_A/W_G) < 0, as large as
