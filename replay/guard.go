@@ -229,6 +229,7 @@ type workspace struct {
 	support   *nodeset.Set
 	left      ppr.Leftover // the account of what the delta path's push rounds leave
 	changed   []uint32     // scratch: the nodes changed since the native proof
+	unvisited []uint32     // scratch: the touched rows outside the support
 	inSel     []bool
 	authMark  []bool    // scratch: an authenticated selection's marks
 	xTouched  []float64 // x_G on the guard's touched nodes, kept for attribution
@@ -286,7 +287,7 @@ func (gd *Guard) workspace(seeds ppr.Seeds, damping float64, warm bool) (*worksp
 func (gd *Guard) newWorkspace(seeds ppr.Seeds, damping float64) (*workspace, error) {
 	n := gd.native.NumNodes()
 	ws := &workspace{support: nodeset.New(n), inSel: make([]bool, n), authMark: make([]bool, n),
-		xTouched: make([]float64, 0, len(gd.touched.nodes))}
+		xTouched: make([]float64, 0, len(gd.touched.nodes)), unvisited: make([]uint32, 0, len(gd.touched.nodes))}
 	var err error
 	if ws.nativeEng, err = ppr.NewEngine(gd.native, seeds, damping); err != nil {
 		return nil, err

@@ -341,8 +341,9 @@ func (r *run) push(above, below float64) {
 // prove returns the proof of the state, derived from the native proof:
 // after push rounds from the whole support, their leftover stands for the
 // support's residuals (and, logging the candidates, for their values in
-// the proof's gaps) and only the touched rows are read (their out-rows
-// differ from the native proof's); otherwise every changed node is read.
+// the proof's gaps) and only the touched rows outside the support are read
+// (their out-rows differ from the native proof's, their residuals do
+// not); otherwise every changed node is read.
 func (r *run) prove() *ppr.Proof {
 	eng, left := r.ws.authEng, &r.ws.left
 	if !r.pushed {
@@ -352,7 +353,25 @@ func (r *run) prove() *ppr.Proof {
 	if !left.Covers(r.nativeProof) {
 		changed = r.changed()
 	}
-	return eng.ProveLeftover(r.passes, r.nativeProof, left, changed, r.gd.touched.nodes)
+	return eng.ProveLeftover(r.passes, r.nativeProof, left, changed, r.unvisitedTouched())
+}
+
+// unvisitedTouched lists the touched rows outside the support. The rounds
+// the leftover accounts for start from the whole support and visit, on the
+// authenticated view, every node they change, so a touched row in the
+// support has its residual and out-weight there in the leftover (and in
+// its log); one outside it (a row left out of the correction, or written
+// arc by arc without an arc to itself) keeps its native residual under
+// another out-weight, which nothing has read yet.
+func (r *run) unvisitedTouched() []uint32 {
+	ws := r.ws
+	ws.unvisited = ws.unvisited[:0]
+	for _, u := range r.gd.touched.nodes {
+		if !ws.support.Has(u) {
+			ws.unvisited = append(ws.unvisited, u)
+		}
+	}
+	return ws.unvisited
 }
 
 // support lists the nodes the corrections and pushes changed so far.
