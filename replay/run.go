@@ -252,10 +252,11 @@ func (r *run) delta() bool {
 	// The correction's positive residual is pushed down to the ratio at
 	// which the selection's bounds grow by at most a third of the margin
 	// (their coordinate term is about d/alpha*ratio*W(v), and d < 1),
-	// never below the native state's largest ratio (below it a push would move the native
-	// residual too, which only a global pass does well); its negative
-	// residual (which costs the selection its one-sided lower bounds) to a
-	// third of the margin at the selection's out-weight, or, when the
+	// never below the native state's largest ratio (below it a push would
+	// move the native residual too, which only a global pass does well);
+	// its negative residual (which costs the selection its one-sided lower
+	// bounds) to where no selected lower end falls more than a third of the
+	// margin below the selection's lowest score (lowerRoom), or, when the
 	// native selection proved a warm state without a pass over the nodes,
 	// to the native level at most: that level is what an earlier query's
 	// proof needed, the residual sits near it wherever the warm rounds
