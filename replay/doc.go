@@ -68,7 +68,9 @@
 //	             stands (its positive part down to the ratio the decision
 //	             needs, never below the native state's largest ratio, its
 //	             negative part, which would cost the selection its
-//	             one-sided bounds, to a third of the margin, or to the
+//	             one-sided bounds, to where no selected lower end falls
+//	             more than a third of the margin below the selection's
+//	             lowest score, or to the
 //	             native level when the native selection proved a warm
 //	             state with no pass over the nodes; when that
 //	             proof does not decide, the positive part down to the
