@@ -363,6 +363,15 @@ func (p *Prepared) Query() Query { return p.q }
 // be modified.
 func (p *Prepared) Seeds() ppr.Seeds { return p.seeds }
 
+// selectionSize returns how many nodes q selects on a graph of n nodes:
+// k, or every candidate (every node) when there are fewer.
+func selectionSize(q Query, n int) int {
+	if q.Candidates != nil {
+		return min(q.K, len(q.Candidates))
+	}
+	return min(q.K, n)
+}
+
 // validate checks a query at the API boundary.
 func validate(n int, q Query) (ppr.Seeds, error) {
 	if q.K < 1 {
@@ -471,12 +480,7 @@ func (gd *Guard) SelectPrepared(p *Prepared, warm *WarmStart, keep func(*WarmSta
 			ws.nativeEng.SetResidual()
 		}
 	}
-	k := q.K
-	if q.Candidates != nil {
-		k = min(k, len(q.Candidates))
-	} else {
-		k = min(k, gd.native.NumNodes())
-	}
+	k := selectionSize(q, gd.native.NumNodes())
 	if warm != nil && warm.Level > 0 && len(warm.Frontier) > 0 {
 		ws.nativeEng.PushRounds(warm.Level, warm.Frontier, 0)
 		prior++

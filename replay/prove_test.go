@@ -59,10 +59,7 @@ func deltaRun(t *testing.T, gd *Guard, p *Prepared) (*run, bool) {
 	q := p.q
 	ws, _, err := gd.workspace(p.seeds, q.Damping, false)
 	require.NoError(t, err)
-	k := min(q.K, gd.native.NumNodes())
-	if q.Candidates != nil {
-		k = min(q.K, len(q.Candidates))
-	}
+	k := selectionSize(q, gd.native.NumNodes())
 	res, err := ws.nativeEng.SolveTopK(k, q.Candidates, ppr.Options{Tol: gd.opt.Tol})
 	if err != nil {
 		return nil, false
