@@ -35,7 +35,7 @@ func TestRefinedGapMatchesReference(t *testing.T) {
 		_, differ, gainers := viewDifference(c)
 		guardState := func() *Proof {
 			e := guardEngine(t, c, native)
-			e.ShareEstimates(native, differ, gainers)
+			e.ShareEstimates(native, differ, gainers, viewDiffRows{c.auth, c.native})
 			return e.Prove(res.Sweeps+2, nil, nil)
 		}
 		cands := randomCandidates(rng, n)
@@ -303,7 +303,7 @@ func TestRefinedGapOnMemoryGraphs(t *testing.T) {
 		_, differ, gainers := viewDifference(c)
 		guardState := func() *Proof {
 			e := guardEngine(t, c, native)
-			e.ShareEstimates(native, differ, gainers)
+			e.ShareEstimates(native, differ, gainers, viewDiffRows{c.auth, c.native})
 			return e.Prove(res.Sweeps+2, nil, nil)
 		}
 		sel := make([]uint32, len(res.TopK))

@@ -94,6 +94,9 @@ func (e *reverseEstimate) dot(r []float64) float64 {
 // the graph).
 type reversePusher struct {
 	q []float64
+	// in marks the support of an estimate spread into q (spread); all
+	// zero between uses, as q is.
+	in []uint64
 	// node holds s and the two flags of every node side by side: a push
 	// updates them at every in-neighbour it reaches, a random access
 	// each, so together they cost one cache miss instead of three.
@@ -113,7 +116,7 @@ type pushNode struct {
 
 // newReversePusher returns a pusher for graphs of n nodes.
 func newReversePusher(n int) *reversePusher {
-	return &reversePusher{q: make([]float64, n), node: make([]pushNode, n)}
+	return &reversePusher{q: make([]float64, n), in: make([]uint64, (n+63)/64), node: make([]pushNode, n)}
 }
 
 // push runs a FIFO reverse push from target on the view with dangling rows
@@ -330,7 +333,7 @@ type topKRefinement struct {
 	// serve, the coarsest threshold it failed at: it fails at every finer
 	// one too (adaptedServes), so borrow does not adapt it again there.
 	unserved map[uint32]float64
-	rowDiffs rowDiffs          // the differing arcs of rows of differ, read once
+	rows     DiffRows          // the differing rows, the host's (ShareEstimates)
 	changes  []remainderChange // remainderChanges' scratch
 	near     []uint32          // RefinedGap's scratch (refinedIntervals.near)
 }
@@ -338,19 +341,20 @@ type topKRefinement struct {
 // ShareEstimates lets this engine's refinement use the reverse estimates
 // from's has made, on another view of the same graph and for the same
 // damping, adapted to this view (see adapt). differ must list every node
-// whose out-row or in-row differs between the views, and gainers every
+// whose out-row or in-row differs between the views, gainers every
 // node whose out-row in this view has an arc of positive weight that
-// from's view lacks (more nodes of differ only cost time). The sharing
+// from's view lacks (more nodes of differ only cost time), and rows every
+// out-row that differs (this view's as A, from's as G). The sharing
 // lasts until the next SetProblem of either engine: this engine's
 // estimates read from's, the ones it uses as they are and the ones it
 // adapts alike (their q is from's); from must not push in the meantime.
-func (e *Engine) ShareEstimates(from *Engine, differ, gainers []uint32) {
+func (e *Engine) ShareEstimates(from *Engine, differ, gainers []uint32, rows DiffRows) {
 	ref := &e.refine
 	ref.donor, ref.donorView = &from.refine, from.view
 	ref.gainers = gainers
 	clear(ref.unserved)
 	ref.warmArcs = from.refine.warmArcs // it continues from's solve
-	ref.rowDiffs.views(e.view, from.view)
+	ref.rows = rows
 	ref.differ = reuse.Slice(ref.differ, (len(e.X)+63)/64)
 	clear(ref.differ)
 	for _, u := range differ {
@@ -448,25 +452,26 @@ func adaptedServes(adapted, est *reverseEstimate, eps float64, undirected bool) 
 // reached node of index at (est.reached[at]), or at a node the push never
 // reached (at < 0).
 type remainderChange struct {
-	at    int
-	node  uint32
-	delta float64
+	at     int
+	node   uint32
+	delta  float64
+	wA, wG float64 // the node's out-weights in both views (DiffRows')
 }
 
 // remainderChanges returns the entries of d*(P'_A - P'_G)*q for the
 // donor's estimate est, G the donor's view and A this engine's, at every
-// reached node of differ (zero ones too: its out-weight, which the
-// summaries weigh s by, may differ even where s does not) and the non-zero
-// ones at the nodes the push never reached, and whether the push reached a
-// node of differ.
+// reached node of differ whose out-rows differ (zero ones too: its
+// out-weight, which the summaries weigh s by, may differ even where s does
+// not) and the non-zero ones at the nodes the push never reached, and
+// whether the push reached a node of differ.
 //
-// An entry can be non-zero only at a node u of differ (elsewhere the rows
-// agree), and at one the push never reached only if u is a gainer: every
+// An entry can be non-zero only at a node u whose out-rows differ (where
+// they agree, so do u's out-weights and s_A(u) = s(u)), and at one the push never reached only if u is a gainer: every
 // push at w gives mass to each u with a weighted arc into w in G, so an
 // unreached u has none into q's support in G, and then, without an arc G
 // lacks, none in A. So it reads the rows of the reached nodes of differ
 // and of the gainers, in both views, not the pushes' neighbourhoods: only
-// their differing arcs (rowDiffs.change).
+// their differing arcs (diffChange).
 func (ref *topKRefinement) remainderChanges(e *Engine, est *reverseEstimate) (changes []remainderChange, readsDiffer bool) {
 	// The reached nodes of differ first (a bitset in cache): q is spread
 	// into the dense scratch only when some row is to be read.
@@ -482,22 +487,25 @@ func (ref *topKRefinement) remainderChanges(e *Engine, est *reverseEstimate) (ch
 		return changes, false
 	}
 	rp := ref.pusher
-	dense, node := rp.q, rp.node // scratch, all zero between pushes
-	for i, w := range est.Nodes {
-		dense[w] = est.Q[i]
-	}
+	q := rp.spread(est)
+	defer rp.unspread(est)
 	origin := est.origin()
-	for k, c := range changes {
-		changes[k].delta = ref.rowDiffs.change(e, c.node, c.node == origin, est.s[c.at], dense)
+	kept := changes[:0] // a node of differ whose out-rows agree has none
+	for _, c := range changes {
+		if c, ok := ref.change(e, c, c.node == origin, est.s[c.at], q); ok {
+			kept = append(kept, c)
+		}
 	}
+	changes = kept
 	if len(ref.gainers) > 0 {
+		node := rp.node // scratch, all zero between pushes
 		for _, u := range est.reached {
 			node[u].seen = true
 		}
 		for _, u := range ref.gainers {
 			if !node[u].seen {
-				if dl := ref.rowDiffs.change(e, u, false, 0, dense); dl != 0 {
-					changes = append(changes, remainderChange{at: -1, node: u, delta: dl})
+				if c, ok := ref.change(e, remainderChange{at: -1, node: u}, false, 0, q); ok && c.delta != 0 {
+					changes = append(changes, c)
 				}
 			}
 		}
@@ -505,11 +513,34 @@ func (ref *topKRefinement) remainderChanges(e *Engine, est *reverseEstimate) (ch
 			node[u].seen = false
 		}
 	}
-	for _, w := range est.Nodes {
-		dense[w] = 0
-	}
 	ref.changes = changes
 	return changes, readsDiffer
+}
+
+// change fills c's entry (diffChange) and its node's out-weights, or
+// reports that the node's rows agree.
+func (ref *topKRefinement) change(e *Engine, c remainderChange, origin bool, su float64, q spreadQ) (remainderChange, bool) {
+	var ok bool
+	c.delta, c.wA, c.wG, ok = diffChange(ref.rows, e.damping, c.node, origin, su, q)
+	return c, ok
+}
+
+// spread spreads est's q into the pusher's scratch, zero between uses,
+// until unspread.
+func (rp *reversePusher) spread(est *reverseEstimate) spreadQ {
+	for i, w := range est.Nodes {
+		rp.q[w] = est.Q[i]
+		rp.in[w/64] |= 1 << (w % 64)
+	}
+	return spreadQ{q: rp.q, in: rp.in}
+}
+
+// unspread zeroes what spread wrote.
+func (rp *reversePusher) unspread(est *reverseEstimate) {
+	for _, w := range est.Nodes {
+		rp.q[w] = 0
+		rp.in[w/64] = 0
+	}
 }
 
 // adapt returns the donor's estimate est (on the donor's view, G below)
@@ -548,22 +579,21 @@ func (ref *topKRefinement) adapt(e *Engine, est *reverseEstimate, changes []rema
 	*out = reverseEstimate{MaxS: est.MaxS, SW: est.SW, SD: est.SD, NegMaxS: est.NegMaxS, NegSW: est.NegSW, NegSD: est.NegSD,
 		Nodes: est.Nodes, Q: est.Q, shared: true,
 		reached: append(out.reached[:0], est.reached...), s: append(out.s[:0], est.s...)}
-	wA, wG := e.view.NodeOutWeights(), ref.donorView.NodeOutWeights()
 	var moved reverseEstimate // the terms moved, both views', for the slack
 	for _, c := range changes {
 		sv := c.delta
 		if c.at >= 0 {
 			old := est.s[c.at]
-			out.takeRemainder(old, wG.At(c.node))
-			moved.addRemainder(old, wG.At(c.node))
+			out.takeRemainder(old, c.wG)
+			moved.addRemainder(old, c.wG)
 			out.s[c.at] += c.delta
 			sv = out.s[c.at]
 		} else {
 			out.reached = append(out.reached, c.node)
 			out.s = append(out.s, c.delta)
 		}
-		out.addRemainder(sv, wA.At(c.node))
-		moved.addRemainder(sv, wA.At(c.node))
+		out.addRemainder(sv, c.wA)
+		moved.addRemainder(sv, c.wA)
 	}
 	k := float64(2*len(changes)) * 0x1p-53
 	for _, p := range [...]struct {
@@ -620,7 +650,7 @@ func (ref *topKRefinement) reset() {
 
 // unshare ends a sharing of another engine's estimates (ShareEstimates).
 func (ref *topKRefinement) unshare() {
-	ref.donor, ref.donorView, ref.gainers = nil, nil, nil
+	ref.donor, ref.donorView, ref.gainers, ref.rows = nil, nil, nil, nil
 	clear(ref.borrowed)
 	clear(ref.unserved)
 }
@@ -631,9 +661,8 @@ func (ref *topKRefinement) unshare() {
 func (ref *topKRefinement) rebind(n int) {
 	ref.reset()
 	ref.unshare()
-	ref.rowDiffs.views(nil, nil)
 	if rp := ref.pusher; rp != nil {
-		rp.q, rp.node = reuse.Slice(rp.q, n), reuse.Slice(rp.node, n)
+		rp.q, rp.in, rp.node = reuse.Slice(rp.q, n), reuse.Slice(rp.in, (n+63)/64), reuse.Slice(rp.node, n)
 	}
 }
 
@@ -646,6 +675,7 @@ func (ref *topKRefinement) rebind(n int) {
 func (e *Engine) Reserve() {
 	rp := e.refine.reserve(len(e.X))
 	clear(rp.q)
+	clear(rp.in)
 	clear(rp.node)
 }
 

@@ -90,7 +90,7 @@ func TestAdaptedEstimateIsItsViewsEstimate(t *testing.T) {
 		require.NoError(t, err)
 		e, err := NewEngine(c.auth, c.seeds, d)
 		require.NoError(t, err)
-		e.ShareEstimates(donor, differ, gainers)
+		e.ShareEstimates(donor, differ, gainers, viewDiffRows{c.auth, c.native})
 		e.refine.pusher = newReversePusher(n)
 		for range 3 {
 			v := uint32(rng.IntN(n))
@@ -217,7 +217,7 @@ func TestRefinedGapHoldsExactGap(t *testing.T) {
 			est := newReversePusher(n).push(c.native, c.damping, uint32(v), eps, []int64{math.MaxInt64, int64(rng.IntN(20))}[rng.IntN(2)])
 			native.refine.est[uint32(v)] = &est
 		}
-		auth.ShareEstimates(native, differ, gainers)
+		auth.ShareEstimates(native, differ, gainers, viewDiffRows{c.auth, c.native})
 		proof := auth.Prove(res.Sweeps+2, nil, nil)
 		pi := exactPPR(t, c.auth, c.seeds, c.damping)
 		bySums += checkRefinedIntervals(t, auth, proof, pA, eps)
@@ -229,7 +229,7 @@ func TestRefinedGapHoldsExactGap(t *testing.T) {
 		for range rng.IntN(3) {
 			own.PushScan(0)
 		}
-		own.ShareEstimates(native, differ, gainers)
+		own.ShareEstimates(native, differ, gainers, viewDiffRows{c.auth, c.native})
 		bySums += checkRefinedIntervals(t, own, own.Prove(3, nil, nil), pA, eps)
 		random := make([]uint32, k)
 		for i, v := range rng.Perm(n)[:k] {
@@ -353,7 +353,7 @@ func TestSharedEstimateWeighsByItsView(t *testing.T) {
 	require.Contains(t, est.reached, aID)
 	donor.refine.est = map[uint32]*reverseEstimate{bID: &est}
 	differ := []uint32{aID, bID}
-	e.ShareEstimates(donor, differ, gainersOf(auth, native, differ))
+	e.ShareEstimates(donor, differ, gainersOf(auth, native, differ), viewDiffRows{auth, native})
 	e.refine.pusher, e.refine.est = newReversePusher(3), map[uint32]*reverseEstimate{}
 	got := e.refine.borrow(e, bID, 1)
 	require.NotNil(t, got)
@@ -389,7 +389,7 @@ func TestAdaptedNegativeRemainderWidensBelow(t *testing.T) {
 	est := newReversePusher(3).push(native, 0.85, bID, 1e-6, math.MaxInt64)
 	donor.refine.est = map[uint32]*reverseEstimate{bID: &est}
 	differ := []uint32{aID, bID}
-	e.ShareEstimates(donor, differ, gainersOf(auth, native, differ))
+	e.ShareEstimates(donor, differ, gainersOf(auth, native, differ), viewDiffRows{auth, native})
 	pA := denseP(auth, seeds)
 	dropDangling(pA, auth)
 	proof := e.Prove(0, nil, nil)
@@ -471,6 +471,49 @@ func guardEngine(t *testing.T, c randomCase, native *Engine) *Engine {
 	return e
 }
 
+// viewDiffRows is DiffRows read from the views on every call, whole rows
+// compared: the reference a host's table (replay's, computed once per pair
+// of views) stands in for.
+type viewDiffRows struct{ a, g *mask.View }
+
+func (rd viewDiffRows) DiffRow(u uint32) (wA, wG float64, nbr []uint32, weight []float64, ok bool) {
+	wA, wG = rd.a.OutWeight(u), rd.g.OutWeight(u)
+	ra, rg := rd.a.OutRow(u), rd.g.OutRow(u)
+	if len(ra.Nbr) > 0 && len(ra.Nbr) == len(rg.Nbr) && &ra.Nbr[0] == &rg.Nbr[0] {
+		// The same graph row under two masks.
+		for p, v := range ra.Nbr {
+			if la, lg := ra.Live(p), rg.Live(p); la != lg {
+				w := ra.Weight.At(p)
+				if lg {
+					w = -w
+				}
+				nbr, weight = append(nbr, v), append(weight, w)
+			}
+		}
+		return wA, wG, nbr, weight, true
+	}
+	// Different rows (a patched view's): an edge id in one row's live arcs
+	// and not the other's is an arc only that view has.
+	inA, inG := map[uint32]bool{}, map[uint32]bool{}
+	for p, e := range ra.Edge {
+		inA[e] = inA[e] || ra.Live(p)
+	}
+	for p, e := range rg.Edge {
+		if rg.Live(p) {
+			inG[e] = true
+			if !inA[e] {
+				nbr, weight = append(nbr, rg.Nbr[p]), append(weight, -rg.Weight.At(p))
+			}
+		}
+	}
+	for p, e := range ra.Edge {
+		if ra.Live(p) && !inG[e] {
+			nbr, weight = append(nbr, ra.Nbr[p]), append(weight, ra.Weight.At(p))
+		}
+	}
+	return wA, wG, nbr, weight, true
+}
+
 // rowDiffDot returns (P'_A[u] - P'_G[u]).q for the views a and g: u's
 // live out-arcs' weights times q at their heads, over u's out-weight, in
 // each (0 where u dangles, as P' has no row there). Rows that are the
@@ -511,17 +554,15 @@ func rowDot(row mask.Row, inv float64, q []float64) float64 {
 	return sum * inv
 }
 
-// rowDiffs.change, which reads a row's differing arcs once and takes the
-// rest from the donor's remainder, equals the reference d*rowDiffDot (both
-// rows read whole) on every node an estimate reached and every gainer,
-// over random views (graph rows under two masks) and pushes cut short by
-// their budgets; one rowDiffs moves from pair to pair of views, so a row
-// read for the last pair must not answer for this one.
+// diffChange, which reads a row's differing arcs and takes the rest from
+// the donor's remainder, equals the reference d*rowDiffDot (both rows read
+// whole) on every node an estimate reached and every gainer, over random
+// views (graph rows under two masks) and pushes cut short by their
+// budgets.
 func TestRowDiffChangeMatchesReference(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(79, 80))
 	compared, nonZero := 0, 0
-	var rd rowDiffs // one for every case: views forgets the last pair's rows
 	for range 300 {
 		c := newRandomCase(t, rng)
 		n := c.g.NumNodes()
@@ -529,19 +570,17 @@ func TestRowDiffChangeMatchesReference(t *testing.T) {
 		_, differ, gainers := viewDifference(c)
 		e, err := NewEngine(c.auth, c.seeds, d)
 		require.NoError(t, err)
-		rd.views(c.auth, c.native)
 		for range 3 {
 			v := uint32(rng.IntN(n))
 			eps := []float64{1, 0.1, 1e-4}[rng.IntN(3)]
 			budget := []int64{math.MaxInt64, int64(rng.IntN(10))}[rng.IntN(2)]
 			est := newReversePusher(n).push(c.native, d, v, eps, budget)
-			q := make([]float64, n)
-			for i, u := range est.Nodes {
-				q[u] = est.Q[i]
-			}
+			sq := newReversePusher(n).spread(&est)
+			q := sq.q
 			check := func(u uint32, su float64) {
 				want := d * rowDiffDot(c.auth, c.native, u, q)
-				got := rd.change(e, u, u == est.origin(), su, q)
+				got, _, _, ok := diffChange(viewDiffRows{c.auth, c.native}, e.damping, u, u == est.origin(), su, sq)
+				require.True(t, ok)
 				require.InDeltaf(t, want, got, 1e-13*max(1, math.Abs(want)), "node %d (estimate of %d)", u, v)
 				compared++
 				if want != 0 {
@@ -572,7 +611,6 @@ func TestRowDiffChangeMatchesReferencePatched(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(81, 82))
 	compared, nonZero := 0, 0
-	var rd rowDiffs // one for every trial, as above
 	for trial := range 200 {
 		c, err := randgraph.NewDeltaCase(rng, trial%2 == 0, 20)
 		require.NoError(t, err)
@@ -595,17 +633,14 @@ func TestRowDiffChangeMatchesReferencePatched(t *testing.T) {
 		d := []float64{0.5, 0.85}[rng.IntN(2)]
 		e, err := NewEngine(auth, Seeds{Nodes: []uint32{0}, Weights: []float64{1}}, d)
 		require.NoError(t, err)
-		rd.views(auth, native)
 		for range 3 {
 			v := uint32(rng.IntN(n))
 			est := newReversePusher(n).push(native, d, v, []float64{0.1, 1e-4}[rng.IntN(2)], math.MaxInt64)
-			q := make([]float64, n)
-			for i, u := range est.Nodes {
-				q[u] = est.Q[i]
-			}
+			sq := newReversePusher(n).spread(&est)
 			for i, u := range est.reached {
-				want := d * rowDiffDot(auth, native, u, q)
-				got := rd.change(e, u, u == est.origin(), est.s[i], q)
+				want := d * rowDiffDot(auth, native, u, sq.q)
+				got, _, _, ok := diffChange(viewDiffRows{auth, native}, e.damping, u, u == est.origin(), est.s[i], sq)
+				require.True(t, ok)
 				require.InDeltaf(t, want, got, 1e-13*max(1, math.Abs(want)), "trial %d: node %d (estimate of %d)", trial, u, v)
 				compared++
 				if want != 0 {

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/authppr/authppr/internal/nodeset"
+	"github.com/authppr/authppr/internal/rowindex"
 	"github.com/authppr/authppr/mask"
 )
 
@@ -33,7 +34,7 @@ import (
 // (both are in edge-id order; an undirected self-loop's two arcs pair up).
 func touchedRows(native, auth *mask.View) (t touched) {
 	t.addRows(native, auth, nodeset.Union(native.Touched(), auth.Touched()))
-	t.arcStart = append(t.arcStart, len(t.arcs))
+	t.arcStart = append(t.arcStart, t.arcs.len())
 	return t
 }
 
@@ -47,7 +48,7 @@ func (t *touched) addRows(native, auth *mask.View, candidates []uint32) {
 		if !both && (wg > 0 || wa > 0) {
 			l = 2
 		}
-		first := len(t.arcs)
+		first := t.arcs.len()
 		rowG, rowA := native.OutRow(u), auth.OutRow(u)
 		if wg == wa && rowG.AllLive() && rowA.AllLive() && slices.Equal(rowG.Edge, rowA.Edge) {
 			// The same arcs (an edge id is one edge of the graph, its ends
@@ -62,7 +63,7 @@ func (t *touched) addRows(native, auth *mask.View, candidates []uint32) {
 				if inG {
 					signed = -a.Weight
 				}
-				t.arcs = append(t.arcs, diffArc{nbr: a.Nbr, weight: signed, edge: a.Edge})
+				t.arcs.add(a.Nbr, signed, a.Edge)
 			}
 			if both {
 				coef := 0.0
@@ -82,7 +83,7 @@ func (t *touched) addRows(native, auth *mask.View, candidates []uint32) {
 			t.outWeight = append(t.outWeight, rowWeights{native: wg, auth: wa})
 			t.arcStart = append(t.arcStart, first)
 		} else {
-			t.arcs = t.arcs[:first]
+			t.arcs.truncate(first)
 		}
 	}
 }
@@ -114,8 +115,8 @@ func (d *Diff) Patch(native, auth *mask.View, rows []uint32) *Diff {
 		case j == len(rows) || i < len(old.nodes) && old.nodes[i] < rows[j]:
 			// The base row: copy its entry.
 			u := old.nodes[i]
-			first := len(t.arcs)
-			t.arcs = append(t.arcs, old.arcs[old.arcStart[i]:old.arcStart[i+1]]...)
+			first := t.arcs.len()
+			t.arcs.appendRange(&old.arcs, old.arcStart[i], old.arcStart[i+1])
 			t.nodes = append(t.nodes, u)
 			t.rowDiff = append(t.rowDiff, old.rowDiff[i])
 			t.outWeight = append(t.outWeight, old.outWeight[i])
@@ -130,7 +131,7 @@ func (d *Diff) Patch(native, auth *mask.View, rows []uint32) *Diff {
 			j++
 		}
 	}
-	t.arcStart = append(t.arcStart, len(t.arcs))
+	t.arcStart = append(t.arcStart, t.arcs.len())
 	return &Diff{t}
 }
 
@@ -140,7 +141,8 @@ type touched struct {
 	rowDiff   []float64    // l_u per node
 	outWeight []rowWeights // W_G(u) and W_A(u) per node
 	arcStart  []int        // node i's differing arcs are arcs[arcStart[i]:arcStart[i+1]]
-	arcs      []diffArc
+	arcs      diffArcs
+	index     rowindex.Ranks // nodes' numbers (indexed, built by the guard)
 }
 
 // rowWeights are a touched node's out-weights in the two views, kept
@@ -148,12 +150,46 @@ type touched struct {
 // from the views they are two reads far apart in memory.
 type rowWeights struct{ native, auth float64 }
 
-// diffArc is an arc present in one view only: weight > 0 when only the
-// authenticated view has it, < 0 when only the native one does.
-type diffArc struct {
-	nbr    uint32
-	weight float64
-	edge   uint32
+// diffArcs are arcs present in one view only, in parallel slices (the
+// neighbours and weights are what ppr.DiffRows hands out): weight > 0 when
+// only the authenticated view has the arc, < 0 when only the native one
+// does.
+type diffArcs struct {
+	nbr    []uint32
+	weight []float64
+	edge   []uint32
+}
+
+func (a *diffArcs) len() int { return len(a.nbr) }
+
+func (a *diffArcs) add(nbr uint32, weight float64, edge uint32) {
+	a.nbr, a.weight, a.edge = append(a.nbr, nbr), append(a.weight, weight), append(a.edge, edge)
+}
+
+func (a *diffArcs) truncate(n int) {
+	a.nbr, a.weight, a.edge = a.nbr[:n], a.weight[:n], a.edge[:n]
+}
+
+// appendRange appends b's arcs lo..hi-1.
+func (a *diffArcs) appendRange(b *diffArcs, lo, hi int) {
+	a.nbr, a.weight, a.edge = append(a.nbr, b.nbr[lo:hi]...), append(a.weight, b.weight[lo:hi]...), append(a.edge, b.edge[lo:hi]...)
+}
+
+// indexed numbers the touched nodes for DiffRow, over the views' n nodes.
+func (t *touched) indexed(n int) {
+	t.index = rowindex.NewRanks(t.nodes, n)
+}
+
+// DiffRow returns u's out-weights in the authenticated view (A) and the
+// native one (G) and its differing arcs (ppr.DiffRows, A the engine's view
+// and G the donor's), or false when u's rows do not differ.
+func (t *touched) DiffRow(u uint32) (wA, wG float64, nbr []uint32, weight []float64, ok bool) {
+	i := t.index.Index(u) // u is a node of the guard's views
+	if i < 0 {
+		return 0, 0, nil, nil, false
+	}
+	lo, hi := t.arcStart[i], t.arcStart[i+1]
+	return t.outWeight[i].auth, t.outWeight[i].native, t.arcs.nbr[lo:hi], t.arcs.weight[lo:hi], true
 }
 
 // classify maps a proved interval for gapA to an outcome (see the package

@@ -80,7 +80,49 @@ func TestDiffPatchMatchesDifference(t *testing.T) {
 			require.Equal(t, rowWeights{native: vn.OutWeight(u), auth: va.OutWeight(u)}, want.t.outWeight[i], "trial %d: node %d", trial, u)
 		}
 		for i := range want.t.nodes {
-			require.True(t, slices.Equal(want.t.arcs[want.t.arcStart[i]:want.t.arcStart[i+1]], got.t.arcs[got.t.arcStart[i]:got.t.arcStart[i+1]]), "trial %d: arcs of node %d", trial, want.t.nodes[i])
+			wl, wh, gl, gh := want.t.arcStart[i], want.t.arcStart[i+1], got.t.arcStart[i], got.t.arcStart[i+1]
+			require.True(t, slices.Equal(want.t.arcs.nbr[wl:wh], got.t.arcs.nbr[gl:gh]) &&
+				slices.Equal(want.t.arcs.weight[wl:wh], got.t.arcs.weight[gl:gh]) &&
+				slices.Equal(want.t.arcs.edge[wl:wh], got.t.arcs.edge[gl:gh]), "trial %d: arcs of node %d", trial, want.t.nodes[i])
 		}
+		base.t.indexed(n)
+		checkDiffRows(t, rng, &base.t, bn, ba)
+		got.t.indexed(nodes)
+		checkDiffRows(t, rng, &got.t, vn, va)
+	}
+}
+
+// checkDiffRows holds t, as ppr.DiffRows, to the views' rows read whole:
+// at every node, the out-weights, and the differing arcs' dot product with
+// a random vector against the authenticated row's less the native one's
+// (zero, with equal out-weights, where DiffRow says the rows agree).
+func checkDiffRows(tt *testing.T, rng *rand.Rand, t *touched, native, auth *mask.View) {
+	tt.Helper()
+	q := make([]float64, native.NumNodes())
+	for i := range q {
+		q[i] = rng.Float64()
+	}
+	rowDot := func(r mask.Row) (sum float64) {
+		for p, v := range r.Nbr {
+			if r.Live(p) {
+				sum += r.Weight.At(p) * q[v]
+			}
+		}
+		return sum
+	}
+	for u := range uint32(native.NumNodes()) {
+		want := rowDot(auth.OutRow(u)) - rowDot(native.OutRow(u))
+		wA, wG, nbr, weight, ok := t.DiffRow(u)
+		if !ok {
+			require.Equal(tt, native.OutWeight(u), auth.OutWeight(u), "node %d: rows agree, out-weights differ", u)
+			require.InDelta(tt, 0, want, 1e-12, "node %d: rows agree, arcs differ", u)
+			continue
+		}
+		require.Equal(tt, [2]float64{auth.OutWeight(u), native.OutWeight(u)}, [2]float64{wA, wG}, "node %d: out-weights", u)
+		got := 0.0
+		for i, v := range nbr {
+			got += weight[i] * q[v]
+		}
+		require.InDelta(tt, want, got, 1e-12, "node %d: differing arcs", u)
 	}
 }

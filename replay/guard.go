@@ -184,14 +184,13 @@ func NewFromViews(native, auth *mask.View, diff *Diff, trust mask.Policy, edges 
 	// The nodes whose out-rows (touched) or in-rows (the heads of the
 	// differing arcs) differ.
 	gd.differ = append([]uint32(nil), gd.touched.nodes...)
-	for _, a := range gd.touched.arcs {
-		gd.differ = append(gd.differ, a.nbr)
-	}
+	gd.differ = append(gd.differ, gd.touched.arcs.nbr...)
 	for i, u := range gd.touched.nodes {
-		if slices.ContainsFunc(gd.touched.arcs[gd.touched.arcStart[i]:gd.touched.arcStart[i+1]], func(a diffArc) bool { return a.weight > 0 }) {
+		if slices.ContainsFunc(gd.touched.arcs.weight[gd.touched.arcStart[i]:gd.touched.arcStart[i+1]], func(w float64) bool { return w > 0 }) {
 			gd.gainers = append(gd.gainers, u)
 		}
 	}
+	gd.touched.indexed(native.NumNodes())
 	if err := gd.prime(); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}

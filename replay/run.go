@@ -58,7 +58,7 @@ func (r *run) decide() {
 	ws.authEng.Stats = r.nativeStats
 	// The native solve's reverse estimates serve the authenticated view
 	// where their pushes read no row that differs.
-	ws.authEng.ShareEstimates(ws.nativeEng, gd.differ, gd.gainers)
+	ws.authEng.ShareEstimates(ws.nativeEng, gd.differ, gd.gainers, &gd.touched)
 
 	// Native mass on touched rows: B = sum x_G(u)*l_u. One pass over T.
 	ws.xTouched = ws.xTouched[:0]
@@ -181,12 +181,12 @@ func (r *run) correct(theta float64) {
 			continue // A-only arcs are in rho's P_A[u]; there are no G arcs
 		}
 		// Differing arcs: A-only ones add d*x*w/W_G, G-only ones subtract it
-		// (diffArc weights carry the sign).
-		arcs := gd.touched.arcs[gd.touched.arcStart[i]:gd.touched.arcStart[i+1]]
-		r.rowArcOps += int64(len(arcs))
-		for _, a := range arcs {
-			res[a.nbr] += d * xu * a.weight / wg
-			sup.Add(a.nbr)
+		// (diffArcs weights carry the sign).
+		lo, hi := gd.touched.arcStart[i], gd.touched.arcStart[i+1]
+		r.rowArcOps += int64(hi - lo)
+		for j, v := range gd.touched.arcs.nbr[lo:hi] {
+			res[v] += d * xu * gd.touched.arcs.weight[j+lo] / wg
+			sup.Add(v)
 		}
 	}
 	if r.skipped < 0 || !slices.Contains(r.done, false) {
@@ -543,15 +543,17 @@ func (r *run) suspectMasses() map[uint32]suspectMass {
 			continue
 		}
 		wg, wa := gd.native.OutWeight(u), gd.auth.OutWeight(u)
-		for _, a := range gd.touched.arcs[gd.touched.arcStart[i]:gd.touched.arcStart[i+1]] {
-			m := mass[a.edge]
-			if a.weight < 0 {
-				m.mass += r.damping() * xu * -a.weight / wg
+		arcs := &gd.touched.arcs
+		for j := gd.touched.arcStart[i]; j < gd.touched.arcStart[i+1]; j++ {
+			e, w := arcs.edge[j], arcs.weight[j]
+			m := mass[e]
+			if w < 0 {
+				m.mass += r.damping() * xu * -w / wg
 				m.native = true
 			} else {
-				m.mass += r.damping() * xu * a.weight / wa
+				m.mass += r.damping() * xu * w / wa
 			}
-			mass[a.edge] = m
+			mass[e] = m
 		}
 	}
 	return mass
