@@ -3,6 +3,7 @@ package replay
 import (
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/authppr/authppr/internal/nodeset"
 	"github.com/authppr/authppr/internal/rowindex"
@@ -142,7 +143,6 @@ type touched struct {
 	outWeight []rowWeights // W_G(u) and W_A(u) per node
 	arcStart  []int        // node i's differing arcs are arcs[arcStart[i]:arcStart[i+1]]
 	arcs      diffArcs
-	index     rowindex.Ranks // nodes' numbers (indexed, built by the guard)
 }
 
 // rowWeights are a touched node's out-weights in the two views, kept
@@ -175,19 +175,26 @@ func (a *diffArcs) appendRange(b *diffArcs, lo, hi int) {
 	a.nbr, a.weight, a.edge = append(a.nbr, b.nbr[lo:hi]...), append(a.weight, b.weight[lo:hi]...), append(a.edge, b.edge[lo:hi]...)
 }
 
-// indexed numbers the touched nodes for DiffRow, over the views' n nodes.
-func (t *touched) indexed(n int) {
-	t.index = rowindex.NewRanks(t.nodes, n)
+// diffRows is a guard's touched rows as ppr.DiffRows (A the authenticated
+// view, G the native one), numbered on first use: only a query whose
+// refinement adapts a native estimate reads them, and a living store's
+// every version has a guard of its own.
+type diffRows struct {
+	t     *touched
+	n     int // the views' nodes
+	once  sync.Once
+	index rowindex.Ranks
 }
 
-// DiffRow returns u's out-weights in the authenticated view (A) and the
-// native one (G) and its differing arcs (ppr.DiffRows, A the engine's view
-// and G the donor's), or false when u's rows do not differ.
-func (t *touched) DiffRow(u uint32) (wA, wG float64, nbr []uint32, weight []float64, ok bool) {
-	i := t.index.Index(u) // u is a node of the guard's views
+// DiffRow returns u's out-weights in both views and its differing arcs,
+// or false when u's rows do not differ.
+func (d *diffRows) DiffRow(u uint32) (wA, wG float64, nbr []uint32, weight []float64, ok bool) {
+	d.once.Do(func() { d.index = rowindex.NewRanks(d.t.nodes, d.n) })
+	i := d.index.Index(u) // u is a node of the guard's views
 	if i < 0 {
 		return 0, 0, nil, nil, false
 	}
+	t := d.t
 	lo, hi := t.arcStart[i], t.arcStart[i+1]
 	return t.outWeight[i].auth, t.outWeight[i].native, t.arcs.nbr[lo:hi], t.arcs.weight[lo:hi], true
 }

@@ -85,18 +85,16 @@ func TestDiffPatchMatchesDifference(t *testing.T) {
 				slices.Equal(want.t.arcs.weight[wl:wh], got.t.arcs.weight[gl:gh]) &&
 				slices.Equal(want.t.arcs.edge[wl:wh], got.t.arcs.edge[gl:gh]), "trial %d: arcs of node %d", trial, want.t.nodes[i])
 		}
-		base.t.indexed(n)
-		checkDiffRows(t, rng, &base.t, bn, ba)
-		got.t.indexed(nodes)
-		checkDiffRows(t, rng, &got.t, vn, va)
+		checkDiffRows(t, rng, &diffRows{t: &base.t, n: n}, bn, ba)
+		checkDiffRows(t, rng, &diffRows{t: &got.t, n: nodes}, vn, va)
 	}
 }
 
-// checkDiffRows holds t, as ppr.DiffRows, to the views' rows read whole:
+// checkDiffRows holds rows to the views' rows read whole:
 // at every node, the out-weights, and the differing arcs' dot product with
 // a random vector against the authenticated row's less the native one's
 // (zero, with equal out-weights, where DiffRow says the rows agree).
-func checkDiffRows(tt *testing.T, rng *rand.Rand, t *touched, native, auth *mask.View) {
+func checkDiffRows(tt *testing.T, rng *rand.Rand, rows *diffRows, native, auth *mask.View) {
 	tt.Helper()
 	q := make([]float64, native.NumNodes())
 	for i := range q {
@@ -112,7 +110,7 @@ func checkDiffRows(tt *testing.T, rng *rand.Rand, t *touched, native, auth *mask
 	}
 	for u := range uint32(native.NumNodes()) {
 		want := rowDot(auth.OutRow(u)) - rowDot(native.OutRow(u))
-		wA, wG, nbr, weight, ok := t.DiffRow(u)
+		wA, wG, nbr, weight, ok := rows.DiffRow(u)
 		if !ok {
 			require.Equal(tt, native.OutWeight(u), auth.OutWeight(u), "node %d: rows agree, out-weights differ", u)
 			require.InDelta(tt, 0, want, 1e-12, "node %d: rows agree, arcs differ", u)

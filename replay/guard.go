@@ -62,6 +62,7 @@ type Guard struct {
 	touched          // rows that differ between the views (see touchedRows)
 	differ  []uint32 // nodes whose out- or in-rows differ (ppr.Engine.ShareEstimates)
 	gainers []uint32 // nodes of differ with an arc only the authenticated view has
+	rows    diffRows // touched, as ppr.Engine.ShareEstimates reads it
 
 	pool *Workspaces
 }
@@ -190,7 +191,7 @@ func NewFromViews(native, auth *mask.View, diff *Diff, trust mask.Policy, edges 
 			gd.gainers = append(gd.gainers, u)
 		}
 	}
-	gd.touched.indexed(native.NumNodes())
+	gd.rows.t, gd.rows.n = &gd.touched, native.NumNodes()
 	if err := gd.prime(); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}

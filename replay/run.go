@@ -58,7 +58,7 @@ func (r *run) decide() {
 	ws.authEng.Stats = r.nativeStats
 	// The native solve's reverse estimates serve the authenticated view
 	// where their pushes read no row that differs.
-	ws.authEng.ShareEstimates(ws.nativeEng, gd.differ, gd.gainers, &gd.touched)
+	ws.authEng.ShareEstimates(ws.nativeEng, gd.differ, gd.gainers, &gd.rows)
 
 	// Native mass on touched rows: B = sum x_G(u)*l_u. One pass over T.
 	ws.xTouched = ws.xTouched[:0]
