@@ -324,11 +324,10 @@ type topKRefinement struct {
 	// (see ShareEstimates), as a bitset, and the gainers among them;
 	// borrowed holds the donor's estimates this engine uses, which never
 	// go to its pool.
-	donor     *topKRefinement
-	donorView *mask.View
-	differ    []uint64
-	gainers   []uint32
-	borrowed  map[uint32]*reverseEstimate
+	donor    *topKRefinement
+	differ   []uint64
+	gainers  []uint32
+	borrowed map[uint32]*reverseEstimate
 	// unserved holds, per node whose donor estimate an adaptation did not
 	// serve, the coarsest threshold it failed at: it fails at every finer
 	// one too (adaptedServes), so borrow does not adapt it again there.
@@ -350,7 +349,7 @@ type topKRefinement struct {
 // adapts alike (their q is from's); from must not push in the meantime.
 func (e *Engine) ShareEstimates(from *Engine, differ, gainers []uint32, rows DiffRows) {
 	ref := &e.refine
-	ref.donor, ref.donorView = &from.refine, from.view
+	ref.donor = &from.refine
 	ref.gainers = gainers
 	clear(ref.unserved)
 	ref.warmArcs = from.refine.warmArcs // it continues from's solve
@@ -466,10 +465,10 @@ type remainderChange struct {
 // whether the push reached a node of differ.
 //
 // An entry can be non-zero only at a node u whose out-rows differ (where
-// they agree, so do u's out-weights and s_A(u) = s(u)), and at one the push never reached only if u is a gainer: every
-// push at w gives mass to each u with a weighted arc into w in G, so an
-// unreached u has none into q's support in G, and then, without an arc G
-// lacks, none in A. So it reads the rows of the reached nodes of differ
+// they agree, so do u's out-weights, and s_A(u) = s(u)), and at one the
+// push never reached only if u is a gainer: every push at w gives mass to
+// each u with a weighted arc into w in G, so an unreached u has none into
+// q's support in G, and then, without an arc G lacks, none in A. So it reads the rows of the reached nodes of differ
 // and of the gainers, in both views, not the pushes' neighbourhoods: only
 // their differing arcs (diffChange).
 func (ref *topKRefinement) remainderChanges(e *Engine, est *reverseEstimate) (changes []remainderChange, readsDiffer bool) {
@@ -650,7 +649,7 @@ func (ref *topKRefinement) reset() {
 
 // unshare ends a sharing of another engine's estimates (ShareEstimates).
 func (ref *topKRefinement) unshare() {
-	ref.donor, ref.donorView, ref.gainers, ref.rows = nil, nil, nil, nil
+	ref.donor, ref.gainers, ref.rows = nil, nil, nil
 	clear(ref.borrowed)
 	clear(ref.unserved)
 }
