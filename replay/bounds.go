@@ -117,7 +117,8 @@ func (d *Diff) Patch(native, auth *mask.View, rows []uint32) *Diff {
 			// The base row: copy its entry.
 			u := old.nodes[i]
 			first := t.arcs.len()
-			t.arcs.appendRange(&old.arcs, old.arcStart[i], old.arcStart[i+1])
+			lo, hi := old.span(i)
+			t.arcs.appendRange(&old.arcs, lo, hi)
 			t.nodes = append(t.nodes, u)
 			t.rowDiff = append(t.rowDiff, old.rowDiff[i])
 			t.outWeight = append(t.outWeight, old.outWeight[i])
@@ -141,9 +142,12 @@ type touched struct {
 	nodes     []uint32
 	rowDiff   []float64    // l_u per node
 	outWeight []rowWeights // W_G(u) and W_A(u) per node
-	arcStart  []int        // node i's differing arcs are arcs[arcStart[i]:arcStart[i+1]]
+	arcStart  []int        // node i's differing arcs are arcs[span(i)]
 	arcs      diffArcs
 }
+
+// span returns the positions [lo, hi) of node i's differing arcs.
+func (t *touched) span(i int) (lo, hi int) { return t.arcStart[i], t.arcStart[i+1] }
 
 // rowWeights are a touched node's out-weights in the two views, kept
 // beside its entry: a correction reads them once per row and query, and
@@ -195,7 +199,7 @@ func (d *diffRows) DiffRow(u uint32) (wA, wG float64, nbr []uint32, weight []flo
 		return 0, 0, nil, nil, false
 	}
 	t := d.t
-	lo, hi := t.arcStart[i], t.arcStart[i+1]
+	lo, hi := t.span(i)
 	return t.outWeight[i].auth, t.outWeight[i].native, t.arcs.nbr[lo:hi], t.arcs.weight[lo:hi], true
 }
 

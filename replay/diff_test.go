@@ -80,7 +80,8 @@ func TestDiffPatchMatchesDifference(t *testing.T) {
 			require.Equal(t, rowWeights{native: vn.OutWeight(u), auth: va.OutWeight(u)}, want.t.outWeight[i], "trial %d: node %d", trial, u)
 		}
 		for i := range want.t.nodes {
-			wl, wh, gl, gh := want.t.arcStart[i], want.t.arcStart[i+1], got.t.arcStart[i], got.t.arcStart[i+1]
+			wl, wh := want.t.span(i)
+			gl, gh := got.t.span(i)
 			require.True(t, slices.Equal(want.t.arcs.nbr[wl:wh], got.t.arcs.nbr[gl:gh]) &&
 				slices.Equal(want.t.arcs.weight[wl:wh], got.t.arcs.weight[gl:gh]) &&
 				slices.Equal(want.t.arcs.edge[wl:wh], got.t.arcs.edge[gl:gh]), "trial %d: arcs of node %d", trial, want.t.nodes[i])

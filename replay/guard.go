@@ -187,7 +187,8 @@ func NewFromViews(native, auth *mask.View, diff *Diff, trust mask.Policy, edges 
 	gd.differ = append([]uint32(nil), gd.touched.nodes...)
 	gd.differ = append(gd.differ, gd.touched.arcs.nbr...)
 	for i, u := range gd.touched.nodes {
-		if slices.ContainsFunc(gd.touched.arcs.weight[gd.touched.arcStart[i]:gd.touched.arcStart[i+1]], func(w float64) bool { return w > 0 }) {
+		lo, hi := gd.touched.span(i)
+		if slices.ContainsFunc(gd.touched.arcs.weight[lo:hi], func(w float64) bool { return w > 0 }) {
 			gd.gainers = append(gd.gainers, u)
 		}
 	}

@@ -182,7 +182,7 @@ func (r *run) correct(theta float64) {
 		}
 		// Differing arcs: A-only ones add d*x*w/W_G, G-only ones subtract it
 		// (diffArcs weights carry the sign).
-		lo, hi := gd.touched.arcStart[i], gd.touched.arcStart[i+1]
+		lo, hi := gd.touched.span(i)
 		r.rowArcOps += int64(hi - lo)
 		for j, v := range gd.touched.arcs.nbr[lo:hi] {
 			res[v] += d * xu * gd.touched.arcs.weight[j+lo] / wg
@@ -537,14 +537,15 @@ func (r *run) suspects() []Suspect {
 func (r *run) suspectMasses() map[uint32]suspectMass {
 	gd := r.gd
 	mass := make(map[uint32]suspectMass)
-	for i, u := range gd.touched.nodes {
+	for i := range gd.touched.nodes {
 		xu := r.ws.xTouched[i]
 		if xu == 0 {
 			continue
 		}
-		wg, wa := gd.native.OutWeight(u), gd.auth.OutWeight(u)
+		wg, wa := gd.touched.outWeight[i].native, gd.touched.outWeight[i].auth
 		arcs := &gd.touched.arcs
-		for j := gd.touched.arcStart[i]; j < gd.touched.arcStart[i+1]; j++ {
+		lo, hi := gd.touched.span(i)
+		for j := lo; j < hi; j++ {
 			e, w := arcs.edge[j], arcs.weight[j]
 			m := mass[e]
 			if w < 0 {
