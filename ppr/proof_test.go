@@ -80,7 +80,7 @@ func estimateEveryNode(e *Engine, eps float64) {
 	for v := range uint32(len(e.X)) {
 		if old := ref.est[v]; old == nil || old.MaxS > eps {
 			est := ref.newEstimate()
-			ref.pusher.pushInto(est, e.view, e.damping, v, eps, math.MaxInt64)
+			ref.pusher.pushInto(est, e.view, e.damping, v, eps, math.MaxInt64, nil)
 			ref.est[v] = est
 		}
 	}

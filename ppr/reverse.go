@@ -125,13 +125,20 @@ func newReversePusher(n int) *reversePusher {
 // either way; MaxS says how far it got.
 func (rp *reversePusher) push(view *mask.View, d float64, target uint32, eps float64, budget int64) reverseEstimate {
 	var est reverseEstimate
-	rp.pushInto(&est, view, d, target, eps, budget)
+	rp.pushInto(&est, view, d, target, eps, budget, nil)
 	return est
 }
 
 // pushInto is push writing the estimate into est, reusing its slices'
-// storage.
-func (rp *reversePusher) pushInto(est *reverseEstimate, view *mask.View, d float64, target uint32, eps float64, budget int64) {
+// storage. With from not nil (an estimate of target's column on this view,
+// not est) it pushes on from from's pair (q, s) instead of (0, e_target):
+// every push keeps s = e_target - (I - d*P')*q (see adapt), whatever the
+// sign of s(w), so the result is an estimate of the same column; entries
+// of either sign above eps in magnitude are pushed, so a finished push
+// leaves MaxS and NegMaxS at most eps. A push from (0, e_target) holds
+// s >= 0 throughout (every term it adds is), where the tests on |s| are
+// tests on s.
+func (rp *reversePusher) pushInto(est *reverseEstimate, view *mask.View, d float64, target uint32, eps float64, budget int64, from *reverseEstimate) {
 	in := view.Graph().In()
 	graphNodes := view.Graph().NumNodes()
 	patched := view.Patched()
@@ -140,26 +147,41 @@ func (rp *reversePusher) pushInto(est *reverseEstimate, view *mask.View, d float
 	// per-edge mask test.
 	touched := view.TouchedBits()
 	q, node := rp.q, rp.node
-	add := func(u uint32, val float64) {
-		nd := &node[u]
-		nd.s += val
+	see := func(nd *pushNode, u uint32) {
 		if !nd.seen {
 			nd.seen = true
 			rp.touched = append(rp.touched, u)
 		}
-		if nd.s > eps && !nd.queued {
+	}
+	add := func(u uint32, val float64) {
+		nd := &node[u]
+		nd.s += val
+		see(nd, u)
+		if math.Abs(nd.s) > eps && !nd.queued {
 			nd.queued = true
 			rp.queue = append(rp.queue, u)
 		}
 	}
-	add(target, 1)
+	if from == nil {
+		add(target, 1)
+	} else {
+		// q's support lies in reached (a pushed node had mass); both
+		// are marked so that the gathering below finds every entry.
+		for i, w := range from.Nodes {
+			q[w] = from.Q[i]
+			see(&node[w], w)
+		}
+		for i, u := range from.reached {
+			add(u, from.s[i])
+		}
+	}
 	start := rp.Ops
 	for head := 0; head < len(rp.queue) && rp.Ops-start < budget; head++ {
 		w := rp.queue[head]
 		nd := &node[w]
 		nd.queued = false
 		val := nd.s
-		if val <= eps {
+		if math.Abs(val) <= eps {
 			continue
 		}
 		nd.s = 0
@@ -365,27 +387,30 @@ func (e *Engine) ShareEstimates(from *Engine, differ, gainers []uint32, rows Dif
 // donor's is at least as fine as eps: the donor's own when its push reached
 // no node of differ and no gainer changes it (then every row and weight it
 // depends on is this view's too), else the adapted copy, which becomes this engine's
-// estimate of v when it still serves eps (adaptedServes). nil otherwise.
-func (ref *topKRefinement) borrow(e *Engine, v uint32, eps float64) *reverseEstimate {
+// estimate of v when it still serves eps (adaptedServes). Otherwise it
+// returns nil and, when it adapted the donor's estimate for eps, the
+// adaptation that did not serve as start, this view's estimate for a push
+// to go on from (the caller's to release).
+func (ref *topKRefinement) borrow(e *Engine, v uint32, eps float64) (served, start *reverseEstimate) {
 	if ref.donor == nil {
-		return nil
+		return nil, nil
 	}
 	if b := ref.borrowed[v]; b != nil && b.MaxS <= eps {
-		return b
+		return b, nil
 	}
 	est := ref.donor.est[v]
 	if est == nil || est.MaxS > eps || eps <= ref.unserved[v] {
-		return nil
+		return nil, nil
 	}
 	undirected := !e.view.Directed()
 	if old := ref.est[v]; old != nil && old.adaptedFrom(est) {
 		// Adapted from this very push at a coarser threshold: adapting
-		// again would give the same estimate.
+		// again would give the same estimate (the caller goes on from it).
 		if adaptedServes(old, est, eps, undirected) {
-			return old
+			return old, nil
 		}
 		ref.noteUnserved(v, eps)
-		return nil
+		return nil, nil
 	}
 	changes, readsDiffer := ref.remainderChanges(e, est)
 	if len(changes) == 0 && !readsDiffer {
@@ -393,19 +418,18 @@ func (ref *topKRefinement) borrow(e *Engine, v uint32, eps float64) *reverseEsti
 			ref.borrowed = make(map[uint32]*reverseEstimate)
 		}
 		ref.borrowed[v] = est
-		return est
+		return est, nil
 	}
 	adapted := ref.adapt(e, est, changes)
 	if !adaptedServes(adapted, est, eps, undirected) {
-		ref.release(adapted)
 		ref.noteUnserved(v, eps)
-		return nil
+		return nil, adapted
 	}
 	if old := ref.est[v]; old != nil {
 		ref.release(old)
 	}
 	ref.est[v] = adapted
-	return adapted
+	return adapted, nil
 }
 
 // noteUnserved records that the adaptation of the donor's estimate of v
@@ -767,23 +791,35 @@ func (rc *refineCheck) below(v uint32) float64 {
 }
 
 // estimate returns v's reverse estimate at threshold eps: the solve's
-// earlier one when it is as fine, else a new push if the allowance lasts
-// (nil when v has none).
+// earlier one when it is as fine, else the donor's when it serves
+// (borrow), else a push if the allowance lasts (nil when v has none). The
+// push goes on from the donor's estimate adapted to this view when borrow
+// made one (it differs from a push at eps only near the rows that differ,
+// so going on costs what those changes need, not a push from the start),
+// or else from the solve's earlier estimate.
 func (rc *refineCheck) estimate(v uint32, eps float64) *reverseEstimate {
 	ref := &rc.e.refine
 	old := ref.est[v]
 	if old != nil && old.MaxS <= eps {
 		return old
 	}
-	if b := ref.borrow(rc.e, v, eps); b != nil {
+	b, start := ref.borrow(rc.e, v, eps)
+	if b != nil {
 		return b
+	}
+	if start != nil {
+		defer ref.release(start)
 	}
 	if rc.allowance <= 0 || rc.adaptOnly {
 		return old
 	}
+	from := start
+	if from == nil {
+		from = old
+	}
 	before := ref.pusher.Ops
 	est := ref.newEstimate()
-	ref.pusher.pushInto(est, rc.e.view, rc.e.damping, v, eps, rc.allowance)
+	ref.pusher.pushInto(est, rc.e.view, rc.e.damping, v, eps, rc.allowance, from)
 	rc.allowance -= ref.pusher.Ops - before
 	if old == nil || est.MaxS < old.MaxS {
 		if old != nil {

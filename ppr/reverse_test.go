@@ -136,6 +136,88 @@ func TestAdaptedEstimateIsItsViewsEstimate(t *testing.T) {
 	require.Positive(t, signed, "no case gave a negative remainder")
 }
 
+// A push that goes on from an estimate adapted to another view (refineCheck
+// does when the adaptation does not serve) is an estimate of the new
+// view's column: its remainder is exactly e_v - (I - d*P'_A)*q (the dense
+// reference), both parts of a finished push are at most eps, its summaries
+// are its parts', and the column lies within them. Starting from the push
+// of the unit remainder it is the push it was: going on from nothing.
+func TestPushFromAdaptedEstimate(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(75, 76))
+	went, signed := 0, 0
+	for range 300 {
+		c := newRandomCase(t, rng)
+		n := c.g.NumNodes()
+		d := []float64{0.5, 0.85, 0.95}[rng.IntN(3)]
+		pA, differ, gainers := viewDifference(c)
+		GA := denseInverse(t, pA, d)
+		donor, err := NewEngine(c.native, c.seeds, d)
+		require.NoError(t, err)
+		e, err := NewEngine(c.auth, c.seeds, d)
+		require.NoError(t, err)
+		e.ShareEstimates(donor, differ, gainers, viewDiffRows{c.auth, c.native})
+		rp := newReversePusher(n)
+		e.refine.pusher = rp
+		for range 3 {
+			v := uint32(rng.IntN(n))
+			eps := []float64{0.1, 1e-3, 1e-6}[rng.IntN(3)]
+			est := newReversePusher(n).push(c.native, d, v, []float64{1, 0.1, 1e-4}[rng.IntN(3)], math.MaxInt64)
+			from := e.refine.adapt(e, &est, first(e.refine.remainderChanges(e, &est)))
+			if from.NegMaxS > eps {
+				signed++
+			}
+			budget := []int64{math.MaxInt64, int64(rng.IntN(10))}[rng.IntN(2)]
+			var got reverseEstimate
+			rp.pushInto(&got, c.auth, d, v, eps, budget, from)
+			q, s := make([]float64, n), make([]float64, n)
+			for i, u := range got.Nodes {
+				q[u] = got.Q[i]
+			}
+			for i, u := range got.reached {
+				s[u] += got.s[i]
+			}
+			var want reverseEstimate
+			for u := range n {
+				sum := 0.0
+				for w := range n {
+					sum += pA.At(u, w) * q[w]
+				}
+				wantS := -q[u] + d*sum
+				if u == int(v) {
+					wantS++
+				}
+				require.InDeltaf(t, wantS, s[u], 1e-12, "node %d of %d: remainder", u, n)
+				want.addRemainder(s[u], c.auth.OutWeight(uint32(u)))
+			}
+			for _, sum := range [][2]float64{{want.MaxS, got.MaxS}, {want.SW, got.SW}, {want.SD, got.SD}, {want.NegMaxS, got.NegMaxS}, {want.NegSW, got.NegSW}, {want.NegSD, got.NegSD}} {
+				require.InDelta(t, sum[0], sum[1], 1e-12)
+			}
+			if budget == math.MaxInt64 {
+				require.LessOrEqual(t, got.MaxS, eps)
+				require.LessOrEqual(t, got.NegMaxS, eps)
+			}
+			for u := range n {
+				gap := GA.At(u, int(v)) - q[u]
+				require.GreaterOrEqualf(t, gap, -got.NegMaxS/(1-d)-1e-12, "node %d below its column", u)
+				require.LessOrEqualf(t, gap, got.MaxS/(1-d)+1e-12, "node %d above its column", u)
+			}
+			// From the unit remainder: the push from the start.
+			unit := reverseEstimate{reached: []uint32{v}, s: []float64{1}}
+			var fromUnit reverseEstimate
+			rp.pushInto(&fromUnit, c.auth, d, v, eps, budget, &unit)
+			plain := rp.push(c.auth, d, v, eps, budget)
+			require.Equal(t, plain.Nodes, fromUnit.Nodes)
+			require.Equal(t, plain.Q, fromUnit.Q)
+			require.Equal(t, plain.s, fromUnit.s)
+			e.refine.release(from)
+			went++
+		}
+	}
+	require.Positive(t, went)
+	require.Positive(t, signed, "no case went on from a negative remainder above eps")
+}
+
 // dropDangling zeroes the rows of P that dangle in the view (P' above).
 func dropDangling(P *mat.Dense, view *mask.View) {
 	r, _ := P.Dims()
@@ -355,8 +437,9 @@ func TestSharedEstimateWeighsByItsView(t *testing.T) {
 	differ := []uint32{aID, bID}
 	e.ShareEstimates(donor, differ, gainersOf(auth, native, differ), viewDiffRows{auth, native})
 	e.refine.pusher, e.refine.est = newReversePusher(3), map[uint32]*reverseEstimate{}
-	got := e.refine.borrow(e, bID, 1)
+	got, start := e.refine.borrow(e, bID, 1)
 	require.NotNil(t, got)
+	require.Nil(t, start)
 	var want reverseEstimate
 	for i, u := range got.reached {
 		want.addRemainder(got.s[i], auth.OutWeight(u))
