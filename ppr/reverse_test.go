@@ -98,33 +98,8 @@ func TestAdaptedEstimateIsItsViewsEstimate(t *testing.T) {
 			budget := []int64{math.MaxInt64, int64(rng.IntN(10))}[rng.IntN(2)]
 			est := newReversePusher(n).push(c.native, d, v, eps, budget)
 			got := e.refine.adapt(e, &est, first(e.refine.remainderChanges(e, &est)))
-			q, s := make([]float64, n), make([]float64, n)
-			for i, u := range got.Nodes {
-				q[u] = got.Q[i]
-			}
-			for i, u := range got.reached {
-				s[u] += got.s[i]
-			}
-			var want reverseEstimate
-			for u := range n {
-				// s_A(u) = e_v(u) - q(u) + d*sum_w P'_A[u][w]*q(w)
-				sum := 0.0
-				for w := range n {
-					sum += pA.At(u, w) * q[w]
-				}
-				wantS := -q[u] + d*sum
-				if u == int(v) {
-					wantS++
-				}
-				require.InDeltaf(t, wantS, s[u], 1e-12, "node %d of %d: remainder", u, n)
-				want.addRemainder(s[u], c.auth.OutWeight(uint32(u)))
-			}
+			want := checkColumnEstimate(t, got, c.auth, pA, GA, v, d)
 			checkAdaptedSummaries(t, &want, got, &est)
-			for u := range n {
-				gap := GA.At(u, int(v)) - q[u]
-				require.GreaterOrEqualf(t, gap, -got.NegMaxS/(1-d)-1e-12, "node %d below its column", u)
-				require.LessOrEqualf(t, gap, got.MaxS/(1-d)+1e-12, "node %d above its column", u)
-			}
 			adapted++
 			if got.NegMaxS > 0 {
 				signed++
@@ -170,37 +145,13 @@ func TestPushFromAdaptedEstimate(t *testing.T) {
 			budget := []int64{math.MaxInt64, int64(rng.IntN(10))}[rng.IntN(2)]
 			var got reverseEstimate
 			rp.pushInto(&got, c.auth, d, v, eps, budget, from)
-			q, s := make([]float64, n), make([]float64, n)
-			for i, u := range got.Nodes {
-				q[u] = got.Q[i]
-			}
-			for i, u := range got.reached {
-				s[u] += got.s[i]
-			}
-			var want reverseEstimate
-			for u := range n {
-				sum := 0.0
-				for w := range n {
-					sum += pA.At(u, w) * q[w]
-				}
-				wantS := -q[u] + d*sum
-				if u == int(v) {
-					wantS++
-				}
-				require.InDeltaf(t, wantS, s[u], 1e-12, "node %d of %d: remainder", u, n)
-				want.addRemainder(s[u], c.auth.OutWeight(uint32(u)))
-			}
+			want := checkColumnEstimate(t, &got, c.auth, pA, GA, v, d)
 			for _, sum := range [][2]float64{{want.MaxS, got.MaxS}, {want.SW, got.SW}, {want.SD, got.SD}, {want.NegMaxS, got.NegMaxS}, {want.NegSW, got.NegSW}, {want.NegSD, got.NegSD}} {
 				require.InDelta(t, sum[0], sum[1], 1e-12)
 			}
 			if budget == math.MaxInt64 {
 				require.LessOrEqual(t, got.MaxS, eps)
 				require.LessOrEqual(t, got.NegMaxS, eps)
-			}
-			for u := range n {
-				gap := GA.At(u, int(v)) - q[u]
-				require.GreaterOrEqualf(t, gap, -got.NegMaxS/(1-d)-1e-12, "node %d below its column", u)
-				require.LessOrEqualf(t, gap, got.MaxS/(1-d)+1e-12, "node %d above its column", u)
 			}
 			// From the unit remainder: the push from the start.
 			unit := reverseEstimate{reached: []uint32{v}, s: []float64{1}}
@@ -216,6 +167,43 @@ func TestPushFromAdaptedEstimate(t *testing.T) {
 	}
 	require.Positive(t, went)
 	require.Positive(t, signed, "no case went on from a negative remainder above eps")
+}
+
+// checkColumnEstimate checks that got is an estimate of v's column of
+// G'_A = (I - d*P'_A)^-1 (pA: P'_A dense, GA: G'_A): its remainder is
+// exactly e_v - (I - d*P'_A)*q at every node, and the column lies within
+// its parts, -NegMaxS/alpha <= G'_A*e_v - q <= MaxS/alpha. It returns the
+// summaries of that remainder under the view's out-weights.
+func checkColumnEstimate(t *testing.T, got *reverseEstimate, view *mask.View, pA, GA *mat.Dense, v uint32, d float64) reverseEstimate {
+	t.Helper()
+	n, _ := pA.Dims()
+	q, s := make([]float64, n), make([]float64, n)
+	for i, u := range got.Nodes {
+		q[u] = got.Q[i]
+	}
+	for i, u := range got.reached {
+		s[u] += got.s[i]
+	}
+	var want reverseEstimate
+	for u := range n {
+		// s_A(u) = e_v(u) - q(u) + d*sum_w P'_A[u][w]*q(w)
+		sum := 0.0
+		for w := range n {
+			sum += pA.At(u, w) * q[w]
+		}
+		wantS := -q[u] + d*sum
+		if u == int(v) {
+			wantS++
+		}
+		require.InDeltaf(t, wantS, s[u], 1e-12, "node %d of %d: remainder", u, n)
+		want.addRemainder(s[u], view.OutWeight(uint32(u)))
+	}
+	for u := range n {
+		gap := GA.At(u, int(v)) - q[u]
+		require.GreaterOrEqualf(t, gap, -got.NegMaxS/(1-d)-1e-12, "node %d below its column", u)
+		require.LessOrEqualf(t, gap, got.MaxS/(1-d)+1e-12, "node %d above its column", u)
+	}
+	return want
 }
 
 // dropDangling zeroes the rows of P that dangle in the view (P' above).
