@@ -81,16 +81,8 @@ func TestAdaptedEstimateIsItsViewsEstimate(t *testing.T) {
 	rng := rand.New(rand.NewPCG(71, 72))
 	adapted, signed := 0, 0
 	for range 300 {
-		c := newRandomCase(t, rng)
-		n := c.g.NumNodes()
-		d := []float64{0.5, 0.85, 0.95}[rng.IntN(3)]
-		pA, differ, gainers := viewDifference(c)
-		GA := denseInverse(t, pA, d)
-		donor, err := NewEngine(c.native, c.seeds, d)
-		require.NoError(t, err)
-		e, err := NewEngine(c.auth, c.seeds, d)
-		require.NoError(t, err)
-		e.ShareEstimates(donor, differ, gainers, viewDiffRows{c.auth, c.native})
+		c, e, pA, GA := sharingCase(t, rng)
+		n, d := c.g.NumNodes(), e.damping
 		e.refine.pusher = newReversePusher(n)
 		for range 3 {
 			v := uint32(rng.IntN(n))
@@ -122,16 +114,8 @@ func TestPushFromAdaptedEstimate(t *testing.T) {
 	rng := rand.New(rand.NewPCG(75, 76))
 	went, signed := 0, 0
 	for range 300 {
-		c := newRandomCase(t, rng)
-		n := c.g.NumNodes()
-		d := []float64{0.5, 0.85, 0.95}[rng.IntN(3)]
-		pA, differ, gainers := viewDifference(c)
-		GA := denseInverse(t, pA, d)
-		donor, err := NewEngine(c.native, c.seeds, d)
-		require.NoError(t, err)
-		e, err := NewEngine(c.auth, c.seeds, d)
-		require.NoError(t, err)
-		e.ShareEstimates(donor, differ, gainers, viewDiffRows{c.auth, c.native})
+		c, e, pA, GA := sharingCase(t, rng)
+		n, d := c.g.NumNodes(), e.damping
 		rp := newReversePusher(n)
 		e.refine.pusher = rp
 		for range 3 {
@@ -167,6 +151,22 @@ func TestPushFromAdaptedEstimate(t *testing.T) {
 	}
 	require.Positive(t, went)
 	require.Positive(t, signed, "no case went on from a negative remainder above eps")
+}
+
+// sharingCase returns a random case with an engine on its authenticated
+// view sharing the estimates of one on its native view, at a random
+// damping, and P'_A and (I - d*P'_A)^-1 dense.
+func sharingCase(t *testing.T, rng *rand.Rand) (c randomCase, e *Engine, pA, GA *mat.Dense) {
+	t.Helper()
+	c = newRandomCase(t, rng)
+	d := []float64{0.5, 0.85, 0.95}[rng.IntN(3)]
+	pA, differ, gainers := viewDifference(c)
+	donor, err := NewEngine(c.native, c.seeds, d)
+	require.NoError(t, err)
+	e, err = NewEngine(c.auth, c.seeds, d)
+	require.NoError(t, err)
+	e.ShareEstimates(donor, differ, gainers, viewDiffRows{c.auth, c.native})
+	return c, e, pA, denseInverse(t, pA, d)
 }
 
 // checkColumnEstimate checks that got is an estimate of v's column of
