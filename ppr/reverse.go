@@ -56,23 +56,25 @@ import (
 // the same problem; a smaller threshold only tightens it.
 
 // reverseEstimate is a finished (or budget-stopped) reverse push from one
-// node v: G'*e_v = q + G'*s with s >= 0 and max(s) <= MaxS, q given
-// sparsely as Q[i] at Nodes[i].
+// node v: G'*e_v = q + G'*s with max(s+) <= MaxS and max(s-) <= NegMaxS
+// (s >= 0 for a push from e_v), q given sparsely as Q[i] at Nodes[i].
 type reverseEstimate struct {
 	MaxS float64
 	// SW is sum_w s(w)*W(w) over the nodes with out-weight in the view,
 	// SD sum_w s(w) over the others: the remainder's size on undirected
 	// views (see undirected refinement below).
 	SW, SD float64
-	// The same three of the negative part of s: zero for a push, which
-	// keeps s >= 0; an estimate adapted from another view may have one
-	// (see adapt), and the bounds take each part on its own.
+	// The same three of the negative part of s: zero for a push from
+	// e_v, which keeps s >= 0; an estimate adapted from another view may
+	// have one (see adapt), and so may a push gone on from it (pushInto,
+	// within eps when it finished); the bounds take each part on its own.
 	NegMaxS, NegSW, NegSD float64
 	Nodes                 []uint32 // support of q
 	Q                     []float64
-	// reached lists every node the push gave mass to (s > 0 at some
-	// point): the rows it read are theirs (see ShareEstimates); s holds
-	// the remainder s there, in the same order.
+	// reached lists every node the push gave mass to (s != 0 at some
+	// point; a push gone on from an estimate keeps that one's too): the
+	// rows it read are theirs (see ShareEstimates); s holds the remainder
+	// s there, in the same order.
 	reached []uint32
 	s       []float64
 	// shared: Nodes and Q are the donor's (adapt), read only; they never
