@@ -214,6 +214,7 @@ type roundPusher[W weight] struct {
 	wts          []W
 	mbits, tb    []uint64
 	above, below float64
+	keepDangling bool
 	d            float64
 	left         *Leftover
 	budget       int64 // arc operations, 0 = no cap
@@ -229,7 +230,7 @@ func newRoundPusher[W weight](e *Engine, wts []W, above, below float64, budget i
 	mbits, tb := e.view.MaskedBits(), e.view.TouchedBits()
 	return roundPusher[W]{
 		e: e, x: e.X[:n], r: e.R[:n], w: e.view.NodeOutWeights(), out: e.view.Graph().Out(), wts: wts,
-		mbits: mbits, tb: tb, above: above, below: below, d: e.damping, left: e.Left,
+		mbits: mbits, tb: tb, above: above, below: below, keepDangling: e.keepDangling, d: e.damping, left: e.Left,
 		budget: budget, arcsAtStart: e.Stats.ArcOps,
 	}
 }
@@ -237,18 +238,17 @@ func newRoundPusher[W weight](e *Engine, wts []W, above, below float64, budget i
 // over reports whether a residual val at out-weight wu is pushed: over
 // its sign's threshold times wu (the threshold itself where wu = 0,
 // unless dangling nodes are kept), and never on a side whose threshold is
-// +Inf.
+// +Inf: there t is +Inf where wu > 0 and NaN where wu = 0 (Inf*0), and no
+// value compares greater than either. Small enough to be inlined: every
+// visit asks.
 func (p *roundPusher[W]) over(val, wu float64) bool {
 	eps := p.above
 	if val < 0 {
 		eps = p.below
 	}
-	if math.IsInf(eps, 1) {
-		return false
-	}
 	t := eps * wu
 	if t == 0 {
-		if p.e.keepDangling {
+		if p.keepDangling {
 			return false
 		}
 		t = eps
