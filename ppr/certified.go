@@ -231,8 +231,9 @@ type negBounds struct {
 }
 
 // at returns E(u), the bound on the error above x (E+ for a signed
-// residual on an undirected view). The undirected case stays small enough
-// to inline: coordGap calls it once per candidate.
+// residual on an undirected view). coordGap calls it once per candidate;
+// it is past the compiler's inlining budget (NodeWeights.At inlines the
+// lookup of a replaced weight), so each is a call.
 func (b *errorBounds) at(u uint32) float64 {
 	if b.w != nil {
 		if wu := b.w.At(u); wu > 0 {
